@@ -1,0 +1,1 @@
+//! Snapshot → Rust code.

@@ -1,0 +1,32 @@
+//! Runtime for oma-mcp: what generated MCP tool code calls at run time.
+//!
+//! - [`connect`]: spawn a pinned MCP server over stdio, page through `tools/list`, call tools
+//!   (the seed's `connectMCPTools()`, see `shared/seed/mcp.md`, "Connecting to a server").
+//! - [`naming`]: the seed's tool-name rule, `<prefix>_<name>` with every `/` replaced by `_`.
+//! - [`result`]: the pure mapping from a raw `tools/call` result to a [`ToolResult`].
+//! - [`snapshot`]: the canonical, committed snapshot of a server's `tools/list`.
+//! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and typed calls.
+//!
+//! Data flows one way: server → snapshot → generated code → typed call → drift report.
+
+pub mod connect;
+pub mod error;
+pub mod naming;
+pub mod result;
+pub mod snapshot;
+pub mod typed;
+
+pub use connect::{ConnectConfig, McpClient, connect_mcp_tools};
+pub use error::Error;
+pub use naming::normalize_tool_name;
+pub use result::{ModelPart, ToolResult, map_call_result};
+pub use snapshot::{Snapshot, SnapshotTool};
+pub use typed::McpTool;
+
+/// Re-exports that generated code refers to as `::oma_mcp_runtime::__private::…`, so a crate
+/// that includes generated code needs no dependency other than `oma-mcp-runtime`.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+}

@@ -1,0 +1,579 @@
+//! The snapshot: a canonical, committed JSON file holding a server's `tools/list`.
+//!
+//! Format (`"format": "oma-mcp-snapshot/1"`), every object's keys sorted, 2-space indent and a
+//! trailing newline, no timestamps, so the file diffs cleanly and is byte-identical across runs
+//! against the same server:
+//!
+//! ```json
+//! {
+//!   "format": "oma-mcp-snapshot/1",
+//!   "protocolVersion": "2025-06-18",
+//!   "serverInfo": { "name": "mcp-servers/everything", "version": "2.0.0" },
+//!   "source": { "args": ["stdio"], "command": "mcp-server-everything" },
+//!   "tools": [
+//!     { "descriptor": { "inputSchema": { "type": "object" }, "name": "echo" },
+//!       "digest": "sha256:…" }
+//!   ]
+//! }
+//! ```
+//!
+//! - `tools` is sorted by the raw MCP tool name (byte order); each `descriptor` is the tool
+//!   exactly as the server sent it, every field kept (also `execution`, `icons`, `_meta` and
+//!   vendor keys), only with its object keys sorted.
+//! - `digest` is `sha256:` + the lowercase hex SHA-256 of the descriptor's canonical JSON
+//!   ([`canonical_json`]: RFC 8785 style, keys sorted by UTF-16 code units, no whitespace).
+//! - `source` records the command and arguments the snapshot was taken from, never
+//!   environment values.
+//!
+//! Readers also accept a bare `tools/list` result (`{"tools": [...]}`, extra keys ignored) and
+//! a whole JSON-RPC response whose `result` is one; digests are computed for those.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::Error;
+
+/// The `format` value of snapshot files this version writes and reads.
+pub const SNAPSHOT_FORMAT: &str = "oma-mcp-snapshot/1";
+
+/// Where a snapshot was taken from: the server command, never its environment.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct SnapshotSource {
+    /// The executable, as configured (not resolved against `PATH`).
+    pub command: String,
+    /// Its arguments, as configured.
+    pub args: Vec<String>,
+}
+
+impl SnapshotSource {
+    /// A source from a command and its arguments.
+    pub fn new(command: impl Into<String>, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        Self {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// One tool of a snapshot: the raw descriptor and its digest.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SnapshotTool {
+    /// `sha256:<hex>` of [`canonical_json`] of `descriptor`.
+    pub digest: String,
+    /// The tool descriptor exactly as the server sent it in `tools/list` (keys sorted).
+    pub descriptor: Value,
+}
+
+impl SnapshotTool {
+    /// A snapshot tool from a raw descriptor; computes the digest and sorts the keys.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotFormat`] when the descriptor is not an object with a string `name`.
+    pub fn from_descriptor(descriptor: Value) -> Result<Self, Error> {
+        if descriptor.get("name").and_then(Value::as_str).is_none() {
+            return Err(Error::SnapshotFormat {
+                path: PathBuf::from("<tools/list>"),
+                reason: format!(
+                    "a tool descriptor has no string `name`: {}",
+                    truncate_for_message(&descriptor.to_string())
+                ),
+            });
+        }
+        let descriptor = sorted_keys(descriptor);
+        Ok(Self {
+            digest: digest(&descriptor),
+            descriptor,
+        })
+    }
+
+    /// The raw MCP tool name (`descriptor.name`).
+    pub fn name(&self) -> &str {
+        self.descriptor
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// The tool's `description`, if it has a string one.
+    pub fn description(&self) -> Option<&str> {
+        self.descriptor.get("description").and_then(Value::as_str)
+    }
+
+    /// The tool's `inputSchema` as sent (`None` when absent).
+    pub fn input_schema(&self) -> Option<&Value> {
+        self.descriptor.get("inputSchema")
+    }
+
+    /// The tool's `outputSchema` as sent (`None` when absent).
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.descriptor.get("outputSchema")
+    }
+
+    /// The tool's `annotations` object as sent (`None` when absent).
+    pub fn annotations(&self) -> Option<&Value> {
+        self.descriptor.get("annotations")
+    }
+}
+
+/// A server's `tools/list`, canonicalized. See the [module docs](self) for the file format.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct Snapshot {
+    /// The `serverInfo` the server sent in its `initialize` result, raw (`None` for a bare
+    /// `tools/list` file).
+    pub server_info: Option<Value>,
+    /// The negotiated MCP protocol version (`None` for a bare `tools/list` file).
+    pub protocol_version: Option<String>,
+    /// The command the snapshot was taken from (`None` for a bare `tools/list` file).
+    pub source: Option<SnapshotSource>,
+    /// The tools, sorted by raw MCP name.
+    pub tools: Vec<SnapshotTool>,
+}
+
+impl Snapshot {
+    /// Builds a snapshot from raw `tools/list` descriptors (all pages, in any order).
+    ///
+    /// # Errors
+    /// [`Error::SnapshotFormat`] when a descriptor has no string `name`, or two descriptors
+    /// share one raw name.
+    pub fn from_descriptors(
+        server_info: Option<Value>,
+        protocol_version: Option<String>,
+        source: Option<SnapshotSource>,
+        descriptors: impl IntoIterator<Item = Value>,
+    ) -> Result<Self, Error> {
+        let mut tools = descriptors
+            .into_iter()
+            .map(SnapshotTool::from_descriptor)
+            .collect::<Result<Vec<_>, _>>()?;
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
+        if let Some(pair) = tools.windows(2).find(|w| w[0].name() == w[1].name()) {
+            return Err(Error::SnapshotFormat {
+                path: PathBuf::from("<tools/list>"),
+                reason: format!("the server lists the tool \"{}\" twice", pair[0].name()),
+            });
+        }
+        Ok(Self {
+            server_info: server_info.map(sorted_keys),
+            protocol_version,
+            source,
+            tools,
+        })
+    }
+
+    /// The tool with the raw MCP name `name`.
+    pub fn tool(&self, name: &str) -> Option<&SnapshotTool> {
+        self.tools
+            .binary_search_by(|t| t.name().cmp(name))
+            .ok()
+            .map(|i| &self.tools[i])
+    }
+
+    /// The canonical file text: keys sorted, 2-space indent, trailing newline.
+    pub fn to_canonical_string(&self) -> String {
+        let mut root = Map::new();
+        root.insert("format".into(), Value::from(SNAPSHOT_FORMAT));
+        if let Some(v) = &self.protocol_version {
+            root.insert("protocolVersion".into(), Value::from(v.as_str()));
+        }
+        if let Some(v) = &self.server_info {
+            root.insert("serverInfo".into(), v.clone());
+        }
+        if let Some(s) = &self.source {
+            let mut source = Map::new();
+            source.insert("args".into(), Value::from(s.args.clone()));
+            source.insert("command".into(), Value::from(s.command.as_str()));
+            root.insert("source".into(), Value::Object(source));
+        }
+        let tools = self
+            .tools
+            .iter()
+            .map(|t| {
+                let mut entry = Map::new();
+                entry.insert("descriptor".into(), t.descriptor.clone());
+                entry.insert("digest".into(), Value::from(t.digest.as_str()));
+                Value::Object(entry)
+            })
+            .collect();
+        root.insert("tools".into(), Value::Array(tools));
+        let mut text = serde_json::to_string_pretty(&sorted_keys(Value::Object(root)))
+            .unwrap_or_else(|e| unreachable_json(e));
+        text.push('\n');
+        text
+    }
+
+    /// Parses snapshot text, or a bare `tools/list` result, or a JSON-RPC response holding one.
+    ///
+    /// `path` only names the input in error messages.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotFormat`] naming `path` and what is wrong: not JSON, an unknown
+    /// `format`, no `tools` array, a tool without a string `name`, a digest that does not match
+    /// its descriptor (the file was edited by hand; regenerate it).
+    pub fn parse(text: &str, path: &Path) -> Result<Self, Error> {
+        let bad = |reason: String| Error::SnapshotFormat {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let root: Value =
+            serde_json::from_str(text).map_err(|e| bad(format!("not JSON ({e})")))?;
+        let Value::Object(mut root) = root else {
+            return Err(bad("the top level is not a JSON object".into()));
+        };
+        if let Some(format) = root.get("format") {
+            if format.as_str() != Some(SNAPSHOT_FORMAT) {
+                return Err(bad(format!(
+                    "/format is {format}, this oma-mcp reads \"{SNAPSHOT_FORMAT}\""
+                )));
+            }
+            return Self::parse_ours(root, path);
+        }
+        // A JSON-RPC response whose result is a tools/list result.
+        if root.get("jsonrpc").is_some() {
+            if let Some(Value::Object(result)) = root.remove("result") {
+                root = result;
+            }
+        }
+        let Some(Value::Array(tools)) = root.remove("tools") else {
+            return Err(bad(
+                "no `tools` array: expected an oma-mcp snapshot or a tools/list result {\"tools\": [...]}".into(),
+            ));
+        };
+        let mut snapshot = Self::from_descriptors(None, None, None, tools).map_err(|e| match e {
+            Error::SnapshotFormat { reason, .. } => bad(reason),
+            other => other,
+        })?;
+        // Keep what a corpus capture (`_source`) says about the server, when it says it.
+        if let Some(Value::Object(src)) = root.get("_source") {
+            snapshot.server_info = src.get("serverInfo").cloned().map(sorted_keys);
+            snapshot.protocol_version = src
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+        }
+        Ok(snapshot)
+    }
+
+    fn parse_ours(mut root: Map<String, Value>, path: &Path) -> Result<Self, Error> {
+        let bad = |reason: String| Error::SnapshotFormat {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let Some(Value::Array(entries)) = root.remove("tools") else {
+            return Err(bad("/tools is missing or not an array".into()));
+        };
+        let mut tools = Vec::with_capacity(entries.len());
+        for (i, entry) in entries.into_iter().enumerate() {
+            let Value::Object(mut entry) = entry else {
+                return Err(bad(format!("/tools/{i} is not an object")));
+            };
+            let Some(descriptor) = entry.remove("descriptor") else {
+                return Err(bad(format!("/tools/{i}/descriptor is missing")));
+            };
+            let tool = SnapshotTool::from_descriptor(descriptor)
+                .map_err(|_| bad(format!("/tools/{i}/descriptor/name is missing or not a string")))?;
+            match entry.get("digest").and_then(Value::as_str) {
+                Some(d) if d == tool.digest => {}
+                Some(d) => {
+                    return Err(bad(format!(
+                        "/tools/{i}/digest of tool \"{}\" is {d} but its descriptor hashes to {}; \
+                         the file was edited by hand",
+                        tool.name(),
+                        tool.digest
+                    )));
+                }
+                None => return Err(bad(format!("/tools/{i}/digest is missing"))),
+            }
+            tools.push(tool);
+        }
+        let source = match root.get("source") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(s)) => {
+                let command = s.get("command").and_then(Value::as_str);
+                let args = s.get("args").and_then(Value::as_array).and_then(|a| {
+                    a.iter()
+                        .map(|v| v.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<_>>>()
+                });
+                match (command, args) {
+                    (Some(command), Some(args)) => Some(SnapshotSource {
+                        command: command.to_owned(),
+                        args,
+                    }),
+                    _ => {
+                        return Err(bad(
+                            "/source must be {\"command\": string, \"args\": [string]}".into(),
+                        ));
+                    }
+                }
+            }
+            Some(_) => return Err(bad("/source is not an object".into())),
+        };
+        let protocol_version = match root.get("protocolVersion") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(bad("/protocolVersion is not a string".into())),
+        };
+        Self::from_descriptors(
+            root.remove("serverInfo"),
+            protocol_version,
+            source,
+            tools.into_iter().map(|t| t.descriptor),
+        )
+        .map_err(|e| match e {
+            Error::SnapshotFormat { reason, .. } => bad(reason),
+            other => other,
+        })
+    }
+
+    /// Reads and parses a snapshot (or bare `tools/list`) file.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotIo`] when the file cannot be read, [`Error::SnapshotFormat`] as in
+    /// [`Snapshot::parse`].
+    pub fn read(path: &Path) -> Result<Self, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::SnapshotIo {
+            action: "read",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Writes the canonical text to `path` atomically (a temporary file in the same
+    /// directory, then a rename), creating missing parent directories. An existing file with
+    /// the same bytes is left untouched, so its modification time does not change.
+    ///
+    /// Returns `true` when the file was written, `false` when it already held these bytes.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotIo`] naming `path`.
+    pub fn write(&self, path: &Path) -> Result<bool, Error> {
+        write_if_changed(path, self.to_canonical_string().as_bytes()).map_err(|source| {
+            Error::SnapshotIo {
+                action: "write",
+                path: path.to_path_buf(),
+                source,
+            }
+        })
+    }
+}
+
+/// Writes `bytes` to `path` atomically unless the file already holds exactly these bytes.
+///
+/// Returns `Ok(true)` when written. Parent directories are created. The temporary file
+/// (`.<name>.<pid>.tmp` beside `path`) is removed on failure.
+///
+/// # Errors
+/// The underlying I/O error.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(false);
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "snapshot".into());
+    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map(|()| true)
+}
+
+/// `value` with the keys of every object sorted (by UTF-16 code units, as RFC 8785 says;
+/// for ASCII keys that is byte order).
+pub fn sorted_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, sorted_keys(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
+        other => other,
+    }
+}
+
+/// The canonical JSON of `value` (RFC 8785 style): object keys sorted by UTF-16 code units,
+/// no insignificant whitespace, strings and numbers as `serde_json` writes them.
+pub fn canonical_json(value: &Value) -> String {
+    serde_json::to_string(&sorted_keys(value.clone())).unwrap_or_else(|e| unreachable_json(e))
+}
+
+/// `sha256:` + the lowercase hex SHA-256 of [`canonical_json`] of `value`.
+pub fn digest(value: &Value) -> String {
+    let hash = Sha256::digest(canonical_json(value).as_bytes());
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for byte in hash.iter() {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
+
+/// Serializing a `serde_json::Value` to a `String` cannot fail (string keys, finite numbers);
+/// this keeps the signature honest without an `unwrap`.
+fn unreachable_json(e: serde_json::Error) -> String {
+    format!("\"<unserializable JSON: {e}>\"")
+}
+
+fn truncate_for_message(s: &str) -> String {
+    const MAX: usize = 200;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn sample() -> Snapshot {
+        Snapshot::from_descriptors(
+            Some(json!({"version": "1.0", "name": "srv"})),
+            Some("2025-06-18".into()),
+            Some(SnapshotSource::new("node", ["server.js", "stdio"])),
+            vec![
+                json!({"name": "zeta", "inputSchema": {"type": "object"}, "_meta": {"x": 1}}),
+                json!({"name": "alpha", "description": "A", "inputSchema": {"type": "object", "properties": {}}}),
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn canonical_text_is_sorted_and_stable() {
+        let text = sample().to_canonical_string();
+        let expected = r#"{
+  "format": "oma-mcp-snapshot/1",
+  "protocolVersion": "2025-06-18",
+  "serverInfo": {
+    "name": "srv",
+    "version": "1.0"
+  },
+  "source": {
+    "args": [
+      "server.js",
+      "stdio"
+    ],
+    "command": "node"
+  },
+  "tools": [
+    {
+      "descriptor": {
+        "description": "A",
+        "inputSchema": {
+          "properties": {},
+          "type": "object"
+        },
+        "name": "alpha"
+      },
+      "digest": "sha256:DIGEST_ALPHA"
+    },
+    {
+      "descriptor": {
+        "_meta": {
+          "x": 1
+        },
+        "inputSchema": {
+          "type": "object"
+        },
+        "name": "zeta"
+      },
+      "digest": "sha256:DIGEST_ZETA"
+    }
+  ]
+}
+"#;
+        let snap = sample();
+        let expected = expected
+            .replace("sha256:DIGEST_ALPHA", &snap.tools[0].digest)
+            .replace("sha256:DIGEST_ZETA", &snap.tools[1].digest);
+        assert_eq!(text, expected);
+        let reparsed = Snapshot::parse(&text, Path::new("x.json")).unwrap();
+        assert_eq!(reparsed, snap);
+        assert_eq!(reparsed.to_canonical_string(), text);
+    }
+
+    #[test]
+    fn digest_is_key_order_independent() {
+        let a = digest(&json!({"b": 1, "a": [{"y": 2, "x": 1}]}));
+        let b = digest(&json!({"a": [{"x": 1, "y": 2}], "b": 1}));
+        assert_eq!(a, b);
+        assert_eq!(
+            canonical_json(&json!({"b": 1, "a": "é"})),
+            r#"{"a":"é","b":1}"#
+        );
+        // SHA-256 of the 2-byte text `{}`.
+        assert_eq!(
+            digest(&json!({})),
+            "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        );
+    }
+
+    #[test]
+    fn bare_tools_list_and_jsonrpc_response_are_read() {
+        let bare = r#"{"tools": [{"name": "b"}, {"name": "a"}]}"#;
+        let snap = Snapshot::parse(bare, Path::new("bare.json")).unwrap();
+        assert_eq!(snap.tools.iter().map(|t| t.name()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(snap.source, None);
+        let rpc = r#"{"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "x"}]}}"#;
+        assert_eq!(Snapshot::parse(rpc, Path::new("r.json")).unwrap().tools[0].name(), "x");
+    }
+
+    #[test]
+    fn errors_name_the_file_and_place() {
+        let err = |text: &str| Snapshot::parse(text, Path::new("mcp/s.json")).unwrap_err().to_string();
+        assert_eq!(
+            err("{"),
+            "snapshot mcp/s.json is not valid: not JSON (EOF while parsing an object at line 1 column 1); regenerate it with `oma-mcp snapshot`"
+        );
+        assert_eq!(
+            err(r#"{"format": "oma-mcp-snapshot/9", "tools": []}"#),
+            "snapshot mcp/s.json is not valid: /format is \"oma-mcp-snapshot/9\", this oma-mcp reads \"oma-mcp-snapshot/1\"; regenerate it with `oma-mcp snapshot`"
+        );
+        assert_eq!(
+            err(r#"{"tools": [{"name": "a"}, {"name": "a"}]}"#),
+            "snapshot mcp/s.json is not valid: the server lists the tool \"a\" twice; regenerate it with `oma-mcp snapshot`"
+        );
+        let mut tampered = sample().to_canonical_string();
+        tampered = tampered.replace("\"description\": \"A\"", "\"description\": \"B\"");
+        assert!(err(&tampered).starts_with(
+            "snapshot mcp/s.json is not valid: /tools/0/digest of tool \"alpha\" is sha256:"
+        ));
+    }
+
+    #[test]
+    fn write_is_atomic_and_skips_identical_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/snap.json");
+        let snap = sample();
+        assert!(snap.write(&path).unwrap());
+        assert!(!snap.write(&path).unwrap());
+        assert_eq!(Snapshot::read(&path).unwrap(), snap);
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("snap.json")]);
+    }
+}
