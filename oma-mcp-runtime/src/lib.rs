@@ -30,3 +30,18 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 }
+
+/// Includes the code `oma-mcp-build` generated for the manifest server `$name` from
+/// `$OUT_DIR/<name>.rs`, like `tonic::include_proto!`.
+///
+/// ```ignore
+/// mod everything {
+///     oma_mcp_runtime::include_tools!("everything");
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_tools {
+    ($name:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $name, ".rs"));
+    };
+}

@@ -1,0 +1,114 @@
+//! Command-line flags of `oma-mcp` (clap stays in the binary, out of the library).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Typed, validated, drift-checked Rust tools from pinned MCP servers.
+#[derive(Debug, Parser)]
+#[command(name = "oma-mcp", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start a pinned server, take its tools/list and write the canonical snapshot.
+    ///
+    /// With `-- COMMAND ARGS...` the snapshot goes to --out, or to stdout. Otherwise every
+    /// server of the manifest (or the one --server names) is written to its `snapshot` path.
+    Snapshot {
+        /// The manifest (default: ./oma-mcp.toml when no `-- COMMAND` is given).
+        #[arg(long, value_name = "PATH")]
+        manifest: Option<PathBuf>,
+        /// Only this server of the manifest.
+        #[arg(long, value_name = "NAME")]
+        server: Option<String>,
+        /// Write here instead (one server only).
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
+        /// The per-request timeout in milliseconds (default: the manifest's, else 60000).
+        #[arg(long, value_name = "N")]
+        timeout_ms: Option<u64>,
+        /// The server command and its arguments, after `--`.
+        #[arg(last = true, value_name = "COMMAND ARGS")]
+        command: Vec<String>,
+    },
+    /// Generate Rust code from a snapshot or a bare `{"tools": [...]}` file.
+    Generate {
+        /// The snapshot, or a tools/list result.
+        #[arg(value_name = "SNAPSHOT")]
+        snapshot: PathBuf,
+        /// The seed's namePrefix for the tools' framework names.
+        #[arg(long, value_name = "P")]
+        prefix: Option<String>,
+        /// Mark tools consequential by raw MCP name or glob (repeatable).
+        #[arg(long, value_name = "NAME_OR_GLOB")]
+        consequential: Vec<String>,
+        /// Write the code here (default: stdout).
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
+    },
+    /// Start a server and list its tools.
+    List {
+        /// The seed's namePrefix (default: the manifest's `prefix`).
+        #[arg(long, value_name = "P")]
+        prefix: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// The server to start.
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Start a server and call one tool; prints the mapped result.
+    ///
+    /// Exits 0 when the result is not an error, 2 when it is (`isError: true` or a failed
+    /// call), with the result still printed.
+    Call {
+        /// The tool's framework name (after the prefix and `/` → `_` rule).
+        #[arg(value_name = "TOOL")]
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+        /// The seed's namePrefix (default: the manifest's `prefix`).
+        #[arg(long, value_name = "P")]
+        prefix: Option<String>,
+        /// The per-request timeout in milliseconds (default: the manifest's, else 60000).
+        #[arg(long, value_name = "N")]
+        timeout_ms: Option<u64>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// The server to start.
+        #[command(flatten)]
+        target: Target,
+    },
+}
+
+/// A server given by manifest or by command line.
+#[derive(Debug, Args)]
+pub struct Target {
+    /// The manifest that pins the server.
+    #[arg(long, value_name = "PATH")]
+    pub manifest: Option<PathBuf>,
+    /// The server's name in the manifest (needed when it pins several).
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND ARGS")]
+    pub command: Vec<String>,
+}
+
+/// Output formats of `list` and `call`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable text.
+    Text,
+    /// JSON for scripts.
+    Json,
+}

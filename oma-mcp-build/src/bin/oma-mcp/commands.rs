@@ -1,0 +1,373 @@
+//! The subcommands, a thin layer over `oma-mcp-build` and `oma-mcp-runtime`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use oma_mcp_build::codegen::{self, ConsequentialMatcher, GenerateOptions};
+use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
+use oma_mcp_runtime::snapshot::SnapshotSource;
+use oma_mcp_runtime::{ConnectConfig, McpClient, Snapshot};
+use serde_json::{Value, json};
+
+use crate::args::{Command, Format, Target};
+
+/// Errors of the command line itself; library errors are wrapped with what was being done.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The async runtime could not start.
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] std::io::Error),
+    /// Writing to stdout failed (a closed pipe is not reported).
+    #[error("cannot write to stdout")]
+    Stdout(#[source] std::io::Error),
+    /// An error of `oma-mcp-build` (manifest, codegen, snapshot, build step).
+    #[error(transparent)]
+    Build(#[from] oma_mcp_build::Error),
+    /// An error of `oma-mcp-runtime` (connection, snapshot file).
+    #[error(transparent)]
+    Runtime2(#[from] oma_mcp_runtime::Error),
+    /// Connecting to the server failed.
+    #[error("cannot connect to the MCP server `{command}`")]
+    Connect {
+        /// The command line.
+        command: String,
+        /// Why.
+        #[source]
+        source: oma_mcp_runtime::Error,
+    },
+    /// Writing generated code failed.
+    #[error("cannot write {path}")]
+    Write {
+        /// The output file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The flags do not name a server.
+    #[error(
+        "no server given: pass `--manifest PATH [--server NAME]` or the server command after `--` \
+         (e.g. `oma-mcp list -- npx -y @modelcontextprotocol/server-everything`)"
+    )]
+    NoServer,
+    /// `--out` with several servers.
+    #[error("--out needs a single server, but {manifest} pins {count}; add --server NAME")]
+    OutNeedsOneServer {
+        /// The manifest.
+        manifest: PathBuf,
+        /// How many servers it pins.
+        count: usize,
+    },
+    /// `--args` is not a JSON object.
+    #[error("--args must be a JSON object like '{{\"message\": \"hi\"}}': {reason}")]
+    BadArgs {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The tool is not listed by the server.
+    #[error("the server has no tool named \"{tool}\"; it lists: {available}")]
+    UnknownTool {
+        /// The requested name.
+        tool: String,
+        /// The framework names it does list, comma-separated.
+        available: String,
+    },
+}
+
+/// How a successful run ended.
+pub enum Outcome {
+    /// Exit 0.
+    Success,
+    /// `call` printed a result with `is_error: true`: exit 2.
+    ToolError,
+}
+
+/// Runs one subcommand.
+pub async fn run(command: Command) -> Result<Outcome, CliError> {
+    match command {
+        Command::Snapshot {
+            manifest,
+            server,
+            out,
+            timeout_ms,
+            command,
+        } => snapshot(manifest, server, out, timeout_ms, command).await,
+        Command::Generate {
+            snapshot,
+            prefix,
+            consequential,
+            out,
+        } => generate(&snapshot, prefix, consequential, out.as_deref()),
+        Command::List {
+            prefix,
+            format,
+            target,
+        } => list(prefix, format, target).await,
+        Command::Call {
+            tool,
+            args,
+            prefix,
+            timeout_ms,
+            format,
+            target,
+        } => call(tool, args, prefix, timeout_ms, format, target).await,
+    }
+}
+
+async fn snapshot(
+    manifest: Option<PathBuf>,
+    server: Option<String>,
+    out: Option<PathBuf>,
+    timeout_ms: Option<u64>,
+    command: Vec<String>,
+) -> Result<Outcome, CliError> {
+    if let [program, args @ ..] = command.as_slice() {
+        let mut config = ConnectConfig::new(program.clone()).with_args(args.to_vec());
+        if let Some(ms) = timeout_ms {
+            config = config.with_request_timeout(Duration::from_millis(ms));
+        }
+        let client = connect(config).await?;
+        let snapshot = take(&client, SnapshotSource::new(program.clone(), args.to_vec()));
+        client.disconnect().await;
+        let snapshot = snapshot?;
+        match out {
+            Some(path) => {
+                snapshot.write(&path)?;
+                eprintln!(
+                    "oma-mcp: wrote {} ({} tools)",
+                    path.display(),
+                    snapshot.tools.len()
+                );
+            }
+            None => print(&snapshot.to_canonical_string())?,
+        }
+        return Ok(Outcome::Success);
+    }
+    let manifest_path = manifest.unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
+    let manifest = Manifest::read(&manifest_path)?;
+    let pins: Vec<&ServerPin> = match &server {
+        Some(name) => vec![manifest.server(name)?],
+        None => manifest.servers.values().collect(),
+    };
+    if out.is_some() && pins.len() != 1 {
+        return Err(CliError::OutNeedsOneServer {
+            manifest: manifest_path,
+            count: pins.len(),
+        });
+    }
+    for pin in pins {
+        let mut config = pin.connect_config();
+        if let Some(ms) = timeout_ms {
+            config = config.with_request_timeout(Duration::from_millis(ms));
+        }
+        let client = connect(config).await?;
+        let snapshot = take(&client, pin.snapshot_source());
+        client.disconnect().await;
+        let snapshot = snapshot?;
+        let path = out.clone().unwrap_or_else(|| pin.snapshot.clone());
+        let changed = snapshot.write(&path)?;
+        eprintln!(
+            "oma-mcp: {} {} ({} tools) for server `{}`",
+            if changed { "wrote" } else { "unchanged:" },
+            path.display(),
+            snapshot.tools.len(),
+            pin.name
+        );
+    }
+    Ok(Outcome::Success)
+}
+
+fn generate(
+    snapshot: &Path,
+    prefix: Option<String>,
+    consequential: Vec<String>,
+    out: Option<&Path>,
+) -> Result<Outcome, CliError> {
+    let snapshot = Snapshot::read(snapshot)?;
+    let options = GenerateOptions::default()
+        .with_name_prefix(prefix)
+        .with_consequential(consequential);
+    let generated = codegen::generate(&snapshot, &options)?;
+    for warning in &generated.warnings {
+        eprintln!("oma-mcp: warning: {warning}");
+    }
+    match out {
+        Some(path) => {
+            oma_mcp_runtime::snapshot::write_if_changed(path, generated.code.as_bytes()).map_err(
+                |source| CliError::Write {
+                    path: path.to_path_buf(),
+                    source,
+                },
+            )?;
+        }
+        None => print(&generated.code)?,
+    }
+    Ok(Outcome::Success)
+}
+
+async fn list(prefix: Option<String>, format: Format, target: Target) -> Result<Outcome, CliError> {
+    let (config, consequential) = resolve(target, prefix, None)?;
+    let client = connect(config).await?;
+    let rows: Vec<Value> = client
+        .tools()
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "mcpName": t.mcp_name,
+                "description": t.descriptor.get("description").and_then(Value::as_str),
+                "consequential": consequential.matches(&t.mcp_name),
+            })
+        })
+        .collect();
+    client.disconnect().await;
+    let text = match format {
+        Format::Json => pretty(&Value::Array(rows)),
+        Format::Text => {
+            let width = client.tools().iter().map(|t| t.name.chars().count()).max().unwrap_or(0);
+            let mut text = String::new();
+            for t in client.tools() {
+                let description = t
+                    .descriptor
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .and_then(|d| d.lines().next())
+                    .unwrap_or("");
+                let mark = if consequential.matches(&t.mcp_name) {
+                    " [consequential]"
+                } else {
+                    ""
+                };
+                text.push_str(&format!("{:width$}  {description}{mark}\n", t.name));
+            }
+            text
+        }
+    };
+    print(&text)?;
+    Ok(Outcome::Success)
+}
+
+async fn call(
+    tool: String,
+    args: Option<String>,
+    prefix: Option<String>,
+    timeout_ms: Option<u64>,
+    format: Format,
+    target: Target,
+) -> Result<Outcome, CliError> {
+    let arguments = match args.as_deref() {
+        None => None,
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Some(map),
+            Ok(other) => {
+                return Err(CliError::BadArgs {
+                    reason: format!("got {}", kind(&other)),
+                });
+            }
+            Err(e) => return Err(CliError::BadArgs { reason: e.to_string() }),
+        },
+    };
+    let (config, _) = resolve(target, prefix, timeout_ms)?;
+    let client = connect(config).await?;
+    let Some(found) = client.tools().iter().find(|t| t.name == tool) else {
+        let available = client
+            .tools()
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        client.disconnect().await;
+        return Err(CliError::UnknownTool { tool, available });
+    };
+    let mcp_name = found.mcp_name.clone();
+    let result = client.call_tool(&mcp_name, arguments).await;
+    client.disconnect().await;
+    let text = match format {
+        Format::Json => pretty(&result.to_json()),
+        Format::Text => {
+            let mut text = result.data.clone();
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text
+        }
+    };
+    print(&text)?;
+    Ok(if result.is_error {
+        Outcome::ToolError
+    } else {
+        Outcome::Success
+    })
+}
+
+/// The connection settings and consequential patterns for a `--manifest`/`--` target.
+fn resolve(
+    target: Target,
+    prefix: Option<String>,
+    timeout_ms: Option<u64>,
+) -> Result<(ConnectConfig, ConsequentialMatcher), CliError> {
+    let (mut config, patterns) = if let [program, args @ ..] = target.command.as_slice() {
+        (
+            ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+            Vec::new(),
+        )
+    } else if let Some(path) = &target.manifest {
+        let manifest = Manifest::read(path)?;
+        let pin = manifest.single(target.server.as_deref())?;
+        (pin.connect_config(), pin.consequential.clone())
+    } else {
+        return Err(CliError::NoServer);
+    };
+    if prefix.is_some() {
+        config = config.with_name_prefix(prefix);
+    }
+    if let Some(ms) = timeout_ms {
+        config = config.with_request_timeout(Duration::from_millis(ms));
+    }
+    Ok((config, ConsequentialMatcher::new(&patterns)?))
+}
+
+async fn connect(config: ConnectConfig) -> Result<McpClient, CliError> {
+    let command = std::iter::once(config.command.as_str())
+        .chain(config.args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    oma_mcp_runtime::connect_mcp_tools(config)
+        .await
+        .map_err(|source| CliError::Connect { command, source })
+}
+
+fn take(client: &McpClient, source: SnapshotSource) -> Result<Snapshot, oma_mcp_runtime::Error> {
+    Snapshot::from_descriptors(
+        client.server_info().cloned(),
+        client.protocol_version().map(str::to_owned),
+        Some(source),
+        client.tools().iter().map(|t| t.descriptor.clone()),
+    )
+}
+
+fn pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn print(text: &str) -> Result<(), CliError> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(CliError::Stdout)
+}

@@ -1,0 +1,322 @@
+//! The `build.rs` API: read the manifest, use (or take) each server's snapshot, generate code
+//! into `OUT_DIR`.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     oma_mcp_build::configure().compile()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! and in the crate:
+//!
+//! ```ignore
+//! mod everything {
+//!     oma_mcp_runtime::include_tools!("everything");
+//! }
+//! ```
+//!
+//! # When the server is started
+//! Never by default: a build reads the committed snapshot and is offline and deterministic.
+//! The pinned server is started only
+//! - when a snapshot file is missing (it is then taken and written), or
+//! - when the refresh variable (default `OMA_MCP_REFRESH`) is `1`, `true` or `all`, or a
+//!   comma-separated list naming the server.
+//!
+//! With `DOCS_RS` set, or the offline variable (default `OMA_MCP_OFFLINE`) set to anything
+//! but empty or `0`, the server is never started: a missing snapshot is then an error, and a
+//! refresh request is ignored with a warning.
+//!
+//! # What cargo is told
+//! `cargo::rerun-if-changed` for the manifest and every snapshot, and
+//! `cargo::rerun-if-env-changed` for every variable read here (`OMA_MCP_REFRESH`,
+//! `OMA_MCP_OFFLINE`, `DOCS_RS`, or the names you set). Generated files are written only
+//! when their bytes change, so an unchanged snapshot does not rebuild the crate.
+
+use std::path::{Path, PathBuf};
+
+use oma_mcp_runtime::Snapshot;
+
+use crate::codegen::{self, GenerateOptions};
+use crate::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
+use crate::Error;
+
+/// Starts a [`Builder`] with the defaults (manifest `$CARGO_MANIFEST_DIR/oma-mcp.toml`, every
+/// server, output into `$OUT_DIR`).
+#[must_use]
+pub fn configure() -> Builder {
+    Builder::default()
+}
+
+/// Reads the manifest at `path` and generates code for every server into `OUT_DIR`: the
+/// one-call form of [`configure`]`().manifest(path).compile()`.
+///
+/// # Errors
+/// As [`Builder::compile`].
+pub fn compile_manifest(path: impl AsRef<Path>) -> Result<Vec<Compiled>, Error> {
+    configure().manifest(path).compile()
+}
+
+/// The chainable `build.rs` configuration. Owned: each setter takes and returns `self`.
+#[derive(Debug, Clone)]
+#[must_use = "a Builder does nothing until .compile() is called"]
+pub struct Builder {
+    manifest: Option<PathBuf>,
+    servers: Vec<String>,
+    out_dir: Option<PathBuf>,
+    refresh_env: String,
+    offline_env: String,
+    emit_rerun: bool,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self {
+            manifest: None,
+            servers: Vec::new(),
+            out_dir: None,
+            refresh_env: "OMA_MCP_REFRESH".into(),
+            offline_env: "OMA_MCP_OFFLINE".into(),
+            emit_rerun: true,
+        }
+    }
+}
+
+/// What [`Builder::compile`] did for one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Compiled {
+    /// The server's table name in the manifest.
+    pub server: String,
+    /// The generated file (`<out_dir>/<server>.rs`).
+    pub path: PathBuf,
+    /// Whether the generated file's bytes changed (it is not rewritten otherwise).
+    pub written: bool,
+    /// Whether the server was started to take a snapshot.
+    pub connected: bool,
+    /// Generator warnings (schema parts that fell back to `serde_json::Value`).
+    pub warnings: Vec<String>,
+}
+
+impl Builder {
+    /// The manifest file. Default: `oma-mcp.toml` in `CARGO_MANIFEST_DIR`. A relative path is
+    /// taken relative to `CARGO_MANIFEST_DIR` (the directory cargo runs build scripts in).
+    pub fn manifest(mut self, path: impl AsRef<Path>) -> Self {
+        self.manifest = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Generates only this server (call again to add more). Default: every server.
+    pub fn server(mut self, name: impl Into<String>) -> Self {
+        self.servers.push(name.into());
+        self
+    }
+
+    /// Where generated files go. Default: `OUT_DIR`.
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The environment variable that asks for a refresh (default `OMA_MCP_REFRESH`):
+    /// `1`/`true`/`all` refreshes every server, else a comma-separated list of server names.
+    pub fn refresh_env(mut self, name: impl Into<String>) -> Self {
+        self.refresh_env = name.into();
+        self
+    }
+
+    /// The environment variable that forbids starting servers (default `OMA_MCP_OFFLINE`).
+    pub fn offline_env(mut self, name: impl Into<String>) -> Self {
+        self.offline_env = name.into();
+        self
+    }
+
+    /// Whether to print `cargo::rerun-if-*` lines (default `true`; turn off when calling
+    /// the builder outside a build script).
+    pub fn emit_rerun_if_changed(mut self, emit: bool) -> Self {
+        self.emit_rerun = emit;
+        self
+    }
+
+    /// Runs the build step for the selected servers; returns what was done, in name order.
+    ///
+    /// Prints `cargo::warning=` lines for generator warnings and for snapshots taken.
+    ///
+    /// # Errors
+    /// - [`Error::ManifestIo`] / [`Error::ManifestParse`]: the manifest cannot be read or is
+    ///   invalid; [`Error::UnknownServer`] for a selected name it does not pin.
+    /// - [`Error::OutDirMissing`]: no `out_dir` and no `OUT_DIR` (not in a build script).
+    /// - [`Error::SnapshotMissingOffline`]: a snapshot is missing and connecting is forbidden.
+    /// - [`Error::Connect`]: the pinned server could not be started or queried.
+    /// - [`Error::Snapshot`]: a snapshot file is unreadable, invalid or cannot be written.
+    /// - [`Error::WriteOutput`]: the generated file cannot be written.
+    /// - generator errors from [`codegen::generate`].
+    pub fn compile(self) -> Result<Vec<Compiled>, Error> {
+        let crate_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+        let manifest_path = match (&self.manifest, &crate_dir) {
+            (Some(p), Some(dir)) if p.is_relative() => dir.join(p),
+            (Some(p), _) => p.clone(),
+            (None, Some(dir)) => dir.join(DEFAULT_MANIFEST),
+            (None, None) => PathBuf::from(DEFAULT_MANIFEST),
+        };
+        self.rerun(&format!("rerun-if-changed={}", manifest_path.display()));
+        let manifest = Manifest::read(&manifest_path)?;
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(Error::OutDirMissing)?,
+        };
+        let refresh = self.read_env(&self.refresh_env);
+        let offline = self.read_env(&self.offline_env).is_some_and(|v| !v.is_empty() && v != "0")
+            || self.read_env("DOCS_RS").is_some();
+
+        let selected: Vec<&ServerPin> = if self.servers.is_empty() {
+            manifest.servers.values().collect()
+        } else {
+            let mut names = self.servers.clone();
+            names.sort();
+            names.dedup();
+            names
+                .iter()
+                .map(|n| manifest.server(n))
+                .collect::<Result<_, _>>()?
+        };
+
+        let mut done = Vec::with_capacity(selected.len());
+        for pin in selected {
+            self.rerun(&format!("rerun-if-changed={}", pin.snapshot.display()));
+            let wants_refresh = refresh.as_deref().is_some_and(|r| refresh_names(r, &pin.name));
+            let (snapshot, connected) = if pin.snapshot.exists() && !wants_refresh {
+                (Snapshot::read(&pin.snapshot)?, false)
+            } else if offline {
+                if pin.snapshot.exists() {
+                    warn(&format!(
+                        "{} asks to refresh server `{}`, but connecting is off (DOCS_RS or {}); using {}",
+                        self.refresh_env,
+                        pin.name,
+                        self.offline_env,
+                        pin.snapshot.display()
+                    ));
+                    (Snapshot::read(&pin.snapshot)?, false)
+                } else {
+                    return Err(Error::SnapshotMissingOffline {
+                        server: pin.name.clone(),
+                        snapshot: pin.snapshot.clone(),
+                        manifest: manifest.path.clone(),
+                    });
+                }
+            } else {
+                let snapshot = take_snapshot(pin, &manifest.path)?;
+                snapshot.write(&pin.snapshot)?;
+                warn(&format!(
+                    "took a snapshot of server `{}` ({} tools) into {}; review and commit it",
+                    pin.name,
+                    snapshot.tools.len(),
+                    pin.snapshot.display()
+                ));
+                (snapshot, true)
+            };
+            let options = GenerateOptions::default()
+                .with_name_prefix(pin.prefix.clone())
+                .with_consequential(pin.consequential.clone());
+            let generated = codegen::generate(&snapshot, &options)?;
+            let warnings: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
+            for w in &warnings {
+                warn(&format!("server `{}`: {w}", pin.name));
+            }
+            let path = out_dir.join(format!("{}.rs", pin.name));
+            let written = oma_mcp_runtime::snapshot::write_if_changed(&path, generated.code.as_bytes())
+                .map_err(|source| Error::WriteOutput {
+                    path: path.clone(),
+                    source,
+                })?;
+            done.push(Compiled {
+                server: pin.name.clone(),
+                path,
+                written,
+                connected,
+                warnings,
+            });
+        }
+        Ok(done)
+    }
+
+    fn read_env(&self, name: &str) -> Option<String> {
+        self.rerun(&format!("rerun-if-env-changed={name}"));
+        std::env::var_os(name).map(|v| v.to_string_lossy().trim().to_owned())
+    }
+
+    fn rerun(&self, line: &str) {
+        if self.emit_rerun {
+            println!("cargo::{line}");
+        }
+    }
+}
+
+/// Whether the refresh variable's value `value` selects `server`.
+fn refresh_names(value: &str, server: &str) -> bool {
+    match value {
+        "" | "0" | "false" => false,
+        "1" | "true" | "all" => true,
+        list => list.split(',').any(|n| n.trim() == server),
+    }
+}
+
+/// Starts the pinned server, takes its snapshot and shuts it down.
+///
+/// # Errors
+/// [`Error::Connect`] naming the server, the manifest and the command.
+pub fn take_snapshot(pin: &ServerPin, manifest: &Path) -> Result<Snapshot, Error> {
+    let connect_error = |source: oma_mcp_runtime::Error| Error::Connect {
+        server: pin.name.clone(),
+        manifest: manifest.to_path_buf(),
+        command: std::iter::once(pin.command.as_str())
+            .chain(pin.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        source,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Runtime {
+            message: e.to_string(),
+        })?;
+    runtime.block_on(async {
+        let client = oma_mcp_runtime::connect_mcp_tools(pin.connect_config())
+            .await
+            .map_err(connect_error)?;
+        let snapshot = Snapshot::from_descriptors(
+            client.server_info().cloned(),
+            client.protocol_version().map(str::to_owned),
+            Some(pin.snapshot_source()),
+            client.tools().iter().map(|t| t.descriptor.clone()),
+        );
+        client.disconnect().await;
+        snapshot.map_err(connect_error)
+    })
+}
+
+fn warn(message: &str) {
+    // One cargo warning per line: cargo shows only the first line of a multi-line value.
+    for line in message.lines() {
+        println!("cargo::warning={line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refresh_selection() {
+        assert!(refresh_names("1", "a"));
+        assert!(refresh_names("all", "a"));
+        assert!(!refresh_names("0", "a"));
+        assert!(!refresh_names("", "a"));
+        assert!(refresh_names("b, a", "a"));
+        assert!(!refresh_names("b,c", "a"));
+    }
+}

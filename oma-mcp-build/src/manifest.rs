@@ -1,0 +1,301 @@
+//! The manifest, `oma-mcp.toml`: which MCP servers a crate pins and how to start them.
+//!
+//! ```toml
+//! # One table per server; the table name names the generated file ($OUT_DIR/<name>.rs).
+//! [servers.everything]
+//! command = "node"                                  # resolved against `cwd` when it has a `/`
+//! args = ["node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"]
+//! cwd = "."                                         # default: the manifest's directory
+//! env = { LOG_LEVEL = "warn" }                      # literal values for the child
+//! pass-env = ["GITHUB_TOKEN"]                       # names copied from the caller's environment
+//! prefix = "everything"                             # seed namePrefix
+//! snapshot = "mcp/everything.snapshot.json"         # default: mcp/<name>.snapshot.json
+//! consequential = ["write_file", "delete_*"]        # raw MCP names or globs
+//! request-timeout-ms = 60000                        # default: 60000 (seed requestTimeoutMs)
+//! ```
+//!
+//! Relative paths are relative to the directory of the manifest file. Unknown keys are an
+//! error, so a misspelt key never silently does nothing. The child process gets no other
+//! environment than the runtime's documented default set plus `env` and `pass-env`
+//! (see [`oma_mcp_runtime::ConnectConfig`]).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::Error;
+
+/// The default manifest file name, looked up in `CARGO_MANIFEST_DIR` by the builder.
+pub const DEFAULT_MANIFEST: &str = "oma-mcp.toml";
+
+/// A parsed manifest: every pinned server by name, in name order.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Manifest {
+    /// The manifest file it was read from.
+    pub path: PathBuf,
+    /// The pinned servers by table name (`[servers.<name>]`).
+    pub servers: BTreeMap<String, ServerPin>,
+}
+
+/// One pinned server (`[servers.<name>]`), with paths already resolved against the
+/// manifest's directory.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ServerPin {
+    /// The table name.
+    pub name: String,
+    /// The command exactly as written (recorded in the snapshot's `source`).
+    pub command: String,
+    /// The command to spawn: `command` resolved against `cwd` when it contains a path
+    /// separator and is relative, else `command` (looked up on `PATH`).
+    pub program: PathBuf,
+    /// Arguments.
+    pub args: Vec<String>,
+    /// The child's working directory (absolute when the manifest path is).
+    pub cwd: PathBuf,
+    /// Literal environment values for the child.
+    pub env: BTreeMap<String, String>,
+    /// Names of variables copied from the caller's environment when set.
+    pub pass_env: Vec<String>,
+    /// The seed's `namePrefix`.
+    pub prefix: Option<String>,
+    /// The snapshot file.
+    pub snapshot: PathBuf,
+    /// Raw MCP tool names or globs of consequential tools.
+    pub consequential: Vec<String>,
+    /// The per-request timeout (connect, each `tools/list` page, each `tools/call`).
+    pub request_timeout: Duration,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    #[serde(default)]
+    servers: BTreeMap<String, RawServer>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawServer {
+    command: String,
+    #[serde(default)]
+    args: Vec<String>,
+    cwd: Option<PathBuf>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    pass_env: Vec<String>,
+    prefix: Option<String>,
+    snapshot: Option<PathBuf>,
+    #[serde(default)]
+    consequential: Vec<String>,
+    request_timeout_ms: Option<u64>,
+}
+
+impl Manifest {
+    /// Reads and parses the manifest at `path`.
+    ///
+    /// # Errors
+    /// [`Error::ManifestIo`] when the file cannot be read; [`Error::ManifestParse`] when it is
+    /// not valid TOML of this shape (the message has TOML's line and column) or a value is
+    /// unusable (empty command, zero timeout, a server name that is not a file name).
+    pub fn read(path: &Path) -> Result<Self, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::ManifestIo {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses manifest text; `path` locates relative paths and names the file in errors.
+    ///
+    /// # Errors
+    /// As [`Manifest::read`], without the I/O part.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, Error> {
+        let bad = |message: String| Error::ManifestParse {
+            path: path.to_path_buf(),
+            message,
+        };
+        let raw: RawManifest = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let base = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mut servers = BTreeMap::new();
+        for (name, raw) in raw.servers {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                return Err(bad(format!(
+                    "server name {name:?} must be non-empty ASCII letters, digits, `-` or `_` \
+                     (it names the generated file)"
+                )));
+            }
+            if raw.command.trim().is_empty() {
+                return Err(bad(format!("servers.{name}.command is empty")));
+            }
+            if raw.request_timeout_ms == Some(0) {
+                return Err(bad(format!(
+                    "servers.{name}.request-timeout-ms must be greater than 0"
+                )));
+            }
+            let cwd = match raw.cwd {
+                Some(c) if c.is_absolute() => c,
+                Some(c) => base.join(c),
+                None => base.clone(),
+            };
+            let program = if raw.command.contains('/') && Path::new(&raw.command).is_relative() {
+                cwd.join(&raw.command)
+            } else {
+                PathBuf::from(&raw.command)
+            };
+            let snapshot = base.join(
+                raw.snapshot
+                    .unwrap_or_else(|| PathBuf::from(format!("mcp/{name}.snapshot.json"))),
+            );
+            servers.insert(
+                name.clone(),
+                ServerPin {
+                    name,
+                    command: raw.command,
+                    program,
+                    args: raw.args,
+                    cwd,
+                    env: raw.env,
+                    pass_env: raw.pass_env,
+                    prefix: raw.prefix,
+                    snapshot,
+                    consequential: raw.consequential,
+                    request_timeout: Duration::from_millis(raw.request_timeout_ms.unwrap_or(60_000)),
+                },
+            );
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            servers,
+        })
+    }
+
+    /// The server named `name`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownServer`] listing the servers the manifest does pin.
+    pub fn server(&self, name: &str) -> Result<&ServerPin, Error> {
+        self.servers.get(name).ok_or_else(|| Error::UnknownServer {
+            name: name.to_owned(),
+            path: self.path.clone(),
+            available: self.servers.keys().cloned().collect(),
+        })
+    }
+
+    /// The only server, or the one named `name` when given.
+    ///
+    /// # Errors
+    /// [`Error::UnknownServer`] for an unknown name; [`Error::ServerNotChosen`] when `name`
+    /// is `None` and the manifest pins zero or several servers.
+    pub fn single(&self, name: Option<&str>) -> Result<&ServerPin, Error> {
+        match name {
+            Some(n) => self.server(n),
+            None => match self.servers.values().collect::<Vec<_>>().as_slice() {
+                [only] => Ok(only),
+                _ => Err(Error::ServerNotChosen {
+                    path: self.path.clone(),
+                    available: self.servers.keys().cloned().collect(),
+                }),
+            },
+        }
+    }
+}
+
+impl ServerPin {
+    /// The runtime connection settings of this pin; `pass-env` values are read from the
+    /// current process environment now (unset names are skipped).
+    pub fn connect_config(&self) -> oma_mcp_runtime::ConnectConfig {
+        let mut env = self.env.clone();
+        for name in &self.pass_env {
+            if let Some(value) = std::env::var_os(name) {
+                env.insert(name.clone(), value.to_string_lossy().into_owned());
+            }
+        }
+        oma_mcp_runtime::ConnectConfig::new(self.program.to_string_lossy().into_owned())
+            .with_args(self.args.clone())
+            .with_cwd(self.cwd.clone())
+            .with_env(env)
+            .with_name_prefix(self.prefix.clone())
+            .with_request_timeout(self.request_timeout)
+    }
+
+    /// The snapshot's `source`: the command and arguments as written in the manifest.
+    pub fn snapshot_source(&self) -> oma_mcp_runtime::snapshot::SnapshotSource {
+        oma_mcp_runtime::snapshot::SnapshotSource::new(self.command.clone(), self.args.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_resolves_paths() {
+        let text = r#"
+            [servers.everything]
+            command = "node_modules/.bin/srv"
+            args = ["stdio"]
+            env = { A = "1" }
+            pass-env = ["HOME"]
+            prefix = "ev"
+            consequential = ["write_*"]
+            request-timeout-ms = 5000
+
+            [servers.time]
+            command = "uvx"
+            cwd = "py"
+            snapshot = "snap/time.json"
+        "#;
+        let m = Manifest::parse(text, Path::new("/p/oma-mcp.toml")).unwrap();
+        let ev = m.server("everything").unwrap();
+        assert_eq!(ev.program, PathBuf::from("/p/node_modules/.bin/srv"));
+        assert_eq!(ev.command, "node_modules/.bin/srv");
+        assert_eq!(ev.cwd, PathBuf::from("/p"));
+        assert_eq!(ev.snapshot, PathBuf::from("/p/mcp/everything.snapshot.json"));
+        assert_eq!(ev.request_timeout, Duration::from_secs(5));
+        assert_eq!(ev.prefix.as_deref(), Some("ev"));
+        let time = m.server("time").unwrap();
+        assert_eq!(time.program, PathBuf::from("uvx"));
+        assert_eq!(time.cwd, PathBuf::from("/p/py"));
+        assert_eq!(time.snapshot, PathBuf::from("/p/snap/time.json"));
+        assert_eq!(time.request_timeout, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn errors_name_the_file_and_key() {
+        let err = |text: &str| {
+            Manifest::parse(text, Path::new("x/oma-mcp.toml"))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `request-timeout-ms`\n"
+        );
+        assert_eq!(
+            err("[servers.\"a b\"]\ncommand = \"x\"\n"),
+            "manifest x/oma-mcp.toml is not valid: server name \"a b\" must be non-empty ASCII letters, digits, `-` or `_` (it names the generated file)"
+        );
+        let m = Manifest::parse("[servers.a]\ncommand = \"x\"\n", Path::new("m.toml")).unwrap();
+        assert_eq!(
+            m.server("b").unwrap_err().to_string(),
+            "manifest m.toml pins no server named \"b\"; it pins: a"
+        );
+        let m = Manifest::parse("", Path::new("m.toml")).unwrap();
+        assert_eq!(
+            m.single(None).unwrap_err().to_string(),
+            "manifest m.toml pins no servers; add a [servers.<name>] table"
+        );
+    }
+}
