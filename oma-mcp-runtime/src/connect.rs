@@ -1,59 +1,401 @@
-//! Connecting to an MCP server over stdio (seed, "Connecting to a server").
+//! Connecting to an MCP server over stdio (seed, "Connecting to a server"): the Rust
+//! `connectMCPTools()`.
+//!
+//! [`connect_mcp_tools`] spawns the configured command, speaks JSON-RPC 2.0 over its pipes
+//! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), runs the
+//! `initialize` handshake, pages through `tools/list` and returns an [`McpClient`]. Requests
+//! are built with rmcp's model types; everything received stays raw [`serde_json::Value`].
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
+//! use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools};
+//!
+//! let client = connect_mcp_tools(
+//!     ConnectConfig::new("npx")
+//!         .with_args(["--no-install", "@modelcontextprotocol/server-everything"])
+//!         .with_name_prefix("everything"),
+//! )
+//! .await?;
+//! let result = client.call_tool("echo", serde_json::json!({"message": "hi"}).as_object().cloned()).await;
+//! assert_eq!(result.data, "Echo: hi");
+//! client.disconnect().await;
+//! # Ok(()) }
+//! ```
+//!
+//! # Process and environment
+//! The child gets piped stdin/stdout/stderr and its own process group (unix). Its environment
+//! starts **empty**; it then gets [`DEFAULT_INHERITED_ENV`] from the parent when set (as the MCP
+//! TypeScript SDK does), the [`ConnectConfig::pass_env`] names from the parent when set, and
+//! the literal [`ConnectConfig::env`] values, later ones winning. So an unrelated API key in
+//! the parent never reaches a third-party server (seed, "Egress and process boundaries").
+//!
+//! stderr is always drained line by line into `tracing` at `INFO` with target
+//! `oma_mcp::server_stderr`. Non-JSON lines on stdout are skipped with a `WARN` and the
+//! session goes on. Server requests are answered: `ping` with `{}`, anything else with
+//! JSON-RPC error -32601; notifications are logged at `DEBUG` and otherwise ignored.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::time::Duration;
+mod config;
+mod framing;
+mod process;
+mod session;
 
+use std::collections::HashSet;
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, Implementation, InitializeRequestParams,
+    PaginatedRequestParams, ProtocolVersion,
+};
 use serde_json::{Map, Value};
+use tokio::process::Child;
 
-use crate::{Error, ToolResult};
+pub use config::{ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT};
+pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 
-/// Options of [`connect_mcp_tools`] (seed, "Options").
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ConnectConfig {
-    /// Executable to spawn.
-    pub command: String,
-    /// Arguments.
-    pub args: Vec<String>,
-    /// Environment.
-    pub env: BTreeMap<String, String>,
-    /// Working directory.
-    pub cwd: Option<PathBuf>,
-    /// Name prefix.
-    pub name_prefix: Option<String>,
-    /// Timeout.
-    pub request_timeout: Duration,
-    /// Client name.
-    pub client_name: String,
-    /// Client version.
-    pub client_version: String,
-}
+use crate::snapshot::SnapshotSource;
+use crate::{Error, Snapshot, ToolResult, map_call_result};
+use session::Session;
 
-/// A discovered tool.
+/// How long a failed connect or [`McpClient::disconnect`] waits for the server's last stderr
+/// lines after the process is gone.
+const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// One tool as discovered by `tools/list` at connect.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct DiscoveredTool {
-    /// Normalized name.
+    /// The framework name (seed, "Tool names"): `<prefix>_<mcp_name>` with every `/` → `_`.
     pub name: String,
-    /// Raw MCP name.
+    /// The raw MCP name, as listed and as sent in `tools/call`.
     pub mcp_name: String,
-    /// Raw descriptor.
+    /// The tool descriptor exactly as the server sent it (all fields, also unknown ones).
     pub descriptor: Value,
 }
 
-/// A connected client.
+/// A connected MCP server (the seed's `ConnectedMCPTools`).
+///
+/// One client serves many calls, also concurrently (`&self`). Call [`McpClient::disconnect`]
+/// when done (the seed's only shutdown hook); dropping the client SIGKILLs the server's
+/// process group instead, so no server (nor its children) outlives the client.
 #[derive(Debug)]
-pub struct McpClient {}
+pub struct McpClient {
+    session: Session,
+    child: tokio::sync::Mutex<Option<Child>>,
+    pid: Option<u32>,
+    command: String,
+    args: Vec<String>,
+    command_line: String,
+    server_info: Option<Value>,
+    protocol_version: Option<String>,
+    tools: Vec<DiscoveredTool>,
+}
 
-/// Connects.
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Session")
+    }
+}
+
+/// Connects to the server `config` describes (seed's `connectMCPTools()`).
+///
+/// Spawns the command, runs `initialize` (protocol version
+/// [`ProtocolVersion::LATEST_WITH_INITIALIZE`], the configured client name and version, no
+/// client capabilities) then sends `notifications/initialized`, and pages through
+/// `tools/list` until `nextCursor` is absent or not a non-empty string. Each step is bounded
+/// by [`ConnectConfig::request_timeout`]. When anything fails, the server is stopped (see
+/// [`McpClient::disconnect`]) before the error is returned, so no child is left running.
+///
+/// # Errors
+/// - [`Error::Spawn`]: the command cannot be started.
+/// - [`Error::Handshake`]: the server exited, timed out, answered with an error or an
+///   unusable result during `initialize` (the error names the command and carries the last
+///   stderr lines).
+/// - [`Error::Timeout`], [`Error::Rpc`], [`Error::ConnectionClosed`],
+///   [`Error::MessageTooLarge`], [`Error::InvalidResponse`]: a `tools/list` page failed.
+/// - [`Error::RepeatedCursor`]: `tools/list` returned a cursor twice.
+/// - [`Error::NameCollision`]: two tools normalize to one name (seed, "Tool names").
 pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error> {
-    todo!("{config:?}")
+    let command_line = process::command_line(&config.command, &config.args);
+    let spawned = process::spawn(&config)?;
+    tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
+    let session = Session::start(
+        spawned.stdin,
+        spawned.stdout,
+        spawned.stderr,
+        config.request_timeout,
+        config.max_message_size,
+        command_line.clone(),
+    );
+    let mut client = McpClient {
+        session,
+        child: tokio::sync::Mutex::new(Some(spawned.child)),
+        pid: spawned.pid,
+        command: config.command.clone(),
+        args: config.args.clone(),
+        command_line,
+        server_info: None,
+        protocol_version: None,
+        tools: Vec::new(),
+    };
+    if let Err(source) = client.initialize(&config).await {
+        client.disconnect().await;
+        return Err(Error::Handshake {
+            command: client.command_line.clone(),
+            source: Box::new(source),
+            stderr_tail: client.session.stderr_tail(),
+        });
+    }
+    match client.discover(config.name_prefix.as_deref()).await {
+        Ok(tools) => {
+            client.tools = tools;
+            Ok(client)
+        }
+        Err(e) => {
+            client.disconnect().await;
+            Err(e)
+        }
+    }
 }
 
 impl McpClient {
-    /// Calls a tool, mapped.
-    pub async fn call_tool(&self, raw_name: &str, args: Option<Map<String, Value>>) -> ToolResult {
-        todo!("{raw_name}{args:?}")
+    /// `initialize` + `notifications/initialized`; keeps `serverInfo` and `protocolVersion`.
+    async fn initialize(&mut self, config: &ConnectConfig) -> Result<(), Error> {
+        let params = InitializeRequestParams::new(
+            ClientCapabilities::default(),
+            Implementation::new(config.client_name.clone(), config.client_version.clone()),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+        let result = self
+            .session
+            .request("initialize", framing::to_params(&params)?)
+            .await?;
+        let Value::Object(mut result) = result else {
+            return Err(self.invalid(
+                "initialize",
+                format!("the result is not an object: {result}"),
+            ));
+        };
+        let version = match result.remove("protocolVersion") {
+            Some(Value::String(v)) => v,
+            other => {
+                return Err(self.invalid(
+                    "initialize",
+                    format!(
+                        "`protocolVersion` is not a string: {}",
+                        other.unwrap_or(Value::Null)
+                    ),
+                ));
+            }
+        };
+        // The TypeScript SDK rejects versions it does not know; so do we (rmcp's list).
+        if !ProtocolVersion::KNOWN_VERSIONS
+            .iter()
+            .any(|known| known.as_str() == version)
+        {
+            return Err(self.invalid(
+                "initialize",
+                format!("Server's protocol version is not supported: {version}"),
+            ));
+        }
+        self.server_info = result.remove("serverInfo");
+        self.protocol_version = Some(version);
+        self.session.notify("notifications/initialized", None);
+        Ok(())
+    }
+
+    /// Lists all pages and names the tools.
+    async fn discover(&self, prefix: Option<&str>) -> Result<Vec<DiscoveredTool>, Error> {
+        let descriptors = self.list_tools_raw().await?;
+        let mut raw_names = Vec::with_capacity(descriptors.len());
+        for (i, d) in descriptors.iter().enumerate() {
+            match d.get("name") {
+                Some(Value::String(name)) => raw_names.push(name.clone()),
+                _ => {
+                    return Err(
+                        self.invalid("tools/list", format!("tool {i} has no string `name`: {d}"))
+                    );
+                }
+            }
+        }
+        let names = crate::naming::normalize_all(prefix, raw_names.iter().map(String::as_str))?;
+        Ok(names
+            .into_iter()
+            .zip(raw_names)
+            .zip(descriptors)
+            .map(|((name, mcp_name), descriptor)| DiscoveredTool {
+                name,
+                mcp_name,
+                descriptor,
+            })
+            .collect())
+    }
+
+    fn invalid(&self, method: &str, reason: String) -> Error {
+        Error::InvalidResponse {
+            command: self.command_line.clone(),
+            method: method.to_owned(),
+            reason,
+        }
+    }
+
+    /// The tools discovered at connect, in the server's order.
+    pub fn tools(&self) -> &[DiscoveredTool] {
+        &self.tools
+    }
+
+    /// The discovered tool with the framework name `name` (see [`DiscoveredTool::name`]).
+    pub fn tool(&self, name: &str) -> Option<&DiscoveredTool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The raw `serverInfo` of the `initialize` result (`None` when the server sent none).
+    pub fn server_info(&self) -> Option<&Value> {
+        self.server_info.as_ref()
+    }
+
+    /// The negotiated protocol version (the `initialize` result's `protocolVersion`).
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
+    /// The command the server was started with.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// The arguments the server was started with.
+    pub fn args(&self) -> &[String] {
+        &self.args
+    }
+
+    /// The server's OS process id (also its process group id on unix), when known.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Lists the server's tools again, all pages, raw descriptors in the server's order.
+    ///
+    /// # Errors
+    /// [`Error::Timeout`] (per page), [`Error::Rpc`], [`Error::ConnectionClosed`],
+    /// [`Error::NotConnected`], [`Error::MessageTooLarge`], [`Error::InvalidResponse`] (a page
+    /// without a `tools` array), [`Error::RepeatedCursor`].
+    pub async fn list_tools_raw(&self) -> Result<Vec<Value>, Error> {
+        let mut tools = Vec::new();
+        let mut seen = HashSet::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = PaginatedRequestParams::default().with_cursor(cursor.take());
+            let page = self
+                .session
+                .request("tools/list", framing::to_params(&params)?)
+                .await?;
+            let Value::Object(mut page) = page else {
+                return Err(
+                    self.invalid("tools/list", format!("the result is not an object: {page}"))
+                );
+            };
+            match page.remove("tools") {
+                Some(Value::Array(items)) => tools.extend(items),
+                other => {
+                    return Err(self.invalid(
+                        "tools/list",
+                        format!("`tools` is not an array: {}", other.unwrap_or(Value::Null)),
+                    ));
+                }
+            }
+            match page.remove("nextCursor") {
+                Some(Value::String(next)) if !next.is_empty() => {
+                    if !seen.insert(next.clone()) {
+                        return Err(Error::RepeatedCursor {
+                            cursor: next,
+                            command: self.command_line.clone(),
+                        });
+                    }
+                    cursor = Some(next);
+                }
+                _ => return Ok(tools),
+            }
+        }
+    }
+
+    /// Calls the tool with the raw MCP name `raw_name` and returns the raw result object.
+    ///
+    /// `arguments` becomes the `arguments` of `tools/call` (omitted when `None`); the seed
+    /// validates nothing locally (seed, "Input validation is delegated to the server").
+    ///
+    /// # Errors
+    /// [`Error::Rpc`] (`MCP error <code>: <message>`), [`Error::Timeout`]
+    /// (`MCP error -32001: Request timed out`, after `notifications/cancelled`),
+    /// [`Error::ConnectionClosed`] (`MCP error -32000: Connection closed`),
+    /// [`Error::NotConnected`] (`Not connected`), [`Error::MessageTooLarge`].
+    pub async fn call_tool_raw(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<Value, Error> {
+        let mut params = CallToolRequestParams::new(raw_name.to_owned());
+        if let Some(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        self.session
+            .request("tools/call", framing::to_params(&params)?)
+            .await
+    }
+
+    /// Calls a tool and maps the result per the seed; never fails.
+    ///
+    /// A result is mapped with [`map_call_result`] (seed, "Result mapping"); a failed call
+    /// becomes [`ToolResult::failed`]: `MCP tool "<raw_name>" failed: <message>` with
+    /// `is_error: true` (seed, "Errors").
+    pub async fn call_tool(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> ToolResult {
+        match self.call_tool_raw(raw_name, arguments).await {
+            Ok(result) => map_call_result(&result),
+            Err(e) => ToolResult::failed(raw_name, &e.to_string()),
+        }
+    }
+
+    /// A [`Snapshot`] of the tools discovered at connect, with the server's `serverInfo`,
+    /// the negotiated protocol version and the command and arguments (never env values).
+    /// Call [`McpClient::list_tools_raw`] and [`Snapshot::from_descriptors`] for a fresh list.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotFormat`] when the server listed one raw name twice.
+    pub fn snapshot(&self) -> Result<Snapshot, Error> {
+        Snapshot::from_descriptors(
+            self.server_info.clone(),
+            self.protocol_version.clone(),
+            Some(SnapshotSource::new(self.command.clone(), self.args.clone())),
+            self.tools.iter().map(|t| t.descriptor.clone()),
+        )
+    }
+
+    /// Stops the server (seed's `disconnect()`); idempotent, never fails.
+    ///
+    /// Pending requests fail with [`Error::ConnectionClosed`], later ones with
+    /// [`Error::NotConnected`]. Closes the server's stdin and waits up to [`EOF_GRACE`] (2 s)
+    /// for it to exit, then SIGTERMs its process group and waits up to [`TERM_GRACE`] (2 s),
+    /// then SIGKILLs the group; whatever is left of the group after the server exited also
+    /// gets SIGKILL. At most about 4.5 s.
+    pub async fn disconnect(&self) {
+        let mut guard = self.child.lock().await;
+        let Some(mut child) = guard.take() else {
+            return;
+        };
+        self.session.close();
+        process::shutdown(&mut child, self.pid).await;
+        self.session.stop_tasks(STDERR_DRAIN).await;
+        tracing::debug!(server = %self.command_line, "MCP server stopped");
+    }
+}
+
+impl Drop for McpClient {
+    fn drop(&mut self) {
+        if self.child.get_mut().is_some() {
+            // `kill_on_drop` kills the server itself; this takes its whole process group.
+            process::signal_group(self.pid, process::GroupSignal::Kill);
+        }
     }
 }

@@ -23,6 +23,101 @@ pub enum Error {
         second: String,
     },
 
+    /// The MCP server process could not be started (seed, "Connecting to a server").
+    #[error(
+        "cannot start the MCP server `{command}`: {source}; check that the command path is right \
+         and that the server is installed (for the pinned npm servers: `npm ci --prefix tests/servers`)"
+    )]
+    Spawn {
+        /// The command line (command and arguments) that failed to start.
+        command: String,
+        /// The OS error from spawning.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The `initialize` handshake with the server failed: it exited, did not answer within the
+    /// request timeout, answered with an error, or sent an unusable result.
+    #[error("the MCP initialize handshake with `{command}` failed: {source}{stderr_tail}")]
+    Handshake {
+        /// The server's command line.
+        command: String,
+        /// What went wrong ([`Error::Timeout`], [`Error::ConnectionClosed`], [`Error::Rpc`],
+        /// [`Error::InvalidResponse`], …).
+        #[source]
+        source: Box<Error>,
+        /// The last lines the server wrote to stderr, formatted as
+        /// `"; server stderr (last lines): …"`, or empty when it wrote none.
+        stderr_tail: String,
+    },
+
+    /// The server answered a request with a JSON-RPC error. `Display` is exactly the seed's
+    /// `MCP error <code>: <message>`.
+    #[error("MCP error {code}: {message}")]
+    Rpc {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The JSON-RPC error message.
+        message: String,
+        /// The error's `data` member, raw, when present.
+        data: Option<serde_json::Value>,
+    },
+
+    /// A request got no answer within the request timeout (seed: `requestTimeoutMs`,
+    /// default 60 s). `Display` is exactly the seed's text; a `notifications/cancelled` was sent.
+    #[error("MCP error -32001: Request timed out")]
+    Timeout {
+        /// The JSON-RPC method that timed out (`initialize`, `tools/list`, `tools/call`).
+        method: String,
+        /// The timeout that elapsed.
+        timeout: std::time::Duration,
+    },
+
+    /// The server closed its stdout (usually: it exited) while the request was pending.
+    /// `Display` is exactly the seed's text.
+    #[error("MCP error -32000: Connection closed")]
+    ConnectionClosed,
+
+    /// The connection was closed (by the server or by `disconnect()`) before this request.
+    /// `Display` is exactly the seed's text.
+    #[error("Not connected")]
+    NotConnected,
+
+    /// `tools/list` paging returned a cursor it had returned before; stopped instead of looping.
+    #[error(
+        "the MCP server `{command}` repeated the tools/list cursor \"{cursor}\"; stopped paging \
+         instead of looping forever (this is a server bug)"
+    )]
+    RepeatedCursor {
+        /// The cursor seen twice.
+        cursor: String,
+        /// The server's command line.
+        command: String,
+    },
+
+    /// The server sent a message (one line) larger than the configured limit. Every request
+    /// pending at that moment fails with this error; the session goes on with the next line.
+    #[error(
+        "the MCP server sent a message larger than the limit of {limit} bytes; raise it with \
+         `ConnectConfig::with_max_message_size`"
+    )]
+    MessageTooLarge {
+        /// The limit in bytes ([`crate::ConnectConfig::max_message_size`]).
+        limit: usize,
+    },
+
+    /// A response had the wrong shape for its method (for example a `tools/list` result
+    /// without a `tools` array, or a tool descriptor without a string `name`).
+    #[error("the MCP server `{command}` sent an invalid `{method}` response: {reason}")]
+    InvalidResponse {
+        /// The server's command line.
+        command: String,
+        /// The JSON-RPC method whose response is invalid.
+        method: String,
+        /// What is wrong, with the JSON pointer where there is one.
+        reason: String,
+    },
+
     /// A snapshot file could not be read or written.
     #[error("cannot {action} snapshot {path}: {source}")]
     SnapshotIo {
@@ -43,4 +138,36 @@ pub enum Error {
         /// What is wrong, with the JSON pointer where there is one.
         reason: String,
     },
+}
+
+impl Error {
+    /// `true` for [`Error::Timeout`], also when wrapped in [`Error::Handshake`].
+    pub fn is_timeout(&self) -> bool {
+        matches!(self.root(), Error::Timeout { .. })
+    }
+
+    /// `true` for [`Error::ConnectionClosed`] and [`Error::NotConnected`], also when wrapped in
+    /// [`Error::Handshake`]: the connection is gone and a new one is needed.
+    pub fn is_disconnected(&self) -> bool {
+        matches!(self.root(), Error::ConnectionClosed | Error::NotConnected)
+    }
+
+    /// The JSON-RPC error code of an [`Error::Rpc`] (also inside [`Error::Handshake`]);
+    /// `-32001` for a timeout and `-32000` for a closed connection, as the seed reports them.
+    pub fn rpc_code(&self) -> Option<i64> {
+        match self.root() {
+            Error::Rpc { code, .. } => Some(*code),
+            Error::Timeout { .. } => Some(-32001),
+            Error::ConnectionClosed => Some(-32000),
+            _ => None,
+        }
+    }
+
+    /// The error inside a [`Error::Handshake`], or `self`.
+    fn root(&self) -> &Error {
+        match self {
+            Error::Handshake { source, .. } => source.root(),
+            other => other,
+        }
+    }
 }

@@ -1,0 +1,174 @@
+//! [`ConnectConfig`]: the options of `connect_mcp_tools()` (seed, "Options").
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The seed's default `requestTimeoutMs`: 60 s.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The default limit for one message (one line) from the server: 64 MiB.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
+
+/// Options of [`connect_mcp_tools`](crate::connect_mcp_tools) (seed, "Options",
+/// `ConnectMCPToolsConfig`), plus `pass_env` and `max_message_size`.
+///
+/// Required fields go in [`ConnectConfig::new`], the rest in chainable `with_*` setters:
+///
+/// ```
+/// # use std::time::Duration;
+/// # use oma_mcp_runtime::ConnectConfig;
+/// let config = ConnectConfig::new("node")
+///     .with_args(["server.js", "stdio"])
+///     .with_env("LOG_LEVEL", "warn")
+///     .with_pass_env(["GITHUB_TOKEN"])
+///     .with_name_prefix("github")
+///     .with_request_timeout(Duration::from_secs(10));
+/// assert_eq!(config.client_name, "open-multi-agent");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+#[must_use]
+pub struct ConnectConfig {
+    /// Executable to spawn for the stdio server (looked up in the parent's `PATH`).
+    pub command: String,
+    /// Arguments passed to `command`. Default: none.
+    pub args: Vec<String>,
+    /// Literal environment variables for the child; they win over inherited ones. The child's
+    /// environment otherwise holds only [`DEFAULT_INHERITED_ENV`](crate::connect::DEFAULT_INHERITED_ENV)
+    /// and [`ConnectConfig::pass_env`] (see the [module docs](crate::connect)).
+    pub env: BTreeMap<String, String>,
+    /// Names of parent environment variables passed through to the child when set.
+    pub pass_env: Vec<String>,
+    /// Working directory of the child. Default: the parent's.
+    pub cwd: Option<PathBuf>,
+    /// Segment prepended to every discovered tool name (seed, "Tool names"). Default: none.
+    pub name_prefix: Option<String>,
+    /// Timeout for the handshake, each `tools/list` page and each `tools/call`.
+    /// Default: [`DEFAULT_REQUEST_TIMEOUT`] (60 s, the seed's `requestTimeoutMs`).
+    pub request_timeout: Duration,
+    /// Client name reported in `initialize`. Default: `open-multi-agent`.
+    pub client_name: String,
+    /// Client version reported in `initialize`. Default: `0.0.0`.
+    pub client_version: String,
+    /// The largest message (one stdout line, in bytes) accepted from the server. A larger one
+    /// fails the requests pending at that moment with
+    /// [`Error::MessageTooLarge`](crate::Error::MessageTooLarge). Default:
+    /// [`DEFAULT_MAX_MESSAGE_SIZE`] (64 MiB).
+    pub max_message_size: usize,
+}
+
+impl ConnectConfig {
+    /// A configuration for `command` with the seed's defaults.
+    pub fn new(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            pass_env: Vec::new(),
+            cwd: None,
+            name_prefix: None,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            client_name: "open-multi-agent".to_owned(),
+            client_version: "0.0.0".to_owned(),
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+        }
+    }
+
+    /// Replaces the arguments.
+    pub fn with_args(mut self, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Adds (or replaces) one literal environment variable of the child.
+    pub fn with_env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(name.into(), value.into());
+        self
+    }
+
+    /// Adds parent environment variable names to pass through when set.
+    pub fn with_pass_env(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.pass_env.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the child's working directory.
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// Sets the tool name prefix (seed's `namePrefix`).
+    pub fn with_name_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.name_prefix = Some(prefix.into());
+        self
+    }
+
+    /// Sets the per-request timeout (seed's `requestTimeoutMs`).
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets the client name reported to the server (seed's `clientName`).
+    pub fn with_client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// Sets the client version reported to the server (seed's `clientVersion`).
+    pub fn with_client_version(mut self, version: impl Into<String>) -> Self {
+        self.client_version = version.into();
+        self
+    }
+
+    /// Sets the largest accepted message from the server, in bytes.
+    pub fn with_max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_seeds() {
+        let c = ConnectConfig::new("srv");
+        assert_eq!(c.command, "srv");
+        assert!(c.args.is_empty() && c.env.is_empty() && c.pass_env.is_empty());
+        assert_eq!(c.cwd, None);
+        assert_eq!(c.name_prefix, None);
+        assert_eq!(c.request_timeout, Duration::from_millis(60_000));
+        assert_eq!(c.client_name, "open-multi-agent");
+        assert_eq!(c.client_version, "0.0.0");
+        assert_eq!(c.max_message_size, 64 * 1024 * 1024);
+    }
+
+    #[test]
+    fn setters_chain() {
+        let c = ConnectConfig::new("srv")
+            .with_args(["a", "b"])
+            .with_env("K", "v")
+            .with_pass_env(["P"])
+            .with_cwd("/tmp")
+            .with_name_prefix("x")
+            .with_request_timeout(Duration::from_secs(1))
+            .with_client_name("n")
+            .with_client_version("1")
+            .with_max_message_size(10);
+        assert_eq!(c.args, ["a", "b"]);
+        assert_eq!(c.env.get("K").map(String::as_str), Some("v"));
+        assert_eq!(c.pass_env, ["P"]);
+        assert_eq!(c.cwd, Some(PathBuf::from("/tmp")));
+        assert_eq!(c.name_prefix.as_deref(), Some("x"));
+        assert_eq!(c.request_timeout, Duration::from_secs(1));
+        assert_eq!(
+            (c.client_name.as_str(), c.client_version.as_str()),
+            ("n", "1")
+        );
+        assert_eq!(c.max_message_size, 10);
+    }
+}

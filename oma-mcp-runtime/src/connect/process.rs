@@ -1,0 +1,254 @@
+//! The server's child process: environment hygiene, spawning in its own process group, and
+//! shutdown (stdin EOF → SIGTERM → SIGKILL to the whole group).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+
+use super::ConnectConfig;
+use crate::Error;
+
+/// Parent environment variables every server inherits when they are set, as the MCP
+/// TypeScript SDK's `getDefaultEnvironment()` does (`DEFAULT_INHERITED_ENV_VARS`).
+#[cfg(not(windows))]
+pub const DEFAULT_INHERITED_ENV: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// Parent environment variables every server inherits when they are set, as the MCP
+/// TypeScript SDK's `getDefaultEnvironment()` does (`DEFAULT_INHERITED_ENV_VARS`).
+#[cfg(windows)]
+pub const DEFAULT_INHERITED_ENV: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES",
+];
+
+/// How long [`shutdown`] waits for the server to exit after its stdin is closed.
+pub const EOF_GRACE: Duration = Duration::from_secs(2);
+/// How long [`shutdown`] waits after SIGTERM before sending SIGKILL.
+pub const TERM_GRACE: Duration = Duration::from_secs(2);
+
+/// The complete environment of the child (it starts from an empty one).
+///
+/// In order, later entries winning: [`DEFAULT_INHERITED_ENV`] from the parent (values starting
+/// with `()`, exported shell functions, are skipped as the TypeScript SDK does), then the
+/// `pass_env` names from the parent when set, then the literal `env` values.
+pub(crate) fn child_env(
+    env: &BTreeMap<String, String>,
+    pass_env: &[String],
+    parent: impl Fn(&str) -> Option<OsString>,
+) -> BTreeMap<OsString, OsString> {
+    let mut out = BTreeMap::new();
+    for &name in DEFAULT_INHERITED_ENV {
+        if let Some(value) = parent(name) {
+            if value.to_string_lossy().starts_with("()") {
+                continue;
+            }
+            out.insert(OsString::from(name), value);
+        }
+    }
+    for name in pass_env {
+        if let Some(value) = parent(name) {
+            out.insert(OsString::from(name), value);
+        }
+    }
+    for (name, value) in env {
+        out.insert(OsString::from(name), OsString::from(value));
+    }
+    out
+}
+
+/// The command line for messages: command and arguments separated by spaces, an argument
+/// quoted (Rust debug syntax) when it is empty or contains whitespace or quotes.
+pub(crate) fn command_line(command: &str, args: &[String]) -> String {
+    let mut out = command.to_owned();
+    for arg in args {
+        out.push(' ');
+        if arg.is_empty()
+            || arg
+                .chars()
+                .any(|c| c.is_whitespace() || c == '"' || c == '\'')
+        {
+            out.push_str(&format!("{arg:?}"));
+        } else {
+            out.push_str(arg);
+        }
+    }
+    out
+}
+
+/// A spawned server with its three pipes.
+pub(crate) struct Spawned {
+    pub(crate) child: Child,
+    pub(crate) pid: Option<u32>,
+    pub(crate) stdin: ChildStdin,
+    pub(crate) stdout: ChildStdout,
+    pub(crate) stderr: ChildStderr,
+}
+
+/// Spawns the server: cleared environment (see [`child_env`]), piped stdio, its own process
+/// group on unix (so the whole tree can be signalled), killed when dropped.
+///
+/// # Errors
+/// [`Error::Spawn`] naming the command line.
+pub(crate) fn spawn(config: &ConnectConfig) -> Result<Spawned, Error> {
+    let mut cmd = Command::new(&config.command);
+    cmd.args(&config.args)
+        .env_clear()
+        .envs(child_env(&config.env, &config.pass_env, |name| {
+            std::env::var_os(name)
+        }))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(cwd) = &config.cwd {
+        cmd.current_dir(cwd);
+    }
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let spawn_error = |source| Error::Spawn {
+        command: command_line(&config.command, &config.args),
+        source,
+    };
+    let mut child = cmd.spawn().map_err(spawn_error)?;
+    let missing = || std::io::Error::other("a stdio pipe of the child is missing");
+    let stdin = child
+        .stdin
+        .take()
+        .ok_or_else(missing)
+        .map_err(spawn_error)?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(missing)
+        .map_err(spawn_error)?;
+    let stderr = child
+        .stderr
+        .take()
+        .ok_or_else(missing)
+        .map_err(spawn_error)?;
+    Ok(Spawned {
+        pid: child.id(),
+        child,
+        stdin,
+        stdout,
+        stderr,
+    })
+}
+
+/// Signals a process group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GroupSignal {
+    /// SIGTERM.
+    Term,
+    /// SIGKILL.
+    Kill,
+}
+
+/// Sends `signal` to the process group `pgid` (the server's pid, see [`spawn`]). A group that
+/// no longer exists is fine; other failures are logged. No-op off unix.
+pub(crate) fn signal_group(pgid: Option<u32>, signal: GroupSignal) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        let Some(pid) = pgid
+            .and_then(|p| i32::try_from(p).ok())
+            .and_then(Pid::from_raw)
+        else {
+            return;
+        };
+        let sig = match signal {
+            GroupSignal::Term => Signal::TERM,
+            GroupSignal::Kill => Signal::KILL,
+        };
+        match kill_process_group(pid, sig) {
+            Ok(()) => tracing::debug!(pgid = pid.as_raw_nonzero().get(), ?signal, "signalled"),
+            Err(rustix::io::Errno::SRCH) => {}
+            Err(e) => tracing::warn!(
+                pgid = pid.as_raw_nonzero().get(),
+                ?signal,
+                "cannot signal the MCP server's process group: {e}"
+            ),
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (pgid, signal);
+}
+
+/// Waits up to `bound` for the child to exit; `true` when it did.
+async fn exited_within(child: &mut Child, bound: Duration) -> bool {
+    matches!(tokio::time::timeout(bound, child.wait()).await, Ok(Ok(_)))
+}
+
+/// Stops a server whose stdin the caller has already closed: waits [`EOF_GRACE`] for it to
+/// exit, then SIGTERMs its process group and waits [`TERM_GRACE`], then SIGKILLs the group.
+/// Whatever is left of the group once the server itself has exited (grandchildren of
+/// `sh -c`, `npx`, …) gets SIGKILL. At most about 4 s.
+pub(crate) async fn shutdown(child: &mut Child, pgid: Option<u32>) {
+    if !exited_within(child, EOF_GRACE).await {
+        signal_group(pgid, GroupSignal::Term);
+        #[cfg(not(unix))]
+        let _ = child.start_kill();
+        if !exited_within(child, TERM_GRACE).await {
+            signal_group(pgid, GroupSignal::Kill);
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+        }
+    }
+    signal_group(pgid, GroupSignal::Kill);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn env_is_defaults_then_pass_env_then_literals() {
+        let parent = |name: &str| match name {
+            "HOME" => Some(OsString::from("/home/u")),
+            "SHELL" => Some(OsString::from("() { :; }")),
+            "SECRET_KEY" => Some(OsString::from("s3cr3t")),
+            "WANTED" => Some(OsString::from("yes")),
+            "PATH" => Some(OsString::from("/bin")),
+            _ => None,
+        };
+        let env = BTreeMap::from([("PATH".to_owned(), "/custom".to_owned())]);
+        let got = child_env(&env, &["WANTED".to_owned(), "ABSENT".to_owned()], parent);
+        let got: Vec<(String, String)> = got
+            .into_iter()
+            .map(|(k, v)| (k.into_string().unwrap(), v.into_string().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("HOME".to_owned(), "/home/u".to_owned()),
+                ("PATH".to_owned(), "/custom".to_owned()),
+                ("WANTED".to_owned(), "yes".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn command_line_quotes_only_when_needed() {
+        assert_eq!(
+            command_line(
+                "node",
+                &["a b".to_owned(), "stdio".to_owned(), String::new()]
+            ),
+            "node \"a b\" stdio \"\""
+        );
+    }
+}

@@ -1,0 +1,404 @@
+//! One JSON-RPC session over a child's pipes: a writer task owning stdin, a reader task
+//! routing stdout lines to pending requests by `id`, and a task draining stderr into
+//! `tracing` (target `oma_mcp::server_stderr`) so a chatty server never blocks.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use super::framing::{self, Incoming, LineRead};
+use crate::Error;
+
+/// How many of the server's last stderr lines are kept for handshake errors.
+const STDERR_TAIL_LINES: usize = 10;
+/// The longest stderr line kept for handshake errors (longer ones are cut, in chars).
+const STDERR_TAIL_LINE_CHARS: usize = 300;
+/// The longest stderr line logged whole; longer ones are logged as their length only.
+const STDERR_MAX_LINE: usize = 64 * 1024;
+
+/// What the writer task sends.
+enum Outgoing {
+    /// One line; the optional sender learns whether it was written.
+    Line(Vec<u8>, Option<oneshot::Sender<std::io::Result<()>>>),
+    /// Close stdin (the server sees EOF) and stop.
+    Close,
+}
+
+type Reply = Result<Value, Error>;
+
+/// Pending requests, and whether the connection is still open.
+#[derive(Default)]
+struct State {
+    pending: HashMap<u64, oneshot::Sender<Reply>>,
+    closed: bool,
+}
+
+/// State shared with the tasks.
+struct Shared {
+    state: Mutex<State>,
+    stderr_tail: Mutex<VecDeque<String>>,
+    max_message_size: usize,
+    command_line: String,
+}
+
+/// Locks ignoring poisoning (the data stays consistent: every critical section is a few map
+/// operations that do not panic).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    /// Marks the connection closed and fails every pending request with
+    /// [`Error::ConnectionClosed`].
+    fn close(&self) {
+        let pending = {
+            let mut st = lock(&self.state);
+            st.closed = true;
+            std::mem::take(&mut st.pending)
+        };
+        for (_, tx) in pending {
+            let _ = tx.send(Err(Error::ConnectionClosed));
+        }
+    }
+}
+
+/// A running session. Dropping it aborts its tasks.
+pub(crate) struct Session {
+    shared: Arc<Shared>,
+    out: mpsc::UnboundedSender<Outgoing>,
+    next_id: AtomicU64,
+    timeout: Duration,
+    io_tasks: Mutex<Vec<JoinHandle<()>>>,
+    stderr_task: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Session {
+    /// Starts the reader, writer and stderr tasks on the current Tokio runtime.
+    pub(crate) fn start(
+        stdin: ChildStdin,
+        stdout: ChildStdout,
+        stderr: ChildStderr,
+        timeout: Duration,
+        max_message_size: usize,
+        command_line: String,
+    ) -> Self {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            stderr_tail: Mutex::new(VecDeque::new()),
+            max_message_size,
+            command_line,
+        });
+        let (out, rx) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_loop(stdin, rx));
+        let reader = tokio::spawn(read_loop(stdout, Arc::clone(&shared), out.clone()));
+        let stderr_task = tokio::spawn(drain_stderr(stderr, Arc::clone(&shared)));
+        Self {
+            shared,
+            out,
+            next_id: AtomicU64::new(0),
+            timeout,
+            io_tasks: Mutex::new(vec![writer, reader]),
+            stderr_task: Mutex::new(Some(stderr_task)),
+        }
+    }
+
+    /// Sends a request and waits for its result, at most the request timeout.
+    ///
+    /// # Errors
+    /// [`Error::NotConnected`] when the session is closed; [`Error::ConnectionClosed`] when it
+    /// closes while waiting; [`Error::Rpc`] for a JSON-RPC error; [`Error::Timeout`] (after
+    /// sending `notifications/cancelled`); [`Error::MessageTooLarge`].
+    pub(crate) async fn request(&self, method: &str, params: Value) -> Reply {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut st = lock(&self.shared.state);
+            if st.closed {
+                return Err(Error::NotConnected);
+            }
+            st.pending.insert(id, tx);
+        }
+        let mut guard = PendingGuard {
+            session: self,
+            id,
+            armed: true,
+        };
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let (ack_tx, ack_rx) = oneshot::channel();
+        let line = framing::request_line(id, method, params);
+        if self.out.send(Outgoing::Line(line, Some(ack_tx))).is_err() {
+            guard.disarm();
+            return Err(Error::NotConnected);
+        }
+        tracing::debug!(id, method, "request sent");
+        let outcome = async {
+            match ack_rx.await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    tracing::debug!(id, method, "cannot write to the MCP server's stdin: {e}");
+                    return Err(Error::ConnectionClosed);
+                }
+                Err(_) => return Err(Error::NotConnected),
+            }
+            rx.await.unwrap_or(Err(Error::ConnectionClosed))
+        };
+        match tokio::time::timeout_at(deadline, outcome).await {
+            Ok(reply) => {
+                guard.disarm();
+                reply
+            }
+            Err(_) => {
+                guard.cancel("MCP error -32001: Request timed out");
+                Err(Error::Timeout {
+                    method: method.to_owned(),
+                    timeout: self.timeout,
+                })
+            }
+        }
+    }
+
+    /// Sends a notification; errors (a closed session) are ignored as the server is gone.
+    pub(crate) fn notify(&self, method: &str, params: Option<Value>) {
+        let _ = self.out.send(Outgoing::Line(
+            framing::notification_line(method, params),
+            None,
+        ));
+    }
+
+    /// Marks the session closed (later requests fail with [`Error::NotConnected`], pending ones
+    /// with [`Error::ConnectionClosed`]) and closes the server's stdin after queued lines.
+    pub(crate) fn close(&self) {
+        self.shared.close();
+        let _ = self.out.send(Outgoing::Close);
+    }
+
+    /// Stops the reader and writer tasks, then gives the stderr task up to `bound` to drain
+    /// what the (now dead) server wrote before stopping it too.
+    pub(crate) async fn stop_tasks(&self, bound: Duration) {
+        for task in std::mem::take(&mut *lock(&self.io_tasks)) {
+            task.abort();
+        }
+        let stderr_task = lock(&self.stderr_task).take();
+        if let Some(mut task) = stderr_task {
+            if tokio::time::timeout(bound, &mut task).await.is_err() {
+                task.abort();
+            }
+        }
+    }
+
+    /// The last lines the server wrote to stderr, formatted for [`Error::Handshake`]:
+    /// `"; server stderr (last lines): a | b"`, or empty.
+    pub(crate) fn stderr_tail(&self) -> String {
+        let tail = lock(&self.shared.stderr_tail);
+        if tail.is_empty() {
+            return String::new();
+        }
+        let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
+        format!("; server stderr (last lines): {}", lines.join(" | "))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.shared.close();
+        for task in lock(&self.io_tasks).drain(..) {
+            task.abort();
+        }
+        if let Some(task) = lock(&self.stderr_task).take() {
+            task.abort();
+        }
+    }
+}
+
+/// Removes a pending request when its future ends without an answer (timeout or dropped by
+/// the caller) and tells the server with `notifications/cancelled`.
+struct PendingGuard<'a> {
+    session: &'a Session,
+    id: u64,
+    armed: bool,
+}
+
+impl PendingGuard<'_> {
+    fn disarm(&mut self) {
+        if self.armed {
+            self.armed = false;
+            lock(&self.session.shared.state).pending.remove(&self.id);
+        }
+    }
+
+    fn cancel(&mut self, reason: &str) {
+        if !self.armed {
+            return;
+        }
+        self.armed = false;
+        let was_pending = lock(&self.session.shared.state)
+            .pending
+            .remove(&self.id)
+            .is_some();
+        if was_pending {
+            self.session.notify(
+                "notifications/cancelled",
+                Some(json!({ "requestId": self.id, "reason": reason })),
+            );
+        }
+    }
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        self.cancel("The request was dropped by the client");
+    }
+}
+
+/// Owns stdin: writes each line and flushes; dropping stdin on `Close` gives the server EOF.
+async fn write_loop(mut stdin: ChildStdin, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
+    while let Some(msg) = rx.recv().await {
+        match msg {
+            Outgoing::Line(bytes, ack) => {
+                let written = async {
+                    stdin.write_all(&bytes).await?;
+                    stdin.flush().await
+                }
+                .await;
+                match ack {
+                    Some(ack) => {
+                        let _ = ack.send(written);
+                    }
+                    None => {
+                        if let Err(e) = written {
+                            tracing::debug!("cannot write to the MCP server's stdin: {e}");
+                        }
+                    }
+                }
+            }
+            Outgoing::Close => break,
+        }
+    }
+}
+
+/// Reads stdout line by line until it closes, then closes the session.
+async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>, out: mpsc::UnboundedSender<Outgoing>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut buf = Vec::new();
+    loop {
+        match framing::read_line(&mut reader, &mut buf, shared.max_message_size).await {
+            Ok(LineRead::Eof) => break,
+            Err(e) => {
+                tracing::warn!(server = %shared.command_line, "cannot read the MCP server's stdout: {e}");
+                break;
+            }
+            Ok(LineRead::TooLong { len }) => {
+                let limit = shared.max_message_size;
+                tracing::warn!(
+                    server = %shared.command_line,
+                    "skipped a {len}-byte message from the MCP server, over the limit of {limit} bytes"
+                );
+                let pending = std::mem::take(&mut lock(&shared.state).pending);
+                for (_, tx) in pending {
+                    let _ = tx.send(Err(Error::MessageTooLarge { limit }));
+                }
+            }
+            Ok(LineRead::Line) => {
+                if buf.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                dispatch(framing::classify(&buf), &buf, &shared, &out);
+            }
+        }
+    }
+    shared.close();
+    tracing::debug!(server = %shared.command_line, "MCP server closed stdout");
+}
+
+/// Handles one classified stdout line.
+fn dispatch(
+    incoming: Incoming,
+    raw: &[u8],
+    shared: &Shared,
+    out: &mpsc::UnboundedSender<Outgoing>,
+) {
+    match incoming {
+        Incoming::Response { id, outcome } => {
+            let tx = id
+                .as_u64()
+                .and_then(|n| lock(&shared.state).pending.remove(&n));
+            match tx {
+                Some(tx) => {
+                    let _ = tx.send(outcome.map_err(Error::from));
+                }
+                None => {
+                    tracing::debug!(%id, "response to no pending request (timed out or cancelled)")
+                }
+            }
+        }
+        Incoming::Request { id, method } => {
+            let line = if method == "ping" {
+                framing::result_line(&id, json!({}))
+            } else {
+                tracing::debug!(%method, "answering an unsupported server request with -32601");
+                framing::error_line(&id, -32601, "Method not found")
+            };
+            let _ = out.send(Outgoing::Line(line, None));
+        }
+        Incoming::Notification { method } => {
+            tracing::debug!(%method, "notification from the MCP server ignored");
+        }
+        Incoming::Invalid { reason } => {
+            let text = String::from_utf8_lossy(raw);
+            tracing::warn!(
+                server = %shared.command_line,
+                "skipped a line on the MCP server's stdout that is not a JSON-RPC message ({reason}): {}",
+                cut(&text, STDERR_TAIL_LINE_CHARS)
+            );
+        }
+    }
+}
+
+/// `s` cut to at most `max` chars, with `…` when cut.
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+/// Logs every stderr line (target `oma_mcp::server_stderr`) and keeps the last few.
+async fn drain_stderr(stderr: ChildStderr, shared: Arc<Shared>) {
+    let mut reader = BufReader::new(stderr);
+    let mut buf = Vec::new();
+    loop {
+        match framing::read_line(&mut reader, &mut buf, STDERR_MAX_LINE).await {
+            Ok(LineRead::Eof) | Err(_) => break,
+            Ok(LineRead::TooLong { len }) => {
+                tracing::info!(target: "oma_mcp::server_stderr", server = %shared.command_line, "<{len}-byte line>");
+            }
+            Ok(LineRead::Line) => {
+                let text = String::from_utf8_lossy(&buf);
+                tracing::info!(target: "oma_mcp::server_stderr", server = %shared.command_line, "{text}");
+                let mut tail = lock(&shared.stderr_tail);
+                if tail.len() == STDERR_TAIL_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(cut(&text, STDERR_TAIL_LINE_CHARS));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut;
+
+    #[test]
+    fn cut_respects_char_boundaries() {
+        assert_eq!(cut("héllo", 2), "hé…");
+        assert_eq!(cut("hé", 2), "hé");
+    }
+}
