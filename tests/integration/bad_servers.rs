@@ -1,0 +1,251 @@
+//! Misbehaving servers (own test server modes): exact errors, never a hang.
+
+use std::time::{Duration, Instant};
+
+use oma_mcp_runtime::{ConnectConfig, Error, connect_mcp_tools};
+use serde_json::json;
+
+use crate::{args, own, server_bin};
+
+fn command() -> String {
+    server_bin().to_string_lossy().into_owned()
+}
+
+#[tokio::test]
+async fn spawn_failure_names_the_command() {
+    let err =
+        connect_mcp_tools(ConnectConfig::new("/nonexistent/oma-mcp-server").with_args(["stdio"]))
+            .await
+            .unwrap_err();
+    assert!(matches!(err, Error::Spawn { .. }));
+    let text = err.to_string();
+    assert!(
+        text.starts_with("cannot start the MCP server `/nonexistent/oma-mcp-server stdio`: "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "; check that the command path is right and that the server is installed (for the \
+             pinned npm servers: `npm ci --prefix tests/servers`)"
+        ),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn exit_during_handshake() {
+    let err = connect_mcp_tools(own("exit-on-initialize"))
+        .await
+        .unwrap_err();
+    assert!(err.is_disconnected());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP initialize handshake with `{}` failed: MCP error -32000: Connection closed; \
+             server stderr (last lines): fatal: this server refuses to initialize",
+            command()
+        )
+    );
+}
+
+#[tokio::test]
+async fn handshake_timeout() {
+    let start = Instant::now();
+    let err =
+        connect_mcp_tools(own("never-answer").with_request_timeout(Duration::from_millis(300)))
+            .await
+            .unwrap_err();
+    assert!(err.is_timeout());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP initialize handshake with `{}` failed: MCP error -32001: Request timed out",
+            command()
+        )
+    );
+    // The server exits on stdin EOF, so no signal grace period is needed.
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn handshake_json_rpc_error_and_bad_version() {
+    let err = connect_mcp_tools(own("error-on-initialize"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.rpc_code(), Some(-32603));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP initialize handshake with `{}` failed: MCP error -32603: initialize is broken on purpose",
+            command()
+        )
+    );
+    let err = connect_mcp_tools(own("bad-protocol-version"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP initialize handshake with `{0}` failed: the MCP server `{0}` sent an invalid \
+             `initialize` response: Server's protocol version is not supported: 1999-01-01",
+            command()
+        )
+    );
+}
+
+#[tokio::test]
+async fn repeated_cursor_stops_with_a_clear_error() {
+    let err = connect_mcp_tools(own("repeat-cursor")).await.unwrap_err();
+    assert!(matches!(&err, Error::RepeatedCursor { cursor, .. } if cursor == "again"));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP server `{}` repeated the tools/list cursor \"again\"; stopped paging instead \
+             of looping forever (this is a server bug)",
+            command()
+        )
+    );
+}
+
+#[tokio::test]
+async fn two_pages_keep_every_field() {
+    let client = connect_mcp_tools(own("two-pages").with_name_prefix("p"))
+        .await
+        .unwrap();
+    let names: Vec<(&str, &str)> = client
+        .tools()
+        .iter()
+        .map(|t| (t.name.as_str(), t.mcp_name.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [("p_alpha", "alpha"), ("p_beta_nested", "beta/nested")]
+    );
+    let beta = &client.tools()[1].descriptor;
+    assert_eq!(beta["execution"], json!({"taskSupport": "optional"}));
+    assert_eq!(beta["x-vendor"], json!({"kept": true}));
+    assert_eq!(
+        client.server_info(),
+        Some(&json!({"name": "oma-mcp-test-server-raw", "version": "0.1.0"}))
+    );
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn name_collision() {
+    let err = connect_mcp_tools(own("colliding-names")).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "MCP tools \"a/b\" and \"a_b\" both normalize to the tool name \"a_b\"; tool names must \
+         be unique after the prefix and `/` → `_` rule, so ask the server to rename one"
+    );
+}
+
+#[tokio::test]
+async fn non_json_stdout_lines_are_skipped() {
+    let client = connect_mcp_tools(own("stdout-noise")).await.unwrap();
+    assert_eq!(client.tools().len(), 2);
+    for message in ["one", "two"] {
+        let r = client
+            .call_tool("echo", args(json!({"message": message})))
+            .await;
+        assert_eq!(r.data, format!("Echo: {message}"));
+    }
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn stderr_flood_does_not_block() {
+    let client =
+        connect_mcp_tools(own("stderr-flood").with_request_timeout(Duration::from_secs(10)))
+            .await
+            .unwrap();
+    let r = client
+        .call_tool("echo", args(json!({"message": "still here"})))
+        .await;
+    assert_eq!(r.data, "Echo: still here");
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn server_requests_are_answered() {
+    let client = connect_mcp_tools(own("stdout-noise")).await.unwrap();
+    let r = client.call_tool("probe_client", None).await;
+    assert_eq!(
+        r.data,
+        r#"[{"jsonrpc":"2.0","id":"s-ping","result":{}},{"jsonrpc":"2.0","id":"s-sample","error":{"code":-32601,"message":"Method not found"}}]"#
+    );
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn call_timeout_is_the_seeds_text_and_the_session_goes_on() {
+    let client = connect_mcp_tools(own("normal").with_request_timeout(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    let err = client
+        .call_tool_raw("sleep", args(json!({"ms": 2000})))
+        .await
+        .unwrap_err();
+    assert!(matches!(&err, Error::Timeout { method, timeout }
+        if method == "tools/call" && *timeout == Duration::from_millis(300)));
+    assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
+    let r = client.call_tool("sleep", args(json!({"ms": 2000}))).await;
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        (
+            "MCP tool \"sleep\" failed: MCP error -32001: Request timed out",
+            true
+        )
+    );
+    let r = client
+        .call_tool("echo", args(json!({"message": "after"})))
+        .await;
+    assert_eq!(r.data, "Echo: after");
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn server_exit_mid_call_then_not_connected() {
+    let client = connect_mcp_tools(own("normal")).await.unwrap();
+    let r = client.call_tool("exit", args(json!({"code": 0}))).await;
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        (
+            "MCP tool \"exit\" failed: MCP error -32000: Connection closed",
+            true
+        )
+    );
+    let err = client
+        .call_tool_raw("echo", args(json!({"message": "x"})))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Not connected");
+    assert!(err.is_disconnected());
+    let err = client.list_tools_raw().await.unwrap_err();
+    assert_eq!(err.to_string(), "Not connected");
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn message_too_large_fails_the_call_and_the_session_goes_on() {
+    let client = connect_mcp_tools(own("normal").with_max_message_size(64 * 1024))
+        .await
+        .unwrap();
+    let err = client
+        .call_tool_raw("big", args(json!({"bytes": 100_000})))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the MCP server sent a message larger than the limit of 65536 bytes; raise it with \
+         `ConnectConfig::with_max_message_size`"
+    );
+    let r = client.call_tool("big", args(json!({"bytes": 10}))).await;
+    assert_eq!(r.data, "xxxxxxxxxx");
+    client.disconnect().await;
+}

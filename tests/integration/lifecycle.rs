@@ -1,0 +1,142 @@
+//! Process lifecycle: disconnect, drop, process groups, environment hygiene.
+
+use std::time::{Duration, Instant};
+
+use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools};
+use serde_json::json;
+
+use crate::{alive, args, gone_within_5s, own, server_bin};
+
+#[tokio::test]
+async fn disconnect_twice_and_no_process_left() {
+    let client = connect_mcp_tools(own("normal")).await.unwrap();
+    let pid = client.pid().unwrap();
+    assert!(alive(pid));
+    client.disconnect().await;
+    assert!(!alive(pid), "server {pid} still running after disconnect");
+    client.disconnect().await;
+    let r = client
+        .call_tool("echo", args(json!({"message": "x"})))
+        .await;
+    assert_eq!(r.data, "MCP tool \"echo\" failed: Not connected");
+}
+
+#[tokio::test]
+async fn drop_kills_the_server() {
+    let client = connect_mcp_tools(own("normal")).await.unwrap();
+    let pid = client.pid().unwrap();
+    drop(client);
+    assert!(
+        gone_within_5s(pid).await,
+        "server {pid} outlived the dropped client"
+    );
+}
+
+/// `sh -c 'sleep 300 & echo $! > pidfile; exec server'`: the `sleep` is a grandchild in the
+/// server's process group.
+fn with_grandchild(pidfile: &std::path::Path) -> ConnectConfig {
+    ConnectConfig::new("sh")
+        .with_args(["-c", r#"sleep 300 & echo $! > "$PIDFILE"; exec "$SERVER""#])
+        .with_env("PIDFILE", pidfile.to_string_lossy())
+        .with_env("SERVER", server_bin().to_string_lossy())
+}
+
+fn read_pid(pidfile: &std::path::Path) -> u32 {
+    std::fs::read_to_string(pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn disconnect_and_drop_take_grandchildren() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("sleep.pid");
+    let client = connect_mcp_tools(with_grandchild(&pidfile)).await.unwrap();
+    let sleep = read_pid(&pidfile);
+    assert!(alive(sleep));
+    client.disconnect().await;
+    assert!(
+        gone_within_5s(sleep).await,
+        "grandchild {sleep} survived disconnect"
+    );
+
+    let pidfile = dir.path().join("sleep2.pid");
+    let client = connect_mcp_tools(with_grandchild(&pidfile)).await.unwrap();
+    let sleep = read_pid(&pidfile);
+    let server = client.pid().unwrap();
+    drop(client);
+    assert!(
+        gone_within_5s(sleep).await,
+        "grandchild {sleep} survived drop"
+    );
+    assert!(
+        gone_within_5s(server).await,
+        "server {server} survived drop"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn stubborn_server_is_killed_after_the_grace_periods() {
+    let client = connect_mcp_tools(own("stubborn")).await.unwrap();
+    let pid = client.pid().unwrap();
+    let start = Instant::now();
+    client.disconnect().await;
+    let took = start.elapsed();
+    assert!(!alive(pid), "stubborn server {pid} still running");
+    assert!(took >= Duration::from_secs(4), "{took:?}");
+    assert!(took < Duration::from_secs(6), "{took:?}");
+}
+
+#[tokio::test]
+async fn environment_is_hygienic() {
+    let Ok(parent_value) = std::env::var("CARGO_MANIFEST_DIR") else {
+        eprintln!(
+            "skipping environment_is_hygienic: CARGO_MANIFEST_DIR is not set (run via cargo test)"
+        );
+        return;
+    };
+    let client = connect_mcp_tools(own("normal").with_env("GREETING", "hi"))
+        .await
+        .unwrap();
+    assert_eq!(get(&client, "CARGO_MANIFEST_DIR").await, "<unset>");
+    assert_eq!(get(&client, "GREETING").await, "hi");
+    assert_eq!(get(&client, "OMA_TEST_SERVER_MODE").await, "normal");
+    if let Ok(path) = std::env::var("PATH") {
+        assert_eq!(get(&client, "PATH").await, path);
+    }
+    client.disconnect().await;
+
+    let client = connect_mcp_tools(
+        own("normal").with_pass_env(["CARGO_MANIFEST_DIR", "OMA_NOT_SET_ANYWHERE"]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(get(&client, "CARGO_MANIFEST_DIR").await, parent_value);
+    assert_eq!(get(&client, "OMA_NOT_SET_ANYWHERE").await, "<unset>");
+    client.disconnect().await;
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn cwd_is_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let canonical = dir.path().canonicalize().unwrap();
+    let client = connect_mcp_tools(own("normal").with_cwd(&canonical))
+        .await
+        .unwrap();
+    let pid = client.pid().unwrap();
+    let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap();
+    assert_eq!(cwd, canonical);
+    client.disconnect().await;
+}
+
+async fn get(client: &oma_mcp_runtime::McpClient, name: &str) -> String {
+    client
+        .call_tool("get_env", args(json!({"name": name})))
+        .await
+        .data
+}

@@ -1,0 +1,102 @@
+//! Workspace integration tests: `oma-mcp-runtime`'s stdio client against the project's own
+//! test server (`oma-mcp-test-server`, every `OMA_TEST_SERVER_MODE`) and the pinned
+//! `@modelcontextprotocol/server-everything`.
+//!
+//! Run with `cargo test -p oma-mcp-tests`. The server-everything tests need
+//! `npm ci --prefix tests/servers` and `node`; without them they print one line and pass.
+
+#![allow(clippy::unwrap_used)]
+
+mod bad_servers;
+mod everything;
+mod lifecycle;
+mod own_server;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use oma_mcp_runtime::ConnectConfig;
+use serde_json::{Map, Value};
+
+/// The test server binary (built by `cargo test` for this package).
+pub fn server_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_oma-mcp-test-server"))
+}
+
+/// A config for the own test server in `mode` (`"normal"` for the rmcp server).
+pub fn own(mode: &str) -> ConnectConfig {
+    ConnectConfig::new(server_bin().to_string_lossy())
+        .with_env(oma_mcp_tests::MODE_VAR, mode)
+        .with_request_timeout(Duration::from_secs(20))
+}
+
+/// The workspace root (`tests/..`).
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The shared reference folder: `$OMA_MCP_SHARED`, else `<workspace>/../shared`; `None` (and
+/// one line on stderr) when absent.
+pub fn shared_dir(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("OMA_MCP_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping {test}: shared folder {} not found (set OMA_MCP_SHARED)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// JSON object arguments from a `json!` literal.
+pub fn args(value: Value) -> Option<Map<String, Value>> {
+    match value {
+        Value::Object(map) => Some(map),
+        _ => panic!("arguments must be an object"),
+    }
+}
+
+/// Whether the process `pid` exists and is not a zombie.
+pub fn alive(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            // The state follows the parenthesized command name.
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+            Err(_) => false,
+        }
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
+    {
+        let pid = rustix::process::Pid::from_raw(pid as i32).unwrap();
+        rustix::process::test_kill_process(pid).is_ok()
+    }
+}
+
+/// Waits up to 5 s for `pid` to be gone; `true` when it is.
+pub async fn gone_within_5s(pid: u32) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(5) {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+/// Logs to the test output when `RUST_LOG` is set (e.g. `RUST_LOG=oma_mcp=debug`).
+pub fn init_tracing() {
+    if std::env::var_os("RUST_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_test_writer()
+            .try_init();
+    }
+}

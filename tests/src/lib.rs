@@ -1,0 +1,133 @@
+//! oma-mcp's own MCP test server and helpers for the workspace integration tests.
+//!
+//! The server ([`serve_stdio`], binary `oma-mcp-test-server`) is built with rmcp's server
+//! side and offers small deterministic tools:
+//!
+//! | tool | result |
+//! |---|---|
+//! | `echo {message}` | text `Echo: <message>` |
+//! | `add {a, b}` (i64) | text sum |
+//! | `tiny_image` | image block ([`TINY_PNG_BASE64`], `image/png`) then text `A 1x1 PNG.` |
+//! | `resource_links` | `resource_link` to `https://example.com/docs/readme.md` (with description), `resource_link` to `file:///tmp/oma-mcp/notes.txt` |
+//! | `embedded_resource` | text resource `memo://greeting`, blob resource `memo://data.bin` ([`BLOB_BASE64`]) |
+//! | `audio` | audio block ([`AUDIO_WAV_BASE64`], `audio/wav`) |
+//! | `fail` | `isError: true`, text `This tool always fails` |
+//! | `sleep {ms}` | sleeps, then text `Slept <ms> ms` |
+//! | `describe_pet {pet: {name, kind: cat\|dog}, tags?}` | text `<name> is a <kind>[, tagged: a, b]` |
+//! | `structured {city}` | `structuredContent` `{city, temperature_c: 21, conditions: "sunny"}` with an `outputSchema` |
+//! | `get_env {name}` | the server's value of the variable, or `<unset>` |
+//! | `exit {code?}` | exits the process without answering |
+//! | `big {bytes}` | text of `bytes` times `x` |
+//!
+//! The environment variable [`MODE_VAR`] (`OMA_TEST_SERVER_MODE`) selects a misbehaving
+//! mode, see [`Mode`].
+
+mod raw;
+mod server;
+
+pub use server::TestServer;
+
+/// The environment variable selecting the server's [`Mode`].
+pub const MODE_VAR: &str = "OMA_TEST_SERVER_MODE";
+/// The `serverInfo.name` of the normal mode.
+pub const SERVER_NAME: &str = "oma-mcp-test-server";
+/// A 1x1 RGBA PNG, base64 (96 characters).
+pub const TINY_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP438DwHwAGgAJ/EEwb4QAAAABJRU5ErkJggg==";
+/// The blob of `embedded_resource` (bytes 0..=4), base64 (8 characters).
+pub const BLOB_BASE64: &str = "AAECAwQ=";
+/// The data of `audio` (a WAV header start), base64 (16 characters).
+pub const AUDIO_WAV_BASE64: &str = "UklGRiQAAABXQVZF";
+/// How many bytes `stderr-flood` writes to stderr before serving (4 MiB, far over a pipe's
+/// buffer, so a client that does not drain stderr hangs).
+pub const STDERR_FLOOD_BYTES: usize = 4 * 1024 * 1024;
+
+/// Behaviour switches for bad-input tests, from [`MODE_VAR`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Mode {
+    /// Unset or `normal`: the rmcp server with every tool.
+    Normal,
+    /// `stderr-flood`: writes [`STDERR_FLOOD_BYTES`] to stderr, then serves normally.
+    StderrFlood,
+    /// `exit-on-initialize` (raw): writes a line to stderr and exits with code 3 on
+    /// `initialize`.
+    ExitOnInitialize,
+    /// `error-on-initialize` (raw): answers `initialize` with JSON-RPC error -32603.
+    ErrorOnInitialize,
+    /// `bad-protocol-version` (raw): answers `initialize` with protocol version `1999-01-01`.
+    BadProtocolVersion,
+    /// `never-answer` (raw): reads everything, answers nothing, exits at EOF.
+    NeverAnswer,
+    /// `repeat-cursor` (raw): every `tools/list` page has `nextCursor: "again"`.
+    RepeatCursor,
+    /// `two-pages` (raw): `alpha` on page 1 (cursor `page-2`); `beta/nested` with extra
+    /// `execution` and `x-vendor` fields on page 2 (cursor `""`, which ends paging).
+    TwoPages,
+    /// `stdout-noise` (raw): writes non-JSON lines (and an empty one) before every answer.
+    StdoutNoise,
+    /// `colliding-names` (raw): tools `a/b` and `a_b`.
+    CollidingNames,
+    /// `stubborn` (raw): ignores stdin EOF and SIGTERM; only SIGKILL stops it.
+    Stubborn,
+}
+
+impl Mode {
+    /// Reads [`MODE_VAR`].
+    ///
+    /// # Errors
+    /// The unknown mode name.
+    pub fn from_env() -> Result<Self, String> {
+        match std::env::var(MODE_VAR).as_deref() {
+            Err(_) | Ok("") | Ok("normal") => Ok(Self::Normal),
+            Ok("stderr-flood") => Ok(Self::StderrFlood),
+            Ok("exit-on-initialize") => Ok(Self::ExitOnInitialize),
+            Ok("error-on-initialize") => Ok(Self::ErrorOnInitialize),
+            Ok("bad-protocol-version") => Ok(Self::BadProtocolVersion),
+            Ok("never-answer") => Ok(Self::NeverAnswer),
+            Ok("repeat-cursor") => Ok(Self::RepeatCursor),
+            Ok("two-pages") => Ok(Self::TwoPages),
+            Ok("stdout-noise") => Ok(Self::StdoutNoise),
+            Ok("colliding-names") => Ok(Self::CollidingNames),
+            Ok("stubborn") => Ok(Self::Stubborn),
+            Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
+        }
+    }
+}
+
+/// Runs the test server on stdin/stdout until stdin closes, in the mode [`MODE_VAR`] selects.
+///
+/// # Errors
+/// An unknown mode, or an I/O or protocol error of the server.
+pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use rmcp::ServiceExt;
+
+    let mode = Mode::from_env()?;
+    match mode {
+        Mode::Normal | Mode::StderrFlood => {
+            if mode == Mode::StderrFlood {
+                use std::io::Write;
+                let line = format!("{}\n", "flood ".repeat(170));
+                let mut stderr = std::io::stderr().lock();
+                for _ in 0..STDERR_FLOOD_BYTES / line.len() {
+                    stderr.write_all(line.as_bytes())?;
+                }
+            }
+            let service = TestServer::new().serve(rmcp::transport::stdio()).await?;
+            service.waiting().await?;
+            Ok(())
+        }
+        _ => {
+            // Registering a SIGTERM listener replaces the default action (terminate).
+            #[cfg(unix)]
+            let _term = if mode == Mode::Stubborn {
+                Some(tokio::signal::unix::signal(
+                    tokio::signal::unix::SignalKind::terminate(),
+                )?)
+            } else {
+                None
+            };
+            tokio::task::spawn_blocking(move || raw::run(mode)).await??;
+            Ok(())
+        }
+    }
+}

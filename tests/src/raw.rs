@@ -1,0 +1,166 @@
+//! Misbehaving modes, as a tiny line-based JSON-RPC loop (rmcp's server cannot be made to
+//! write garbage to stdout, repeat a cursor or ignore EOF).
+
+use std::io::{BufRead, Write};
+
+use serde_json::{Value, json};
+
+use crate::Mode;
+
+/// The `serverInfo` of every raw mode.
+fn server_info() -> Value {
+    json!({"name": "oma-mcp-test-server-raw", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// A tool descriptor with a single required string property.
+fn tool(name: &str) -> Value {
+    json!({
+        "name": name,
+        "description": format!("The raw-mode tool {name}"),
+        "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}},
+                        "required": ["message"]}
+    })
+}
+
+/// Writes one message line and flushes.
+fn send(out: &mut impl Write, msg: &Value) -> std::io::Result<()> {
+    writeln!(out, "{msg}")?;
+    out.flush()
+}
+
+/// Runs the raw loop of `mode` on stdin/stdout until stdin closes (or the mode exits).
+///
+/// # Errors
+/// I/O errors on stdio.
+pub fn run(mode: Mode) -> std::io::Result<()> {
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut out = std::io::stdout().lock();
+    while let Some(line) = lines.next() {
+        let line = line?;
+        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(method) = msg.get("method").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(id) = msg.get("id").cloned() else {
+            continue; // a notification
+        };
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        if mode == Mode::NeverAnswer {
+            continue;
+        }
+        if mode == Mode::StdoutNoise {
+            writeln!(out, "this line is not JSON")?;
+            writeln!(out, "{{\"broken\": ")?;
+            writeln!(out, "[1, 2, 3]")?;
+            writeln!(out)?;
+        }
+        let reply = match method {
+            "initialize" => match mode {
+                Mode::ExitOnInitialize => {
+                    eprintln!("fatal: this server refuses to initialize");
+                    std::process::exit(3);
+                }
+                Mode::ErrorOnInitialize => Err((-32603, "initialize is broken on purpose")),
+                Mode::BadProtocolVersion => Ok(json!({
+                    "protocolVersion": "1999-01-01", "capabilities": {"tools": {}},
+                    "serverInfo": server_info()
+                })),
+                _ => Ok(json!({
+                    "protocolVersion": params.get("protocolVersion").cloned()
+                        .unwrap_or(json!("2025-11-25")),
+                    "capabilities": {"tools": {}},
+                    "serverInfo": server_info()
+                })),
+            },
+            "ping" => Ok(json!({})),
+            "tools/list" => Ok(list_page(
+                mode,
+                params.get("cursor").and_then(Value::as_str),
+            )),
+            "tools/call" => {
+                let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+                if name == "probe_client" {
+                    Ok(probe_client(&mut lines, &mut out)?)
+                } else {
+                    let message = params
+                        .pointer("/arguments/message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    Ok(json!({"content": [{"type": "text", "text": format!("Echo: {message}")}]}))
+                }
+            }
+            _ => Err((-32601, "Method not found")),
+        };
+        let response = match reply {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, message)) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            }
+        };
+        send(&mut out, &response)?;
+    }
+    if mode == Mode::Stubborn {
+        // Ignore EOF (and SIGTERM, see `serve_stdio`): only SIGKILL ends this process.
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+    Ok(())
+}
+
+/// One `tools/list` page for `mode` and the request's `cursor`.
+fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
+    match (mode, cursor) {
+        (Mode::RepeatCursor, None) => json!({"tools": [tool("first")], "nextCursor": "again"}),
+        (Mode::RepeatCursor, Some(_)) => json!({"tools": [tool("second")], "nextCursor": "again"}),
+        (Mode::TwoPages, None) => json!({"tools": [tool("alpha")], "nextCursor": "page-2"}),
+        (Mode::TwoPages, Some(_)) => {
+            let mut beta = tool("beta/nested");
+            beta["execution"] = json!({"taskSupport": "optional"});
+            beta["x-vendor"] = json!({"kept": true});
+            json!({"tools": [beta], "nextCursor": ""})
+        }
+        (Mode::CollidingNames, _) => json!({"tools": [tool("a/b"), tool("a_b")]}),
+        _ => json!({"tools": [tool("echo"), tool("probe_client")]}),
+    }
+}
+
+/// Sends the client a `ping`, an unsupported request and a notification, waits for both
+/// answers and returns them as the text of the tool result (compact JSON array, in the
+/// order ping, unsupported).
+fn probe_client(
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    out: &mut impl Write,
+) -> std::io::Result<Value> {
+    send(
+        out,
+        &json!({"jsonrpc": "2.0", "method": "notifications/message",
+                      "params": {"level": "info", "data": "probing"}}),
+    )?;
+    send(
+        out,
+        &json!({"jsonrpc": "2.0", "id": "s-ping", "method": "ping"}),
+    )?;
+    send(
+        out,
+        &json!({"jsonrpc": "2.0", "id": "s-sample", "method": "sampling/createMessage",
+                      "params": {"messages": [], "maxTokens": 1}}),
+    )?;
+    let (mut ping, mut sample) = (None, None);
+    while ping.is_none() || sample.is_none() {
+        let Some(line) = lines.next() else { break };
+        let Ok(msg) = serde_json::from_str::<Value>(&line?) else {
+            continue;
+        };
+        match msg.get("id").and_then(Value::as_str) {
+            Some("s-ping") => ping = Some(msg),
+            Some("s-sample") => sample = Some(msg),
+            _ => {}
+        }
+    }
+    let text = json!([ping, sample]).to_string();
+    Ok(json!({"content": [{"type": "text", "text": text}]}))
+}
