@@ -201,7 +201,7 @@ impl Snapshot {
             .collect();
         root.insert("tools".into(), Value::Array(tools));
         let mut text = serde_json::to_string_pretty(&sorted_keys(Value::Object(root)))
-            .unwrap_or_else(|e| unreachable_json(e));
+            .unwrap_or_else(unreachable_json);
         text.push('\n');
         text
     }
@@ -233,10 +233,10 @@ impl Snapshot {
             return Self::parse_ours(root, path);
         }
         // A JSON-RPC response whose result is a tools/list result.
-        if root.get("jsonrpc").is_some() {
-            if let Some(Value::Object(result)) = root.remove("result") {
-                root = result;
-            }
+        if root.get("jsonrpc").is_some()
+            && let Some(Value::Object(result)) = root.remove("result")
+        {
+            root = result;
         }
         let Some(Value::Array(tools)) = root.remove("tools") else {
             return Err(bad(
@@ -413,7 +413,7 @@ pub fn sorted_keys(value: Value) -> Value {
 /// The canonical JSON of `value` (RFC 8785 style): object keys sorted by UTF-16 code units,
 /// no insignificant whitespace, strings and numbers as `serde_json` writes them.
 pub fn canonical_json(value: &Value) -> String {
-    serde_json::to_string(&sorted_keys(value.clone())).unwrap_or_else(|e| unreachable_json(e))
+    serde_json::to_string(&sorted_keys(value.clone())).unwrap_or_else(unreachable_json)
 }
 
 /// `sha256:` + the lowercase hex SHA-256 of [`canonical_json`] of `value`.

@@ -140,3 +140,20 @@ async fn get(client: &oma_mcp_runtime::McpClient, name: &str) -> String {
         .await
         .data
 }
+
+#[test]
+fn drop_after_the_runtime_is_gone_does_not_panic_and_kills() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = rt.block_on(connect_mcp_tools(own("normal"))).unwrap();
+    let pid = client.pid().unwrap();
+    drop(rt);
+    drop(client);
+    let start = Instant::now();
+    while alive(pid) && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(pid), "server {pid} outlived the dropped client");
+}

@@ -34,9 +34,11 @@ pub const DEFAULT_INHERITED_ENV: &[&str] = &[
     "PROGRAMFILES",
 ];
 
-/// How long [`shutdown`] waits for the server to exit after its stdin is closed.
+/// How long [`McpClient::disconnect`](crate::McpClient::disconnect) waits for the server to
+/// exit after its stdin is closed.
 pub const EOF_GRACE: Duration = Duration::from_secs(2);
-/// How long [`shutdown`] waits after SIGTERM before sending SIGKILL.
+/// How long [`McpClient::disconnect`](crate::McpClient::disconnect) waits after SIGTERM to the
+/// server's process group before sending SIGKILL.
 pub const TERM_GRACE: Duration = Duration::from_secs(2);
 
 /// The complete environment of the child (it starts from an empty one).

@@ -186,10 +186,10 @@ impl Session {
             task.abort();
         }
         let stderr_task = lock(&self.stderr_task).take();
-        if let Some(mut task) = stderr_task {
-            if tokio::time::timeout(bound, &mut task).await.is_err() {
-                task.abort();
-            }
+        if let Some(mut task) = stderr_task
+            && tokio::time::timeout(bound, &mut task).await.is_err()
+        {
+            task.abort();
         }
     }
 
