@@ -288,12 +288,7 @@ pub fn take_snapshot(pin: &ServerPin, manifest: &Path) -> Result<Snapshot, Error
         let client = oma_mcp_runtime::connect_mcp_tools(pin.connect_config())
             .await
             .map_err(connect_error)?;
-        let snapshot = Snapshot::from_descriptors(
-            client.server_info().cloned(),
-            client.protocol_version().map(str::to_owned),
-            Some(pin.snapshot_source()),
-            client.tools().iter().map(|t| t.descriptor.clone()),
-        );
+        let snapshot = client.snapshot_with_source(pin.snapshot_source());
         client.disconnect().await;
         snapshot.map_err(connect_error)
     })

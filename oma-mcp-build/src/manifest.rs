@@ -213,21 +213,22 @@ impl Manifest {
 }
 
 impl ServerPin {
-    /// The runtime connection settings of this pin; `pass-env` values are read from the
-    /// current process environment now (unset names are skipped).
+    /// The runtime connection settings of this pin. `pass-env` names are read from the
+    /// environment when the connection starts (see [`oma_mcp_runtime::ConnectConfig`]).
     pub fn connect_config(&self) -> oma_mcp_runtime::ConnectConfig {
-        let mut env = self.env.clone();
-        for name in &self.pass_env {
-            if let Some(value) = std::env::var_os(name) {
-                env.insert(name.clone(), value.to_string_lossy().into_owned());
-            }
+        let mut config =
+            oma_mcp_runtime::ConnectConfig::new(self.program.to_string_lossy().into_owned())
+                .with_args(self.args.clone())
+                .with_cwd(self.cwd.clone())
+                .with_pass_env(self.pass_env.clone())
+                .with_request_timeout(self.request_timeout);
+        for (name, value) in &self.env {
+            config = config.with_env(name.clone(), value.clone());
         }
-        oma_mcp_runtime::ConnectConfig::new(self.program.to_string_lossy().into_owned())
-            .with_args(self.args.clone())
-            .with_cwd(self.cwd.clone())
-            .with_env(env)
-            .with_name_prefix(self.prefix.clone())
-            .with_request_timeout(self.request_timeout)
+        if let Some(prefix) = &self.prefix {
+            config = config.with_name_prefix(prefix.clone());
+        }
+        config
     }
 
     /// The snapshot's `source`: the command and arguments as written in the manifest.

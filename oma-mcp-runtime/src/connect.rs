@@ -364,10 +364,20 @@ impl McpClient {
     /// # Errors
     /// [`Error::SnapshotFormat`] when the server listed one raw name twice.
     pub fn snapshot(&self) -> Result<Snapshot, Error> {
+        self.snapshot_with_source(SnapshotSource::new(self.command.clone(), self.args.clone()))
+    }
+
+    /// As [`McpClient::snapshot`], recording `source` instead of the spawned command: the
+    /// command as the user wrote it (e.g. a manifest's relative path), so the snapshot file
+    /// does not depend on where the project is checked out.
+    ///
+    /// # Errors
+    /// [`Error::SnapshotFormat`] when the server listed one raw name twice.
+    pub fn snapshot_with_source(&self, source: SnapshotSource) -> Result<Snapshot, Error> {
         Snapshot::from_descriptors(
             self.server_info.clone(),
             self.protocol_version.clone(),
-            Some(SnapshotSource::new(self.command.clone(), self.args.clone())),
+            Some(source),
             self.tools.iter().map(|t| t.descriptor.clone()),
         )
     }

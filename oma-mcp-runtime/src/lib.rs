@@ -16,10 +16,10 @@ pub mod result;
 pub mod snapshot;
 pub mod typed;
 
-pub use connect::{ConnectConfig, McpClient, connect_mcp_tools};
+pub use connect::{ConnectConfig, DiscoveredTool, McpClient, connect_mcp_tools};
 pub use error::Error;
 pub use naming::normalize_tool_name;
-pub use result::{ModelPart, ToolResult, map_call_result};
+pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use snapshot::{Snapshot, SnapshotTool};
 pub use typed::McpTool;
 

@@ -18,7 +18,7 @@ async fn main() -> ExitCode {
     let config = ConnectConfig::new(format!("{dir}/node_modules/.bin/mcp-server-everything"))
         .with_args(["stdio"])
         .with_cwd(dir)
-        .with_name_prefix(Some("everything".to_owned()));
+        .with_name_prefix("everything");
     let client = match connect_mcp_tools(config).await {
         Ok(client) => client,
         Err(e) => {

@@ -128,7 +128,7 @@ async fn snapshot(
             config = config.with_request_timeout(Duration::from_millis(ms));
         }
         let client = connect(config).await?;
-        let snapshot = take(&client, SnapshotSource::new(program.clone(), args.to_vec()));
+        let snapshot = client.snapshot_with_source(SnapshotSource::new(program.clone(), args.to_vec()));
         client.disconnect().await;
         let snapshot = snapshot?;
         match out {
@@ -162,7 +162,7 @@ async fn snapshot(
             config = config.with_request_timeout(Duration::from_millis(ms));
         }
         let client = connect(config).await?;
-        let snapshot = take(&client, pin.snapshot_source());
+        let snapshot = client.snapshot_with_source(pin.snapshot_source());
         client.disconnect().await;
         let snapshot = snapshot?;
         let path = out.clone().unwrap_or_else(|| pin.snapshot.clone());
@@ -319,7 +319,7 @@ fn resolve(
     } else {
         return Err(CliError::NoServer);
     };
-    if prefix.is_some() {
+    if let Some(prefix) = prefix {
         config = config.with_name_prefix(prefix);
     }
     if let Some(ms) = timeout_ms {
@@ -336,15 +336,6 @@ async fn connect(config: ConnectConfig) -> Result<McpClient, CliError> {
     oma_mcp_runtime::connect_mcp_tools(config)
         .await
         .map_err(|source| CliError::Connect { command, source })
-}
-
-fn take(client: &McpClient, source: SnapshotSource) -> Result<Snapshot, oma_mcp_runtime::Error> {
-    Snapshot::from_descriptors(
-        client.server_info().cloned(),
-        client.protocol_version().map(str::to_owned),
-        Some(source),
-        client.tools().iter().map(|t| t.descriptor.clone()),
-    )
 }
 
 fn pretty(value: &Value) -> String {
