@@ -1,1 +1,361 @@
-//! Snapshot → Rust code.
+//! Snapshot → Rust code: typed argument structs and [`McpTool`] marker types.
+//!
+//! [`generate`] turns every tool of a [`Snapshot`] into
+//! - `<Tool>Args`, the argument struct (nested structs and string enums as the schema asks,
+//!   `serde_json::Value` with a doc note where it asks for more than the type model covers),
+//! - `<Tool>`, a unit marker type implementing [`McpTool`] with the tool's names,
+//!   description, input schema, digest and whether it is consequential,
+//!
+//! plus `TOOL_NAMES`, the raw MCP names in snapshot order. `<Tool>` is the UpperCamelCase
+//! of the raw MCP name (`get-sum` → `GetSum`, `GetSumArgs`); names that collide after
+//! conversion are numbered in snapshot order (`get_sum` → `GetSum2`).
+//!
+//! The code is a plain module body that refers to everything through `::oma_mcp_runtime`, so
+//! the including crate needs no other dependency:
+//!
+//! ```ignore
+//! mod everything {
+//!     include!(concat!(env!("OUT_DIR"), "/everything.rs"));
+//! }
+//! let result = client.call(everything::Echo, everything::EchoArgs { message: "hi".into() }).await;
+//! ```
+//!
+//! Same snapshot and options → byte-identical output. Generation never panics on input: what
+//! the type model cannot express becomes `serde_json::Value`, and what is wrong in a schema is
+//! reported as a [`Warning`].
+//!
+//! [`McpTool`]: oma_mcp_runtime::McpTool
+
+mod docs;
+mod emit;
+mod names;
+mod schema;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use globset::{Glob, GlobMatcher};
+use oma_mcp_runtime::snapshot::canonical_json;
+use oma_mcp_runtime::{Snapshot, normalize_tool_name};
+use serde_json::Value;
+
+use crate::error::Error;
+
+use self::names::Namespace;
+use self::schema::TypeDef;
+
+/// Settings for [`generate`]: plain data, built with [`GenerateOptions::default`] and the
+/// `with_*` setters.
+///
+/// ```
+/// use oma_mcp_build::codegen::GenerateOptions;
+/// let options = GenerateOptions::default()
+///     .with_name_prefix("github")
+///     .with_consequential(["delete_*", "merge_pull_request"]);
+/// assert_eq!(options.name_prefix.as_deref(), Some("github"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GenerateOptions {
+    /// The prefix of the framework tool names: `McpTool::NAME` is
+    /// `oma_mcp_runtime::normalize_tool_name(prefix, mcp_name)`.
+    pub name_prefix: Option<String>,
+    /// Tools that need confirmation before they run (`McpTool::CONSEQUENTIAL`): exact raw MCP
+    /// names or globs over them (`*` also matches `/`).
+    pub consequential: Vec<String>,
+}
+
+impl GenerateOptions {
+    /// Sets [`GenerateOptions::name_prefix`].
+    #[must_use]
+    pub fn with_name_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.name_prefix = Some(prefix.into());
+        self
+    }
+
+    /// Sets [`GenerateOptions::consequential`] (replacing earlier entries).
+    #[must_use]
+    pub fn with_consequential(
+        mut self,
+        patterns: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.consequential = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+/// A problem in a tool's schema that generation worked around (the part became
+/// `serde_json::Value`). Build scripts print these as `cargo::warning=`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub struct Warning {
+    /// The raw MCP name of the tool.
+    pub tool: String,
+    /// JSON pointer into the tool descriptor, e.g. `/inputSchema/properties/x`.
+    pub pointer: String,
+    /// What is wrong and what was generated instead.
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tool \"{}\" at {}: {}",
+            self.tool, self.pointer, self.message
+        )
+    }
+}
+
+/// The output of [`generate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Generated {
+    /// The Rust source: a plain module body to `include!` inside a `mod`.
+    pub code: String,
+    /// Schema problems worked around, in snapshot order.
+    pub warnings: Vec<Warning>,
+}
+
+/// Everything the emitter needs for one tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolModel {
+    /// The raw MCP name.
+    pub mcp_name: String,
+    /// The framework tool name (prefix and `/` rule applied).
+    pub name: String,
+    /// The marker type's name.
+    pub marker: String,
+    /// The argument struct's name (the first of `types`).
+    pub args: String,
+    /// The tool's description, as sent.
+    pub description: Option<String>,
+    /// Canonical JSON of the input schema.
+    pub input_schema: String,
+    /// The descriptor's digest.
+    pub digest: String,
+    /// Whether the tool matches a `consequential` entry.
+    pub consequential: bool,
+    /// The argument struct, then its nested types.
+    pub types: Vec<TypeDef>,
+}
+
+/// Generates the Rust code for every tool of `snapshot`.
+///
+/// # Errors
+/// - [`Error::InvalidGlob`] when an entry of [`GenerateOptions::consequential`] is not a
+///   valid glob;
+/// - [`Error::ToolNameCollision`] when two tools get the same framework name
+///   (`a/b` and `a_b`);
+/// - [`Error::InvalidGeneratedCode`] and [`Error::InvalidIdentifier`] only on a bug in this
+///   crate.
+pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Generated, Error> {
+    let consequential = Consequential::new(&options.consequential)?;
+    let prefix = options.name_prefix.as_deref();
+    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    let mut types = Namespace::new();
+    let mut warnings = Vec::new();
+    let mut tools = Vec::with_capacity(snapshot.tools.len());
+    for tool in &snapshot.tools {
+        let mcp_name = tool.name();
+        let name = normalize_tool_name(prefix, mcp_name);
+        if let Some(first) = seen.insert(name.clone(), mcp_name) {
+            return Err(Error::ToolNameCollision {
+                normalized: name,
+                first: first.to_owned(),
+                second: mcp_name.to_owned(),
+            });
+        }
+        let base = names::camel_ident(mcp_name, "Tool", "Tool", "Tool");
+        let marker = types.claim_type(&base, &["Args"]);
+        let args = format!("{marker}Args");
+        let input_schema = match tool.input_schema() {
+            Some(schema @ Value::Object(_)) => canonical_json(schema),
+            _ => r#"{"type":"object"}"#.to_owned(),
+        };
+        tools.push(ToolModel {
+            mcp_name: mcp_name.to_owned(),
+            name,
+            description: tool.description().map(str::to_owned),
+            input_schema,
+            digest: tool.digest.clone(),
+            consequential: consequential.matches(mcp_name),
+            types: schema::input_types(
+                mcp_name,
+                &args,
+                tool.input_schema(),
+                &mut types,
+                &mut warnings,
+            ),
+            marker,
+            args,
+        });
+    }
+    let code = emit::file(&header(snapshot), &tools)?;
+    Ok(Generated { code, warnings })
+}
+
+/// The `// @generated` header, with the server's name and version when the snapshot has them.
+fn header(snapshot: &Snapshot) -> String {
+    let mut header =
+        String::from("// @generated by oma-mcp-build from an MCP tools snapshot. Do not edit.\n");
+    let info = snapshot.server_info.as_ref();
+    let field = |key: &str| info.and_then(|i| i.get(key)).and_then(Value::as_str);
+    if let Some(server) = field("name") {
+        let server = match field("version") {
+            Some(version) => format!("{server} {version}"),
+            None => server.to_owned(),
+        };
+        // A line comment: no line breaks or other control characters, bounded length.
+        let server: String = server
+            .chars()
+            .map(|c| {
+                if c.is_control() || !c.is_ascii() && !c.is_alphanumeric() {
+                    '?'
+                } else {
+                    c
+                }
+            })
+            .take(120)
+            .collect();
+        header.push_str(&format!("// Server: {server}\n"));
+    }
+    header.push_str(&format!("// Tools: {}\n\n", snapshot.tools.len()));
+    header
+}
+
+/// The compiled `consequential` entries.
+struct Consequential<'a> {
+    exact: &'a [String],
+    globs: Vec<GlobMatcher>,
+}
+
+impl<'a> Consequential<'a> {
+    fn new(patterns: &'a [String]) -> Result<Self, Error> {
+        let globs = patterns
+            .iter()
+            .map(|pattern| {
+                Glob::new(pattern)
+                    .map(|g| g.compile_matcher())
+                    .map_err(|source| Error::InvalidGlob {
+                        pattern: pattern.clone(),
+                        source,
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            exact: patterns,
+            globs,
+        })
+    }
+
+    fn matches(&self, mcp_name: &str) -> bool {
+        self.exact.iter().any(|e| e == mcp_name) || self.globs.iter().any(|g| g.is_match(mcp_name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn snapshot(text: &str) -> Snapshot {
+        Snapshot::parse(text, Path::new("test.json")).unwrap()
+    }
+
+    #[test]
+    fn consequential_exact_and_glob() {
+        let patterns = vec![
+            "delete_*".to_owned(),
+            "fs/write".to_owned(),
+            "a[b".to_owned(),
+        ];
+        let err = Consequential::new(&patterns).err().unwrap();
+        assert!(matches!(&err, Error::InvalidGlob { pattern, .. } if pattern == "a[b"));
+        assert!(
+            err.to_string()
+                .starts_with("invalid `consequential` pattern \"a[b\": "),
+            "{err}"
+        );
+        let c = Consequential::new(&patterns[..2]).unwrap();
+        assert!(c.matches("delete_issue"));
+        assert!(c.matches("fs/write"));
+        assert!(!c.matches("fs/read"));
+        let slash = ["fs/*".to_owned()];
+        assert!(Consequential::new(&slash).unwrap().matches("fs/a/b"));
+    }
+
+    #[test]
+    fn options_change_the_output() {
+        let snap = snapshot(r#"{"tools": [{"name": "rm"}, {"name": "ls"}]}"#);
+        let plain = generate(&snap, &GenerateOptions::default()).unwrap().code;
+        assert!(
+            plain.contains("const NAME: &'static str = \"rm\";"),
+            "{plain}"
+        );
+        assert!(!plain.contains("const CONSEQUENTIAL: bool = true;"));
+        let options = GenerateOptions::default()
+            .with_name_prefix("fs")
+            .with_consequential(["rm"]);
+        let code = generate(&snap, &options).unwrap().code;
+        assert!(
+            code.contains("const NAME: &'static str = \"fs_rm\";"),
+            "{code}"
+        );
+        assert_eq!(code.matches("const CONSEQUENTIAL: bool = true;").count(), 1);
+    }
+
+    #[test]
+    fn framework_name_collision_is_an_error() {
+        let snap = snapshot(r#"{"tools": [{"name": "a/b"}, {"name": "a_b"}]}"#);
+        let err = generate(&snap, &GenerateOptions::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "MCP tools \"a/b\" and \"a_b\" both get the tool name \"a_b\"; tool names must be \
+             unique after the prefix and `/` → `_` rule, so ask the server to rename one"
+        );
+    }
+
+    #[test]
+    fn type_name_collisions_get_distinct_names() {
+        let snap = snapshot(
+            r#"{"tools": [{"name": "get-sum"}, {"name": "get.sum"}, {"name": "get_sum"}]}"#,
+        );
+        let code = generate(&snap, &GenerateOptions::default()).unwrap().code;
+        for name in ["GetSum", "GetSum2", "GetSum3"] {
+            assert!(
+                code.contains(&format!("pub struct {name};")),
+                "{name}: {code}"
+            );
+            assert!(
+                code.contains(&format!("pub struct {name}Args {{}}")),
+                "{name}: {code}"
+            );
+        }
+    }
+
+    #[test]
+    fn warning_display() {
+        let w = Warning {
+            tool: "x".into(),
+            pointer: "/inputSchema/properties/y".into(),
+            message: "bad".into(),
+        };
+        assert_eq!(
+            w.to_string(),
+            "tool \"x\" at /inputSchema/properties/y: bad"
+        );
+    }
+
+    #[test]
+    fn header_is_one_comment_line_per_fact() {
+        let mut snap = snapshot(r#"{"tools": []}"#);
+        snap.server_info = Some(serde_json::json!({"name": "evil\n#![x]\u{202e}", "version": "1"}));
+        assert_eq!(
+            header(&snap),
+            "// @generated by oma-mcp-build from an MCP tools snapshot. Do not edit.\n\
+             // Server: evil?#![x]? 1\n// Tools: 0\n\n"
+        );
+    }
+}

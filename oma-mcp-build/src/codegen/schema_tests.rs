@@ -1,0 +1,349 @@
+//! Unit tests of the schema → type model mapping (the model is plain data).
+
+use serde_json::{Value, json};
+
+use super::*;
+
+fn types(schema: Value) -> (Vec<TypeDef>, Vec<Warning>) {
+    let mut ns = Namespace::new();
+    let mut warnings = Vec::new();
+    let defs = input_types("t", "TArgs", Some(&schema), &mut ns, &mut warnings);
+    (defs, warnings)
+}
+
+fn fields(schema: Value) -> Vec<Field> {
+    match types(schema).0.into_iter().next() {
+        Some(TypeDef::Struct(s)) => s.fields,
+        other => panic!("not a struct: {other:?}"),
+    }
+}
+
+fn field_type(prop: Value) -> (RustType, Vec<String>) {
+    let f = fields(json!({"type": "object", "properties": {"p": prop}, "required": ["p"]}));
+    (f[0].ty.clone(), f[0].notes.clone())
+}
+
+fn opt(t: RustType) -> RustType {
+    RustType::Option(Box::new(t))
+}
+
+fn vec(t: RustType) -> RustType {
+    RustType::Vec(Box::new(t))
+}
+
+#[test]
+fn primitives_and_arrays() {
+    assert_eq!(field_type(json!({"type": "string"})).0, RustType::String);
+    assert_eq!(field_type(json!({"type": "integer"})).0, RustType::I64);
+    assert_eq!(field_type(json!({"type": "number"})).0, RustType::F64);
+    assert_eq!(field_type(json!({"type": "boolean"})).0, RustType::Bool);
+    assert_eq!(
+        field_type(json!({"type": "array", "items": {"type": "string"}})).0,
+        vec(RustType::String)
+    );
+    assert_eq!(
+        field_type(json!({"type": "array"})),
+        (vec(RustType::Value), vec![])
+    );
+    assert_eq!(field_type(json!({"type": "object"})).0, RustType::JsonMap);
+    assert_eq!(
+        field_type(json!({"type": "object", "properties": {}, "additionalProperties": true})).0,
+        RustType::JsonMap
+    );
+}
+
+#[test]
+fn required_optional_and_renames() {
+    let f = fields(json!({
+        "type": "object",
+        "properties": {"filePath": {"type": "string", "description": "Where"}, "type": {"type": "string"}},
+        "required": ["filePath", "missing"]
+    }));
+    assert_eq!(
+        f,
+        vec![
+            Field {
+                ident: RustIdent::plain("file_path"),
+                json_name: "filePath".into(),
+                ty: RustType::String,
+                required: true,
+                description: Some("Where".into()),
+                notes: vec![],
+                pointer: "/inputSchema/properties/filePath".into(),
+            },
+            Field {
+                ident: RustIdent {
+                    name: "type".into(),
+                    raw: true
+                },
+                json_name: "type".into(),
+                ty: RustType::String,
+                required: false,
+                description: None,
+                notes: vec![],
+                pointer: "/inputSchema/properties/type".into(),
+            },
+        ]
+    );
+}
+
+#[test]
+fn nullable_forms() {
+    assert_eq!(
+        field_type(json!({"type": ["string", "null"]})).0,
+        opt(RustType::String)
+    );
+    assert_eq!(
+        field_type(json!({"type": ["array", "null"], "items": {"type": "integer"}})).0,
+        opt(vec(RustType::I64))
+    );
+    assert_eq!(
+        field_type(json!({"anyOf": [{"type": "string"}, {"type": "null"}], "default": null})).0,
+        opt(RustType::String)
+    );
+    assert_eq!(
+        field_type(json!({"oneOf": [{"type": "null"}, {"type": "boolean"}]})).0,
+        opt(RustType::Bool)
+    );
+    assert_eq!(
+        field_type(json!({"anyOf": [{"type": "number"}]})).0,
+        RustType::F64
+    );
+}
+
+#[test]
+fn permissive_fallbacks_have_notes_and_no_warnings() {
+    let cases = [
+        (
+            json!({"type": ["string", "number"]}),
+            "Typed as `serde_json::Value`: the value may be any of the types string, number.",
+        ),
+        (
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+            "Typed as `serde_json::Value`: the schema is a union (`anyOf` of 2 schemas).",
+        ),
+        (
+            json!({"description": "x"}),
+            "Typed as `serde_json::Value`: the schema has no `type`.",
+        ),
+        (
+            json!({"$ref": "#/$defs/Q"}),
+            "Typed as `serde_json::Value`: the schema refers to `#/$defs/Q` (`$ref` is not resolved yet).",
+        ),
+        (
+            json!({"const": "a"}),
+            "Typed as `serde_json::Value`: the value must be `\"a\"`.",
+        ),
+        (json!(true), "Any JSON value (the schema is `true`)."),
+    ];
+    for (schema, note) in cases {
+        let (defs, warnings) = types(json!({"properties": {"p": schema}}));
+        let TypeDef::Struct(s) = &defs[0] else {
+            panic!()
+        };
+        assert_eq!(s.fields[0].ty, RustType::Value, "{schema}");
+        assert_eq!(s.fields[0].notes, vec![note.to_owned()], "{schema}");
+        assert_eq!(warnings, vec![], "{schema}");
+    }
+    let (ty, notes) =
+        field_type(json!({"type": "array", "items": [{"type": "string"}, {"type": "object"}]}));
+    assert_eq!(ty, vec(RustType::Value));
+    assert_eq!(
+        notes,
+        ["Items typed as `serde_json::Value`: the array is a tuple (`items` is a list)."]
+    );
+}
+
+#[test]
+fn invalid_subschemas_warn_with_pointers() {
+    // Case 28: a property named `type` whose "schema" is the string "object".
+    let (defs, warnings) = types(json!({
+        "type": "object",
+        "properties": {"filePath": {"type": "string"}, "type": "object", "n": {"type": "int"}, "f": false},
+        "required": ["filePath"]
+    }));
+    let TypeDef::Struct(s) = &defs[0] else {
+        panic!()
+    };
+    assert_eq!(s.fields[1].ident.to_string(), "r#type");
+    assert_eq!(s.fields[1].ty, RustType::Value);
+    assert_eq!(
+        warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        [
+            "tool \"t\" at /inputSchema/properties/type: invalid subschema: expected an object or a boolean, found a string; using serde_json::Value",
+            "tool \"t\" at /inputSchema/properties/n/type: unknown type \"int\"; using serde_json::Value",
+            "tool \"t\" at /inputSchema/properties/f: the schema is `false`, which accepts no value; using serde_json::Value",
+        ]
+    );
+    let (_, warnings) = types(json!({"properties": {"a~b/c": {"type": 3}}, "required": "a"}));
+    assert_eq!(
+        warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        [
+            "tool \"t\" at /inputSchema/required: `required` is a string, not an array of names; ignoring it",
+            "tool \"t\" at /inputSchema/properties/a~0b~1c/type: `type` is a number, not a string or an array of strings; using serde_json::Value",
+        ]
+    );
+}
+
+#[test]
+fn root_shapes() {
+    let empty = |schema: Option<Value>| {
+        let mut ns = Namespace::new();
+        let mut warnings = Vec::new();
+        let defs = input_types("t", "TArgs", schema.as_ref(), &mut ns, &mut warnings);
+        (defs, warnings.len())
+    };
+    let expected = vec![TypeDef::Struct(StructDef {
+        name: "TArgs".into(),
+        doc: "Arguments of the MCP tool \"t\".".into(),
+        fields: vec![],
+    })];
+    assert_eq!(empty(None), (expected.clone(), 0));
+    assert_eq!(empty(Some(json!({}))), (expected.clone(), 0));
+    assert_eq!(
+        empty(Some(
+            json!({"$schema": "http://json-schema.org/draft-07/schema#"})
+        )),
+        (expected.clone(), 0)
+    );
+    assert_eq!(
+        empty(Some(json!({"type": "object"}))),
+        (expected.clone(), 0)
+    );
+    assert_eq!(
+        empty(Some(json!({"type": "string"}))),
+        (expected.clone(), 1)
+    );
+    assert_eq!(empty(Some(json!([1]))), (expected, 1));
+    // Case 24: properties without `type` at the root still count.
+    let f = fields(
+        json!({"properties": {"description": {"type": "string"}}, "required": ["description"]}),
+    );
+    assert_eq!(f.len(), 1);
+    assert!(f[0].required);
+}
+
+#[test]
+fn nested_objects_and_enums_are_named_types() {
+    let (defs, warnings) = types(json!({
+        "type": "object",
+        "properties": {
+            "filter": {
+                "type": "object",
+                "description": "Filter",
+                "properties": {"state": {"type": "string", "enum": ["open", "closed", "open", "OPEN"]}},
+                "required": ["state"]
+            },
+            "items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}}}},
+            "level": {"enum": ["a-b", "a_b", "", "1", "self", null]}
+        }
+    }));
+    assert_eq!(warnings, vec![]);
+    let names: Vec<&str> = defs
+        .iter()
+        .map(|d| match d {
+            TypeDef::Struct(s) => s.name.as_str(),
+            TypeDef::Enum(e) => e.name.as_str(),
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "TArgs",
+            "TArgsFilter",
+            "TArgsFilterState",
+            "TArgsItemsItem",
+            "TArgsLevel"
+        ]
+    );
+    let TypeDef::Struct(args) = &defs[0] else {
+        panic!()
+    };
+    assert_eq!(args.fields[0].ty, RustType::Named("TArgsFilter".into()));
+    assert_eq!(
+        args.fields[1].ty,
+        vec(RustType::Named("TArgsItemsItem".into()))
+    );
+    assert_eq!(args.fields[2].ty, opt(RustType::Named("TArgsLevel".into())));
+    assert!(args.all_optional());
+    let TypeDef::Struct(filter) = &defs[1] else {
+        panic!()
+    };
+    assert_eq!(filter.doc, "Filter");
+    assert!(!filter.all_optional());
+    let variants = |d: &TypeDef| match d {
+        TypeDef::Enum(e) => e
+            .variants
+            .iter()
+            .map(|v| (v.ident.clone(), v.value.clone()))
+            .collect::<Vec<_>>(),
+        TypeDef::Struct(_) => panic!(),
+    };
+    let pairs = |p: &[(&str, &str)]| {
+        p.iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        variants(&defs[2]),
+        pairs(&[("Open", "open"), ("Closed", "closed"), ("Open2", "OPEN")])
+    );
+    assert_eq!(
+        variants(&defs[4]),
+        pairs(&[
+            ("AB", "a-b"),
+            ("AB2", "a_b"),
+            ("Empty", ""),
+            ("V1", "1"),
+            ("Self_", "self")
+        ])
+    );
+}
+
+#[test]
+fn enums_that_are_not_string_enums() {
+    assert_eq!(field_type(json!({"enum": [1, 2]})).0, RustType::Value);
+    assert_eq!(
+        field_type(json!({"type": "integer", "enum": [1, 2]})).0,
+        RustType::I64
+    );
+    let (defs, warnings) = types(json!({"properties": {"e": {"type": "string", "enum": []}}}));
+    assert_eq!(defs.len(), 1);
+    assert_eq!(warnings[0].pointer, "/inputSchema/properties/e/enum");
+}
+
+#[test]
+fn depth_is_capped() {
+    let mut schema = json!({"type": "string"});
+    for _ in 0..40 {
+        schema = json!({"type": "object", "properties": {"a": schema}});
+    }
+    let (defs, warnings) = types(schema);
+    // The argument struct and one struct per allowed level.
+    assert_eq!(defs.len(), MAX_DEPTH + 1);
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(
+        warnings[0].message,
+        format!("the schema is nested deeper than {MAX_DEPTH} levels; using serde_json::Value")
+    );
+    assert_eq!(
+        warnings[0].pointer,
+        format!("/inputSchema{}", "/properties/a".repeat(MAX_DEPTH + 1))
+    );
+}
+
+#[test]
+fn type_names_do_not_clash_across_tools() {
+    let mut ns = Namespace::new();
+    let mut warnings = Vec::new();
+    ns.claim_type("A", &["Args"]);
+    let schema =
+        json!({"properties": {"b": {"type": "object", "properties": {"c": {"type": "string"}}}}});
+    let first = input_types("a", "AArgs", Some(&schema), &mut ns, &mut warnings);
+    ns.claim_type("AArgsB", &["Args"]);
+    assert_eq!(ns.claim_type("AArgsB", &[]), "AArgsB3");
+    let TypeDef::Struct(s) = &first[1] else {
+        panic!()
+    };
+    assert_eq!(s.name, "AArgsB");
+}

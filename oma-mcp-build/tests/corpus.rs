@@ -1,0 +1,267 @@
+//! Generates code for every real server in the shared corpus and every corpus case that
+//! holds tools, and compiles a few of them in a crate that depends only on
+//! `oma-mcp-runtime`.
+//!
+//! The corpus is `$OMA_MCP_SHARED/corpus` (default: `shared/` beside the workspace); when it
+//! is absent the corpus tests print one line and pass.
+
+// Test code: a failed unwrap is a test failure with its message.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use oma_mcp_build::codegen::{GenerateOptions, Generated, generate};
+use oma_mcp_runtime::Snapshot;
+use serde_json::Value;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn corpus() -> Option<PathBuf> {
+    let shared = std::env::var_os("OMA_MCP_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
+    let corpus = shared.join("corpus");
+    if corpus.is_dir() {
+        Some(corpus)
+    } else {
+        println!(
+            "skipped: no corpus at {} (set OMA_MCP_SHARED)",
+            corpus.display()
+        );
+        None
+    }
+}
+
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Generates twice, checks that it parses and is byte-identical.
+fn generate_checked(snapshot: &Snapshot, what: &Path) -> Generated {
+    let first = generate(snapshot, &GenerateOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", what.display()));
+    if let Err(e) = syn::parse_file(&first.code) {
+        panic!("{}: generated code does not parse: {e}", what.display());
+    }
+    let second = generate(snapshot, &GenerateOptions::default()).unwrap();
+    assert!(
+        first == second,
+        "{}: output differs between runs",
+        what.display()
+    );
+    first
+}
+
+#[test]
+fn every_corpus_server_generates() {
+    let Some(corpus) = corpus() else { return };
+    let mut total_tools = 0;
+    for path in json_files(&corpus.join("servers")) {
+        let snapshot = Snapshot::read(&path).unwrap();
+        let generated = generate_checked(&snapshot, &path);
+        total_tools += snapshot.tools.len();
+        println!(
+            "{}: {} tools, {} warnings",
+            path.file_stem().unwrap().to_string_lossy(),
+            snapshot.tools.len(),
+            generated.warnings.len()
+        );
+        for w in &generated.warnings {
+            println!("  {w}");
+        }
+    }
+    assert!(total_tools > 500, "only {total_tools} tools in the corpus");
+}
+
+/// The tool descriptors of a corpus case: `tools`, `tool`, or the pages of `responses`
+/// (first listing of each name wins, as a paging client would keep it).
+fn case_tools(case: &Value) -> Vec<Value> {
+    let mut tools: Vec<Value> = Vec::new();
+    let mut push = |t: &Value| {
+        if !tools.iter().any(|x| x.get("name") == t.get("name")) {
+            tools.push(t.clone());
+        }
+    };
+    if let Some(Value::Array(list)) = case.get("tools") {
+        list.iter().for_each(&mut push);
+    }
+    if let Some(tool) = case.get("tool") {
+        push(tool);
+    }
+    if let Some(Value::Array(pages)) = case.get("responses") {
+        for page in pages {
+            if let Some(Value::Array(list)) = page.pointer("/result/tools") {
+                list.iter().for_each(&mut push);
+            }
+        }
+    }
+    tools
+}
+
+#[test]
+fn every_corpus_case_with_tools_generates() {
+    let Some(corpus) = corpus() else { return };
+    let mut cases = 0;
+    for path in json_files(&corpus.join("cases")) {
+        let case: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let tools = case_tools(&case);
+        if tools.is_empty() {
+            continue;
+        }
+        cases += 1;
+        let snapshot = Snapshot::from_descriptors(None, None, None, tools).unwrap();
+        let generated = generate_checked(&snapshot, &path);
+        println!(
+            "{}: {} tools, {} warnings",
+            path.file_stem().unwrap().to_string_lossy(),
+            snapshot.tools.len(),
+            generated.warnings.len()
+        );
+        for w in &generated.warnings {
+            println!("  {w}");
+        }
+    }
+    assert!(cases >= 10, "only {cases} cases with tools");
+}
+
+#[test]
+fn case_expectations() {
+    let Some(corpus) = corpus() else { return };
+    let code = |name: &str| {
+        let path = corpus.join("cases").join(name);
+        let case: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let snapshot = Snapshot::from_descriptors(None, None, None, case_tools(&case)).unwrap();
+        generate_checked(&snapshot, &path)
+    };
+    // 03: `type: [T, "null"]` is an optional Rust type.
+    let c = code("03-type-array-nullable-array.json").code;
+    assert!(
+        c.contains("pub languages: ::core::option::Option<::std::vec::Vec<::std::string::String>>"),
+        "{c}"
+    );
+    // 08: dots and slashes give valid, distinct names.
+    let c = code("08-tool-names-dot-slash.json").code;
+    for name in [
+        "CalendarRespondToEvent",
+        "DocsGetText",
+        "UserProfileUpdate",
+        "HostingRestartNodeJsApplicationV1",
+    ] {
+        assert!(c.contains(&format!("pub struct {name};")), "{name}: {c}");
+    }
+    // 28: the property named `type` is a raw identifier, its invalid schema a warning.
+    let g = code("28-property-named-type-invalid-subschema.json");
+    assert!(
+        g.code.contains(
+            "pub r#type: ::core::option::Option<::oma_mcp_runtime::__private::serde_json::Value>"
+        ),
+        "{}",
+        g.code
+    );
+    assert_eq!(g.warnings.len(), 1);
+    assert_eq!(g.warnings[0].pointer, "/inputSchema/properties/type");
+    // 29: array without items, object without properties.
+    let c = code("29-array-without-items-and-object-without-properties.json").code;
+    assert!(c.contains("pub targets: ::core::option::Option<\n        ::std::vec::Vec<::oma_mcp_runtime::__private::serde_json::Value>,"), "{c}");
+    assert!(c.contains("pub struct GetListsArgs {}"), "{c}");
+    // 24: missing or empty input schemas give empty argument structs.
+    let c = code("24-input-schema-missing-type-or-empty.json").code;
+    assert!(c.contains("pub struct ReadFileArgs {}"), "{c}");
+    assert!(c.contains("pub struct MergeMergeRequestArgs {}"), "{c}");
+    assert!(c.contains("pub description: ::std::string::String,"), "{c}");
+}
+
+/// Writes the code for a few servers and the fixtures into one crate that depends only on
+/// `oma-mcp-runtime`, each included inside its own `mod`, and runs `cargo check` with
+/// warnings denied. Shares `target/codegen-check` between runs. With
+/// `OMA_MCP_CHECK_ALL_SERVERS=1` it compiles every corpus server (slower).
+#[test]
+fn generated_code_compiles() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut inputs = vec![
+        ("hostile".to_owned(), fixtures.join("hostile.json")),
+        ("golden".to_owned(), fixtures.join("golden.json")),
+    ];
+    match corpus() {
+        Some(corpus) => {
+            if std::env::var_os("OMA_MCP_CHECK_ALL_SERVERS").is_some() {
+                for path in json_files(&corpus.join("servers")) {
+                    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+                    inputs.push((name, path));
+                }
+            } else {
+                for server in ["server-everything", "mcp-server-time", "github-mcp-server"] {
+                    inputs.push((
+                        server.to_owned(),
+                        corpus.join("servers").join(format!("{server}.json")),
+                    ));
+                }
+            }
+        }
+        None => println!("compiling the fixtures only"),
+    }
+    let target = workspace().join("target/codegen-check");
+    let krate = target.join("crate");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    let runtime = workspace().join("oma-mcp-runtime").canonicalize().unwrap();
+    let manifest = format!(
+        "[package]\nname = \"oma-mcp-codegen-check\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\noma-mcp-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+        runtime.display().to_string()
+    );
+    write_if_changed(&krate.join("Cargo.toml"), &manifest);
+    // The workspace's lock file pins the same dependency versions, so nothing is resolved anew.
+    if let Ok(lock) = std::fs::read_to_string(workspace().join("Cargo.lock")) {
+        write_if_changed(&krate.join("Cargo.lock"), &lock);
+    }
+    let mut lib = String::from(
+        "//! Generated code of oma-mcp-build, compiled with warnings denied.\n\
+         #![deny(warnings, missing_docs)]\n",
+    );
+    for (name, path) in &inputs {
+        let snapshot = Snapshot::read(path).unwrap();
+        let generated = generate(
+            &snapshot,
+            &GenerateOptions::default().with_name_prefix(name),
+        )
+        .unwrap();
+        let module = name.replace('-', "_");
+        write_if_changed(&krate.join(format!("src/{module}.rs")), &generated.code);
+        lib.push_str(&format!(
+            "\n/// Tools of `{name}`.\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
+        ));
+    }
+    write_if_changed(&krate.join("src/lib.rs"), &lib);
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .arg("check")
+        .arg("--quiet")
+        .arg("--manifest-path")
+        .arg(krate.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cargo check of the generated code in {} failed:\n{}",
+        krate.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn write_if_changed(path: &Path, text: &str) {
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text).unwrap();
+    }
+}

@@ -1,0 +1,125 @@
+//! Golden test: the exact code generated for `fixtures/golden.json` is
+//! `fixtures/golden.rs`, byte for byte.
+//!
+//! After an intended change to the generator, regenerate the expected file and review the
+//! diff:
+//!
+//! ```text
+//! OMA_MCP_BLESS=1 cargo test -p oma-mcp-build --test golden
+//! git diff oma-mcp-build/tests/fixtures/golden.rs
+//! ```
+//!
+//! Without `OMA_MCP_BLESS` the comparison is strict and never writes. `golden_behavior.rs`
+//! compiles the expected file and checks what the generated types do at run time.
+
+// Test code: a failed unwrap is a test failure with its message.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+use oma_mcp_build::codegen::{GenerateOptions, generate};
+use oma_mcp_runtime::Snapshot;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// The options the golden file is generated with (a prefix and one glob, so both show).
+fn options() -> GenerateOptions {
+    GenerateOptions::default()
+        .with_name_prefix("golden")
+        .with_consequential(["files/*"])
+}
+
+#[test]
+fn golden_output_is_exact() {
+    let snapshot = Snapshot::read(&fixture("golden.json")).unwrap();
+    let generated = generate(&snapshot, &options()).unwrap();
+    let expected_path = fixture("golden.rs");
+    if std::env::var_os("OMA_MCP_BLESS").is_some() {
+        std::fs::write(&expected_path, &generated.code).unwrap();
+        eprintln!("wrote {}", expected_path.display());
+        return;
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+    if generated.code != expected {
+        let first_diff = generated
+            .code
+            .lines()
+            .zip(expected.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| generated.code.lines().count().min(expected.lines().count()));
+        panic!(
+            "generated code differs from {} (first at line {}); if the change is intended, run \
+             `OMA_MCP_BLESS=1 cargo test -p oma-mcp-build --test golden` and review the diff.\n\
+             --- generated ---\n{}",
+            expected_path.display(),
+            first_diff + 1,
+            generated.code
+        );
+    }
+    assert_eq!(
+        generated
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        [
+            "tool \"files/delete\" at /inputSchema/properties/bad: invalid subschema: expected \
+             an object or a boolean, found a string; using serde_json::Value"
+        ]
+    );
+}
+
+#[test]
+fn hostile_input_generates_valid_deterministic_code() {
+    let snapshot = Snapshot::read(&fixture("hostile.json")).unwrap();
+    let first = generate(&snapshot, &GenerateOptions::default()).unwrap();
+    let second = generate(&snapshot, &GenerateOptions::default()).unwrap();
+    assert_eq!(first, second);
+    let code = &first.code;
+    syn::parse_file(code).unwrap();
+    // Control and bidi characters never reach the source as such.
+    for bad in ['\0', '\r', '\u{202e}'] {
+        assert!(!code.contains(bad), "{bad:?} in generated code");
+    }
+    // The header is comments only: the server name cannot start an attribute.
+    let header: Vec<&str> = code.lines().take_while(|l| !l.is_empty()).collect();
+    assert!(header.iter().all(|l| l.starts_with("// ")), "{header:?}");
+    // The description's code block stays text.
+    assert!(code.contains("/// ```text\n"), "{code}");
+    assert!(!code.contains("/// ```\nfn main"), "{code}");
+    for ident in [
+        "pub r#type:",
+        "pub self_:",
+        "pub self_2:",
+        "pub crate_:",
+        "pub super_:",
+        "pub r#async:",
+        "pub r#fn:",
+        "pub _1st:",
+        "pub u540d_u524d:",
+        "pub a_b_2:",
+        "pub a_b_3:",
+        "pub struct SelfTool;",
+        "pub struct Tool1passwordGet;",
+        "pub struct NsToolV2Beta2;",
+        "Self_,",
+    ] {
+        assert!(code.contains(ident), "{ident} missing:\n{code}");
+    }
+    let messages: Vec<String> = first.warnings.iter().map(ToString::to_string).collect();
+    for expected in [
+        "tool \"deep\" at /inputSchema/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level/properties/level: the schema is nested deeper than 16 levels; using serde_json::Value",
+        "tool \"not-an-object\" at /inputSchema: inputSchema is a string, not a JSON object; the argument struct has no fields",
+        "tool \"long\" at /inputSchema: inputSchema has type \"string\", not \"object\"; the argument struct has no fields",
+        "tool \"weird-schemas\" at /inputSchema/properties/n: invalid subschema: expected an object or a boolean, found null; using serde_json::Value",
+    ] {
+        assert!(
+            messages.contains(&expected.to_owned()),
+            "{expected}\nnot in {messages:#?}"
+        );
+    }
+}
