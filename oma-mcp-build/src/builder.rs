@@ -38,9 +38,9 @@ use std::path::{Path, PathBuf};
 
 use oma_mcp_runtime::Snapshot;
 
+use crate::Error;
 use crate::codegen::{self, GenerateOptions};
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
-use crate::Error;
 
 /// Starts a [`Builder`] with the defaults (manifest `$CARGO_MANIFEST_DIR/oma-mcp.toml`, every
 /// server, output into `$OUT_DIR`).
@@ -169,7 +169,9 @@ impl Builder {
                 .ok_or(Error::OutDirMissing)?,
         };
         let refresh = self.read_env(&self.refresh_env);
-        let offline = self.read_env(&self.offline_env).is_some_and(|v| !v.is_empty() && v != "0")
+        let offline = self
+            .read_env(&self.offline_env)
+            .is_some_and(|v| !v.is_empty() && v != "0")
             || self.read_env("DOCS_RS").is_some();
 
         let selected: Vec<&ServerPin> = if self.servers.is_empty() {
@@ -187,7 +189,9 @@ impl Builder {
         let mut done = Vec::with_capacity(selected.len());
         for pin in selected {
             self.rerun(&format!("rerun-if-changed={}", pin.snapshot.display()));
-            let wants_refresh = refresh.as_deref().is_some_and(|r| refresh_names(r, &pin.name));
+            let wants_refresh = refresh
+                .as_deref()
+                .is_some_and(|r| refresh_names(r, &pin.name));
             let (snapshot, connected) = if pin.snapshot.exists() && !wants_refresh {
                 (Snapshot::read(&pin.snapshot)?, false)
             } else if offline {
@@ -218,20 +222,24 @@ impl Builder {
                 ));
                 (snapshot, true)
             };
-            let options = GenerateOptions::default()
-                .with_name_prefix(pin.prefix.clone())
-                .with_consequential(pin.consequential.clone());
+            let mut options =
+                GenerateOptions::default().with_consequential(pin.consequential.clone());
+            if let Some(prefix) = &pin.prefix {
+                options = options.with_name_prefix(prefix.clone());
+            }
             let generated = codegen::generate(&snapshot, &options)?;
-            let warnings: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
+            let warnings: Vec<String> =
+                generated.warnings.iter().map(ToString::to_string).collect();
             for w in &warnings {
                 warn(&format!("server `{}`: {w}", pin.name));
             }
             let path = out_dir.join(format!("{}.rs", pin.name));
-            let written = oma_mcp_runtime::snapshot::write_if_changed(&path, generated.code.as_bytes())
-                .map_err(|source| Error::WriteOutput {
-                    path: path.clone(),
-                    source,
-                })?;
+            let written =
+                oma_mcp_runtime::snapshot::write_if_changed(&path, generated.code.as_bytes())
+                    .map_err(|source| Error::WriteOutput {
+                        path: path.clone(),
+                        source,
+                    })?;
             done.push(Compiled {
                 server: pin.name.clone(),
                 path,
@@ -281,9 +289,7 @@ pub fn take_snapshot(pin: &ServerPin, manifest: &Path) -> Result<Snapshot, Error
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error::Runtime {
-            message: e.to_string(),
-        })?;
+        .map_err(|source| Error::AsyncRuntime { source })?;
     runtime.block_on(async {
         let client = oma_mcp_runtime::connect_mcp_tools(pin.connect_config())
             .await

@@ -1,5 +1,7 @@
 //! The error type of `oma-mcp-build`.
 
+use std::path::PathBuf;
+
 /// Everything that can go wrong in `oma-mcp-build`.
 ///
 /// Every variant names what it is about (the tool, the pattern, the JSON pointer), so the
@@ -18,21 +20,6 @@ pub enum Error {
         /// Why globset rejected it.
         #[source]
         source: globset::Error,
-    },
-
-    /// Two MCP tools get the same framework tool name (`<prefix>_<name>`, `/` → `_`).
-    #[error(
-        "MCP tools \"{first}\" and \"{second}\" both get the tool name \"{normalized}\"; tool \
-         names must be unique after the prefix and `/` → `_` rule, so ask the server to rename \
-         one"
-    )]
-    ToolNameCollision {
-        /// The framework name both tools map to.
-        normalized: String,
-        /// The first raw MCP name, in snapshot order.
-        first: String,
-        /// The second raw MCP name.
-        second: String,
     },
 
     /// The code generated for a tool did not parse as Rust: a bug in oma-mcp-build.
@@ -61,4 +48,120 @@ pub enum Error {
         /// The offending identifier.
         ident: String,
     },
+
+    /// The manifest file cannot be read.
+    #[error("cannot read manifest {path}: {source}")]
+    ManifestIo {
+        /// The manifest file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The manifest is not valid TOML of the expected shape, or a value is unusable.
+    #[error("manifest {path} is not valid: {message}")]
+    ManifestParse {
+        /// The manifest file.
+        path: PathBuf,
+        /// What is wrong (TOML's message has the line and column).
+        message: String,
+    },
+
+    /// A server name was asked for that the manifest does not pin.
+    #[error("manifest {path} pins no server named \"{name}\"; it pins: {}", available.join(", "))]
+    UnknownServer {
+        /// The requested name.
+        name: String,
+        /// The manifest file.
+        path: PathBuf,
+        /// The names it does pin.
+        available: Vec<String>,
+    },
+
+    /// No server name was given and the manifest does not pin exactly one.
+    #[error("{}", server_not_chosen(path, available))]
+    ServerNotChosen {
+        /// The manifest file.
+        path: PathBuf,
+        /// The names it pins.
+        available: Vec<String>,
+    },
+
+    /// The build step has no output directory.
+    #[error(
+        "OUT_DIR is not set: call oma-mcp-build from a build script (build.rs), or set an output \
+         directory with `.out_dir(...)`"
+    )]
+    OutDirMissing,
+
+    /// A snapshot is missing and starting servers is not allowed (docs.rs or offline).
+    #[error(
+        "snapshot {snapshot} of server `{server}` (manifest {manifest}) is missing, and starting \
+         servers is off (DOCS_RS or OMA_MCP_OFFLINE is set); take it with `oma-mcp snapshot \
+         --manifest {manifest}` and commit it"
+    )]
+    SnapshotMissingOffline {
+        /// The server's name.
+        server: String,
+        /// The missing snapshot file.
+        snapshot: PathBuf,
+        /// The manifest file.
+        manifest: PathBuf,
+    },
+
+    /// The pinned server could not be started or queried for a snapshot.
+    #[error(
+        "cannot take a snapshot of server `{server}` (manifest {manifest}, command `{command}`): \
+         {source}; check the command and that the server is installed (e.g. `npm ci`)"
+    )]
+    Connect {
+        /// The server's name.
+        server: String,
+        /// The manifest file.
+        manifest: PathBuf,
+        /// The command line as written in the manifest.
+        command: String,
+        /// The runtime's error.
+        #[source]
+        source: oma_mcp_runtime::Error,
+    },
+
+    /// An error of `oma-mcp-runtime`: a snapshot file that is unreadable, invalid or cannot be
+    /// written; two tools with the same framework name.
+    #[error(transparent)]
+    Runtime(#[from] oma_mcp_runtime::Error),
+
+    /// The async runtime for taking a snapshot could not start.
+    #[error("cannot start the async runtime to take a snapshot: {source}")]
+    AsyncRuntime {
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A generated file cannot be written.
+    #[error("cannot write generated code to {path}: {source}")]
+    WriteOutput {
+        /// The output file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn server_not_chosen(path: &std::path::Path, available: &[String]) -> String {
+    if available.is_empty() {
+        format!(
+            "manifest {} pins no servers; add a [servers.<name>] table",
+            path.display()
+        )
+    } else {
+        format!(
+            "manifest {} pins several servers ({}); choose one with --server NAME",
+            path.display(),
+            available.join(", ")
+        )
+    }
 }

@@ -1,7 +1,30 @@
-//! Build-time side of oma-mcp: snapshot a pinned MCP server and generate typed Rust tools.
+//! Build-time side of oma-mcp: snapshot a pinned MCP server and generate typed Rust tools,
+//! the way `prost-build` does for protobuf.
+//!
+//! 1. `oma-mcp.toml` pins each server ([`manifest`]).
+//! 2. Its `tools/list` is kept in a committed, canonical snapshot
+//!    ([`oma_mcp_runtime::snapshot`]).
+//! 3. `build.rs` generates an argument struct and an [`oma_mcp_runtime::McpTool`] marker
+//!    type per tool from the snapshot, offline and deterministically ([`builder`],
+//!    [`codegen`]).
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), oma_mcp_build::Error> {
+//!     oma_mcp_build::configure().compile()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The `oma-mcp` command-line tool (feature `cli`) takes snapshots, generates code, lists and
+//! calls tools.
 
+pub mod builder;
 pub mod codegen;
 pub mod error;
+pub mod manifest;
 
-pub use codegen::{GenerateOptions, Generated, Warning, generate};
+pub use builder::{Builder, Compiled, compile_manifest, configure};
+pub use codegen::{ConsequentialMatcher, GenerateOptions, Generated, Warning, generate};
 pub use error::Error;
+pub use manifest::{Manifest, ServerPin};

@@ -171,7 +171,9 @@ impl Manifest {
                     prefix: raw.prefix,
                     snapshot,
                     consequential: raw.consequential,
-                    request_timeout: Duration::from_millis(raw.request_timeout_ms.unwrap_or(60_000)),
+                    request_timeout: Duration::from_millis(
+                        raw.request_timeout_ms.unwrap_or(60_000),
+                    ),
                 },
             );
         }
@@ -263,7 +265,10 @@ mod tests {
         assert_eq!(ev.program, PathBuf::from("/p/node_modules/.bin/srv"));
         assert_eq!(ev.command, "node_modules/.bin/srv");
         assert_eq!(ev.cwd, PathBuf::from("/p"));
-        assert_eq!(ev.snapshot, PathBuf::from("/p/mcp/everything.snapshot.json"));
+        assert_eq!(
+            ev.snapshot,
+            PathBuf::from("/p/mcp/everything.snapshot.json")
+        );
         assert_eq!(ev.request_timeout, Duration::from_secs(5));
         assert_eq!(ev.prefix.as_deref(), Some("ev"));
         let time = m.server("time").unwrap();

@@ -50,7 +50,10 @@ pub struct SnapshotSource {
 
 impl SnapshotSource {
     /// A source from a command and its arguments.
-    pub fn new(command: impl Into<String>, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+    pub fn new(
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
         Self {
             command: command.into(),
             args: args.into_iter().map(Into::into).collect(),
@@ -219,8 +222,7 @@ impl Snapshot {
             path: path.to_path_buf(),
             reason,
         };
-        let root: Value =
-            serde_json::from_str(text).map_err(|e| bad(format!("not JSON ({e})")))?;
+        let root: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON ({e})")))?;
         let Value::Object(mut root) = root else {
             return Err(bad("the top level is not a JSON object".into()));
         };
@@ -243,10 +245,11 @@ impl Snapshot {
                 "no `tools` array: expected an oma-mcp snapshot or a tools/list result {\"tools\": [...]}".into(),
             ));
         };
-        let mut snapshot = Self::from_descriptors(None, None, None, tools).map_err(|e| match e {
-            Error::SnapshotFormat { reason, .. } => bad(reason),
-            other => other,
-        })?;
+        let mut snapshot =
+            Self::from_descriptors(None, None, None, tools).map_err(|e| match e {
+                Error::SnapshotFormat { reason, .. } => bad(reason),
+                other => other,
+            })?;
         // Keep what a corpus capture (`_source`) says about the server, when it says it.
         if let Some(Value::Object(src)) = root.get("_source") {
             snapshot.server_info = src.get("serverInfo").cloned().map(sorted_keys);
@@ -274,8 +277,11 @@ impl Snapshot {
             let Some(descriptor) = entry.remove("descriptor") else {
                 return Err(bad(format!("/tools/{i}/descriptor is missing")));
             };
-            let tool = SnapshotTool::from_descriptor(descriptor)
-                .map_err(|_| bad(format!("/tools/{i}/descriptor/name is missing or not a string")))?;
+            let tool = SnapshotTool::from_descriptor(descriptor).map_err(|_| {
+                bad(format!(
+                    "/tools/{i}/descriptor/name is missing or not a string"
+                ))
+            })?;
             match entry.get("digest").and_then(Value::as_str) {
                 Some(d) if d == tool.digest => {}
                 Some(d) => {
@@ -534,15 +540,25 @@ mod tests {
     fn bare_tools_list_and_jsonrpc_response_are_read() {
         let bare = r#"{"tools": [{"name": "b"}, {"name": "a"}]}"#;
         let snap = Snapshot::parse(bare, Path::new("bare.json")).unwrap();
-        assert_eq!(snap.tools.iter().map(|t| t.name()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(
+            snap.tools.iter().map(|t| t.name()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
         assert_eq!(snap.source, None);
         let rpc = r#"{"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "x"}]}}"#;
-        assert_eq!(Snapshot::parse(rpc, Path::new("r.json")).unwrap().tools[0].name(), "x");
+        assert_eq!(
+            Snapshot::parse(rpc, Path::new("r.json")).unwrap().tools[0].name(),
+            "x"
+        );
     }
 
     #[test]
     fn errors_name_the_file_and_place() {
-        let err = |text: &str| Snapshot::parse(text, Path::new("mcp/s.json")).unwrap_err().to_string();
+        let err = |text: &str| {
+            Snapshot::parse(text, Path::new("mcp/s.json"))
+                .unwrap_err()
+                .to_string()
+        };
         assert_eq!(
             err("{"),
             "snapshot mcp/s.json is not valid: not JSON (EOF while parsing an object at line 1 column 1); regenerate it with `oma-mcp snapshot`"

@@ -56,7 +56,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         client.tools().len()
     );
     for tool in client.tools() {
-        println!("  {:<20} (MCP name {:?})", tool.name, tool.mcp_name);
+        println!("  {:<24} (MCP name {:?})", tool.name, tool.mcp_name);
     }
     println!();
 

@@ -22,7 +22,9 @@ async fn main() -> ExitCode {
     let client = match connect_mcp_tools(config).await {
         Ok(client) => client,
         Err(e) => {
-            eprintln!("everything: {e}\n(install the pinned server first: npm ci --prefix examples/everything)");
+            eprintln!(
+                "everything: {e}\n(install the pinned server first: npm ci --prefix examples/everything)"
+            );
             return ExitCode::from(2);
         }
     };
@@ -30,12 +32,20 @@ async fn main() -> ExitCode {
 
     show::<everything::Echo>(
         client
-            .call(everything::Echo, everything::EchoArgs { message: "hello from typed Rust".into() })
+            .call(
+                everything::Echo,
+                everything::EchoArgs {
+                    message: "hello from typed Rust".into(),
+                },
+            )
             .await,
     );
     show::<everything::GetSum>(
         client
-            .call(everything::GetSum, everything::GetSumArgs { a: 2.0, b: 40.5 })
+            .call(
+                everything::GetSum,
+                everything::GetSumArgs { a: 2.0, b: 40.5 },
+            )
             .await,
     );
     show::<everything::GetTinyImage>(

@@ -18,6 +18,7 @@ pub(crate) fn file(header: &str, tools: &[ToolModel]) -> Result<String, Error> {
     let names = tools.iter().map(|t| t.mcp_name.as_str());
     let module = quote! {
         /// The raw MCP names of the tools in this module, in snapshot order.
+        #[allow(dead_code)]
         pub const TOOL_NAMES: &[&str] = &[#(#names),*];
     };
     let mut items = parse("", module)?.items;
@@ -75,6 +76,7 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
     };
     let mut tokens = quote! {
         #(#[doc = #doc])*
+        #[allow(dead_code)]
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct #marker;
 
@@ -114,6 +116,7 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
         .collect::<Result<Vec<_>, _>>()?;
     Ok(quote! {
         #(#[doc = #doc])*
+        #[allow(dead_code)]
         #[derive(
             Debug,
             Clone,
@@ -196,6 +199,7 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
         .collect::<Result<Vec<_>, Error>>()?;
     Ok(quote! {
         #(#[doc = #doc])*
+        #[allow(dead_code)]
         #[derive(
             Debug,
             Clone,

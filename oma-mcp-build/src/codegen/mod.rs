@@ -31,12 +31,12 @@ mod emit;
 mod names;
 mod schema;
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use globset::{Glob, GlobMatcher};
+use oma_mcp_runtime::Snapshot;
+use oma_mcp_runtime::naming::normalize_all;
 use oma_mcp_runtime::snapshot::canonical_json;
-use oma_mcp_runtime::{Snapshot, normalize_tool_name};
 use serde_json::Value;
 
 use crate::error::Error;
@@ -145,27 +145,20 @@ pub(crate) struct ToolModel {
 /// # Errors
 /// - [`Error::InvalidGlob`] when an entry of [`GenerateOptions::consequential`] is not a
 ///   valid glob;
-/// - [`Error::ToolNameCollision`] when two tools get the same framework name
+/// - [`Error::Runtime`] with [`oma_mcp_runtime::Error::NameCollision`] when two tools get
+///   the same framework name
 ///   (`a/b` and `a_b`);
 /// - [`Error::InvalidGeneratedCode`] and [`Error::InvalidIdentifier`] only on a bug in this
 ///   crate.
 pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Generated, Error> {
-    let consequential = Consequential::new(&options.consequential)?;
+    let consequential = ConsequentialMatcher::new(&options.consequential)?;
     let prefix = options.name_prefix.as_deref();
-    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    let framework_names = normalize_all(prefix, snapshot.tools.iter().map(|t| t.name()))?;
     let mut types = Namespace::new();
     let mut warnings = Vec::new();
     let mut tools = Vec::with_capacity(snapshot.tools.len());
-    for tool in &snapshot.tools {
+    for (tool, name) in snapshot.tools.iter().zip(framework_names) {
         let mcp_name = tool.name();
-        let name = normalize_tool_name(prefix, mcp_name);
-        if let Some(first) = seen.insert(name.clone(), mcp_name) {
-            return Err(Error::ToolNameCollision {
-                normalized: name,
-                first: first.to_owned(),
-                second: mcp_name.to_owned(),
-            });
-        }
         let base = names::camel_ident(mcp_name, "Tool", "Tool", "Tool");
         let marker = types.claim_type(&base, &["Args"]);
         let args = format!("{marker}Args");
@@ -224,14 +217,21 @@ fn header(snapshot: &Snapshot) -> String {
     header
 }
 
-/// The compiled `consequential` entries.
-struct Consequential<'a> {
-    exact: &'a [String],
+/// The compiled `consequential` entries of a manifest or [`GenerateOptions`]: an entry
+/// matches a raw MCP tool name when it equals it or matches it as a glob (globset syntax;
+/// `*` also matches `/`).
+#[derive(Debug, Clone)]
+pub struct ConsequentialMatcher {
+    exact: Vec<String>,
     globs: Vec<GlobMatcher>,
 }
 
-impl<'a> Consequential<'a> {
-    fn new(patterns: &'a [String]) -> Result<Self, Error> {
+impl ConsequentialMatcher {
+    /// Compiles `patterns` (exact names or globs).
+    ///
+    /// # Errors
+    /// [`Error::InvalidGlob`] naming the first pattern that is not a valid glob.
+    pub fn new(patterns: &[String]) -> Result<Self, Error> {
         let globs = patterns
             .iter()
             .map(|pattern| {
@@ -244,12 +244,13 @@ impl<'a> Consequential<'a> {
             })
             .collect::<Result<_, _>>()?;
         Ok(Self {
-            exact: patterns,
+            exact: patterns.to_vec(),
             globs,
         })
     }
 
-    fn matches(&self, mcp_name: &str) -> bool {
+    /// Whether the tool with raw MCP name `mcp_name` is consequential.
+    pub fn matches(&self, mcp_name: &str) -> bool {
         self.exact.iter().any(|e| e == mcp_name) || self.globs.iter().any(|g| g.is_match(mcp_name))
     }
 }
@@ -271,19 +272,19 @@ mod tests {
             "fs/write".to_owned(),
             "a[b".to_owned(),
         ];
-        let err = Consequential::new(&patterns).err().unwrap();
+        let err = ConsequentialMatcher::new(&patterns).err().unwrap();
         assert!(matches!(&err, Error::InvalidGlob { pattern, .. } if pattern == "a[b"));
         assert!(
             err.to_string()
                 .starts_with("invalid `consequential` pattern \"a[b\": "),
             "{err}"
         );
-        let c = Consequential::new(&patterns[..2]).unwrap();
+        let c = ConsequentialMatcher::new(&patterns[..2]).unwrap();
         assert!(c.matches("delete_issue"));
         assert!(c.matches("fs/write"));
         assert!(!c.matches("fs/read"));
         let slash = ["fs/*".to_owned()];
-        assert!(Consequential::new(&slash).unwrap().matches("fs/a/b"));
+        assert!(ConsequentialMatcher::new(&slash).unwrap().matches("fs/a/b"));
     }
 
     #[test]

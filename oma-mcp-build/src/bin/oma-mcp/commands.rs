@@ -128,7 +128,8 @@ async fn snapshot(
             config = config.with_request_timeout(Duration::from_millis(ms));
         }
         let client = connect(config).await?;
-        let snapshot = client.snapshot_with_source(SnapshotSource::new(program.clone(), args.to_vec()));
+        let snapshot =
+            client.snapshot_with_source(SnapshotSource::new(program.clone(), args.to_vec()));
         client.disconnect().await;
         let snapshot = snapshot?;
         match out {
@@ -185,9 +186,10 @@ fn generate(
     out: Option<&Path>,
 ) -> Result<Outcome, CliError> {
     let snapshot = Snapshot::read(snapshot)?;
-    let options = GenerateOptions::default()
-        .with_name_prefix(prefix)
-        .with_consequential(consequential);
+    let mut options = GenerateOptions::default().with_consequential(consequential);
+    if let Some(prefix) = prefix {
+        options = options.with_name_prefix(prefix);
+    }
     let generated = codegen::generate(&snapshot, &options)?;
     for warning in &generated.warnings {
         eprintln!("oma-mcp: warning: {warning}");
@@ -225,7 +227,12 @@ async fn list(prefix: Option<String>, format: Format, target: Target) -> Result<
     let text = match format {
         Format::Json => pretty(&Value::Array(rows)),
         Format::Text => {
-            let width = client.tools().iter().map(|t| t.name.chars().count()).max().unwrap_or(0);
+            let width = client
+                .tools()
+                .iter()
+                .map(|t| t.name.chars().count())
+                .max()
+                .unwrap_or(0);
             let mut text = String::new();
             for t in client.tools() {
                 let description = t
@@ -265,7 +272,11 @@ async fn call(
                     reason: format!("got {}", kind(&other)),
                 });
             }
-            Err(e) => return Err(CliError::BadArgs { reason: e.to_string() }),
+            Err(e) => {
+                return Err(CliError::BadArgs {
+                    reason: e.to_string(),
+                });
+            }
         },
     };
     let (config, _) = resolve(target, prefix, timeout_ms)?;

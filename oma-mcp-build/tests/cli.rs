@@ -1,0 +1,329 @@
+//! The `oma-mcp` CLI contract, driven as a user's script would: real processes, real servers.
+//!
+//! Uses the project's own test server (`target/<profile>/oma-mcp-test-server`, built by
+//! `cargo build --workspace`) and the pinned server-everything (`npm ci --prefix tests/servers`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn oma_mcp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// The test server binary beside `oma-mcp` in the same target directory.
+fn test_server() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_oma-mcp")).with_file_name(format!(
+        "oma-mcp-test-server{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build --workspace --all-features` first (./scripts/test does)",
+        bin.display()
+    );
+    bin
+}
+
+/// server-everything's entry point, or `None` (with one printed line) when not installed.
+fn everything() -> Option<PathBuf> {
+    let path = workspace().join("tests/servers/node_modules/.bin/mcp-server-everything");
+    if path.exists() {
+        Some(path)
+    } else {
+        println!("skipped: server-everything is not installed (npm ci --prefix tests/servers)");
+        None
+    }
+}
+
+fn shared() -> Option<PathBuf> {
+    let dir = std::env::var_os("OMA_MCP_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"));
+    if dir.join("corpus").is_dir() {
+        Some(dir)
+    } else {
+        println!(
+            "skipped: shared corpus not found at {} (set OMA_MCP_SHARED)",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("oma-mcp runs")
+}
+
+fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn call_echo_json_on_own_server() {
+    let out = run(oma_mcp()
+        .args([
+            "call",
+            "echo",
+            "--args",
+            r#"{"message":"hi"}"#,
+            "--format",
+            "json",
+            "--",
+        ])
+        .arg(test_server()));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        "{\n  \"data\": \"Echo: hi\",\n  \"isError\": false,\n  \"modelOutput\": null\n}\n"
+    );
+}
+
+#[test]
+fn call_with_prefix_uses_the_framework_name() {
+    let out = run(oma_mcp()
+        .args([
+            "call",
+            "demo_add",
+            "--prefix",
+            "demo",
+            "--args",
+            r#"{"a":2,"b":40}"#,
+            "--",
+        ])
+        .arg(test_server()));
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), "42\n");
+}
+
+#[test]
+fn call_tool_error_result_exits_2_and_prints_it() {
+    let out = run(oma_mcp()
+        .args(["call", "fail", "--format", "json", "--"])
+        .arg(test_server()));
+    assert_exit(&out, 2);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["isError"], true);
+    assert_eq!(json["modelOutput"], serde_json::Value::Null);
+}
+
+#[test]
+fn call_errors_are_clear() {
+    let out = run(oma_mcp()
+        .args(["call", "echo", "--args", "[1]", "--"])
+        .arg(test_server()));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: --args must be a JSON object like '{\"message\": \"hi\"}': got an array\n"
+    );
+
+    let out = run(oma_mcp().args(["call", "nope", "--"]).arg(test_server()));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).starts_with("oma-mcp: the server has no tool named \"nope\"; it lists: "),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = run(oma_mcp().args(["list"]));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: no server given: pass `--manifest PATH [--server NAME]` or the server command \
+         after `--` (e.g. `oma-mcp list -- npx -y @modelcontextprotocol/server-everything`)\n"
+    );
+
+    let out = run(oma_mcp().args(["list", "--", "/nonexistent/mcp-server"]));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr)
+            .starts_with("oma-mcp: cannot connect to the MCP server `/nonexistent/mcp-server`: "),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = run(oma_mcp().args(["list", "--manifest", "/nonexistent/oma-mcp.toml"]));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: cannot read manifest /nonexistent/oma-mcp.toml: No such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
+fn list_json_shape() {
+    let out = run(oma_mcp()
+        .args(["list", "--format", "json", "--prefix", "demo", "--"])
+        .arg(test_server()));
+    assert_exit(&out, 0);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let echo = rows.iter().find(|r| r["mcpName"] == "echo").unwrap();
+    assert_eq!(
+        echo,
+        &serde_json::json!({
+            "name": "demo_echo",
+            "mcpName": "echo",
+            "description": echo["description"].clone(),
+            "consequential": false,
+        })
+    );
+    assert!(echo["description"].is_string());
+}
+
+#[test]
+fn manifest_snapshot_list_and_consequential() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("oma-mcp.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[servers.own]\ncommand = {:?}\nprefix = \"own\"\nconsequential = [\"ec*\"]\n",
+            test_server().display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = run(oma_mcp().arg("snapshot").arg("--manifest").arg(&manifest));
+    assert_exit(&out, 0);
+    let snapshot = dir.path().join("mcp/own.snapshot.json");
+    let first = std::fs::read(&snapshot).unwrap();
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "oma-mcp: wrote {} ({} tools) for server `own`\n",
+            snapshot.display(),
+            oma_mcp_runtime::Snapshot::read(&snapshot)
+                .unwrap()
+                .tools
+                .len()
+        )
+    );
+    let out = run(oma_mcp().arg("snapshot").arg("--manifest").arg(&manifest));
+    assert_exit(&out, 0);
+    assert_eq!(std::fs::read(&snapshot).unwrap(), first);
+    assert!(text(&out.stderr).starts_with("oma-mcp: unchanged: "));
+
+    let out = run(oma_mcp()
+        .args(["list", "--format", "json", "--manifest"])
+        .arg(&manifest));
+    assert_exit(&out, 0);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let echo = rows.iter().find(|r| r["mcpName"] == "echo").unwrap();
+    assert_eq!(echo["name"], "own_echo");
+    assert_eq!(echo["consequential"], true);
+}
+
+#[test]
+fn snapshot_of_server_everything_is_byte_identical_twice() {
+    let Some(server) = everything() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    for path in [&a, &b] {
+        let out = run(oma_mcp()
+            .arg("snapshot")
+            .arg("--out")
+            .arg(path)
+            .arg("--")
+            .arg(&server)
+            .arg("stdio"));
+        assert_exit(&out, 0);
+    }
+    let first = std::fs::read(&a).unwrap();
+    assert_eq!(first, std::fs::read(&b).unwrap());
+
+    // Every tool the server lists is in the snapshot.
+    let out = run(oma_mcp()
+        .args(["list", "--format", "json", "--"])
+        .arg(&server)
+        .arg("stdio"));
+    assert_exit(&out, 0);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut listed: Vec<String> = rows
+        .iter()
+        .map(|r| r["mcpName"].as_str().unwrap().to_owned())
+        .collect();
+    listed.sort();
+    let snapshot = oma_mcp_runtime::Snapshot::read(&a).unwrap();
+    let names: Vec<String> = snapshot.tools.iter().map(|t| t.name().to_owned()).collect();
+    assert_eq!(names, listed);
+    assert!(names.iter().any(|n| n == "echo"));
+}
+
+#[test]
+fn call_server_everything_get_sum() {
+    let Some(server) = everything() else { return };
+    let out = run(oma_mcp()
+        .args([
+            "call",
+            "get-sum",
+            "--args",
+            r#"{"a":2,"b":3}"#,
+            "--format",
+            "json",
+            "--",
+        ])
+        .arg(&server)
+        .arg("stdio"));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        "{\n  \"data\": \"The sum of 2 and 3 is 5.\",\n  \"isError\": false,\n  \"modelOutput\": null\n}\n"
+    );
+}
+
+#[test]
+fn generate_every_corpus_server() {
+    let Some(shared) = shared() else { return };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("corpus/servers"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 23);
+    for file in &files {
+        let out = run(oma_mcp().arg("generate").arg(file));
+        assert_exit(&out, 0);
+        let code = text(&out.stdout);
+        assert!(code.starts_with("// @generated"), "{}", file.display());
+        syn::parse_file(&code).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    }
+}
+
+#[test]
+fn generate_writes_out_file_and_reads_bare_tools_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("tools.json");
+    std::fs::write(
+        &input,
+        r#"{"tools": [{"name": "say/hello", "inputSchema": {"type": "object", "properties": {"who": {"type": "string"}}, "required": ["who"]}}]}"#,
+    )
+    .unwrap();
+    let out_file = dir.path().join("out.rs");
+    let out = run(oma_mcp()
+        .arg("generate")
+        .arg(&input)
+        .args(["--prefix", "greeter", "--out"])
+        .arg(&out_file));
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), "");
+    let code = std::fs::read_to_string(&out_file).unwrap();
+    assert!(code.contains("\"greeter_say_hello\""), "{code}");
+    assert!(code.contains("pub who: String"), "{code}");
+}
