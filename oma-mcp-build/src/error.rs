@@ -4,9 +4,12 @@ use std::path::PathBuf;
 
 /// Everything that can go wrong in `oma-mcp-build`.
 ///
+/// `Debug` prints the message and its causes, not the variant's fields, so that
+/// `fn main() -> Result<(), oma_mcp_build::Error>` in a build script shows a readable error.
+///
 /// Every variant names what it is about (the tool, the pattern, the JSON pointer), so the
 /// message alone says where to look and what to change.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A `consequential` entry is not a valid glob.
@@ -163,5 +166,21 @@ fn server_not_chosen(path: &std::path::Path, available: &[String]) -> String {
             path.display(),
             available.join(", ")
         )
+    }
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            let cause_text = cause.to_string();
+            if !text.contains(&cause_text) {
+                text.push_str("\n  caused by: ");
+                text.push_str(&cause_text);
+            }
+            source = cause.source();
+        }
+        f.write_str(&text)
     }
 }

@@ -325,5 +325,5 @@ fn generate_writes_out_file_and_reads_bare_tools_list() {
     assert_eq!(text(&out.stdout), "");
     let code = std::fs::read_to_string(&out_file).unwrap();
     assert!(code.contains("\"greeter_say_hello\""), "{code}");
-    assert!(code.contains("pub who: String"), "{code}");
+    assert!(code.contains("pub who: ::std::string::String,"), "{code}");
 }

@@ -313,8 +313,8 @@ mod tests {
         let err = generate(&snap, &GenerateOptions::default()).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "MCP tools \"a/b\" and \"a_b\" both get the tool name \"a_b\"; tool names must be \
-             unique after the prefix and `/` → `_` rule, so ask the server to rename one"
+            "MCP tools \"a/b\" and \"a_b\" both normalize to the tool name \"a_b\"; tool names \
+             must be unique after the prefix and `/` → `_` rule, so ask the server to rename one"
         );
     }
 
