@@ -44,7 +44,6 @@ use crate::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 
 /// Starts a [`Builder`] with the defaults (manifest `$CARGO_MANIFEST_DIR/oma-mcp.toml`, every
 /// server, output into `$OUT_DIR`).
-#[must_use]
 pub fn configure() -> Builder {
     Builder::default()
 }
@@ -284,7 +283,7 @@ pub fn take_snapshot(pin: &ServerPin, manifest: &Path) -> Result<Snapshot, Error
             .chain(pin.args.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(" "),
-        source,
+        source: Box::new(source),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -125,9 +125,9 @@ pub enum Error {
         manifest: PathBuf,
         /// The command line as written in the manifest.
         command: String,
-        /// The runtime's error.
+        /// The runtime's error (boxed: it is large and this path is cold).
         #[source]
-        source: oma_mcp_runtime::Error,
+        source: Box<oma_mcp_runtime::Error>,
     },
 
     /// An error of `oma-mcp-runtime`: a snapshot file that is unreadable, invalid or cannot be

@@ -17,7 +17,7 @@ use crate::args::{Command, Format, Target};
 pub enum CliError {
     /// The async runtime could not start.
     #[error("cannot start the async runtime")]
-    Runtime(#[source] std::io::Error),
+    AsyncRuntime(#[source] std::io::Error),
     /// Writing to stdout failed (a closed pipe is not reported).
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
@@ -26,15 +26,15 @@ pub enum CliError {
     Build(#[from] oma_mcp_build::Error),
     /// An error of `oma-mcp-runtime` (connection, snapshot file).
     #[error(transparent)]
-    Runtime2(#[from] oma_mcp_runtime::Error),
+    Runtime(#[from] oma_mcp_runtime::Error),
     /// Connecting to the server failed.
     #[error("cannot connect to the MCP server `{command}`")]
     Connect {
         /// The command line.
         command: String,
-        /// Why.
+        /// Why (boxed: large, and this path is cold).
         #[source]
-        source: oma_mcp_runtime::Error,
+        source: Box<oma_mcp_runtime::Error>,
     },
     /// Writing generated code failed.
     #[error("cannot write {path}")]
@@ -346,7 +346,10 @@ async fn connect(config: ConnectConfig) -> Result<McpClient, CliError> {
         .join(" ");
     oma_mcp_runtime::connect_mcp_tools(config)
         .await
-        .map_err(|source| CliError::Connect { command, source })
+        .map_err(|source| CliError::Connect {
+            command,
+            source: Box::new(source),
+        })
 }
 
 fn pretty(value: &Value) -> String {

@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         .build()
     {
         Ok(rt) => rt,
-        Err(e) => return report(&commands::CliError::Runtime(e)),
+        Err(e) => return report(&commands::CliError::AsyncRuntime(e)),
     };
     match runtime.block_on(commands::run(cli.command)) {
         Ok(commands::Outcome::Success) => ExitCode::SUCCESS,
