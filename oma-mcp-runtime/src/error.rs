@@ -118,6 +118,44 @@ pub enum Error {
         reason: String,
     },
 
+    /// A tool's JSON Schema cannot be compiled for validation (see [`crate::validate`]): it is
+    /// not valid for its dialect's meta-schema (e.g. corpus case 28, a property named `type`
+    /// declared as `"type": "object"`), or a `$ref` does not resolve locally.
+    #[error(
+        "the JSON Schema of tool \"{tool}\" is invalid at {pointer}: {reason}; local validation \
+         is skipped for it"
+    )]
+    InvalidSchema {
+        /// The tool whose schema it is.
+        tool: String,
+        /// The JSON pointer of the offending part in the schema, `/` for the root.
+        pointer: String,
+        /// What is wrong, as the `jsonschema` crate words it.
+        reason: String,
+    },
+
+    /// A tool name is registered twice in a [`ToolRegistry`](crate::tool::ToolRegistry).
+    /// `Display` is exactly the seed's text.
+    #[error(
+        "ToolRegistry: a tool named \"{name}\" is already registered. Use a unique name or \
+         deregister the existing one first."
+    )]
+    DuplicateTool {
+        /// The name registered twice.
+        name: String,
+    },
+
+    /// A call was cancelled through its [`CancellationToken`](crate::CancellationToken) (the
+    /// seed's abort signal) before an answer arrived. `Display` is the message of the abort
+    /// reason the TypeScript SDK rejects with (`AbortController.abort()` without a reason:
+    /// a `DOMException` `AbortError`); a `notifications/cancelled` was sent when the request
+    /// had been sent.
+    #[error("This operation was aborted")]
+    Cancelled {
+        /// The JSON-RPC method that was cancelled (`tools/call`).
+        method: String,
+    },
+
     /// A snapshot file could not be read or written.
     #[error("cannot {action} snapshot {path}: {source}")]
     SnapshotIo {
@@ -144,6 +182,11 @@ impl Error {
     /// `true` for [`Error::Timeout`], also when wrapped in [`Error::Handshake`].
     pub fn is_timeout(&self) -> bool {
         matches!(self.root(), Error::Timeout { .. })
+    }
+
+    /// `true` for [`Error::Cancelled`]: the caller cancelled the call.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.root(), Error::Cancelled { .. })
     }
 
     /// `true` for [`Error::ConnectionClosed`] and [`Error::NotConnected`], also when wrapped in

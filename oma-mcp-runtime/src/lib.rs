@@ -15,6 +15,7 @@ pub mod naming;
 pub mod result;
 pub mod snapshot;
 pub mod typed;
+pub mod validate;
 
 pub use connect::{ConnectConfig, DiscoveredTool, McpClient, connect_mcp_tools};
 pub use error::Error;

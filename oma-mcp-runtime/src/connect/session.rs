@@ -12,6 +12,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::framing::{self, Incoming, LineRead};
 use crate::Error;
@@ -22,6 +23,11 @@ const STDERR_TAIL_LINES: usize = 10;
 const STDERR_TAIL_LINE_CHARS: usize = 300;
 /// The longest stderr line logged whole; longer ones are logged as their length only.
 const STDERR_MAX_LINE: usize = 64 * 1024;
+
+/// The `reason` of the `notifications/cancelled` sent when a caller cancels a request: what
+/// the TypeScript SDK sends for `AbortController.abort()` without a reason
+/// (`String(signal.reason)` of a `DOMException` `AbortError`).
+pub(crate) const ABORT_REASON: &str = "AbortError: This operation was aborted";
 
 /// What the writer task sends.
 enum Outgoing {
@@ -116,6 +122,29 @@ impl Session {
     /// closes while waiting; [`Error::Rpc`] for a JSON-RPC error; [`Error::Timeout`] (after
     /// sending `notifications/cancelled`); [`Error::MessageTooLarge`].
     pub(crate) async fn request(&self, method: &str, params: Value) -> Reply {
+        self.request_cancellable(method, params, None).await
+    }
+
+    /// As [`Session::request`], also ending when `cancel` is cancelled (the seed's abort
+    /// signal, as the TypeScript SDK's `RequestOptions.signal`): a token cancelled before the
+    /// call sends nothing; one cancelled while waiting sends `notifications/cancelled` with the
+    /// request id and the reason [`ABORT_REASON`]. An answer that is already there wins over
+    /// a cancellation.
+    ///
+    /// # Errors
+    /// As [`Session::request`], plus [`Error::Cancelled`].
+    pub(crate) async fn request_cancellable(
+        &self,
+        method: &str,
+        params: Value,
+        cancel: Option<&CancellationToken>,
+    ) -> Reply {
+        let cancelled_error = || Error::Cancelled {
+            method: method.to_owned(),
+        };
+        if cancel.is_some_and(CancellationToken::is_cancelled) {
+            return Err(cancelled_error());
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         {
@@ -149,17 +178,31 @@ impl Session {
             }
             rx.await.unwrap_or(Err(Error::ConnectionClosed))
         };
-        match tokio::time::timeout_at(deadline, outcome).await {
-            Ok(reply) => {
-                guard.disarm();
-                reply
+        let cancelled = async {
+            match cancel {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
             }
-            Err(_) => {
-                guard.cancel("MCP error -32001: Request timed out");
-                Err(Error::Timeout {
-                    method: method.to_owned(),
-                    timeout: self.timeout,
-                })
+        };
+        tokio::select! {
+            biased;
+            timed = tokio::time::timeout_at(deadline, outcome) => match timed {
+                Ok(reply) => {
+                    guard.disarm();
+                    reply
+                }
+                Err(_) => {
+                    guard.cancel("MCP error -32001: Request timed out");
+                    Err(Error::Timeout {
+                        method: method.to_owned(),
+                        timeout: self.timeout,
+                    })
+                }
+            },
+            () = cancelled => {
+                tracing::debug!(id, method, "request cancelled by the caller");
+                guard.cancel(ABORT_REASON);
+                Err(cancelled_error())
             }
         }
     }

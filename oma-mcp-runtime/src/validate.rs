@@ -1,0 +1,551 @@
+//! Argument validation against a tool's JSON Schema with the `jsonschema` crate: local input
+//! validation, **beyond the seed** (the seed delegates it to the server: `shared/seed/mcp.md`,
+//! "Input validation is delegated to the server"; oma-mcp validates before anything is sent,
+//! see issue 3, "Tool layer").
+//!
+//! - **Dialect** from the schema's `$schema` ([`Dialect::of`]): draft-04, draft-06, draft-07,
+//!   2019-09 and 2020-12 (with or without a trailing `#`, `http` or `https`). A schema without
+//!   `$schema`, or with one this crate does not know, is read as 2020-12, the dialect MCP
+//!   specifies for schemas without `$schema`.
+//! - **Offline**: `jsonschema` is built without its `resolve-http`/`resolve-file` features and
+//!   with an offline retriever, so only local `$ref`s (`#/$defs/…`, `#/definitions/…`) resolve;
+//!   anything else makes the schema uncompilable.
+//! - **Formats are not asserted** (`format` is an annotation, as 2019-09 and later specify and
+//!   draft-07 allows), so a value a server would accept is never rejected locally because of an
+//!   unusual `format` (schemars emits `uint64`, `int32`, …).
+//! - **Never panics**: compiling or evaluating a schema runs under `catch_unwind`; a panic in the
+//!   `jsonschema` crate counts as an uncompilable schema, or as "no problems found".
+//!
+//! [`Validator`] is the compiled schema; [`InputValidator`] is what a
+//! [`ToolDefinition`](crate::tool::ToolDefinition) holds: it compiles its tool's schema once, on
+//! first use, and caches it. A schema that cannot be compiled (an invalid subschema such as a
+//! property named `type` declared as `"type": "object"`, an unresolvable `$ref`) is logged once
+//! with `tracing::warn!` naming the tool and the schema error, and the tool's arguments are then
+//! **not validated locally** (the server still validates them): rejecting every call because the
+//! server's schema is sloppy would make the tool unusable, which the seed never does.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
+
+use jsonschema::Draft;
+use serde_json::Value;
+
+use crate::Error;
+
+/// A JSON Schema dialect, read from a schema's `$schema` keyword.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// `http://json-schema.org/draft-04/schema#`
+    Draft4,
+    /// `http://json-schema.org/draft-06/schema#`
+    Draft6,
+    /// `http://json-schema.org/draft-07/schema#`
+    Draft7,
+    /// `https://json-schema.org/draft/2019-09/schema`
+    Draft201909,
+    /// `https://json-schema.org/draft/2020-12/schema`, and the default.
+    Draft202012,
+}
+
+impl Dialect {
+    /// The dialect of `schema`: the one its `$schema` names (`http` or `https`, with or without
+    /// a trailing `#`), else [`Dialect::Draft202012`] (no `$schema`, a non-string one, an
+    /// unknown URI, or a schema that is not an object).
+    pub fn of(schema: &Value) -> Self {
+        let Some(uri) = schema.get("$schema").and_then(Value::as_str) else {
+            return Self::Draft202012;
+        };
+        let uri = uri.trim_end_matches('#');
+        let uri = uri
+            .strip_prefix("https://")
+            .or_else(|| uri.strip_prefix("http://"))
+            .unwrap_or(uri);
+        match uri {
+            "json-schema.org/draft-04/schema" => Self::Draft4,
+            "json-schema.org/draft-06/schema" => Self::Draft6,
+            "json-schema.org/draft-07/schema" => Self::Draft7,
+            "json-schema.org/draft/2019-09/schema" => Self::Draft201909,
+            _ => Self::Draft202012,
+        }
+    }
+
+    fn draft(self) -> Draft {
+        match self {
+            Self::Draft4 => Draft::Draft4,
+            Self::Draft6 => Draft::Draft6,
+            Self::Draft7 => Draft::Draft7,
+            Self::Draft201909 => Draft::Draft201909,
+            Self::Draft202012 => Draft::Draft202012,
+        }
+    }
+}
+
+/// One validation problem: where in the instance, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub struct Problem {
+    /// The JSON pointer of the offending value in the instance (RFC 6901), `/` for the root.
+    pub pointer: String,
+    /// What is wrong, as the `jsonschema` crate words it (e.g. `"message" is a required
+    /// property`, `"x" is not of type "integer"`).
+    pub message: String,
+}
+
+impl Problem {
+    /// A problem at `pointer` (use `/` for the root).
+    pub fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            pointer: pointer.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The error text for arguments that failed validation:
+/// `Invalid input for tool "<name>":` then one line `\n- <pointer>: <message>` per problem, in
+/// the order given ([`Validator::validate`] sorts them).
+///
+/// ```
+/// use oma_mcp_runtime::validate::{Problem, invalid_input_message};
+/// let text = invalid_input_message("echo", &[Problem::new("/", r#""message" is a required property"#)]);
+/// assert_eq!(text, "Invalid input for tool \"echo\":\n- /: \"message\" is a required property");
+/// ```
+pub fn invalid_input_message(tool: &str, problems: &[Problem]) -> String {
+    let mut text = format!("Invalid input for tool \"{tool}\":");
+    for p in problems {
+        text.push_str("\n- ");
+        text.push_str(&p.pointer);
+        text.push_str(": ");
+        text.push_str(&p.message);
+    }
+    text
+}
+
+/// A compiled JSON Schema (see the [module docs](self) for dialects, `$ref`s and formats).
+///
+/// Cheap to share (`Send + Sync`); compile once, validate many times.
+pub struct Validator {
+    dialect: Dialect,
+    inner: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Validator")
+            .field("dialect", &self.dialect)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Validator {
+    /// Compiles `schema`, the JSON Schema of the tool `tool` (the name is only used in the
+    /// error), in the dialect its `$schema` names ([`Dialect::of`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidSchema`] naming the tool, the JSON pointer in the schema and the reason,
+    /// when the schema is not valid for its dialect's meta-schema, has a `$ref` that does not
+    /// resolve locally, or otherwise cannot be compiled.
+    pub fn new(tool: &str, schema: &Value) -> Result<Self, Error> {
+        let dialect = Dialect::of(schema);
+        let built = catch_unwind(AssertUnwindSafe(|| {
+            jsonschema::options()
+                .with_draft(dialect.draft())
+                .should_validate_formats(false)
+                .offline()
+                .build(schema)
+        }));
+        let invalid = |pointer: &str, reason: String| Error::InvalidSchema {
+            tool: tool.to_owned(),
+            pointer: if pointer.is_empty() {
+                "/".to_owned()
+            } else {
+                pointer.to_owned()
+            },
+            reason,
+        };
+        match built {
+            Ok(Ok(inner)) => Ok(Self { dialect, inner }),
+            Ok(Err(e)) => Err(invalid(e.instance_path().as_str(), e.to_string())),
+            Err(_) => Err(invalid("", "the jsonschema crate panicked on it".to_owned())),
+        }
+    }
+
+    /// The dialect the schema was compiled in.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Validates `instance`; on failure, every problem, sorted by pointer then message, without
+    /// duplicates (so the order does not depend on the `jsonschema` crate's traversal).
+    ///
+    /// # Errors
+    /// The problems found (never an empty list).
+    pub fn validate(&self, instance: &Value) -> Result<(), Vec<Problem>> {
+        let found = catch_unwind(AssertUnwindSafe(|| {
+            self.inner
+                .iter_errors(instance)
+                .map(|e| {
+                    let pointer = e.instance_path().as_str();
+                    Problem::new(if pointer.is_empty() { "/" } else { pointer }, e.to_string())
+                })
+                .collect::<Vec<_>>()
+        }));
+        let mut problems = match found {
+            Ok(problems) => problems,
+            Err(_) => {
+                tracing::warn!("the jsonschema crate panicked while validating; input accepted");
+                Vec::new()
+            }
+        };
+        if problems.is_empty() {
+            return Ok(());
+        }
+        problems.sort();
+        problems.dedup();
+        Err(problems)
+    }
+}
+
+/// The input validation of one tool: its schema, compiled on first use and cached.
+///
+/// A schema that does not compile is reported once with `tracing::warn!` (naming the tool and
+/// the schema error) and the tool's input is then accepted unvalidated; see the
+/// [module docs](self) for why.
+#[derive(Debug)]
+pub struct InputValidator {
+    tool: String,
+    schema: Value,
+    compiled: OnceLock<Option<Validator>>,
+}
+
+impl InputValidator {
+    /// The validation of tool `tool` (its framework name, used in messages) against `schema`
+    /// (its input schema as the server sent it). Nothing is compiled yet.
+    pub fn new(tool: impl Into<String>, schema: Value) -> Self {
+        Self {
+            tool: tool.into(),
+            schema,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The tool name used in messages.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The schema validated against.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// The compiled schema, compiling it on the first call; `None` when it does not compile
+    /// (logged once).
+    pub fn validator(&self) -> Option<&Validator> {
+        self.compiled
+            .get_or_init(|| match Validator::new(&self.tool, &self.schema) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    tracing::warn!(
+                        tool = %self.tool,
+                        "local input validation is off for this tool: {e}"
+                    );
+                    None
+                }
+            })
+            .as_ref()
+    }
+
+    /// Checks `input` against the tool's schema.
+    ///
+    /// # Errors
+    /// The full message, [`invalid_input_message`]:
+    /// `Invalid input for tool "<name>":\n- <pointer>: <message>…`.
+    pub fn check(&self, input: &Value) -> Result<(), String> {
+        match self.validator() {
+            Some(v) => v
+                .validate(input)
+                .map_err(|problems| invalid_input_message(&self.tool, &problems)),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn problems(schema: Value, instance: Value) -> Vec<(String, String)> {
+        match Validator::new("t", &schema).unwrap().validate(&instance) {
+            Ok(()) => Vec::new(),
+            Err(ps) => ps.into_iter().map(|p| (p.pointer, p.message)).collect(),
+        }
+    }
+
+    fn echo_schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {"message": {"type": "string"}, "count": {"type": "integer", "minimum": 1}},
+            "required": ["message"],
+            "additionalProperties": false
+        })
+    }
+
+    #[test]
+    fn dialects_from_schema_keyword() {
+        let of = |s: &str| Dialect::of(&json!({ "$schema": s }));
+        assert_eq!(of("http://json-schema.org/draft-07/schema#"), Dialect::Draft7);
+        assert_eq!(of("https://json-schema.org/draft-07/schema"), Dialect::Draft7);
+        assert_eq!(of("http://json-schema.org/draft-04/schema#"), Dialect::Draft4);
+        assert_eq!(of("http://json-schema.org/draft-06/schema#"), Dialect::Draft6);
+        assert_eq!(
+            of("https://json-schema.org/draft/2019-09/schema"),
+            Dialect::Draft201909
+        );
+        assert_eq!(
+            of("https://json-schema.org/draft/2020-12/schema"),
+            Dialect::Draft202012
+        );
+        assert_eq!(of("https://example.com/my-meta"), Dialect::Draft202012);
+        assert_eq!(Dialect::of(&json!({"type": "object"})), Dialect::Draft202012);
+        assert_eq!(Dialect::of(&json!({"$schema": 7})), Dialect::Draft202012);
+        assert_eq!(Dialect::of(&json!(true)), Dialect::Draft202012);
+    }
+
+    #[test]
+    fn valid_input_passes() {
+        assert_eq!(problems(echo_schema(), json!({"message": "hi"})), []);
+    }
+
+    #[test]
+    fn one_line_per_problem_sorted_by_pointer() {
+        let got = problems(
+            echo_schema(),
+            json!({"count": 0, "extra": true, "message": 5}),
+        );
+        assert_eq!(
+            got,
+            [
+                (
+                    "/".to_owned(),
+                    "Additional properties are not allowed ('extra' was unexpected)".to_owned()
+                ),
+                (
+                    "/count".to_owned(),
+                    "0 is less than the minimum of 1".to_owned()
+                ),
+                (
+                    "/message".to_owned(),
+                    "5 is not of type \"string\"".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn full_message_text() {
+        let v = InputValidator::new("own_echo", echo_schema());
+        assert_eq!(v.check(&json!({"message": "x"})), Ok(()));
+        assert_eq!(
+            v.check(&json!({})).unwrap_err(),
+            "Invalid input for tool \"own_echo\":\n- /: \"message\" is a required property"
+        );
+        assert_eq!(
+            v.check(&json!({"message": ["a"], "count": "2"})).unwrap_err(),
+            "Invalid input for tool \"own_echo\":\n\
+             - /count: \"2\" is not of type \"integer\"\n\
+             - /message: [\"a\"] is not of type \"string\""
+        );
+        assert_eq!(
+            v.check(&json!([1])).unwrap_err(),
+            "Invalid input for tool \"own_echo\":\n- /: [1] is not of type \"object\""
+        );
+    }
+
+    #[test]
+    fn nested_pointers_and_escaping() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "pet": {"type": "object", "properties": {"kind": {"enum": ["cat", "dog"]}}},
+                "a/b": {"type": "string"},
+                "items": {"type": "array", "items": {"type": "integer"}}
+            }
+        });
+        assert_eq!(
+            problems(
+                schema,
+                json!({"pet": {"kind": "cow"}, "a/b": 1, "items": [1, "x"]})
+            ),
+            [
+                ("/a~1b".to_owned(), "1 is not of type \"string\"".to_owned()),
+                (
+                    "/items/1".to_owned(),
+                    "\"x\" is not of type \"integer\"".to_owned()
+                ),
+                (
+                    "/pet/kind".to_owned(),
+                    "\"cow\" is not one of \"cat\" or \"dog\"".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn formats_are_not_asserted() {
+        let schema = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "properties": {"ms": {"type": "integer", "format": "uint64"},
+                           "at": {"type": "string", "format": "date-time"}}
+        });
+        assert_eq!(problems(schema, json!({"ms": 5, "at": "yesterday"})), []);
+    }
+
+    fn corpus_case(name: &str) -> Option<Value> {
+        let dir = std::env::var_os("OMA_MCP_SHARED")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+            });
+        let path = dir.join("corpus/cases").join(name);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Some(serde_json::from_str(&text).unwrap()),
+            Err(_) => {
+                eprintln!("skipping: {} not found (set OMA_MCP_SHARED)", path.display());
+                None
+            }
+        }
+    }
+
+    /// Corpus case 01: local `$defs` refs are followed; nothing is fetched.
+    #[test]
+    fn case_01_local_refs_resolve() {
+        let Some(case) = corpus_case("01-defs-ref-in-input-schema.json") else {
+            return;
+        };
+        let schema = &case["tools"][0]["inputSchema"];
+        assert_eq!(
+            problems(schema.clone(), json!({"query_model": {"limit": 20}})),
+            []
+        );
+        assert_eq!(
+            problems(schema.clone(), json!({"query_model": {"limit": 0, "query": 3}})),
+            [
+                (
+                    "/query_model/limit".to_owned(),
+                    "0 is less than the minimum of 1".to_owned()
+                ),
+                (
+                    "/query_model/query".to_owned(),
+                    "3 is not of type \"string\"".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn external_refs_are_not_fetched() {
+        for r in [
+            "https://example.com/schema.json",
+            "file:///etc/passwd",
+            "#/$defs/Missing",
+        ] {
+            let e = Validator::new("t", &json!({"properties": {"x": {"$ref": r}}})).unwrap_err();
+            assert!(
+                matches!(&e, Error::InvalidSchema { tool, .. } if tool == "t"),
+                "{e}"
+            );
+        }
+    }
+
+    /// Corpus case 24: a schema without `type`, or empty, validates as a plain object.
+    #[test]
+    fn case_24_missing_type_or_empty() {
+        let Some(case) = corpus_case("24-input-schema-missing-type-or-empty.json") else {
+            return;
+        };
+        let tools = case["tools"].as_array().unwrap();
+        assert_eq!(problems(tools[0]["inputSchema"].clone(), json!({"x": 1})), []);
+        assert_eq!(problems(tools[1]["inputSchema"].clone(), json!({})), []);
+        let add_task = tools[2]["inputSchema"].clone();
+        assert_eq!(
+            Validator::new("add_task", &add_task).unwrap().dialect(),
+            Dialect::Draft7
+        );
+        assert_eq!(
+            problems(add_task, json!({})),
+            [(
+                "/".to_owned(),
+                "\"description\" is a required property".to_owned()
+            )]
+        );
+    }
+
+    /// Corpus case 28: an invalid subschema does not compile; the error names tool and place,
+    /// and the tool's input is then accepted (validation skipped).
+    #[test]
+    fn case_28_invalid_subschema_skips_validation() {
+        let Some(case) = corpus_case("28-property-named-type-invalid-subschema.json") else {
+            return;
+        };
+        let schema = case["tools"][0]["inputSchema"].clone();
+        let e = Validator::new("replace_all_matching_properties", &schema).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the JSON Schema of tool \"replace_all_matching_properties\" is invalid at \
+             /properties/type: \"object\" is not of types \"boolean\", \"object\"; local \
+             validation is skipped for it"
+        );
+        let v = InputValidator::new("replace_all_matching_properties", schema);
+        assert!(v.validator().is_none());
+        assert_eq!(v.check(&json!({"anything": 1})), Ok(()));
+    }
+
+    /// Corpus case 34: draft-07 tuple `items` and 2020-12 `prefixItems`, each in its dialect.
+    #[test]
+    fn case_34_tuple_items_per_dialect() {
+        let Some(case) = corpus_case("34-tuple-items-draft07-vs-prefixItems-2020-12.json") else {
+            return;
+        };
+        let quote = case["tools"][0]["inputSchema"].clone();
+        assert_eq!(
+            problems(
+                quote.clone(),
+                json!({"dayName": "Mon", "arg1": ["a", {"k": 1}]})
+            ),
+            []
+        );
+        assert_eq!(
+            problems(quote, json!({"dayName": "Mon", "arg1": [1, {}]})),
+            [(
+                "/arg1/0".to_owned(),
+                "1 is not of type \"string\"".to_owned()
+            )]
+        );
+        let metrics = case["tools"][1]["outputSchema"].clone();
+        assert_eq!(
+            problems(
+                metrics.clone(),
+                case["result_of_bundle_metrics"]["structuredContent"].clone()
+            ),
+            []
+        );
+        assert_eq!(
+            problems(metrics, json!({"buckets": [["x", 1.5]]})),
+            [
+                (
+                    "/buckets/0/0".to_owned(),
+                    "\"x\" is not of type \"number\"".to_owned()
+                ),
+                (
+                    "/buckets/0/1".to_owned(),
+                    "1.5 is not of type \"integer\"".to_owned()
+                ),
+            ]
+        );
+    }
+}
