@@ -1,6 +1,7 @@
 //! Workspace integration tests: `oma-mcp-runtime`'s stdio client against the project's own
 //! test server (`oma-mcp-test-server`, every `OMA_TEST_SERVER_MODE`) and the pinned
-//! `@modelcontextprotocol/server-everything`.
+//! `@modelcontextprotocol/server-everything`; `typed` calls both through the code `build.rs`
+//! generates from `tests/oma-mcp.toml` and checks that their committed snapshots are current.
 //!
 //! Run with `cargo test -p oma-mcp-tests`. The server-everything tests need
 //! `npm ci --prefix tests/servers` and `node`; without them they print one line and pass.
@@ -11,6 +12,7 @@ mod bad_servers;
 mod everything;
 mod lifecycle;
 mod own_server;
+mod typed;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
