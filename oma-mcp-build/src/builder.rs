@@ -167,11 +167,12 @@ impl Builder {
                 .map(PathBuf::from)
                 .ok_or(Error::OutDirMissing)?,
         };
+        // Read all three before deciding, so cargo is told about each of them whatever their
+        // values (a short-circuit here left out `DOCS_RS` when the offline variable was set).
         let refresh = self.read_env(&self.refresh_env);
-        let offline = self
-            .read_env(&self.offline_env)
-            .is_some_and(|v| !v.is_empty() && v != "0")
-            || self.read_env("DOCS_RS").is_some();
+        let offline_value = self.read_env(&self.offline_env);
+        let docs_rs = self.read_env("DOCS_RS");
+        let offline = offline_value.is_some_and(|v| !v.is_empty() && v != "0") || docs_rs.is_some();
 
         let selected: Vec<&ServerPin> = if self.servers.is_empty() {
             manifest.servers.values().collect()
