@@ -26,7 +26,7 @@ pub enum Error {
     /// The MCP server process could not be started (seed, "Connecting to a server").
     #[error(
         "cannot start the MCP server `{command}`: {source}; check that the command path is right \
-         and that the server is installed (for the pinned npm servers: `npm ci --prefix tests/servers`)"
+         and that the server is installed (a pinned npm server: run `npm ci` where its package-lock.json is)"
     )]
     Spawn {
         /// The command line (command and arguments) that failed to start.

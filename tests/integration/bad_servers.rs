@@ -25,8 +25,8 @@ async fn spawn_failure_names_the_command() {
     );
     assert!(
         text.ends_with(
-            "; check that the command path is right and that the server is installed (for the \
-             pinned npm servers: `npm ci --prefix tests/servers`)"
+            "; check that the command path is right and that the server is installed (a pinned \
+             npm server: run `npm ci` where its package-lock.json is)"
         ),
         "{text}"
     );
