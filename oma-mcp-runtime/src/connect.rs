@@ -47,6 +47,7 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value};
 use tokio::process::Child;
+use tokio_util::sync::CancellationToken;
 
 pub use config::{ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT};
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
@@ -87,6 +88,7 @@ pub struct McpClient {
     server_info: Option<Value>,
     protocol_version: Option<String>,
     tools: Vec<DiscoveredTool>,
+    validate_input: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -135,6 +137,7 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
         server_info: None,
         protocol_version: None,
         tools: Vec::new(),
+        validate_input: config.validate_input,
     };
     if let Err(source) = client.initialize(&config).await {
         client.disconnect().await;
@@ -332,12 +335,40 @@ impl McpClient {
         raw_name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<Value, Error> {
+        self.call_raw(raw_name, arguments, None).await
+    }
+
+    /// As [`McpClient::call_tool_raw`], with the seed's abort signal: when `cancel` is
+    /// cancelled, the call fails at once with [`Error::Cancelled`] (`This operation was
+    /// aborted`, what the TypeScript SDK rejects with for `AbortController.abort()`) and, if
+    /// the request was already sent, the server gets `notifications/cancelled` with its
+    /// request id and the reason `AbortError: This operation was aborted`. A token cancelled
+    /// before the call sends nothing. The connection stays usable (seed, "Errors": "an aborted
+    /// run cancels an in-flight MCP request").
+    ///
+    /// # Errors
+    /// As [`McpClient::call_tool_raw`], plus [`Error::Cancelled`].
+    pub async fn call_tool_raw_with_cancel(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: &CancellationToken,
+    ) -> Result<Value, Error> {
+        self.call_raw(raw_name, arguments, Some(cancel)).await
+    }
+
+    async fn call_raw(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Value, Error> {
         let mut params = CallToolRequestParams::new(raw_name.to_owned());
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
         self.session
-            .request("tools/call", framing::to_params(&params)?)
+            .request_cancellable("tools/call", framing::to_params(&params)?, cancel)
             .await
     }
 
@@ -355,6 +386,30 @@ impl McpClient {
             Ok(result) => map_call_result(&result),
             Err(e) => ToolResult::failed(raw_name, &e.to_string()),
         }
+    }
+
+    /// As [`McpClient::call_tool`], with the seed's abort signal (see
+    /// [`McpClient::call_tool_raw_with_cancel`]); a cancelled call gives
+    /// `MCP tool "<raw_name>" failed: This operation was aborted` with `is_error: true`.
+    pub async fn call_tool_with_cancel(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        match self
+            .call_tool_raw_with_cancel(raw_name, arguments, cancel)
+            .await
+        {
+            Ok(result) => map_call_result(&result),
+            Err(e) => ToolResult::failed(raw_name, &e.to_string()),
+        }
+    }
+
+    /// Whether [`McpClient::tool_definitions`] validates arguments locally
+    /// ([`ConnectConfig::validate_input`]).
+    pub fn validates_input(&self) -> bool {
+        self.validate_input
     }
 
     /// A [`Snapshot`] of the tools discovered at connect, with the server's `serverInfo`,

@@ -6,6 +6,10 @@
 //! - [`result`]: the pure mapping from a raw `tools/call` result to a [`ToolResult`].
 //! - [`snapshot`]: the canonical, committed snapshot of a server's `tools/list`.
 //! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and typed calls.
+//! - [`tool`]: MCP tools as ordinary tools (seed, "MCP tools are ordinary OMA tools"):
+//!   [`ToolDefinition`], [`ToolRegistry`], default-deny [`ToolGrants`], and the
+//!   [`ToolExecutor`] pipeline (gate, consequential confirmation, output truncation).
+//! - [`validate`]: local argument validation against a tool's JSON Schema (beyond the seed).
 //!
 //! Data flows one way: server → snapshot → generated code → typed call → drift report.
 
@@ -14,6 +18,7 @@ pub mod error;
 pub mod naming;
 pub mod result;
 pub mod snapshot;
+pub mod tool;
 pub mod typed;
 pub mod validate;
 
@@ -22,7 +27,12 @@ pub use error::Error;
 pub use naming::normalize_tool_name;
 pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use snapshot::{Snapshot, SnapshotTool};
+/// The seed's abort signal for a call ([`tool::ToolContext::cancel`],
+/// [`McpClient::call_tool_with_cancel`]), re-exported from `tokio-util`.
+pub use tokio_util::sync::CancellationToken;
+pub use tool::{ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry};
 pub use typed::McpTool;
+pub use validate::Validator;
 
 /// Re-exports that generated code refers to as `::oma_mcp_runtime::__private::…`, so a crate
 /// that includes generated code needs no dependency other than `oma-mcp-runtime`.

@@ -150,6 +150,26 @@ impl ModelPart {
 }
 
 impl ToolResult {
+    /// A successful text-only result: `data`, `is_error: false`, no model output (for tools
+    /// written in Rust; see [`crate::tool::ToolDefinition`]).
+    pub fn text(data: impl Into<String>) -> Self {
+        Self {
+            data: data.into(),
+            is_error: false,
+            model_output: None,
+        }
+    }
+
+    /// An error result: `data` is `message` verbatim, `is_error: true`, no model output (the
+    /// seed executor's `errorResult`).
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            data: message.into(),
+            is_error: true,
+            model_output: None,
+        }
+    }
+
     /// The seed's failed-call result (seed, "Errors"): a thrown or rejected call becomes
     /// `MCP tool "<raw_name>" failed: <message>` with `is_error` and no model output.
     /// `raw_name` is the server's tool name, not the prefixed framework name.

@@ -167,7 +167,10 @@ impl Validator {
         match built {
             Ok(Ok(inner)) => Ok(Self { dialect, inner }),
             Ok(Err(e)) => Err(invalid(e.instance_path().as_str(), e.to_string())),
-            Err(_) => Err(invalid("", "the jsonschema crate panicked on it".to_owned())),
+            Err(_) => Err(invalid(
+                "",
+                "the jsonschema crate panicked on it".to_owned(),
+            )),
         }
     }
 
@@ -187,7 +190,10 @@ impl Validator {
                 .iter_errors(instance)
                 .map(|e| {
                     let pointer = e.instance_path().as_str();
-                    Problem::new(if pointer.is_empty() { "/" } else { pointer }, e.to_string())
+                    Problem::new(
+                        if pointer.is_empty() { "/" } else { pointer },
+                        e.to_string(),
+                    )
                 })
                 .collect::<Vec<_>>()
         }));
@@ -298,10 +304,22 @@ mod tests {
     #[test]
     fn dialects_from_schema_keyword() {
         let of = |s: &str| Dialect::of(&json!({ "$schema": s }));
-        assert_eq!(of("http://json-schema.org/draft-07/schema#"), Dialect::Draft7);
-        assert_eq!(of("https://json-schema.org/draft-07/schema"), Dialect::Draft7);
-        assert_eq!(of("http://json-schema.org/draft-04/schema#"), Dialect::Draft4);
-        assert_eq!(of("http://json-schema.org/draft-06/schema#"), Dialect::Draft6);
+        assert_eq!(
+            of("http://json-schema.org/draft-07/schema#"),
+            Dialect::Draft7
+        );
+        assert_eq!(
+            of("https://json-schema.org/draft-07/schema"),
+            Dialect::Draft7
+        );
+        assert_eq!(
+            of("http://json-schema.org/draft-04/schema#"),
+            Dialect::Draft4
+        );
+        assert_eq!(
+            of("http://json-schema.org/draft-06/schema#"),
+            Dialect::Draft6
+        );
         assert_eq!(
             of("https://json-schema.org/draft/2019-09/schema"),
             Dialect::Draft201909
@@ -311,7 +329,10 @@ mod tests {
             Dialect::Draft202012
         );
         assert_eq!(of("https://example.com/my-meta"), Dialect::Draft202012);
-        assert_eq!(Dialect::of(&json!({"type": "object"})), Dialect::Draft202012);
+        assert_eq!(
+            Dialect::of(&json!({"type": "object"})),
+            Dialect::Draft202012
+        );
         assert_eq!(Dialect::of(&json!({"$schema": 7})), Dialect::Draft202012);
         assert_eq!(Dialect::of(&json!(true)), Dialect::Draft202012);
     }
@@ -355,7 +376,8 @@ mod tests {
             "Invalid input for tool \"own_echo\":\n- /: \"message\" is a required property"
         );
         assert_eq!(
-            v.check(&json!({"message": ["a"], "count": "2"})).unwrap_err(),
+            v.check(&json!({"message": ["a"], "count": "2"}))
+                .unwrap_err(),
             "Invalid input for tool \"own_echo\":\n\
              - /count: \"2\" is not of type \"integer\"\n\
              - /message: [\"a\"] is not of type \"string\""
@@ -415,7 +437,10 @@ mod tests {
         match std::fs::read_to_string(&path) {
             Ok(text) => Some(serde_json::from_str(&text).unwrap()),
             Err(_) => {
-                eprintln!("skipping: {} not found (set OMA_MCP_SHARED)", path.display());
+                eprintln!(
+                    "skipping: {} not found (set OMA_MCP_SHARED)",
+                    path.display()
+                );
                 None
             }
         }
@@ -433,7 +458,10 @@ mod tests {
             []
         );
         assert_eq!(
-            problems(schema.clone(), json!({"query_model": {"limit": 0, "query": 3}})),
+            problems(
+                schema.clone(),
+                json!({"query_model": {"limit": 0, "query": 3}})
+            ),
             [
                 (
                     "/query_model/limit".to_owned(),
@@ -469,7 +497,10 @@ mod tests {
             return;
         };
         let tools = case["tools"].as_array().unwrap();
-        assert_eq!(problems(tools[0]["inputSchema"].clone(), json!({"x": 1})), []);
+        assert_eq!(
+            problems(tools[0]["inputSchema"].clone(), json!({"x": 1})),
+            []
+        );
         assert_eq!(problems(tools[1]["inputSchema"].clone(), json!({})), []);
         let add_task = tools[2]["inputSchema"].clone();
         assert_eq!(

@@ -56,6 +56,10 @@ pub struct ConnectConfig {
     /// [`Error::MessageTooLarge`](crate::Error::MessageTooLarge). Default:
     /// [`DEFAULT_MAX_MESSAGE_SIZE`] (64 MiB).
     pub max_message_size: usize,
+    /// Whether the [`ToolDefinition`](crate::tool::ToolDefinition)s of this connection
+    /// validate arguments against each tool's input schema before calling the server (local
+    /// validation, beyond the seed; see [`crate::validate`]). Default: `true`.
+    pub validate_input: bool,
 }
 
 impl ConnectConfig {
@@ -72,6 +76,7 @@ impl ConnectConfig {
             client_name: "open-multi-agent".to_owned(),
             client_version: "0.0.0".to_owned(),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            validate_input: true,
         }
     }
 
@@ -128,6 +133,14 @@ impl ConnectConfig {
         self.max_message_size = bytes;
         self
     }
+
+    /// Turns local input validation on or off for this connection's tool definitions
+    /// (default on). Off, arguments reach the server unchecked, as in the seed ("Input
+    /// validation is delegated to the server").
+    pub fn with_validate_input(mut self, validate: bool) -> Self {
+        self.validate_input = validate;
+        self
+    }
 }
 
 #[cfg(test)]
@@ -145,6 +158,7 @@ mod tests {
         assert_eq!(c.client_name, "open-multi-agent");
         assert_eq!(c.client_version, "0.0.0");
         assert_eq!(c.max_message_size, 64 * 1024 * 1024);
+        assert!(c.validate_input);
     }
 
     #[test]
@@ -158,7 +172,8 @@ mod tests {
             .with_request_timeout(Duration::from_secs(1))
             .with_client_name("n")
             .with_client_version("1")
-            .with_max_message_size(10);
+            .with_max_message_size(10)
+            .with_validate_input(false);
         assert_eq!(c.args, ["a", "b"]);
         assert_eq!(c.env.get("K").map(String::as_str), Some("v"));
         assert_eq!(c.pass_env, ["P"]);
@@ -170,5 +185,6 @@ mod tests {
             ("n", "1")
         );
         assert_eq!(c.max_message_size, 10);
+        assert!(!c.validate_input);
     }
 }
