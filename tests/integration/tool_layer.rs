@@ -1,0 +1,367 @@
+//! The tool layer against the own test server (issue 3, "Tool layer"; seed, "MCP tools are
+//! ordinary OMA tools"): tool definitions, local input validation (on and off), cancellation
+//! of an in-flight call, consequential confirmation through the executor's gate.
+//!
+//! The server runs behind `sh -c 'tee <log> | <server>'`, so the tests read every line the
+//! client sent and can prove what did (and did not) reach the server.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use oma_mcp_runtime::tool::{ToolCallDecision, gate_fn};
+use oma_mcp_runtime::{
+    CancellationToken, ConnectConfig, McpClient, ToolContext, ToolExecutor, ToolGrants,
+    ToolRegistry, connect_mcp_tools,
+};
+use serde_json::{Value, json};
+
+use crate::{args, init_tracing, server_bin};
+
+/// A config running the own server (normal mode) behind `tee`, and the log of client lines.
+fn logged(dir: &Path) -> (ConnectConfig, PathBuf) {
+    let log = dir.join("client-to-server.jsonl");
+    let script = format!(
+        "tee '{}' | exec '{}'",
+        log.display(),
+        server_bin().display()
+    );
+    let config = ConnectConfig::new("sh")
+        .with_args(["-c", script.as_str()])
+        .with_env(oma_mcp_tests::MODE_VAR, "normal")
+        .with_name_prefix("own")
+        .with_request_timeout(Duration::from_secs(20));
+    (config, log)
+}
+
+/// Every JSON line the client sent so far.
+fn sent(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The `tools/call` requests the client sent: (id, raw tool name, arguments).
+fn calls(log: &Path) -> Vec<(Value, String, Value)> {
+    sent(log)
+        .into_iter()
+        .filter(|m| m["method"] == "tools/call")
+        .map(|m| {
+            (
+                m["id"].clone(),
+                m["params"]["name"].as_str().unwrap_or_default().to_owned(),
+                m["params"]["arguments"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// A registry with every tool of `client` and an executor granting them all.
+fn executor_for(client: &Arc<McpClient>) -> ToolExecutor {
+    let registry = Arc::new(ToolRegistry::new());
+    let tools = client.tool_definitions();
+    let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+    registry.register_all(tools).unwrap();
+    ToolExecutor::new(registry, ToolGrants::new().allow(names))
+}
+
+#[tokio::test]
+async fn definitions_of_the_own_server() {
+    init_tracing();
+    let dir = tempfile::tempdir().unwrap();
+    let client = Arc::new(connect_mcp_tools(logged(dir.path()).0).await.unwrap());
+    let defs = client.tool_definitions();
+    assert_eq!(defs.len(), 13);
+    let echo = defs.iter().find(|d| d.name == "own_echo").unwrap();
+    assert_eq!(
+        echo.description,
+        "Echoes the message back as `Echo: <message>`"
+    );
+    assert_eq!(
+        echo.llm_input_schema,
+        client.tool("own_echo").unwrap().descriptor["inputSchema"]
+    );
+    assert!(!echo.consequential);
+    assert!(echo.input_validator.is_some());
+    assert!(defs.iter().all(|d| !d.consequential));
+
+    let registry = ToolRegistry::new();
+    registry.register_all(client.tool_definitions()).unwrap();
+    let e = registry
+        .register(client.tool_definitions().remove(0))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ToolRegistry: a tool named \"own_add\" is already registered. Use a unique name or \
+         deregister the existing one first."
+    );
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn invalid_arguments_never_reach_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, log) = logged(dir.path());
+    let client = Arc::new(connect_mcp_tools(config).await.unwrap());
+    let executor = executor_for(&client);
+    let ctx = ToolContext::new("agent");
+
+    let r = executor
+        .execute("own_echo", json!({"message": 5, "extra": [1]}), &ctx)
+        .await;
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        (
+            "Invalid input for tool \"own_echo\":\n- /message: 5 is not of type \"string\"",
+            true
+        )
+    );
+    let r = executor
+        .execute(
+            "own_describe_pet",
+            json!({"pet": {"name": "Rex", "kind": "cow"}}),
+            &ctx,
+        )
+        .await;
+    assert_eq!(
+        r.data,
+        "Invalid input for tool \"own_describe_pet\":\n- /pet/kind: \"cow\" is not one of \"cat\" or \"dog\""
+    );
+    // `exit` would stop the server: with a wrong type it is never sent, the server lives on.
+    let r = executor
+        .execute("own_exit", json!({"code": "now"}), &ctx)
+        .await;
+    assert_eq!(
+        r.data,
+        "Invalid input for tool \"own_exit\":\n- /code: \"now\" is not of type \"integer\""
+    );
+    let r = executor
+        .execute("own_echo", json!({"message": "still here"}), &ctx)
+        .await;
+    assert_eq!((r.data.as_str(), r.is_error), ("Echo: still here", false));
+    let r = executor
+        .execute(
+            "own_describe_pet",
+            json!({"pet": {"name": "Rex", "kind": "dog"}}),
+            &ctx,
+        )
+        .await;
+    assert_eq!(r.data, "Rex is a dog");
+    // The log holds exactly the two valid calls.
+    let names: Vec<(String, Value)> = calls(&log).into_iter().map(|(_, n, a)| (n, a)).collect();
+    assert_eq!(
+        names,
+        [
+            ("echo".to_owned(), json!({"message": "still here"})),
+            (
+                "describe_pet".to_owned(),
+                json!({"pet": {"name": "Rex", "kind": "dog"}})
+            ),
+        ]
+    );
+    // Even with the connection gone, invalid input is answered locally.
+    client.disconnect().await;
+    let r = executor.execute("own_echo", json!({}), &ctx).await;
+    assert_eq!(
+        r.data,
+        "Invalid input for tool \"own_echo\":\n- /: \"message\" is a required property"
+    );
+    let r = executor
+        .execute("own_echo", json!({"message": "x"}), &ctx)
+        .await;
+    assert_eq!(r.data, "MCP tool \"echo\" failed: Not connected");
+}
+
+#[tokio::test]
+async fn validation_off_sends_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, log) = logged(dir.path());
+    let client = Arc::new(
+        connect_mcp_tools(config.with_validate_input(false))
+            .await
+            .unwrap(),
+    );
+    assert!(!client.validates_input());
+    assert!(
+        client
+            .tool_definitions()
+            .iter()
+            .all(|d| d.input_validator.is_none())
+    );
+    let executor = executor_for(&client);
+    let r = executor
+        .execute(
+            "own_echo",
+            json!({"message": 5}),
+            &ToolContext::new("agent"),
+        )
+        .await;
+    // rmcp's server answers a bad argument type with an `isError` result.
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        (
+            "failed to deserialize parameters: invalid type: integer `5`, expected a string",
+            true
+        )
+    );
+    let sent: Vec<(String, Value)> = calls(&log).into_iter().map(|(_, n, a)| (n, a)).collect();
+    assert_eq!(sent, [("echo".to_owned(), json!({"message": 5}))]);
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn cancelling_an_in_flight_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, log) = logged(dir.path());
+    let client = Arc::new(connect_mcp_tools(config).await.unwrap());
+    let executor = executor_for(&client);
+
+    let cancel = CancellationToken::new();
+    let ctx = ToolContext::new("agent").with_cancel(cancel.clone());
+    let trigger = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+    });
+    let start = Instant::now();
+    let r = executor
+        .execute("own_sleep", json!({"ms": 10_000}), &ctx)
+        .await;
+    let elapsed = start.elapsed();
+    trigger.await.unwrap();
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        (
+            "MCP tool \"sleep\" failed: This operation was aborted",
+            true
+        )
+    );
+    assert!(elapsed < Duration::from_secs(3), "took {elapsed:?}");
+
+    // The server was told, with the request's id.
+    let (id, name, _) = calls(&log).pop().unwrap();
+    assert_eq!(name, "sleep");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let cancelled = loop {
+        let found = sent(&log)
+            .into_iter()
+            .find(|m| m["method"] == "notifications/cancelled");
+        match found {
+            Some(m) => break m,
+            None if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            None => panic!("no notifications/cancelled was sent"),
+        }
+    };
+    assert_eq!(
+        cancelled["params"],
+        json!({"requestId": id, "reason": "AbortError: This operation was aborted"})
+    );
+
+    // The session goes on.
+    let ctx = ToolContext::new("agent");
+    let r = executor
+        .execute("own_echo", json!({"message": "after"}), &ctx)
+        .await;
+    assert_eq!((r.data.as_str(), r.is_error), ("Echo: after", false));
+
+    // Cancelled before the start: nothing is sent, by the executor or by the client.
+    let before = calls(&log).len();
+    let gone = CancellationToken::new();
+    gone.cancel();
+    let r = executor
+        .execute(
+            "own_echo",
+            json!({"message": "x"}),
+            &ToolContext::new("agent").with_cancel(gone.clone()),
+        )
+        .await;
+    assert_eq!(
+        r.data,
+        "Tool \"own_echo\" was aborted before execution began."
+    );
+    let e = client
+        .call_tool_raw_with_cancel("echo", args(json!({"message": "x"})), &gone)
+        .await
+        .unwrap_err();
+    assert!(e.is_cancelled());
+    assert_eq!(e.to_string(), "This operation was aborted");
+    let r = client
+        .call_tool_with_cancel(
+            "echo",
+            args(json!({"message": "y"})),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(r.data, "Echo: y");
+    assert_eq!(calls(&log).len(), before + 1);
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn consequential_confirmation_with_a_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, log) = logged(dir.path());
+    let client = Arc::new(connect_mcp_tools(config).await.unwrap());
+    let registry = Arc::new(ToolRegistry::new());
+    for def in client.tool_definitions() {
+        let consequential = def.name == "own_add";
+        registry
+            .register(def.with_consequential(consequential))
+            .unwrap();
+    }
+    let grants = ToolGrants::new().allow(["own_add", "own_echo"]);
+    let confirm = ToolContext::new("agent").with_consequential_confirmation(true);
+    let add = || json!({"a": 40, "b": -2});
+
+    // No gate: a consequential tool is not run.
+    let plain = ToolExecutor::new(Arc::clone(&registry), grants.clone());
+    let r = plain.execute("own_add", add(), &confirm).await;
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        (
+            "Tool \"own_add\" denied by onToolCall: Consequential tool confirmation required \
+             before execution.",
+            true
+        )
+    );
+    // Other tools are not affected.
+    let r = plain
+        .execute("own_echo", json!({"message": "hi"}), &confirm)
+        .await;
+    assert_eq!(r.data, "Echo: hi");
+
+    // A gate that approves only sums it has seen the arguments of.
+    let gate = gate_fn(|call| {
+        let approve = !call.consequential || call.input["a"] == 40;
+        async move {
+            Ok(if approve {
+                ToolCallDecision::Allow
+            } else {
+                ToolCallDecision::deny_because("the user said no")
+            })
+        }
+    });
+    let gated = ToolExecutor::new(Arc::clone(&registry), grants).with_gate(gate);
+    let r = gated.execute("own_add", add(), &confirm).await;
+    assert_eq!((r.data.as_str(), r.is_error), ("38", false));
+    let r = gated
+        .execute("own_add", json!({"a": 1, "b": 2}), &confirm)
+        .await;
+    assert_eq!(
+        r.data,
+        "Tool \"own_add\" denied by onToolCall: the user said no"
+    );
+
+    let sent: Vec<(String, Value)> = calls(&log).into_iter().map(|(_, n, a)| (n, a)).collect();
+    assert_eq!(
+        sent,
+        [
+            ("echo".to_owned(), json!({"message": "hi"})),
+            ("add".to_owned(), add()),
+        ]
+    );
+    client.disconnect().await;
+}
