@@ -2,38 +2,15 @@
 //! with `node`. Skips with one line when node or the npm install is missing.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
-use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools};
+use oma_mcp_runtime::connect_mcp_tools;
 use serde_json::{Value, json};
 
-use crate::{args, shared_dir, workspace_root};
-
-/// The server's entry point, or `None` (after one line on stderr) when it cannot run here.
-fn everything(test: &str) -> Option<ConnectConfig> {
-    let entry: PathBuf = workspace_root()
-        .join("tests/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    if !entry.is_file() {
-        eprintln!(
-            "skipping {test}: server-everything is not installed (run `npm ci --prefix tests/servers`)"
-        );
-        return None;
-    }
-    let node = std::process::Command::new("node").arg("--version").output();
-    if !node.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipping {test}: `node` is not on PATH");
-        return None;
-    }
-    Some(
-        ConnectConfig::new("node")
-            .with_args([entry.to_string_lossy().into_owned(), "stdio".to_owned()])
-            .with_name_prefix("everything"),
-    )
-}
+use crate::{args, everything_config, shared_dir};
 
 #[tokio::test]
 async fn connects_and_lists_every_tool() {
-    let Some(config) = everything("connects_and_lists_every_tool") else {
+    let Some(config) = everything_config("connects_and_lists_every_tool") else {
         return;
     };
     let client = connect_mcp_tools(config).await.unwrap();
@@ -73,7 +50,7 @@ async fn connects_and_lists_every_tool() {
 
 #[tokio::test]
 async fn calls_tools_with_exact_results() {
-    let Some(config) = everything("calls_tools_with_exact_results") else {
+    let Some(config) = everything_config("calls_tools_with_exact_results") else {
         return;
     };
     let client = connect_mcp_tools(config).await.unwrap();
@@ -106,7 +83,7 @@ async fn calls_tools_with_exact_results() {
 
 #[tokio::test]
 async fn raw_results_equal_the_corpus() {
-    let Some(config) = everything("raw_results_equal_the_corpus") else {
+    let Some(config) = everything_config("raw_results_equal_the_corpus") else {
         return;
     };
     let Some(shared) = shared_dir("raw_results_equal_the_corpus") else {
@@ -132,7 +109,8 @@ async fn raw_results_equal_the_corpus() {
 
 #[tokio::test]
 async fn environment_reaching_server_everything_is_the_default_set() {
-    let Some(config) = everything("environment_reaching_server_everything_is_the_default_set")
+    let Some(config) =
+        everything_config("environment_reaching_server_everything_is_the_default_set")
     else {
         return;
     };

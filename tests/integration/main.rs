@@ -103,3 +103,29 @@ pub fn init_tracing() {
             .try_init();
     }
 }
+
+/// A config for server-everything as `tests/oma-mcp.toml` pins it
+/// (`tests/servers/node_modules/.bin/mcp-server-everything stdio`), or `None` after one line on
+/// stderr when `npm ci --prefix tests/servers` has not run or `node` is missing.
+pub fn everything_config(test: &str) -> Option<ConnectConfig> {
+    let servers = workspace_root().join("tests/servers");
+    let bin: PathBuf = servers.join("node_modules/.bin/mcp-server-everything");
+    if !bin.exists() {
+        eprintln!(
+            "skipping {test}: server-everything is not installed (run `npm ci --prefix tests/servers`)"
+        );
+        return None;
+    }
+    let node = std::process::Command::new("node").arg("--version").output();
+    if !node.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipping {test}: `node` is not on PATH");
+        return None;
+    }
+    Some(
+        ConnectConfig::new(bin.to_string_lossy())
+            .with_args(["stdio"])
+            .with_cwd(servers)
+            .with_name_prefix("everything")
+            .with_request_timeout(Duration::from_secs(20)),
+    )
+}

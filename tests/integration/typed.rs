@@ -5,14 +5,13 @@
 //! Also the pin checks: a live snapshot of each server must equal its committed snapshot byte
 //! for byte, so a server change without a refreshed snapshot fails here.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use oma_mcp_runtime::snapshot::SnapshotSource;
-use oma_mcp_runtime::{ConnectConfig, McpClient, McpTool, connect_mcp_tools, map_call_result};
+use oma_mcp_runtime::{McpClient, McpTool, connect_mcp_tools, map_call_result};
 use serde_json::{Value, json};
 
-use crate::{shared_dir, workspace_root};
+use crate::{everything_config, shared_dir, workspace_root};
 
 /// The project's own test server (manifest server `own`, prefix `demo`).
 mod own {
@@ -67,32 +66,6 @@ async fn own_client() -> McpClient {
     connect_mcp_tools(crate::own("normal").with_name_prefix("demo"))
         .await
         .unwrap()
-}
-
-/// A config for server-everything as `tests/oma-mcp.toml` pins it
-/// (`tests/servers/node_modules/.bin/mcp-server-everything stdio`), or `None` after one line on
-/// stderr when `npm ci --prefix tests/servers` has not run or `node` is missing.
-fn everything_config(test: &str) -> Option<ConnectConfig> {
-    let servers = workspace_root().join("tests/servers");
-    let bin: PathBuf = servers.join("node_modules/.bin/mcp-server-everything");
-    if !bin.exists() {
-        eprintln!(
-            "skipping {test}: server-everything is not installed (run `npm ci --prefix tests/servers`)"
-        );
-        return None;
-    }
-    let node = std::process::Command::new("node").arg("--version").output();
-    if !node.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipping {test}: `node` is not on PATH");
-        return None;
-    }
-    Some(
-        ConnectConfig::new(bin.to_string_lossy())
-            .with_args(["stdio"])
-            .with_cwd(servers)
-            .with_name_prefix("everything")
-            .with_request_timeout(Duration::from_secs(20)),
-    )
 }
 
 // ---------------------------------------------------------------------------------------------
