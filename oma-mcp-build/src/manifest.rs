@@ -120,10 +120,13 @@ impl Manifest {
             message,
         };
         let raw: RawManifest = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        // Absolute, so a relative `--manifest` path does not make the command depend on the
+        // directory the child is started in.
         let base = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        let base = std::path::absolute(&base).unwrap_or(base);
         let mut servers = BTreeMap::new();
         for (name, raw) in raw.servers {
             if name.is_empty()

@@ -327,3 +327,25 @@ fn generate_writes_out_file_and_reads_bare_tools_list() {
     assert!(code.contains("\"greeter_say_hello\""), "{code}");
     assert!(code.contains("pub who: ::std::string::String,"), "{code}");
 }
+
+/// Regression: a relative `--manifest` path and a relative `command` in it. The command is
+/// relative to the manifest's directory, wherever `oma-mcp` runs from (the child's `cwd` is
+/// that directory too, and must not be applied twice).
+#[test]
+fn relative_manifest_path_and_relative_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let pinned = dir.path().join("project");
+    std::fs::create_dir_all(pinned.join("bin")).unwrap();
+    std::os::unix::fs::symlink(test_server(), pinned.join("bin/server")).unwrap();
+    std::fs::write(
+        pinned.join("oma-mcp.toml"),
+        "[servers.own]\ncommand = \"bin/server\"\nprefix = \"own\"\n",
+    )
+    .unwrap();
+    let out = run(oma_mcp()
+        .current_dir(dir.path())
+        .args(["call", "own_echo", "--args", r#"{"message":"rel"}"#])
+        .args(["--manifest", "project/oma-mcp.toml"]));
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), "Echo: rel\n");
+}

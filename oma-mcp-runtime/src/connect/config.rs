@@ -30,7 +30,9 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 #[non_exhaustive]
 #[must_use]
 pub struct ConnectConfig {
-    /// Executable to spawn for the stdio server (looked up in the parent's `PATH`).
+    /// Executable to spawn for the stdio server: a bare name (`node`) is looked up in the
+    /// parent's `PATH`; a relative path with a `/` is relative to the parent's working
+    /// directory (not to [`ConnectConfig::cwd`]).
     pub command: String,
     /// Arguments passed to `command`. Default: none.
     pub args: Vec<String>,

@@ -104,8 +104,21 @@ pub(crate) struct Spawned {
 ///
 /// # Errors
 /// [`Error::Spawn`] naming the command line.
+/// The program to run: a relative path with a `/` (`node_modules/.bin/x`) is made absolute
+/// against the parent's working directory, so it does not depend on the child's `cwd`
+/// (where the OS would otherwise look it up, and where `std` leaves it unspecified); a bare
+/// name (`node`) is looked up in `PATH`.
+fn program(command: &str) -> std::path::PathBuf {
+    let path = std::path::Path::new(command);
+    if command.contains('/') && path.is_relative() {
+        std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+    } else {
+        path.to_path_buf()
+    }
+}
+
 pub(crate) fn spawn(config: &ConnectConfig) -> Result<Spawned, Error> {
-    let mut cmd = Command::new(&config.command);
+    let mut cmd = Command::new(program(&config.command));
     cmd.args(&config.args)
         .env_clear()
         .envs(child_env(&config.env, &config.pass_env, |name| {
@@ -215,6 +228,20 @@ pub(crate) async fn shutdown(child: &mut Child, pgid: Option<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_program_paths_are_made_absolute_against_our_cwd() {
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(program("node"), std::path::PathBuf::from("node"));
+        assert_eq!(
+            program("/usr/bin/node"),
+            std::path::PathBuf::from("/usr/bin/node")
+        );
+        assert_eq!(
+            program("node_modules/.bin/srv"),
+            here.join("node_modules/.bin/srv")
+        );
+    }
 
     #[cfg(unix)]
     #[test]
