@@ -144,6 +144,42 @@ fn proc_status_kib(field: &str) -> Res<u64> {
     Err(format!("no {field} in /proc/self/status").into())
 }
 
+/// CPU use of this process so far (all threads alive now), from
+/// `/proc/self/task/*/schedstat`: the CPU time in ns and the number of times a thread was
+/// scheduled in (about one per wake-up). The client's own cost, without the server's and
+/// without waiting, so much less noisy than latency on a busy machine.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cpu {
+    ns: u64,
+    slices: u64,
+}
+
+impl Cpu {
+    fn now() -> Res<Self> {
+        let mut total = Self::default();
+        for task in std::fs::read_dir("/proc/self/task")? {
+            let path = task?.path().join("schedstat");
+            // A thread may end between listing and reading.
+            if let Ok(text) = std::fs::read_to_string(path) {
+                let mut fields = text.split_whitespace();
+                total.ns += fields.next().unwrap_or("0").parse::<u64>()?;
+                total.slices += fields.nth(1).unwrap_or("0").parse::<u64>()?;
+            }
+        }
+        Ok(total)
+    }
+
+    /// `{"cpu_us_per_call", "wakeups_per_call"}` since `start`, over `calls` calls.
+    fn per_call(start: Self, calls: usize) -> Res<Value> {
+        let end = Self::now()?;
+        let calls = calls as f64;
+        Ok(json!({
+            "cpu_us_per_call": end.ns.saturating_sub(start.ns) as f64 / 1e3 / calls,
+            "wakeups_per_call": end.slices.saturating_sub(start.slices) as f64 / calls,
+        }))
+    }
+}
+
 /// Nearest-rank percentile of sorted samples.
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let n = sorted.len();
@@ -212,24 +248,34 @@ async fn run_bench<B: Bench>(mut b: B, opts: &Opts, rss_before: u64) -> Res<Valu
         b.call().await?;
     }
     let mut samples = Vec::with_capacity(opts.calls);
+    let cpu_start = Cpu::now()?;
     for _ in 0..opts.calls {
         let start = Instant::now();
         b.call().await?;
         samples.push(start.elapsed());
     }
+    let seq_cpu = Cpu::per_call(cpu_start, opts.calls)?;
     // One unmeasured round warms the concurrent path (task spawning, buffers).
     b.concurrent(opts.concurrency).await?;
     let mut rounds = Vec::with_capacity(opts.rounds);
+    let cpu_start = Cpu::now()?;
     for _ in 0..opts.rounds {
         let start = Instant::now();
         b.concurrent(opts.concurrency).await?;
         rounds.push(start.elapsed());
     }
+    let conc_cpu = Cpu::per_call(cpu_start, opts.rounds * opts.concurrency)?;
     let peak = proc_status_kib("VmHWM")?;
     b.shutdown().await?;
+    let mut seq = summarize_seq(samples);
+    seq["cpu_us_per_call"] = seq_cpu["cpu_us_per_call"].clone();
+    seq["wakeups_per_call"] = seq_cpu["wakeups_per_call"].clone();
+    let mut conc = summarize_conc(rounds, opts.concurrency);
+    conc["cpu_us_per_call"] = conc_cpu["cpu_us_per_call"].clone();
+    conc["wakeups_per_call"] = conc_cpu["wakeups_per_call"].clone();
     Ok(json!({
-        "seq": summarize_seq(samples),
-        "concurrent": summarize_conc(rounds, opts.concurrency),
+        "seq": seq,
+        "concurrent": conc,
         "peak_rss_kib": peak,
         "rss_before_connect_kib": rss_before,
     }))
@@ -610,11 +656,15 @@ fn median_of(runs: &[Value], ptr: &str) -> f64 {
     xs[(xs.len() - 1) / 2]
 }
 
-const METRICS: [&str; 6] = [
+const METRICS: [&str; 10] = [
     "/seq/mean_us",
     "/seq/p50_us",
     "/seq/p99_us",
+    "/seq/cpu_us_per_call",
+    "/seq/wakeups_per_call",
     "/concurrent/median_us",
+    "/concurrent/cpu_us_per_call",
+    "/concurrent/wakeups_per_call",
     "/peak_rss_kib",
     "/rss_before_connect_kib",
 ];
@@ -672,7 +722,7 @@ fn parent(opts: &Opts) -> Res<()> {
         started.elapsed().as_secs_f64()
     ));
     table.push_str(&format!(
-        "{:<12} {:>9} {:>9} {:>9} {:>8} {:>8} {:>11} {:>8} {:>10} {:>10}\n",
+        "{:<12} {:>9} {:>9} {:>9} {:>8} {:>8} {:>11} {:>8} {:>10} {:>8}\n",
         "client",
         "mean µs",
         "p50 µs",
@@ -682,14 +732,14 @@ fn parent(opts: &Opts) -> Res<()> {
         "64-conc µs",
         "conc/raw",
         "peak RSS",
-        "RSS/raw"
+        "RSS/raw",
     ));
     for client in &clients {
         let Some(c) = summary.get(*client) else {
             continue;
         };
         table.push_str(&format!(
-            "{:<12} {:>9.1} {:>9.1} {:>9.1} {:>8} {:>8} {:>11.0} {:>8} {:>7.1}MiB {:>10}\n",
+            "{:<12} {:>9.1} {:>9.1} {:>9.1} {:>8} {:>8} {:>11.0} {:>8} {:>7.1}MiB {:>8}\n",
             client,
             num(c, "/seq_mean_us"),
             num(c, "/seq_p50_us"),
@@ -700,6 +750,24 @@ fn parent(opts: &Opts) -> Res<()> {
             ratio(client, "/concurrent_median_us"),
             num(c, "/peak_rss_kib") / 1024.0,
             ratio(client, "/peak_rss_kib"),
+        ));
+    }
+    table.push_str(&format!(
+        "\nclient-side cost per call (this process only, /proc/self/task/*/schedstat)\n\
+         {:<12} {:>12} {:>12} {:>13} {:>13}\n",
+        "client", "seq CPU µs", "seq wakeups", "conc CPU µs", "conc wakeups"
+    ));
+    for client in &clients {
+        let Some(c) = summary.get(*client) else {
+            continue;
+        };
+        table.push_str(&format!(
+            "{:<12} {:>12.1} {:>12.2} {:>13.1} {:>13.2}\n",
+            client,
+            num(c, "/seq_cpu_us_per_call"),
+            num(c, "/seq_wakeups_per_call"),
+            num(c, "/concurrent_cpu_us_per_call"),
+            num(c, "/concurrent_wakeups_per_call"),
         ));
     }
     if let (Some(ours), Some(rmcp)) = (summary.get("ours"), summary.get("rmcp")) {

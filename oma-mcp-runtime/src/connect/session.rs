@@ -29,10 +29,15 @@ const STDERR_MAX_LINE: usize = 64 * 1024;
 /// (`String(signal.reason)` of a `DOMException` `AbortError`).
 pub(crate) const ABORT_REASON: &str = "AbortError: This operation was aborted";
 
+/// The most bytes the writer gathers from queued lines into one write.
+const MAX_WRITE_BATCH: usize = 256 * 1024;
+
 /// What the writer task sends.
 enum Outgoing {
-    /// One line; the optional sender learns whether it was written.
-    Line(Vec<u8>, Option<oneshot::Sender<std::io::Result<()>>>),
+    /// One line; for a request, its id: when the line cannot be written, the writer fails that
+    /// pending request with [`Error::ConnectionClosed`]. (A request thus waits for its answer
+    /// only, not for a write acknowledgement too: one task wake-up less per call.)
+    Line(Vec<u8>, Option<u64>),
     /// Close stdin (the server sees EOF) and stop.
     Close,
 }
@@ -102,7 +107,7 @@ impl Session {
             command_line,
         });
         let (out, rx) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_loop(stdin, rx));
+        let writer = tokio::spawn(write_loop(stdin, rx, Arc::clone(&shared)));
         let reader = tokio::spawn(read_loop(stdout, Arc::clone(&shared), out.clone()));
         let stderr_task = tokio::spawn(drain_stderr(stderr, Arc::clone(&shared)));
         Self {
@@ -160,24 +165,15 @@ impl Session {
             armed: true,
         };
         let deadline = tokio::time::Instant::now() + self.timeout;
-        let (ack_tx, ack_rx) = oneshot::channel();
         let line = framing::request_line(id, method, params);
-        if self.out.send(Outgoing::Line(line, Some(ack_tx))).is_err() {
+        if self.out.send(Outgoing::Line(line, Some(id))).is_err() {
             guard.disarm();
             return Err(Error::NotConnected);
         }
         tracing::debug!(id, method, "request sent");
-        let outcome = async {
-            match ack_rx.await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    tracing::debug!(id, method, "cannot write to the MCP server's stdin: {e}");
-                    return Err(Error::ConnectionClosed);
-                }
-                Err(_) => return Err(Error::NotConnected),
-            }
-            rx.await.unwrap_or(Err(Error::ConnectionClosed))
-        };
+        // A failed write, like a closed connection, fails the pending entry (`write_loop`,
+        // `Shared::close`), so the answer's channel is all there is to wait for.
+        let outcome = async { rx.await.unwrap_or(Err(Error::ConnectionClosed)) };
         let cancelled = async {
             match cancel {
                 Some(token) => token.cancelled().await,
@@ -300,28 +296,61 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-/// Owns stdin: writes each line and flushes; dropping stdin on `Close` gives the server EOF.
-async fn write_loop(mut stdin: ChildStdin, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
-    while let Some(msg) = rx.recv().await {
-        match msg {
-            Outgoing::Line(bytes, ack) => {
-                let written = async {
-                    stdin.write_all(&bytes).await?;
-                    stdin.flush().await
+/// Owns stdin: writes the lines in order and flushes; dropping stdin on `Close` gives the
+/// server EOF. Lines already queued (concurrent requests) are gathered into one write of at
+/// most about [`MAX_WRITE_BATCH`] bytes. When a write fails, the requests whose lines it held
+/// fail with [`Error::ConnectionClosed`].
+async fn write_loop(
+    mut stdin: ChildStdin,
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
+    shared: Arc<Shared>,
+) {
+    let mut batch: Vec<u8> = Vec::new();
+    let mut ids: Vec<u64> = Vec::new();
+    let mut closing = false;
+    while let Some(first) = rx.recv().await {
+        let mut next = Some(first);
+        while let Some(msg) = next.take() {
+            match msg {
+                Outgoing::Line(bytes, id) => {
+                    if batch.is_empty() {
+                        batch = bytes;
+                    } else {
+                        batch.extend_from_slice(&bytes);
+                    }
+                    ids.extend(id);
                 }
-                .await;
-                match ack {
-                    Some(ack) => {
-                        let _ = ack.send(written);
-                    }
-                    None => {
-                        if let Err(e) = written {
-                            tracing::debug!("cannot write to the MCP server's stdin: {e}");
-                        }
-                    }
+                Outgoing::Close => {
+                    closing = true;
+                    break;
                 }
             }
-            Outgoing::Close => break,
+            if batch.len() < MAX_WRITE_BATCH {
+                next = rx.try_recv().ok();
+            }
+        }
+        if !batch.is_empty() {
+            let written = async {
+                stdin.write_all(&batch).await?;
+                stdin.flush().await
+            }
+            .await;
+            if let Err(e) = written {
+                tracing::debug!("cannot write to the MCP server's stdin: {e}");
+                let failed: Vec<_> = {
+                    let mut st = lock(&shared.state);
+                    ids.iter().filter_map(|id| st.pending.remove(id)).collect()
+                };
+                for tx in failed {
+                    let _ = tx.send(Err(Error::ConnectionClosed));
+                }
+            }
+            // Not `clear()`: do not keep a huge line's buffer while idle.
+            batch = Vec::new();
+            ids.clear();
+        }
+        if closing {
+            break;
         }
     }
 }
@@ -443,5 +472,44 @@ mod tests {
     fn cut_respects_char_boundaries() {
         assert_eq!(cut("héllo", 2), "hé…");
         assert_eq!(cut("hé", 2), "hé");
+    }
+
+    /// The writer fails a request whose line cannot be written (the server closed its stdin
+    /// but lives on) at once, not after the request timeout.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_failed_write_fails_the_request_at_once() {
+        use std::process::Stdio;
+        use tokio::io::AsyncReadExt;
+
+        let mut child = tokio::process::Command::new("sh")
+            .args(["-c", "exec 0<&-; echo closed; sleep 30"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let mut marker = [0u8; 7];
+        stdout.read_exact(&mut marker).await.unwrap();
+        assert_eq!(&marker, b"closed\n");
+        let session = super::Session::start(
+            stdin,
+            stdout,
+            stderr,
+            std::time::Duration::from_secs(60),
+            1024,
+            "sh".to_owned(),
+        );
+        let started = std::time::Instant::now();
+        let reply = session.request("tools/list", serde_json::json!({})).await;
+        assert!(
+            matches!(reply, Err(crate::Error::ConnectionClosed)),
+            "{reply:?}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
     }
 }
