@@ -210,8 +210,32 @@ pub(crate) fn to_params<T: Serialize>(params: &T) -> Result<Value, Error> {
 }
 
 /// The line (with `\n`) of the request `id` / `method` / `params`.
+///
+/// Serialized straight from borrowed fields (the hot path of every call): no intermediate
+/// `Value` map, and `serde_json::to_writer` rather than `Display`.
 pub(crate) fn request_line(id: u64, method: &str, params: Value) -> Vec<u8> {
-    line(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+    #[derive(Serialize)]
+    struct Request<'a> {
+        jsonrpc: &'static str,
+        id: u64,
+        method: &'a str,
+        params: &'a Value,
+    }
+    let request = Request {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params: &params,
+    };
+    let mut out = Vec::with_capacity(128);
+    match serde_json::to_writer(&mut out, &request) {
+        Ok(()) => {
+            out.push(b'\n');
+            out
+        }
+        // Unreachable (a `Value` always serializes); the general path then.
+        Err(_) => line(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })),
+    }
 }
 
 /// The line of a notification, with `params` when given.
