@@ -339,6 +339,32 @@ fn corpus_cases_exact() {
         })
     );
 
+    // 22: an outputSchema is declared but no structuredContent comes back: an untyped call
+    // maps the content as the seed does (a typed output call reports it; see codegen).
+    let case = corpus_case(&shared, "22-");
+    let r = map_call_result(&case["result"]);
+    assert_eq!(
+        r.to_json(),
+        json!({
+            "data": "# Location\ncolumns: id, name, lat, lng\n",
+            "isError": false,
+            "modelOutput": null,
+        })
+    );
+
+    // 33: a bare result without `content` (after stdout noise, see the integration test
+    // `seed_cases`): the whole result object.
+    let case = corpus_case(&shared, "33-");
+    let r = map_call_result(&case["bare_call_result"]["result"]);
+    assert_eq!(
+        r.to_json(),
+        json!({
+            "data": "{\"success\":true,\"configs\":[{\"id\":\"default\",\"host\":\"smtp.example.com\",\"port\":587}]}",
+            "isError": false,
+            "modelOutput": null,
+        })
+    );
+
     // 19: a 1.5 MB screenshot: one image part holding the payload unchanged.
     let case = corpus_case(&shared, "19-");
     let payload = case["content"][1]["data"].as_str().expect("image data");

@@ -12,6 +12,7 @@ mod bad_servers;
 mod everything;
 mod lifecycle;
 mod own_server;
+mod seed_cases;
 mod tool_layer;
 mod typed;
 

@@ -1,0 +1,94 @@
+//! Corpus cases that need a live connection: case 33 (non-JSON lines on stdout before the
+//! answer, then a bare result without `content`) replayed verbatim by a scripted server, and
+//! a single message far over rmcp's 16 MiB line limit.
+
+use std::time::Duration;
+
+use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools, map_call_result};
+use serde_json::{Value, json};
+
+use crate::{args, own, shared_dir};
+
+/// A stdio server that replays case 33: on `initialize` it prints the case's stdout lines
+/// verbatim (the last one is the answer, its `id` set to the request's); `tools/list` lists
+/// one tool; `tools/call` answers with the case's bare result.
+const REPLAY: &str = r#"
+import json, sys
+case = json.load(open(sys.argv[1]))
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    method = msg.get("method")
+    if method == "initialize":
+        *noise, answer = case["stdout_lines"]
+        for n in noise:
+            print(n, flush=True)
+        answer = json.loads(answer)
+        answer["id"] = msg["id"]
+        print(json.dumps(answer), flush=True)
+    elif method == "tools/list":
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
+            {"name": "get_email_config", "inputSchema": {"type": "object"}}]}}), flush=True)
+    elif method == "tools/call":
+        answer = dict(case["bare_call_result"])
+        answer["id"] = msg["id"]
+        print("Handling tools/call", flush=True)
+        print(json.dumps(answer), flush=True)
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
+                          "error": {"code": -32601, "message": "Method not found"}}), flush=True)
+"#;
+
+#[tokio::test]
+async fn case_33_stdout_noise_is_skipped_and_a_bare_result_is_kept() {
+    let Some(shared) = shared_dir("case_33_stdout_noise_is_skipped_and_a_bare_result_is_kept")
+    else {
+        return;
+    };
+    let case_path = shared.join("corpus/cases/33-stdout-noise-and-bare-result.json");
+    let case: Value = serde_json::from_str(&std::fs::read_to_string(&case_path).unwrap()).unwrap();
+    let client = connect_mcp_tools(
+        ConnectConfig::new("python3")
+            .with_args(["-c", REPLAY, &case_path.to_string_lossy()])
+            .with_request_timeout(Duration::from_secs(20)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        client.server_info(),
+        Some(&json!({"name": "Word Document Server", "version": "4.2.3"}))
+    );
+    assert_eq!(client.protocol_version(), Some("2025-06-18"));
+    let raw = client
+        .call_tool_raw("get_email_config", args(json!({})))
+        .await
+        .unwrap();
+    assert_eq!(raw, case["bare_call_result"]["result"]);
+    let mapped = client.call_tool("get_email_config", args(json!({}))).await;
+    assert_eq!(mapped, map_call_result(&raw));
+    assert_eq!(
+        mapped.data,
+        r#"{"success":true,"configs":[{"id":"default","host":"smtp.example.com","port":587}]}"#
+    );
+    client.disconnect().await;
+}
+
+/// rmcp's client drops lines over 16 MiB and hangs; ours delivers them (default limit 64 MiB).
+#[tokio::test]
+async fn a_20_mib_message_is_delivered() {
+    const BYTES: usize = 20 * 1024 * 1024;
+    let client = connect_mcp_tools(own("normal")).await.unwrap();
+    let result = client.call_tool("big", args(json!({"bytes": BYTES}))).await;
+    assert!(!result.is_error);
+    assert_eq!(result.data.len(), BYTES);
+    assert!(result.data.bytes().all(|b| b == b'x'));
+    assert_eq!(
+        client
+            .call_tool("echo", args(json!({"message": "after"})))
+            .await
+            .data,
+        "Echo: after"
+    );
+    client.disconnect().await;
+}
