@@ -148,7 +148,7 @@ impl Builder {
     /// - [`Error::OutDirMissing`]: no `out_dir` and no `OUT_DIR` (not in a build script).
     /// - [`Error::SnapshotMissingOffline`]: a snapshot is missing and connecting is forbidden.
     /// - [`Error::Connect`]: the pinned server could not be started or queried.
-    /// - [`Error::Snapshot`]: a snapshot file is unreadable, invalid or cannot be written.
+    /// - [`Error::Runtime`]: a snapshot file is unreadable, invalid or cannot be written.
     /// - [`Error::WriteOutput`]: the generated file cannot be written.
     /// - generator errors from [`codegen::generate`].
     pub fn compile(self) -> Result<Vec<Compiled>, Error> {
@@ -192,36 +192,7 @@ impl Builder {
             let wants_refresh = refresh
                 .as_deref()
                 .is_some_and(|r| refresh_names(r, &pin.name));
-            let (snapshot, connected) = if pin.snapshot.exists() && !wants_refresh {
-                (Snapshot::read(&pin.snapshot)?, false)
-            } else if offline {
-                if pin.snapshot.exists() {
-                    warn(&format!(
-                        "{} asks to refresh server `{}`, but connecting is off (DOCS_RS or {}); using {}",
-                        self.refresh_env,
-                        pin.name,
-                        self.offline_env,
-                        pin.snapshot.display()
-                    ));
-                    (Snapshot::read(&pin.snapshot)?, false)
-                } else {
-                    return Err(Error::SnapshotMissingOffline {
-                        server: pin.name.clone(),
-                        snapshot: pin.snapshot.clone(),
-                        manifest: manifest.path.clone(),
-                    });
-                }
-            } else {
-                let snapshot = take_snapshot(pin, &manifest.path)?;
-                snapshot.write(&pin.snapshot)?;
-                warn(&format!(
-                    "took a snapshot of server `{}` ({} tools) into {}; review and commit it",
-                    pin.name,
-                    snapshot.tools.len(),
-                    pin.snapshot.display()
-                ));
-                (snapshot, true)
-            };
+            let (snapshot, connected) = self.snapshot_of(pin, &manifest, wants_refresh, offline)?;
             let mut options =
                 GenerateOptions::default().with_consequential(pin.consequential.clone());
             if let Some(prefix) = &pin.prefix {
@@ -249,6 +220,48 @@ impl Builder {
             });
         }
         Ok(done)
+    }
+
+    /// The snapshot of `pin`: the committed file, or a new one taken from the server when it
+    /// is missing or a refresh is asked for (and connecting is allowed). Returns it and
+    /// whether the server was started.
+    fn snapshot_of(
+        &self,
+        pin: &ServerPin,
+        manifest: &Manifest,
+        wants_refresh: bool,
+        offline: bool,
+    ) -> Result<(Snapshot, bool), Error> {
+        let exists = pin.snapshot.exists();
+        if exists && !wants_refresh {
+            return Ok((Snapshot::read(&pin.snapshot)?, false));
+        }
+        if offline {
+            if !exists {
+                return Err(Error::SnapshotMissingOffline {
+                    server: pin.name.clone(),
+                    snapshot: pin.snapshot.clone(),
+                    manifest: manifest.path.clone(),
+                });
+            }
+            warn(&format!(
+                "{} asks to refresh server `{}`, but connecting is off (DOCS_RS or {}); using {}",
+                self.refresh_env,
+                pin.name,
+                self.offline_env,
+                pin.snapshot.display()
+            ));
+            return Ok((Snapshot::read(&pin.snapshot)?, false));
+        }
+        let snapshot = take_snapshot(pin, &manifest.path)?;
+        snapshot.write(&pin.snapshot)?;
+        warn(&format!(
+            "took a snapshot of server `{}` ({} tools) into {}; review and commit it",
+            pin.name,
+            snapshot.tools.len(),
+            pin.snapshot.display()
+        ));
+        Ok((snapshot, true))
     }
 
     fn read_env(&self, name: &str) -> Option<String> {
