@@ -69,7 +69,17 @@ pub enum Mode {
     CollidingNames,
     /// `stubborn` (raw): ignores stdin EOF and SIGTERM; only SIGKILL stops it.
     Stubborn,
+    /// `hostile-names` (raw): a tool whose name holds terminal escape sequences
+    /// ([`HOSTILE_TOOL_NAME`], description [`HOSTILE_DESCRIPTION`]) besides `echo`.
+    HostileNames,
 }
+
+/// The tool name of the `hostile-names` mode: clears the screen and turns text red in a
+/// terminal that interprets it.
+pub const HOSTILE_TOOL_NAME: &str = "a\u{1b}[2J\u{1b}[31mb\u{7}";
+/// The description of [`HOSTILE_TOOL_NAME`]: retitles a terminal window (OSC 0), then a
+/// right-to-left override.
+pub const HOSTILE_DESCRIPTION: &str = "evil\u{1b}]0;pwned\u{7} text\u{202e}reversed";
 
 impl Mode {
     /// Reads [`MODE_VAR`].
@@ -89,6 +99,7 @@ impl Mode {
             Ok("stdout-noise") => Ok(Self::StdoutNoise),
             Ok("colliding-names") => Ok(Self::CollidingNames),
             Ok("stubborn") => Ok(Self::Stubborn),
+            Ok("hostile-names") => Ok(Self::HostileNames),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

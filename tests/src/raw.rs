@@ -124,6 +124,11 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
             json!({"tools": [beta], "nextCursor": ""})
         }
         (Mode::CollidingNames, _) => json!({"tools": [tool("a/b"), tool("a_b")]}),
+        (Mode::HostileNames, _) => {
+            let mut hostile = tool(crate::HOSTILE_TOOL_NAME);
+            hostile["description"] = json!(crate::HOSTILE_DESCRIPTION);
+            json!({"tools": [hostile, tool("echo")]})
+        }
         _ => json!({"tools": [tool("echo"), tool("probe_client")]}),
     }
 }

@@ -11,6 +11,7 @@ use oma_mcp_runtime::{ConnectConfig, McpClient, Snapshot};
 use serde_json::{Value, json};
 
 use crate::args::{Command, Format, Target};
+use crate::terminal;
 
 /// Errors of the command line itself; library errors are wrapped with what was being done.
 #[derive(Debug, thiserror::Error)]
@@ -192,7 +193,7 @@ fn generate(
     }
     let generated = codegen::generate(&snapshot, &options)?;
     for warning in &generated.warnings {
-        eprintln!("oma-mcp: warning: {warning}");
+        eprintln!("oma-mcp: warning: {}", terminal::safe(&warning.to_string()));
     }
     match out {
         Some(path) => {
@@ -230,7 +231,7 @@ async fn list(prefix: Option<String>, format: Format, target: Target) -> Result<
             let width = client
                 .tools()
                 .iter()
-                .map(|t| t.name.chars().count())
+                .map(|t| terminal::safe(&t.name).chars().count())
                 .max()
                 .unwrap_or(0);
             let mut text = String::new();
@@ -246,7 +247,9 @@ async fn list(prefix: Option<String>, format: Format, target: Target) -> Result<
                 } else {
                     ""
                 };
-                text.push_str(&format!("{:width$}  {description}{mark}\n", t.name));
+                let name = terminal::safe(&t.name);
+                let description = terminal::safe(description);
+                text.push_str(&format!("{name:width$}  {description}{mark}\n"));
             }
             text
         }

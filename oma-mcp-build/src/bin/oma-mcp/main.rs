@@ -5,6 +5,7 @@
 
 mod args;
 mod commands;
+mod terminal;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -31,7 +32,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints `oma-mcp: <error>: <cause>: …` to stderr and returns exit code 2.
+/// Prints `oma-mcp: <error>: <cause>: …` to stderr (control characters escaped: the message
+/// carries what the server sent) and returns exit code 2.
 fn report(error: &dyn std::error::Error) -> ExitCode {
     let mut message = format!("oma-mcp: {error}");
     let mut source = error.source();
@@ -43,6 +45,6 @@ fn report(error: &dyn std::error::Error) -> ExitCode {
         }
         source = cause.source();
     }
-    let _ = writeln!(std::io::stderr(), "{message}");
+    let _ = writeln!(std::io::stderr(), "{}", terminal::safe(&message));
     ExitCode::from(2)
 }

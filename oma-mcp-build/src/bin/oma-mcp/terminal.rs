@@ -1,0 +1,40 @@
+//! Text for a terminal: what a server sends (tool names, descriptions, error messages, stderr
+//! lines) reaches the user's terminal in error messages, warnings and `list` output, so
+//! control characters (an escape sequence can clear the screen, retitle the window or fake
+//! output) and bidirectional overrides are shown as Rust escapes instead of being written.
+
+/// `text` with every control character except `\n` and `\t` (C0, DEL, C1) and every
+/// bidirectional formatting character written as a Rust escape (`\u{1b}`, `\r`, `\u{202e}`).
+pub fn safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Unicode bidirectional formatting characters (rustc's `text_direction_codepoint_*` set).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe;
+
+    #[test]
+    fn control_and_bidi_characters_are_escaped() {
+        assert_eq!(
+            safe("evil\u{1b}[31mRED\u{7}\r\u{9b}2J\u{7f} a\u{202e}b"),
+            r"evil\u{1b}[31mRED\u{7}\r\u{9b}2J\u{7f} a\u{202e}b"
+        );
+        assert_eq!(
+            safe("line one\n\tline two é 名前 🚀"),
+            "line one\n\tline two é 名前 🚀"
+        );
+    }
+}

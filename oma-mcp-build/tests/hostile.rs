@@ -1,0 +1,111 @@
+//! The `oma-mcp` CLI against hostile input: what a server sends never reaches the terminal
+//! as control sequences.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn oma_mcp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
+}
+
+/// The test server binary beside `oma-mcp` in the same target directory.
+fn test_server() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_oma-mcp")).with_file_name(format!(
+        "oma-mcp-test-server{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build --workspace --all-features` first (./scripts/test does)",
+        bin.display()
+    );
+    bin
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("oma-mcp runs")
+}
+
+fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// A fresh directory under the target directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile-cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn unknown_tool_name_with_control_characters_is_escaped_in_the_error() {
+    let out = run(oma_mcp()
+        .args(["call", "evil\u{1b}[31mRED\u{1b}[0m\u{7}\r\u{202e}", "--"])
+        .arg(test_server()));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: the server has no tool named \"evil\\u{1b}[31mRED\\u{1b}[0m\\u{7}\\r\\u{202e}\"; \
+         it lists: add, audio, big, describe_pet, echo, embedded_resource, exit, fail, get_env, \
+         resource_links, sleep, structured, tiny_image\n"
+    );
+}
+
+#[test]
+fn list_text_escapes_server_names_and_descriptions() {
+    let dir = scratch("list");
+    let manifest = dir.join("oma-mcp.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[servers.evil]\ncommand = {:?}\nenv = {{ OMA_TEST_SERVER_MODE = \"hostile-names\" }}\n",
+            test_server().to_string_lossy()
+        ),
+    )
+    .unwrap();
+    let out = run(oma_mcp().arg("list").arg("--manifest").arg(&manifest));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        "a\\u{1b}[2J\\u{1b}[31mb\\u{7}  evil\\u{1b}]0;pwned\\u{7} text\\u{202e}reversed\n\
+         echo                        The raw-mode tool echo\n"
+    );
+    // JSON keeps the names exactly (escaped by JSON itself).
+    let out = run(oma_mcp()
+        .args(["list", "--format", "json", "--manifest"])
+        .arg(&manifest));
+    assert_exit(&out, 0);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0]["name"], "a\u{1b}[2J\u{1b}[31mb\u{7}");
+}
+
+#[test]
+fn generate_warnings_escape_tool_names() {
+    let dir = scratch("generate");
+    let snapshot = dir.join("tools.json");
+    std::fs::write(
+        &snapshot,
+        r#"{"tools": [{"name": "x\u001b[2J", "inputSchema": {"type": "object", "properties": 5}}]}"#,
+    )
+    .unwrap();
+    let out = run(oma_mcp().arg("generate").arg(&snapshot));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: warning: tool \"x\\u{1b}[2J\" at /inputSchema/properties: `properties` is a \
+         number, not an object; ignoring it\n"
+    );
+}
