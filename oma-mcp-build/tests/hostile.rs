@@ -1,5 +1,5 @@
 //! The `oma-mcp` CLI against hostile input: what a server sends never reaches the terminal
-//! as control sequences.
+//! as control sequences, and bad flags get a clear error before any server is started.
 
 #![allow(clippy::unwrap_used)]
 
@@ -108,4 +108,23 @@ fn generate_warnings_escape_tool_names() {
         "oma-mcp: warning: tool \"x\\u{1b}[2J\" at /inputSchema/properties: `properties` is a \
          number, not an object; ignoring it\n"
     );
+}
+
+#[test]
+fn zero_timeout_is_refused_before_starting_a_server() {
+    for command in ["call", "snapshot"] {
+        let mut cmd = oma_mcp();
+        cmd.arg(command);
+        if command == "call" {
+            cmd.arg("echo");
+        }
+        let out = run(cmd.args(["--timeout-ms", "0", "--"]).arg(test_server()));
+        assert_exit(&out, 2);
+        assert_eq!(
+            text(&out.stderr),
+            "error: invalid value '0' for '--timeout-ms <N>': the timeout must be at least 1 millisecond\n\n\
+             For more information, try '--help'.\n",
+            "{command}"
+        );
+    }
 }

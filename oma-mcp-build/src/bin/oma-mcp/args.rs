@@ -30,8 +30,9 @@ pub enum Command {
         /// Write here instead (one server only).
         #[arg(long, value_name = "PATH")]
         out: Option<PathBuf>,
-        /// The per-request timeout in milliseconds (default: the manifest's, else 60000).
-        #[arg(long, value_name = "N")]
+        /// The per-request timeout in milliseconds, at least 1 (default: the manifest's, else
+        /// 60000).
+        #[arg(long, value_name = "N", value_parser = timeout_ms)]
         timeout_ms: Option<u64>,
         /// The server command and its arguments, after `--`.
         #[arg(last = true, value_name = "COMMAND ARGS")]
@@ -78,8 +79,9 @@ pub enum Command {
         /// The seed's namePrefix (default: the manifest's `prefix`).
         #[arg(long, value_name = "P")]
         prefix: Option<String>,
-        /// The per-request timeout in milliseconds (default: the manifest's, else 60000).
-        #[arg(long, value_name = "N")]
+        /// The per-request timeout in milliseconds, at least 1 (default: the manifest's, else
+        /// 60000).
+        #[arg(long, value_name = "N", value_parser = timeout_ms)]
         timeout_ms: Option<u64>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -111,4 +113,14 @@ pub enum Format {
     Text,
     /// JSON for scripts.
     Json,
+}
+
+/// Parses `--timeout-ms`: a whole number of milliseconds greater than 0 (0 would time out
+/// every request before the server could answer).
+fn timeout_ms(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("the timeout must be at least 1 millisecond".to_owned()),
+        Ok(ms) => Ok(ms),
+        Err(e) => Err(format!("expected a whole number of milliseconds ({e})")),
+    }
 }
