@@ -40,6 +40,7 @@ mod process;
 mod session;
 
 use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, Implementation, InitializeRequestParams,
@@ -59,6 +60,15 @@ use session::Session;
 /// How long a failed connect or [`McpClient::disconnect`] waits for the server's last stderr
 /// lines after the process is gone.
 const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The most `tools/list` pages [`McpClient::list_tools_raw`] reads: a server that keeps
+/// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.
+pub const MAX_TOOLS_LIST_PAGES: usize = 1000;
+
+/// A server-sent value quoted in an error message, cut to a readable length.
+fn excerpt(value: &impl std::fmt::Display) -> String {
+    crate::snapshot::truncate_for_message(&value.to_string())
+}
 
 /// One tool as discovered by `tools/list` at connect.
 #[derive(Debug, Clone, PartialEq)]
@@ -213,9 +223,10 @@ impl McpClient {
             match d.get("name") {
                 Some(Value::String(name)) => raw_names.push(name.clone()),
                 _ => {
-                    return Err(
-                        self.invalid("tools/list", format!("tool {i} has no string `name`: {d}"))
-                    );
+                    return Err(self.invalid(
+                        "tools/list",
+                        format!("tool {i} has no string `name`: {}", excerpt(d)),
+                    ));
                 }
             }
         }
@@ -280,36 +291,43 @@ impl McpClient {
     /// # Errors
     /// [`Error::Timeout`] (per page), [`Error::Rpc`], [`Error::ConnectionClosed`],
     /// [`Error::NotConnected`], [`Error::MessageTooLarge`], [`Error::InvalidResponse`] (a page
-    /// without a `tools` array), [`Error::RepeatedCursor`].
+    /// without a `tools` array, or more than [`MAX_TOOLS_LIST_PAGES`] pages),
+    /// [`Error::RepeatedCursor`] (the cursor cut to 200 chars).
     pub async fn list_tools_raw(&self) -> Result<Vec<Value>, Error> {
         let mut tools = Vec::new();
+        // Hashes, not the cursors: a server sending huge cursors must not grow this set.
+        let hasher = RandomState::new();
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
-        loop {
+        for _ in 0..MAX_TOOLS_LIST_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor.take());
             let page = self
                 .session
                 .request("tools/list", framing::to_params(&params)?)
                 .await?;
             let Value::Object(mut page) = page else {
-                return Err(
-                    self.invalid("tools/list", format!("the result is not an object: {page}"))
-                );
+                return Err(self.invalid(
+                    "tools/list",
+                    format!("the result is not an object: {}", excerpt(&page)),
+                ));
             };
             match page.remove("tools") {
                 Some(Value::Array(items)) => tools.extend(items),
                 other => {
                     return Err(self.invalid(
                         "tools/list",
-                        format!("`tools` is not an array: {}", other.unwrap_or(Value::Null)),
+                        format!(
+                            "`tools` is not an array: {}",
+                            excerpt(&other.unwrap_or(Value::Null))
+                        ),
                     ));
                 }
             }
             match page.remove("nextCursor") {
                 Some(Value::String(next)) if !next.is_empty() => {
-                    if !seen.insert(next.clone()) {
+                    if !seen.insert(hasher.hash_one(&next)) {
                         return Err(Error::RepeatedCursor {
-                            cursor: next,
+                            cursor: crate::snapshot::truncate_for_message(&next),
                             command: self.command_line.clone(),
                         });
                     }
@@ -318,6 +336,13 @@ impl McpClient {
                 _ => return Ok(tools),
             }
         }
+        Err(self.invalid(
+            "tools/list",
+            format!(
+                "the server sent more than {MAX_TOOLS_LIST_PAGES} pages, each with a new \
+                 `nextCursor`; stopped paging instead of looping forever (this is a server bug)"
+            ),
+        ))
     }
 
     /// Calls the tool with the raw MCP name `raw_name` and returns the raw result object.

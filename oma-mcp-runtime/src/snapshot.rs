@@ -439,7 +439,9 @@ fn unreachable_json(e: serde_json::Error) -> String {
     format!("\"<unserializable JSON: {e}>\"")
 }
 
-fn truncate_for_message(s: &str) -> String {
+/// `s` cut to at most 200 chars, with `…` when cut: for server-sent values quoted in error
+/// messages, which must stay readable whatever the server sent.
+pub(crate) fn truncate_for_message(s: &str) -> String {
     const MAX: usize = 200;
     match s.char_indices().nth(MAX) {
         Some((i, _)) => format!("{}…", &s[..i]),

@@ -10,6 +10,7 @@
 
 mod bad_servers;
 mod everything;
+mod hostile;
 mod lifecycle;
 mod own_server;
 mod seed_cases;

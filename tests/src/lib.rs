@@ -72,6 +72,11 @@ pub enum Mode {
     /// `hostile-names` (raw): a tool whose name holds terminal escape sequences
     /// ([`HOSTILE_TOOL_NAME`], description [`HOSTILE_DESCRIPTION`]) besides `echo`.
     HostileNames,
+    /// `endless-cursor` (raw): every `tools/list` page is empty and has a new `nextCursor`
+    /// (`page-1`, `page-2`, …), forever.
+    EndlessCursor,
+    /// `huge-tools` (raw): `tools/list` answers `{"tools": "xxx…"}`, a 1 MiB string.
+    HugeTools,
 }
 
 /// The tool name of the `hostile-names` mode: clears the screen and turns text red in a
@@ -100,6 +105,8 @@ impl Mode {
             Ok("colliding-names") => Ok(Self::CollidingNames),
             Ok("stubborn") => Ok(Self::Stubborn),
             Ok("hostile-names") => Ok(Self::HostileNames),
+            Ok("endless-cursor") => Ok(Self::EndlessCursor),
+            Ok("huge-tools") => Ok(Self::HugeTools),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

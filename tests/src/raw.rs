@@ -129,6 +129,14 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
             hostile["description"] = json!(crate::HOSTILE_DESCRIPTION);
             json!({"tools": [hostile, tool("echo")]})
         }
+        (Mode::EndlessCursor, cursor) => {
+            let n = cursor
+                .and_then(|c| c.strip_prefix("page-"))
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0);
+            json!({"tools": [], "nextCursor": format!("page-{}", n + 1)})
+        }
+        (Mode::HugeTools, _) => json!({"tools": "x".repeat(1 << 20)}),
         _ => json!({"tools": [tool("echo"), tool("probe_client")]}),
     }
 }
