@@ -211,7 +211,8 @@ impl Snapshot {
 
     /// Parses snapshot text, or a bare `tools/list` result, or a JSON-RPC response holding one.
     ///
-    /// `path` only names the input in error messages.
+    /// `path` only names the input in error messages. A leading byte order mark (U+FEFF, as
+    /// some Windows editors write) is ignored.
     ///
     /// # Errors
     /// [`Error::SnapshotFormat`] naming `path` and what is wrong: not JSON, an unknown
@@ -222,6 +223,7 @@ impl Snapshot {
             path: path.to_path_buf(),
             reason,
         };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let root: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON ({e})")))?;
         let Value::Object(mut root) = root else {
             return Err(bad("the top level is not a JSON object".into()));
@@ -340,12 +342,29 @@ impl Snapshot {
     ///
     /// # Errors
     /// [`Error::SnapshotIo`] when the file cannot be read, [`Error::SnapshotFormat`] as in
-    /// [`Snapshot::parse`].
+    /// [`Snapshot::parse`], or naming the line and column of the first byte that is not
+    /// UTF-8.
     pub fn read(path: &Path) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::SnapshotIo {
+        let bytes = std::fs::read(path).map_err(|source| Error::SnapshotIo {
             action: "read",
             path: path.to_path_buf(),
             source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+            let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&valid[line_start..])
+                .chars()
+                .count()
+                + 1;
+            Error::SnapshotFormat {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "not UTF-8 (an invalid byte at line {line} column {column}, byte offset {})",
+                    valid.len()
+                ),
+            }
         })?;
         Self::parse(&text, path)
     }
@@ -593,5 +612,25 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(leftovers, vec![std::ffi::OsString::from("snap.json")]);
+    }
+
+    #[test]
+    fn byte_order_mark_is_ignored_and_non_utf8_is_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = sample().to_canonical_string();
+        let bom = dir.path().join("bom.json");
+        std::fs::write(&bom, format!("\u{feff}{text}")).unwrap();
+        assert_eq!(Snapshot::read(&bom).unwrap(), sample());
+
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, b"{\n  \"tools\": [\"\xc3\xa9\xff\"]\n}\n").unwrap();
+        assert_eq!(
+            Snapshot::read(&bad).unwrap_err().to_string(),
+            format!(
+                "snapshot {} is not valid: not UTF-8 (an invalid byte at line 2 column 15, byte \
+                 offset 17); regenerate it with `oma-mcp snapshot`",
+                bad.display()
+            )
+        );
     }
 }
