@@ -147,8 +147,18 @@ fn rpc_failure(error: Value) -> RpcFailure {
 }
 
 /// Classifies one received line (already without its newline).
+///
+/// A line that is not valid UTF-8 is decoded with U+FFFD for each invalid sequence, as Node's
+/// UTF-8 decoding of a stdio server's output does in the TypeScript SDK, so a stray byte in a
+/// tool's text does not drop the whole response (and time the request out).
 pub(crate) fn classify(line: &[u8]) -> Incoming {
-    let value: Value = match serde_json::from_slice(line) {
+    let parsed = match serde_json::from_slice(line) {
+        Err(_) if std::str::from_utf8(line).is_err() => {
+            serde_json::from_str(&String::from_utf8_lossy(line))
+        }
+        parsed => parsed,
+    };
+    let value: Value = match parsed {
         Ok(v) => v,
         Err(e) => {
             return Incoming::Invalid {
@@ -350,6 +360,23 @@ mod tests {
         ));
         assert!(matches!(classify(b"[1,2]"), Incoming::Invalid { .. }));
         assert!(matches!(classify(br#"{"id":1}"#), Incoming::Invalid { .. }));
+    }
+
+    #[test]
+    fn invalid_utf8_is_decoded_lossily_as_node_does() {
+        assert_eq!(
+            classify(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"text\":\"caf\xe9 ok\"}}"),
+            Incoming::Response {
+                id: json!(5),
+                outcome: Ok(json!({"text": "caf\u{fffd} ok"}))
+            }
+        );
+        assert_eq!(
+            classify(b"\xff\xfe not json"),
+            Incoming::Invalid {
+                reason: "not JSON (expected value at line 1 column 1)".to_owned()
+            }
+        );
     }
 
     #[test]
