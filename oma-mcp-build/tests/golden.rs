@@ -68,7 +68,10 @@ fn golden_output_is_exact() {
             .collect::<Vec<_>>(),
         [
             "tool \"files/delete\" at /inputSchema/properties/bad: invalid subschema: expected \
-             an object or a boolean, found a string; using serde_json::Value"
+             an object or a boolean, found a string; using serde_json::Value",
+            "tool \"shapes\" at /inputSchema/properties/remote/$ref: `$ref` \
+             \"https://example.com/schema.json\" is not a local reference (only `#…` references \
+             are resolved; nothing is fetched); using serde_json::Value",
         ]
     );
 }

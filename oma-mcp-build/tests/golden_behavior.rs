@@ -50,7 +50,7 @@ fn empty_and_nested_arguments() {
     assert_eq!(serde_json::to_value(GetSum2Args {}).unwrap(), json!({}));
     let args = FilesDeleteArgs {
         bad: None,
-        extra: Some(json!(7)),
+        extra: Some(FilesDeleteArgsExtra::Integer(7)),
         meta: None,
         options: Some(FilesDeleteArgsOptions {
             force: Some(true),
@@ -68,7 +68,10 @@ fn empty_and_nested_arguments() {
 
 #[test]
 fn tool_constants() {
-    assert_eq!(TOOL_NAMES, ["files/delete", "get-sum", "get_sum", "ping"]);
+    assert_eq!(
+        TOOL_NAMES,
+        ["files/delete", "get-sum", "get_sum", "ping", "shapes"]
+    );
     assert_eq!(FilesDelete::MCP_NAME, "files/delete");
     assert_eq!(FilesDelete::NAME, "golden_files_delete");
     const { assert!(FilesDelete::CONSEQUENTIAL) };
@@ -90,4 +93,146 @@ fn tool_constants() {
         GetSum::INPUT_SCHEMA,
         oma_mcp_runtime::snapshot::canonical_json(tool.input_schema().unwrap())
     );
+}
+
+fn shapes(operation: ShapesArgsOperation) -> ShapesArgs {
+    ShapesArgs {
+        both: None,
+        count: None,
+        id: None,
+        labels: None,
+        level: None,
+        note: None,
+        operation,
+        point: None,
+        remote: None,
+        sign: None,
+        small: None,
+        tagged: None,
+        tree: None,
+        when: None,
+    }
+}
+
+#[test]
+fn constants_are_filled_in_and_required_nullable_is_null() {
+    // `kind` is a `const`: no field, always sent; `note` is required and nullable: `null`.
+    let args = shapes(ShapesArgsOperation::Clear);
+    assert_eq!(
+        serde_json::to_value(&args).unwrap(),
+        json!({"kind": "shapes/v1", "note": null, "operation": {"type": "clear"}})
+    );
+    let back: ShapesArgs = serde_json::from_value(
+        json!({"kind": "shapes/v1", "note": null, "operation": {"type": "clear"}}),
+    )
+    .unwrap();
+    assert_eq!(back, args);
+}
+
+#[test]
+fn tagged_union_round_trips() {
+    let insert = ShapesArgsOperation::Insert(ShapesArgsOperationInsert {
+        index: 3,
+        text: "hi".into(),
+    });
+    let wire = json!({"type": "insert", "index": 3, "text": "hi"});
+    assert_eq!(serde_json::to_value(&insert).unwrap(), wire);
+    assert_eq!(
+        serde_json::from_value::<ShapesArgsOperation>(wire).unwrap(),
+        insert
+    );
+    assert!(serde_json::from_value::<ShapesArgsOperation>(json!({"type": "nope"})).is_err());
+    // A negative index does not fit `minimum: 0` (`u64`).
+    assert!(
+        serde_json::from_value::<ShapesArgsOperation>(
+            json!({"type": "insert", "index": -1, "text": ""})
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn string_enums_display_and_parse() {
+    assert_eq!(ShapesArgsSign::Plus1.to_string(), "+1");
+    assert_eq!(
+        "-1".parse::<ShapesArgsSign>().unwrap(),
+        ShapesArgsSign::Minus1
+    );
+    assert_eq!(ShapesArgsSign::Comma.as_str(), ",");
+    assert_eq!(ShapesArgsSign::VALUES, ["+1", "-1", ",", "."]);
+    let err = "x".parse::<ShapesArgsSign>().unwrap_err();
+    assert_eq!(err.value, "x");
+    assert_eq!(
+        err.to_string(),
+        r#"unknown value "x"; expected one of "+1", "-1", ",", ".""#
+    );
+    assert_eq!(
+        serde_json::to_value(ShapesArgsSign::Dot).unwrap(),
+        json!(".")
+    );
+    assert_eq!("half-even".parse(), Ok(GetSumArgsRoundMode::HalfEven));
+}
+
+#[test]
+fn exact_values_unions_maps_tuples_and_refs() {
+    // An integer `enum` is kept exact.
+    assert_eq!(serde_json::to_value(ShapesArgsLevel::V2).unwrap(), json!(2));
+    assert_eq!(
+        serde_json::from_value::<ShapesArgsLevel>(json!(3)).unwrap(),
+        ShapesArgsLevel::V3
+    );
+    assert!(serde_json::from_value::<ShapesArgsLevel>(json!(4)).is_err());
+    assert!(serde_json::from_value::<ShapesArgsLevel>(json!("1")).is_err());
+    // An untagged union of an integer and a string.
+    assert_eq!(
+        serde_json::from_value::<ShapesArgsId>(json!(5)).unwrap(),
+        ShapesArgsId::Integer(5)
+    );
+    assert_eq!(
+        serde_json::from_value::<ShapesArgsId>(json!("x")).unwrap(),
+        ShapesArgsId::String("x".into())
+    );
+    let mut args = shapes(ShapesArgsOperation::Clear);
+    args.id = Some(ShapesArgsId::String("a".into()));
+    args.labels = Some([("k".to_owned(), "v".to_owned())].into());
+    args.point = Some((1.5, 2.0));
+    args.small = Some(255);
+    args.both = Some(ShapesArgsBoth { a: true, b: None });
+    args.tagged = Some(ShapesArgsTagged {
+        name: Some("n".into()),
+        additional_properties: [("extra".to_owned(), 1)].into(),
+    });
+    // A recursive `$ref`: `Vec<Node>` and `Option<Box<Node>>`.
+    args.tree = Some(ShapesArgsNode {
+        children: Some(vec![ShapesArgsNode {
+            children: None,
+            label: "leaf".into(),
+            parent: None,
+        }]),
+        label: "root".into(),
+        parent: Some(Box::new(ShapesArgsNode {
+            children: None,
+            label: "up".into(),
+            parent: None,
+        })),
+    });
+    let wire = json!({
+        "both": {"a": true},
+        "id": "a",
+        "kind": "shapes/v1",
+        "labels": {"k": "v"},
+        "note": null,
+        "operation": {"type": "clear"},
+        "point": [1.5, 2.0],
+        "small": 255,
+        "tagged": {"name": "n", "extra": 1},
+        "tree": {"children": [{"label": "leaf"}], "label": "root", "parent": {"label": "up"}},
+    });
+    let value = serde_json::to_value(&args).unwrap();
+    assert_eq!(value, wire);
+    assert_eq!(serde_json::from_value::<ShapesArgs>(wire).unwrap(), args);
+    // `uint8` is `u8`: 256 does not fit.
+    let mut too_big = value;
+    too_big["small"] = json!(256);
+    assert!(serde_json::from_value::<ShapesArgs>(too_big).is_err());
 }

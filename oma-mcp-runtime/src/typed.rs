@@ -62,3 +62,45 @@ impl McpClient {
         }
     }
 }
+
+/// The error of `FromStr` on a generated string enum: the text is none of the values the
+/// tool's schema allows.
+///
+/// ```
+/// use oma_mcp_runtime::typed::UnknownEnumValue;
+/// let err = UnknownEnumValue::new("sideways", &["up", "down"]);
+/// assert_eq!(err.to_string(), r#"unknown value "sideways"; expected one of "up", "down""#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct UnknownEnumValue {
+    /// The text that was parsed.
+    pub value: String,
+    /// Every allowed value, in schema order.
+    pub allowed: &'static [&'static str],
+}
+
+impl UnknownEnumValue {
+    /// The error for `value`, which is not among `allowed`.
+    pub fn new(value: &str, allowed: &'static [&'static str]) -> Self {
+        Self {
+            value: value.to_owned(),
+            allowed,
+        }
+    }
+}
+
+impl std::fmt::Display for UnknownEnumValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown value {:?}; expected one of ", self.value)?;
+        for (i, allowed) in self.allowed.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{allowed:?}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownEnumValue {}

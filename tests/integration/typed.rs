@@ -201,14 +201,18 @@ async fn own_audio_and_fail_are_text_only() {
 #[tokio::test]
 async fn own_describe_pet_nested_and_enum_args() {
     let client = own_client().await;
-    // `pet` is `serde_json::Value` in the generated struct: its schema is `{"$ref":
-    // "#/$defs/Pet"}` and the generator does not resolve `$ref` yet, so the nested object
-    // (with its `kind` enum) is built with `json!`. `tags` is `["array","null"]`, an `Option`.
+    // `pet` is `{"$ref": "#/$defs/Pet"}`: a generated struct `DescribePetArgsPet` with the
+    // string enum `DescribePetArgsPetKind` (`PetKind`). `tags` is `["array","null"]`, an
+    // `Option`.
+    let pet = |name: &str, kind| own::DescribePetArgsPet {
+        name: name.into(),
+        kind,
+    };
     let r = client
         .call(
             own::DescribePet,
             own::DescribePetArgs {
-                pet: json!({"name": "Rex", "kind": "dog"}),
+                pet: pet("Rex", own::DescribePetArgsPetKind::Dog),
                 tags: Some(vec!["good".into(), "loud".into()]),
             },
         )
@@ -221,7 +225,7 @@ async fn own_describe_pet_nested_and_enum_args() {
         .call(
             own::DescribePet,
             own::DescribePetArgs {
-                pet: json!({"name": "Tom", "kind": "cat"}),
+                pet: pet("Tom", own::DescribePetArgsPetKind::Cat),
                 tags: None,
             },
         )
@@ -230,16 +234,17 @@ async fn own_describe_pet_nested_and_enum_args() {
         r.to_json(),
         json!({"data": "Tom is a cat", "isError": false, "modelOutput": null})
     );
-    // A kind outside the enum (possible while `pet` is untyped): rmcp answers with an
-    // `isError` result, not a JSON-RPC error.
+    // A kind outside the enum cannot be built any more: the typed value rejects it locally.
+    let err = "fish".parse::<own::DescribePetArgsPetKind>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"unknown value "fish"; expected one of "cat", "dog""#
+    );
+    assert_eq!(own::DescribePetArgsPetKind::Cat.to_string(), "cat");
+    // Sent untyped, rmcp answers with an `isError` result, not a JSON-RPC error.
+    let args = json!({"pet": {"name": "Nemo", "kind": "fish"}});
     let r = client
-        .call(
-            own::DescribePet,
-            own::DescribePetArgs {
-                pet: json!({"name": "Nemo", "kind": "fish"}),
-                tags: None,
-            },
-        )
+        .call_tool(own::DescribePet::MCP_NAME, args.as_object().cloned())
         .await;
     assert_eq!(
         r.to_json(),
@@ -590,10 +595,13 @@ fn generated_args_serialize_to_the_servers_json() {
     assert_eq!(wire(&own::ExitArgs { code: Some(3) }), r#"{"code":3}"#);
     assert_eq!(
         wire(&own::DescribePetArgs {
-            pet: json!({"name": "Tom", "kind": "cat"}),
+            pet: own::DescribePetArgsPet {
+                kind: own::DescribePetArgsPetKind::Cat,
+                name: "Tom".into(),
+            },
             tags: None,
         }),
-        r#"{"pet":{"name":"Tom","kind":"cat"}}"#
+        r#"{"pet":{"kind":"cat","name":"Tom"}}"#
     );
     assert_eq!(wire(&own::TinyImageArgs {}), "{}");
 }

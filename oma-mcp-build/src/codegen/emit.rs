@@ -10,7 +10,9 @@ use quote::quote;
 use super::ToolModel;
 use super::docs;
 use super::names::{self, RustIdent};
-use super::schema::{EnumDef, Field, RustType, StructDef, TypeDef};
+use super::schema::{
+    EnumDef, ExactEnumDef, Field, RustType, StructDef, TaggedEnumDef, TypeDef, UntaggedEnumDef,
+};
 use crate::error::Error;
 
 /// The whole file: `header`, `TOOL_NAMES`, then each tool's items.
@@ -94,6 +96,9 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
         tokens.extend(match def {
             TypeDef::Struct(s) => struct_item(tool, s)?,
             TypeDef::Enum(e) => enum_item(tool, e)?,
+            TypeDef::Exact(e) => exact_item(tool, e)?,
+            TypeDef::Tagged(e) => tagged_item(tool, e)?,
+            TypeDef::Untagged(e) => untagged_item(tool, e)?,
         });
     }
     Ok(tokens)
@@ -109,11 +114,36 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
     })?;
     let doc = docs::doc_lines(&def.doc);
     let default = def.all_optional().then(|| quote!(Default,));
-    let fields = def
+    let mut fields = def
         .fields
         .iter()
         .map(|f| field(tool, f))
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(extra) = &def.extra {
+        let ident = field_ident(&extra.ident).ok_or_else(|| Error::InvalidIdentifier {
+            tool: tool.mcp_name.clone(),
+            pointer: "/inputSchema".to_owned(),
+            ident: extra.ident.to_string(),
+        })?;
+        let ty = rust_type(&RustType::Map(Box::new(extra.value.clone())));
+        fields.push(quote! {
+            /// Properties beyond the declared ones (`additionalProperties`).
+            #[serde(flatten)]
+            pub #ident: #ty
+        });
+    }
+    let mut doc = doc;
+    let tag = def.tag.as_ref().map(|t| {
+        let (property, value) = (&t.property, &t.value);
+        doc.push(String::new());
+        doc.push(format!(
+            " Always sends `\"{}\": \"{}\"` by itself: the schema makes it a constant, so \
+             there is no field for it.",
+            docs::inline(&property.replace('`', "'")),
+            docs::inline(&value.replace('`', "'"))
+        ));
+        quote!(#[serde(tag = #property, rename = #value)])
+    });
     Ok(quote! {
         #(#[doc = #doc])*
         #[allow(dead_code)]
@@ -126,6 +156,7 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
             ::oma_mcp_runtime::__private::serde::Deserialize
         )]
         #[serde(crate = #SERDE_CRATE)]
+        #tag
         pub struct #name {
             #(#fields,)*
         }
@@ -197,6 +228,12 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
             })
         })
         .collect::<Result<Vec<_>, Error>>()?;
+    let idents = def
+        .variants
+        .iter()
+        .map(|v| type_ident(&v.ident).ok_or_else(|| bad(&v.ident)))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let values: Vec<&str> = def.variants.iter().map(|v| v.value.as_str()).collect();
     Ok(quote! {
         #(#[doc = #doc])*
         #[allow(dead_code)]
@@ -214,6 +251,222 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
         pub enum #name {
             #(#variants,)*
         }
+
+        #[allow(dead_code)]
+        impl #name {
+            /// Every value the schema allows, in schema order.
+            pub const VALUES: &'static [&'static str] = &[#(#values),*];
+
+            /// The JSON string of this value.
+            pub const fn as_str(&self) -> &'static str {
+                match self {
+                    #(Self::#idents => #values,)*
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::core::str::FromStr for #name {
+            type Err = ::oma_mcp_runtime::typed::UnknownEnumValue;
+
+            fn from_str(s: &str) -> ::core::result::Result<Self, Self::Err> {
+                match s {
+                    #(#values => ::core::result::Result::Ok(Self::#idents),)*
+                    _ => ::core::result::Result::Err(
+                        ::oma_mcp_runtime::typed::UnknownEnumValue::new(s, Self::VALUES),
+                    ),
+                }
+            }
+        }
+    })
+}
+
+/// An enum of exact JSON values, with hand-written serde impls that write and accept
+/// exactly those values (compared as `serde_json::Value`s).
+fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error> {
+    let bad = |ident: &str| Error::InvalidIdentifier {
+        tool: tool.mcp_name.clone(),
+        pointer: "/inputSchema".to_owned(),
+        ident: ident.to_owned(),
+    };
+    let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
+    let mut doc = docs::doc_lines(&def.doc);
+    doc.push(String::new());
+    doc.push(
+        " Serializes to exactly the schema's JSON value and accepts only those values.".to_owned(),
+    );
+    let idents = def
+        .variants
+        .iter()
+        .map(|(ident, _)| type_ident(ident).ok_or_else(|| bad(ident)))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let jsons: Vec<&str> = def.variants.iter().map(|(_, json)| json.as_str()).collect();
+    let variant_docs: Vec<String> = jsons
+        .iter()
+        .map(|j| format!(" The JSON value `{}`.", docs::inline(&j.replace('`', "'"))))
+        .collect();
+    let single = def.variants.len() == 1;
+    let (default_derive, default_attr) = if single {
+        (quote!(Default,), quote!(#[default]))
+    } else {
+        (quote!(), quote!())
+    };
+    let first_attr = idents.iter().enumerate().map(|(i, _)| {
+        if i == 0 {
+            default_attr.clone()
+        } else {
+            quote!()
+        }
+    });
+    let serde = quote!(::oma_mcp_runtime::__private::serde);
+    let json = quote!(::oma_mcp_runtime::__private::serde_json);
+    Ok(quote! {
+        #(#[doc = #doc])*
+        #[allow(dead_code)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #default_derive)]
+        pub enum #name {
+            #(
+                #[doc = #variant_docs]
+                #first_attr
+                #idents,
+            )*
+        }
+
+        #[allow(dead_code)]
+        impl #name {
+            /// Every value the schema allows, as JSON text, in schema order.
+            pub const VALUES: &'static [&'static str] = &[#(#jsons),*];
+
+            /// This value as JSON text.
+            pub const fn as_json(&self) -> &'static str {
+                match self {
+                    #(Self::#idents => #jsons,)*
+                }
+            }
+        }
+
+        impl #serde::Serialize for #name {
+            fn serialize<S: #serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                let value: #json::Value = #json::from_str(self.as_json())
+                    .map_err(<S::Error as #serde::ser::Error>::custom)?;
+                #serde::Serialize::serialize(&value, serializer)
+            }
+        }
+
+        impl<'de> #serde::Deserialize<'de> for #name {
+            fn deserialize<D: #serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                let value = <#json::Value as #serde::Deserialize>::deserialize(deserializer)?;
+                #(
+                    if #json::from_str::<#json::Value>(#jsons).ok().as_ref() == ::core::option::Option::Some(&value) {
+                        return ::core::result::Result::Ok(Self::#idents);
+                    }
+                )*
+                ::core::result::Result::Err(<D::Error as #serde::de::Error>::custom(
+                    ::std::format!("expected one of {}, found {}", Self::VALUES.join(", "), value),
+                ))
+            }
+        }
+    })
+}
+
+/// A `#[serde(tag)]` enum.
+fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Error> {
+    let bad = |ident: &str| Error::InvalidIdentifier {
+        tool: tool.mcp_name.clone(),
+        pointer: "/inputSchema".to_owned(),
+        ident: ident.to_owned(),
+    };
+    let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
+    let doc = docs::doc_lines(&def.doc);
+    let tag = &def.tag;
+    let variants = def
+        .variants
+        .iter()
+        .map(|v| {
+            let ident = type_ident(&v.ident).ok_or_else(|| bad(&v.ident))?;
+            let value = &v.value;
+            let doc = format!(
+                " `\"{}\": \"{}\"`.",
+                docs::inline(tag),
+                docs::inline(&value.replace('`', "'"))
+            );
+            let payload = match &v.payload {
+                Some(p) => {
+                    let p = type_ident(p).ok_or_else(|| bad(p))?;
+                    quote!((#p))
+                }
+                None => quote!(),
+            };
+            Ok(quote! {
+                #[doc = #doc]
+                #[serde(rename = #value)]
+                #ident #payload
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(quote! {
+        #(#[doc = #doc])*
+        #[allow(dead_code)]
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            ::oma_mcp_runtime::__private::serde::Serialize,
+            ::oma_mcp_runtime::__private::serde::Deserialize
+        )]
+        #[serde(crate = #SERDE_CRATE, tag = #tag)]
+        pub enum #name {
+            #(#variants,)*
+        }
+    })
+}
+
+/// A `#[serde(untagged)]` enum.
+fn untagged_item(tool: &ToolModel, def: &UntaggedEnumDef) -> Result<TokenStream, Error> {
+    let bad = |ident: &str| Error::InvalidIdentifier {
+        tool: tool.mcp_name.clone(),
+        pointer: "/inputSchema".to_owned(),
+        ident: ident.to_owned(),
+    };
+    let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
+    let doc = docs::doc_lines(&def.doc);
+    let variants = def
+        .variants
+        .iter()
+        .map(|v| {
+            let ident = type_ident(&v.ident).ok_or_else(|| bad(&v.ident))?;
+            let ty = rust_type(&v.ty);
+            let doc = docs::doc_lines(&v.doc);
+            Ok(quote! {
+                #(#[doc = #doc])*
+                #ident(#ty)
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(quote! {
+        #(#[doc = #doc])*
+        #[allow(dead_code)]
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            ::oma_mcp_runtime::__private::serde::Serialize,
+            ::oma_mcp_runtime::__private::serde::Deserialize
+        )]
+        #[serde(crate = #SERDE_CRATE, untagged)]
+        pub enum #name {
+            #(#variants,)*
+        }
     })
 }
 
@@ -221,7 +474,22 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
 fn rust_type(ty: &RustType) -> TokenStream {
     match ty {
         RustType::String => quote!(::std::string::String),
-        RustType::I64 => quote!(i64),
+        RustType::Int(int) => {
+            let ident = Ident::new(int.name(), Span::call_site());
+            quote!(#ident)
+        }
+        RustType::Tuple(items) => {
+            let items = items.iter().map(rust_type);
+            quote!((#(#items,)*))
+        }
+        RustType::Map(value) => {
+            let value = rust_type(value);
+            quote!(::std::collections::BTreeMap<::std::string::String, #value>)
+        }
+        RustType::Boxed(inner) => {
+            let inner = rust_type(inner);
+            quote!(::std::boxed::Box<#inner>)
+        }
         RustType::F64 => quote!(f64),
         RustType::Bool => quote!(bool),
         RustType::Vec(item) => {

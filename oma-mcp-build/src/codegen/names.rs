@@ -173,6 +173,87 @@ pub(crate) fn camel_ident(
     name
 }
 
+/// Distinct UpperCamelCase variant names for the enum values `values`, in order.
+///
+/// A value gets [`camel_ident`] of its words (`half-even` → `HalfEven`, `""` → `Empty`).
+/// Values whose words alone would give the same name as another value's, or that have no
+/// words, spell their punctuation out (`+1`/`-1` → `Plus1`/`Minus1`, `,`/`.` →
+/// `Comma`/`Dot`, `a-b`/`a_b` → `AMinusB`/`AUnderscoreB`); what still collides (`open` and
+/// `OPEN`) is numbered in order (`Open`, `Open2`).
+pub(crate) fn variant_idents(values: &[&str]) -> Vec<String> {
+    let plain: Vec<String> = values
+        .iter()
+        .map(|v| camel_ident(v, if v.is_empty() { "Empty" } else { "" }, "V", "_"))
+        .collect();
+    let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+    for p in &plain {
+        *counts.entry(p.as_str()).or_default() += 1;
+    }
+    let mut idents = Namespace::new();
+    values
+        .iter()
+        .zip(&plain)
+        .map(|(value, p)| {
+            let base = if p.is_empty() || counts.get(p.as_str()).is_some_and(|&n| n > 1) {
+                camel_ident(&spell_punctuation(value), "Variant", "V", "_")
+            } else {
+                p.clone()
+            };
+            idents.claim_type(&base, &[])
+        })
+        .collect()
+}
+
+/// `value` with each ASCII punctuation character replaced by its name as a word.
+fn spell_punctuation(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() * 2);
+    for c in value.chars() {
+        let word = match c {
+            '+' => "plus",
+            '-' => "minus",
+            '.' => "dot",
+            ',' => "comma",
+            '*' => "star",
+            '/' => "slash",
+            '\\' => "backslash",
+            ':' => "colon",
+            ';' => "semicolon",
+            '!' => "bang",
+            '?' => "question",
+            '#' => "hash",
+            '$' => "dollar",
+            '%' => "percent",
+            '&' => "and",
+            '|' => "pipe",
+            '^' => "caret",
+            '~' => "tilde",
+            '=' => "eq",
+            '<' => "lt",
+            '>' => "gt",
+            '(' => "lparen",
+            ')' => "rparen",
+            '[' => "lbracket",
+            ']' => "rbracket",
+            '{' => "lbrace",
+            '}' => "rbrace",
+            '@' => "at",
+            '\'' => "quote",
+            '"' => "dquote",
+            '`' => "backtick",
+            '_' => "underscore",
+            ' ' => "space",
+            c => {
+                out.push(c);
+                continue;
+            }
+        };
+        out.push(' ');
+        out.push_str(word);
+        out.push(' ');
+    }
+    out
+}
+
 /// Whether the field needs `#[serde(rename = "…")]`: its Rust name (without `r#`) differs
 /// from the JSON name.
 pub(crate) fn needs_rename(ident: &RustIdent, json: &str) -> bool {
@@ -219,10 +300,15 @@ impl Namespace {
         let name = if free(&self.used, base) {
             base.to_owned()
         } else {
-            // `Self_` → `Self2`: `Self_2` is not UpperCamelCase.
+            // `Self_` → `Self2`: `Self_2` is not UpperCamelCase; `V1` → `V1_2`, not `V12`.
             let base = base.trim_end_matches('_');
+            let sep = if base.ends_with(|c: char| c.is_ascii_digit()) {
+                "_"
+            } else {
+                ""
+            };
             (2u64..)
-                .map(|n| format!("{base}{n}"))
+                .map(|n| format!("{base}{sep}{n}"))
                 .find(|candidate| free(&self.used, candidate))
                 .unwrap_or_else(|| base.to_owned())
         };
@@ -387,6 +473,21 @@ mod tests {
             name: "foo".into(),
             raw: true
         }));
+    }
+
+    #[test]
+    fn variant_names_are_distinct() {
+        let v = |values: &[&str]| variant_idents(values);
+        assert_eq!(v(&["+1", "-1"]), ["Plus1", "Minus1"]);
+        assert_eq!(v(&[",", "."]), ["Comma", "Dot"]);
+        assert_eq!(v(&["open", "OPEN", "Open"]), ["Open", "Open2", "Open3"]);
+        assert_eq!(v(&["a-b", "a_b", "c"]), ["AMinusB", "AUnderscoreB", "C"]);
+        assert_eq!(
+            v(&["", "1", "self", "🎉"]),
+            ["Empty", "V1", "Self_", "Variant"]
+        );
+        assert_eq!(v(&["1", "+1", "v1"]), ["V1", "Plus1", "V1_2"]);
+        assert_eq!(v(&["half-even", "x"]), ["HalfEven", "X"]);
     }
 
     #[test]

@@ -2,130 +2,42 @@
 //!
 //! What maps to what:
 //!
-//! | JSON Schema | [`RustType`] |
+//! | JSON Schema | [`RustType`] / [`TypeDef`] |
 //! |---|---|
-//! | `string` / `integer` / `number` / `boolean` | `String` / `i64` / `f64` / `bool` |
+//! | `string` / `number` / `boolean` | `String` (its `format` in the docs) / `f64` / `bool` |
+//! | `integer` | `i64`; `u64` when `minimum >= 0`; `i8`…`u64` by `format` (`int32`, `uint8`, …) |
 //! | `array` with `items` / without | `Vec<T>` / `Vec<Value>` |
-//! | `object` with `properties` | a nested struct `<Parent><Field>` |
+//! | fixed-length tuple (`prefixItems`, draft-07 `items: [..]`) | `(A, B, ..)`; other lengths `Vec<Value>` |
+//! | `object` with `properties` | a struct `<Parent><Field>`; typed `additionalProperties` in a flattened map |
+//! | `object` with typed `additionalProperties` only | `BTreeMap<String, T>` |
 //! | `object` without `properties` | `serde_json::Map<String, Value>` |
-//! | string `enum` | an enum `<Parent><Field>`, one variant per distinct value |
+//! | string `enum` | an enum `<Parent><Field>` with `Display`/`FromStr`, one variant per value |
+//! | `enum` with other values, `const` | an enum of the exact JSON values (a `const` is `Default`) |
+//! | a string `const` property of an object | sent by the struct itself (`#[serde(tag)]`), no field |
 //! | `type: [T, "null"]`, `anyOf`/`oneOf` of `T` and `{"type": "null"}`, `enum` with `null` | `Option<T>` |
-//! | unions, a missing `type`, `$ref`, tuple `items`, `true` | `Value`, with a doc note |
-//! | invalid subschemas, unknown types, nesting deeper than [`MAX_DEPTH`] | `Value`, with a warning |
+//! | local `$ref` (`#`, `#/$defs/X`, `#/definitions/X`, any local pointer) | the target's type, named `<Tool>Args<X>`; `Box` when recursive |
+//! | `oneOf`/`anyOf` of objects with a constant discriminator | `#[serde(tag)]` enum |
+//! | other `oneOf`/`anyOf` whose branches the JSON shape tells apart | `#[serde(untagged)]` enum |
+//! | `allOf` of objects | one merged struct |
+//! | other unions, a missing `type`, `true` | `Value`, with a doc note |
+//! | external or unresolvable `$ref`, invalid subschemas, unknown types, nesting deeper than [`MAX_DEPTH`] | `Value`, with a warning |
 
-use std::collections::BTreeSet;
+mod model;
+mod refs;
+mod unions;
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
 use super::Warning;
-use super::names::{self, Namespace, RustIdent};
+use super::names::{self, Namespace};
+
+pub(crate) use self::model::*;
+use self::refs::RefState;
 
 /// Schemas nested deeper than this become `serde_json::Value` with a warning.
 pub(crate) const MAX_DEPTH: usize = 16;
-
-/// The Rust type of a field, an array item or a nullable value.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum RustType {
-    /// `String`.
-    String,
-    /// `i64`.
-    I64,
-    /// `f64`.
-    F64,
-    /// `bool`.
-    Bool,
-    /// `Vec<T>`.
-    Vec(Box<RustType>),
-    /// `serde_json::Map<String, serde_json::Value>`.
-    JsonMap,
-    /// `serde_json::Value`.
-    Value,
-    /// `Option<T>` (a nullable value; never nested).
-    Option(Box<RustType>),
-    /// A struct or enum generated in the same module.
-    Named(String),
-}
-
-impl RustType {
-    /// `Option<self>`, without nesting options.
-    fn nullable(self) -> Self {
-        match self {
-            Self::Option(_) => self,
-            other => Self::Option(Box::new(other)),
-        }
-    }
-
-    /// Whether this is an `Option<_>`.
-    pub(crate) fn is_option(&self) -> bool {
-        matches!(self, Self::Option(_))
-    }
-}
-
-/// A field of a generated struct.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct Field {
-    /// The Rust field name.
-    pub ident: RustIdent,
-    /// The JSON property name.
-    pub json_name: String,
-    /// The declared type; optional fields are wrapped in `Option` by the emitter.
-    pub ty: RustType,
-    /// Whether the schema lists the property in `required`.
-    pub required: bool,
-    /// The property's `description`.
-    pub description: Option<String>,
-    /// Notes on how the schema was mapped (for the doc comment).
-    pub notes: Vec<String>,
-    /// JSON pointer to the property's schema in the tool descriptor.
-    pub pointer: String,
-}
-
-/// A generated struct.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct StructDef {
-    /// The Rust type name.
-    pub name: String,
-    /// Doc text (the schema's description, or a generated sentence).
-    pub doc: String,
-    /// The fields, in the schema's property order.
-    pub fields: Vec<Field>,
-}
-
-impl StructDef {
-    /// Whether every field is an `Option` (then the struct derives `Default`).
-    pub(crate) fn all_optional(&self) -> bool {
-        self.fields.iter().all(|f| !f.required || f.ty.is_option())
-    }
-}
-
-/// A variant of a generated string enum.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct Variant {
-    /// The Rust variant name.
-    pub ident: String,
-    /// The JSON string value.
-    pub value: String,
-}
-
-/// A generated string enum.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct EnumDef {
-    /// The Rust type name.
-    pub name: String,
-    /// Doc text.
-    pub doc: String,
-    /// The variants, in the schema's order, one per distinct value.
-    pub variants: Vec<Variant>,
-}
-
-/// A generated type.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum TypeDef {
-    /// A struct.
-    Struct(StructDef),
-    /// A string enum.
-    Enum(EnumDef),
-}
 
 /// The result of mapping one subschema: its type and notes for the doc comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,14 +79,18 @@ pub(crate) fn input_types(
 ) -> Vec<TypeDef> {
     let mut cx = Converter {
         tool,
+        args_name,
+        root: input_schema,
         types,
         defs: Vec::new(),
         warnings,
+        refs: BTreeMap::new(),
     };
     let pointer = "/inputSchema";
     let doc = format!("Arguments of the MCP tool \"{tool}\".");
-    let fields = match input_schema {
-        None => Vec::new(),
+    let mut args = StructDef::new(args_name, doc, Vec::new());
+    match input_schema {
+        None => {}
         Some(Value::Object(schema)) => {
             let declared = schema.get("type");
             let is_object = match declared {
@@ -184,7 +100,19 @@ pub(crate) fn input_types(
                 Some(_) => false,
             };
             if is_object {
-                cx.fields(args_name, schema, pointer, 1)
+                // `{"$ref": "#"}` anywhere refers back to the argument struct.
+                cx.refs.insert(
+                    pointer.to_owned(),
+                    RefState::InProgress(Some(args_name.to_owned())),
+                );
+                let built = cx.build_struct(args_name, &[(schema, pointer.to_owned())], 1, None);
+                args.fields = built.fields;
+                args.tag = built.tag;
+                args.extra = built.extra;
+                cx.refs.insert(
+                    pointer.to_owned(),
+                    RefState::Done(RustType::Named(args_name.to_owned()), Vec::new()),
+                );
             } else {
                 cx.warn(
                     pointer,
@@ -193,7 +121,6 @@ pub(crate) fn input_types(
                         declared.map(Value::to_string).unwrap_or_default()
                     ),
                 );
-                Vec::new()
             }
         }
         Some(other) => {
@@ -204,26 +131,27 @@ pub(crate) fn input_types(
                     kind(other)
                 ),
             );
-            Vec::new()
         }
-    };
-    let mut defs = vec![TypeDef::Struct(StructDef {
-        name: args_name.to_owned(),
-        doc,
-        fields,
-    })];
+    }
+    let mut defs = vec![TypeDef::Struct(args)];
     defs.append(&mut cx.defs);
     defs
 }
 
 struct Converter<'a> {
     tool: &'a str,
+    /// The argument struct's name: the prefix of the names of `$ref` targets.
+    args_name: &'a str,
+    /// The whole input schema, for resolving `$ref`s.
+    root: Option<&'a Value>,
     types: &'a mut Namespace,
     defs: Vec<TypeDef>,
     warnings: &'a mut Vec<Warning>,
+    /// `$ref` targets by JSON pointer (under `/inputSchema`).
+    refs: BTreeMap<String, RefState>,
 }
 
-impl Converter<'_> {
+impl<'a> Converter<'a> {
     fn warn(&mut self, pointer: &str, message: impl Into<String>) {
         self.warnings.push(Warning {
             tool: self.tool.to_owned(),
@@ -239,45 +167,103 @@ impl Converter<'_> {
         Mapped::value(note)
     }
 
-    /// The fields for the `properties` of an object schema.
-    fn fields(
+    /// Claims a type name for the schema at `pointer`. When that schema is a `$ref` target
+    /// being mapped, the name is recorded so recursive references can use it.
+    fn claim(&mut self, hint: &str, pointer: &str) -> String {
+        let name = self.types.claim_type(hint, &[]);
+        if let Some(RefState::InProgress(slot @ None)) = self.refs.get_mut(pointer) {
+            *slot = Some(name.clone());
+        }
+        name
+    }
+
+    /// The generated doc sentence of a nested type without a description.
+    fn nested_doc(&self, schema: &Map<String, Value>, what: &str) -> String {
+        description_of(schema).unwrap_or_else(|| {
+            format!("{what} in the arguments of the MCP tool \"{}\".", self.tool)
+        })
+    }
+
+    /// A struct for object schemas (one, or the branches of an `allOf`, each with its
+    /// pointer): their `properties` (the first of a name wins; except `skip`), a string
+    /// `const` property as the struct's tag, and typed `additionalProperties` as a
+    /// flattened map. A property is required when any part requires it.
+    fn build_struct(
         &mut self,
-        struct_name: &str,
-        schema: &Map<String, Value>,
-        pointer: &str,
+        name: &str,
+        parts: &[(&'a Map<String, Value>, String)],
         depth: usize,
-    ) -> Vec<Field> {
-        let props = match schema.get("properties") {
-            None => return Vec::new(),
-            Some(Value::Object(props)) => props,
-            Some(other) => {
-                let message = format!(
-                    "`properties` is {}, not an object; ignoring it",
-                    kind(other)
-                );
-                self.warn(&pointer_push(pointer, "properties"), message);
-                return Vec::new();
-            }
+        skip: Option<&str>,
+    ) -> StructDef {
+        let doc = match parts.first() {
+            Some((schema, _)) => self.nested_doc(schema, "An object"),
+            None => String::new(),
         };
-        let required: BTreeSet<&str> = match schema.get("required") {
-            None => BTreeSet::new(),
-            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
-            Some(other) => {
-                let message = format!(
-                    "`required` is {}, not an array of names; ignoring it",
-                    kind(other)
-                );
-                self.warn(&pointer_push(pointer, "required"), message);
-                BTreeSet::new()
+        let mut def = StructDef::new(name, doc, Vec::new());
+        let mut required: BTreeSet<&str> = BTreeSet::new();
+        let mut props: Vec<(&'a String, &'a Value, &str)> = Vec::new();
+        let mut extra = None;
+        for (schema, pointer) in parts {
+            match schema.get("properties") {
+                None => {}
+                Some(Value::Object(map)) => {
+                    for (key, prop) in map {
+                        if !props.iter().any(|(k, _, _)| *k == key) {
+                            props.push((key, prop, pointer));
+                        }
+                    }
+                }
+                Some(other) => {
+                    let message = format!(
+                        "`properties` is {}, not an object; ignoring it",
+                        kind(other)
+                    );
+                    self.warn(&pointer_push(pointer, "properties"), message);
+                }
             }
-        };
+            match schema.get("required") {
+                None => {}
+                Some(Value::Array(items)) => {
+                    required.extend(items.iter().filter_map(Value::as_str))
+                }
+                Some(other) => {
+                    let message = format!(
+                        "`required` is {}, not an array of names; ignoring it",
+                        kind(other)
+                    );
+                    self.warn(&pointer_push(pointer, "required"), message);
+                }
+            }
+            if extra.is_none()
+                && let Some(e @ Value::Object(e_map)) = schema.get("additionalProperties")
+                && !e_map.is_empty()
+            {
+                extra = Some((e, pointer_push(pointer, "additionalProperties")));
+            }
+        }
         let mut idents = Namespace::new();
-        let mut fields = Vec::with_capacity(props.len());
-        for (json_name, prop) in props {
+        for (json_name, prop, pointer) in props {
+            if skip == Some(json_name.as_str()) {
+                continue;
+            }
+            if def.tag.is_none()
+                && let Some(Value::String(value)) = prop.get("const")
+            {
+                def.tag = Some(ConstTag {
+                    property: json_name.clone(),
+                    value: value.clone(),
+                });
+                continue;
+            }
             let prop_pointer = pointer_push(&pointer_push(pointer, "properties"), json_name);
-            let hint = names::nested_type_name(struct_name, json_name);
-            let mapped = self.map(prop, &hint, &prop_pointer, depth);
-            fields.push(Field {
+            let hint = names::nested_type_name(name, json_name);
+            let mut mapped = self.map(prop, &hint, &prop_pointer, depth);
+            if let Some(default) = prop.get("default") {
+                mapped
+                    .notes
+                    .push(format!("Default: `{}`.", short_json(default)));
+            }
+            def.fields.push(Field {
                 ident: idents.claim_field(names::snake_ident(json_name)),
                 json_name: json_name.clone(),
                 ty: mapped.ty,
@@ -287,11 +273,19 @@ impl Converter<'_> {
                 pointer: prop_pointer,
             });
         }
-        fields
+        if let Some((extra, extra_pointer)) = extra {
+            let hint = names::nested_type_name(name, "Value");
+            let mapped = self.map(extra, &hint, &extra_pointer, depth);
+            def.extra = Some(ExtraField {
+                ident: idents.claim_field(names::snake_ident("additional_properties")),
+                value: mapped.ty.unboxed(),
+            });
+        }
+        def
     }
 
     /// Maps one subschema. `hint` names a nested struct or enum made for it.
-    fn map(&mut self, schema: &Value, hint: &str, pointer: &str, depth: usize) -> Mapped {
+    fn map(&mut self, schema: &'a Value, hint: &str, pointer: &str, depth: usize) -> Mapped {
         if depth > MAX_DEPTH {
             return self.invalid(
                 pointer,
@@ -316,10 +310,10 @@ impl Converter<'_> {
             }
         };
         if let Some(reference) = schema.get("$ref") {
-            let target = reference.as_str().unwrap_or("?");
-            return Mapped::value(format!(
-                "Typed as `serde_json::Value`: the schema refers to `{target}` (`$ref` is not resolved yet)."
-            ));
+            return self.map_ref(reference, pointer, depth);
+        }
+        if let Some(value) = schema.get("const") {
+            return self.map_exact(std::slice::from_ref(value), schema, hint, pointer);
         }
         match schema.get("type") {
             Some(Value::String(t)) => self.map_typed(t, schema, hint, pointer, depth),
@@ -338,8 +332,8 @@ impl Converter<'_> {
     /// A schema with `type: [..]`: `[T]` and `[T, "null"]` are typed, other unions are not.
     fn map_type_list(
         &mut self,
-        types: &[Value],
-        schema: &Map<String, Value>,
+        types: &'a [Value],
+        schema: &'a Map<String, Value>,
         hint: &str,
         pointer: &str,
         depth: usize,
@@ -368,12 +362,7 @@ impl Converter<'_> {
                 );
             }
             [one] => self.map_typed(one, schema, hint, pointer, depth),
-            many => {
-                return Mapped::value(format!(
-                    "Typed as `serde_json::Value`: the value may be any of the types {}.",
-                    many.join(", ")
-                ));
-            }
+            many => self.map_type_union(many, schema, hint, pointer, depth),
         };
         if nullable {
             mapped.ty = mapped.ty.nullable();
@@ -384,91 +373,161 @@ impl Converter<'_> {
     fn map_typed(
         &mut self,
         t: &str,
-        schema: &Map<String, Value>,
+        schema: &'a Map<String, Value>,
         hint: &str,
         pointer: &str,
         depth: usize,
     ) -> Mapped {
-        if schema.contains_key("enum") && t == "string" {
+        if schema.contains_key("enum") {
             return self.map_enum(schema, hint, pointer);
         }
-        match t {
+        let format = schema.get("format").and_then(Value::as_str);
+        let mut mapped = match t {
             "string" => Mapped::of(RustType::String),
-            "integer" => Mapped::of(RustType::I64),
+            "integer" => {
+                let (int, by_format) = int_type(schema);
+                if by_format {
+                    // The type says it all; no format note.
+                    return Mapped::of(RustType::Int(int));
+                }
+                Mapped::of(RustType::Int(int))
+            }
             "number" => Mapped::of(RustType::F64),
             "boolean" => Mapped::of(RustType::Bool),
-            "array" => self.map_array(schema, hint, pointer, depth),
-            "object" => self.map_object(schema, hint, pointer, depth),
-            "null" => Mapped::value("Typed as `serde_json::Value`: the schema only allows `null`."),
-            other => self.invalid(
-                &pointer_push(pointer, "type"),
-                format!("unknown type \"{other}\""),
-            ),
+            "array" => return self.map_array(schema, hint, pointer, depth),
+            "object" => return self.map_object(schema, hint, pointer, depth),
+            "null" => {
+                return Mapped::value(
+                    "Typed as `serde_json::Value`: the schema only allows `null`.",
+                );
+            }
+            other => {
+                return self.invalid(
+                    &pointer_push(pointer, "type"),
+                    format!("unknown type \"{other}\""),
+                );
+            }
+        };
+        if let Some(format) = format {
+            mapped
+                .notes
+                .push(format!("Format: `{}`.", docs_safe_short(format)));
         }
+        mapped
     }
 
     fn map_array(
         &mut self,
-        schema: &Map<String, Value>,
+        schema: &'a Map<String, Value>,
         hint: &str,
         pointer: &str,
         depth: usize,
     ) -> Mapped {
         let items_pointer = pointer_push(pointer, "items");
+        if let Some(Value::Array(prefix)) = schema.get("prefixItems") {
+            let rest_forbidden = schema.get("items") == Some(&Value::Bool(false));
+            let prefix_pointer = pointer_push(pointer, "prefixItems");
+            return self.map_tuple(prefix, rest_forbidden, schema, hint, &prefix_pointer, depth);
+        }
         let item = match schema.get("items") {
-            None if schema.contains_key("prefixItems") => Mapped::value(
-                "Items typed as `serde_json::Value`: the array is a tuple (`prefixItems`).",
-            ),
             None => Mapped::of(RustType::Value),
             Some(items @ (Value::Object(_) | Value::Bool(_))) => {
                 self.map(items, &format!("{hint}Item"), &items_pointer, depth + 1)
             }
-            Some(Value::Array(_)) => Mapped::value(
-                "Items typed as `serde_json::Value`: the array is a tuple (`items` is a list).",
-            ),
+            Some(Value::Array(items)) => {
+                let rest_forbidden = schema.get("additionalItems") == Some(&Value::Bool(false));
+                return self.map_tuple(items, rest_forbidden, schema, hint, &items_pointer, depth);
+            }
             Some(other) => {
                 let message = format!("invalid `items`: expected a schema, found {}", kind(other));
                 self.invalid(&items_pointer, message)
             }
         };
         Mapped {
-            ty: RustType::Vec(Box::new(item.ty)),
+            ty: RustType::Vec(Box::new(item.ty.unboxed())),
             notes: item.notes,
+        }
+    }
+
+    /// A tuple array: a Rust tuple when its length is fixed to the number of positions
+    /// (`minItems` and `maxItems`, or no items allowed past them), else `Vec<Value>`.
+    fn map_tuple(
+        &mut self,
+        positions: &'a [Value],
+        rest_forbidden: bool,
+        schema: &'a Map<String, Value>,
+        hint: &str,
+        pointer: &str,
+        depth: usize,
+    ) -> Mapped {
+        let n = positions.len() as u64;
+        let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+        let max = schema.get("maxItems").and_then(Value::as_u64);
+        let fixed =
+            (1..=12).contains(&n) && min >= n && (rest_forbidden || max.is_some_and(|m| m <= n));
+        if !fixed {
+            return Mapped {
+                ty: RustType::Vec(Box::new(RustType::Value)),
+                notes: vec![
+                    "Items typed as `serde_json::Value`: the array is a tuple whose length is not fixed."
+                        .to_owned(),
+                ],
+            };
+        }
+        let mut types = Vec::with_capacity(positions.len());
+        let mut notes = Vec::new();
+        for (i, position) in positions.iter().enumerate() {
+            let position_pointer = pointer_push(pointer, &i.to_string());
+            let mapped = self.map(
+                position,
+                &format!("{hint}{i}"),
+                &position_pointer,
+                depth + 1,
+            );
+            types.push(mapped.ty);
+            notes.extend(mapped.notes);
+        }
+        Mapped {
+            ty: RustType::Tuple(types),
+            notes,
         }
     }
 
     fn map_object(
         &mut self,
-        schema: &Map<String, Value>,
+        schema: &'a Map<String, Value>,
         hint: &str,
         pointer: &str,
         depth: usize,
     ) -> Mapped {
+        let extra = match schema.get("additionalProperties") {
+            Some(extra @ Value::Object(e)) if !e.is_empty() => Some(extra),
+            _ => None,
+        };
         match schema.get("properties") {
             Some(Value::Object(props)) if !props.is_empty() => {
-                let name = self.types.claim_type(hint, &[]);
+                let name = self.claim(hint, pointer);
                 // Reserve the slot so nested types come after their parent.
                 let slot = self.defs.len();
-                self.defs.push(TypeDef::Struct(StructDef {
-                    name: name.clone(),
-                    doc: String::new(),
-                    fields: Vec::new(),
-                }));
-                let fields = self.fields(&name, schema, pointer, depth + 1);
-                let doc = description_of(schema).unwrap_or_else(|| {
-                    format!(
-                        "An object in the arguments of the MCP tool \"{}\".",
-                        self.tool
-                    )
-                });
-                self.defs[slot] = TypeDef::Struct(StructDef {
-                    name: name.clone(),
-                    doc,
-                    fields,
-                });
+                self.defs
+                    .push(TypeDef::Struct(StructDef::new(&name, "", Vec::new())));
+                let def =
+                    self.build_struct(&name, &[(schema, pointer.to_owned())], depth + 1, None);
+                self.defs[slot] = TypeDef::Struct(def);
                 Mapped::of(RustType::Named(name))
             }
-            Some(Value::Object(_)) | None => Mapped::of(RustType::JsonMap),
+            Some(Value::Object(_)) | None => match extra {
+                Some(extra) => {
+                    let extra_pointer = pointer_push(pointer, "additionalProperties");
+                    let mapped =
+                        self.map(extra, &format!("{hint}Value"), &extra_pointer, depth + 1);
+                    Mapped {
+                        ty: RustType::Map(Box::new(mapped.ty.unboxed())),
+                        notes: mapped.notes,
+                    }
+                }
+                None => Mapped::of(RustType::JsonMap),
+            },
             Some(other) => {
                 let message = format!("`properties` is {}, not an object", kind(other));
                 let mut mapped = self.invalid(&pointer_push(pointer, "properties"), message);
@@ -478,53 +537,37 @@ impl Converter<'_> {
         }
     }
 
-    /// A string enum; `null` among the values makes it optional.
-    fn map_enum(&mut self, schema: &Map<String, Value>, hint: &str, pointer: &str) -> Mapped {
+    /// An `enum`: strings (and `null`, which makes it optional) give a string enum, other
+    /// values an enum of exact JSON values.
+    fn map_enum(&mut self, schema: &'a Map<String, Value>, hint: &str, pointer: &str) -> Mapped {
         let enum_pointer = pointer_push(pointer, "enum");
         let Some(Value::Array(values)) = schema.get("enum") else {
             let kind = schema.get("enum").map(kind).unwrap_or("missing");
             return self.invalid(&enum_pointer, format!("`enum` is {kind}, not an array"));
         };
-        let mut seen = BTreeSet::new();
-        let mut strings = Vec::new();
-        let mut nullable = false;
-        for v in values {
-            match v {
-                Value::String(s) => {
-                    if seen.insert(s.as_str()) {
-                        strings.push(s.as_str());
-                    }
-                }
-                Value::Null => nullable = true,
-                _ => {
-                    return Mapped::value(
-                        "Typed as `serde_json::Value`: the `enum` has values that are not strings.",
-                    );
-                }
-            }
+        if !values.iter().all(|v| v.is_string() || v.is_null()) {
+            return self.map_exact(values, schema, hint, pointer);
         }
+        let mut seen = BTreeSet::new();
+        let strings: Vec<&str> = values
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|s| seen.insert(*s))
+            .collect();
+        let nullable = values.iter().any(Value::is_null);
         if strings.is_empty() {
             return self.invalid(&enum_pointer, "`enum` has no string values".into());
         }
-        let name = self.types.claim_type(hint, &[]);
-        let mut idents = Namespace::new();
-        let variants = strings
+        let name = self.claim(hint, pointer);
+        let variants = names::variant_idents(&strings)
             .into_iter()
-            .map(|value| {
-                let fallback = if value.is_empty() { "Empty" } else { "Variant" };
-                let base = names::camel_ident(value, fallback, "V", "_");
-                Variant {
-                    ident: idents.claim_type(&base, &[]),
-                    value: value.to_owned(),
-                }
+            .zip(strings)
+            .map(|(ident, value)| Variant {
+                ident,
+                value: value.to_owned(),
             })
             .collect();
-        let doc = description_of(schema).unwrap_or_else(|| {
-            format!(
-                "A value in the arguments of the MCP tool \"{}\".",
-                self.tool
-            )
-        });
+        let doc = self.nested_doc(schema, "A value");
         self.defs.push(TypeDef::Enum(EnumDef {
             name: name.clone(),
             doc,
@@ -534,18 +577,48 @@ impl Converter<'_> {
         Mapped::of(if nullable { ty.nullable() } else { ty })
     }
 
-    /// A schema without `type`: an enum, a union with `null`, an object by its `properties`,
-    /// otherwise any value.
+    /// An enum of exact JSON values (a `const` is one value).
+    fn map_exact(
+        &mut self,
+        values: &'a [Value],
+        schema: &'a Map<String, Value>,
+        hint: &str,
+        pointer: &str,
+    ) -> Mapped {
+        let mut seen = BTreeSet::new();
+        let jsons: Vec<String> = values
+            .iter()
+            .map(oma_mcp_runtime::snapshot::canonical_json)
+            .filter(|j| seen.insert(j.clone()))
+            .collect();
+        if jsons.is_empty() {
+            return self.invalid(&pointer_push(pointer, "enum"), "`enum` is empty".into());
+        }
+        let name = self.claim(hint, pointer);
+        let labels: Vec<&str> = jsons.iter().map(|j| j.trim_matches('"')).collect();
+        let variants = names::variant_idents(&labels)
+            .into_iter()
+            .zip(jsons.iter().cloned())
+            .collect();
+        let doc = self.nested_doc(schema, "A value");
+        self.defs.push(TypeDef::Exact(ExactEnumDef {
+            name: name.clone(),
+            doc,
+            variants,
+        }));
+        Mapped::of(RustType::Named(name))
+    }
+
+    /// A schema without `type`: an enum, a union, an object by its `properties`, otherwise
+    /// any value.
     fn map_untyped(
         &mut self,
-        schema: &Map<String, Value>,
+        schema: &'a Map<String, Value>,
         hint: &str,
         pointer: &str,
         depth: usize,
     ) -> Mapped {
-        if let Some(Value::Array(values)) = schema.get("enum")
-            && values.iter().all(|v| v.is_string() || v.is_null())
-        {
+        if schema.contains_key("enum") {
             return self.map_enum(schema, hint, pointer);
         }
         for key in ["anyOf", "oneOf", "allOf"] {
@@ -556,39 +629,65 @@ impl Converter<'_> {
                 let message = format!("`{key}` is {}, not an array", kind(alternatives));
                 return self.invalid(&pointer_push(pointer, key), message);
             };
-            let is_null = |s: &Value| s.get("type").and_then(Value::as_str) == Some("null");
-            let nullable = key != "allOf" && alternatives.iter().any(is_null);
-            let rest: Vec<(usize, &Value)> = alternatives
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| !is_null(s))
-                .collect();
-            return match rest.as_slice() {
-                [(i, one)] => {
-                    let one_pointer = pointer_push(&pointer_push(pointer, key), &i.to_string());
-                    let mut mapped = self.map(one, hint, &one_pointer, depth + 1);
-                    if nullable {
-                        mapped.ty = mapped.ty.nullable();
-                    }
-                    mapped
-                }
-                _ => Mapped::value(format!(
-                    "Typed as `serde_json::Value`: the schema is a union (`{key}` of {} schemas).",
-                    alternatives.len()
-                )),
+            return if key == "allOf" {
+                self.map_all_of(alternatives, schema, hint, pointer, depth)
+            } else {
+                self.map_union(key, alternatives, schema, hint, pointer, depth)
             };
         }
-        if schema.contains_key("properties") {
+        if schema.contains_key("properties") || schema.contains_key("additionalProperties") {
             return self.map_object(schema, hint, pointer, depth);
-        }
-        if let Some(value) = schema.get("const") {
-            return Mapped::value(format!(
-                "Typed as `serde_json::Value`: the value must be `{}`.",
-                serde_json::to_string(value).unwrap_or_default()
-            ));
         }
         Mapped::value("Typed as `serde_json::Value`: the schema has no `type`.")
     }
+}
+
+/// The integer type for an `integer` schema, and whether its `format` chose it.
+fn int_type(schema: &Map<String, Value>) -> (IntType, bool) {
+    let by_format = match schema.get("format").and_then(Value::as_str) {
+        Some("int8") => Some(IntType::I8),
+        Some("int16") => Some(IntType::I16),
+        Some("int32") => Some(IntType::I32),
+        Some("int64") => Some(IntType::I64),
+        Some("uint8") => Some(IntType::U8),
+        Some("uint16") => Some(IntType::U16),
+        Some("uint32") => Some(IntType::U32),
+        Some("uint64" | "uint") => Some(IntType::U64),
+        _ => None,
+    };
+    if let Some(int) = by_format {
+        return (int, true);
+    }
+    let non_negative = |key: &str| {
+        schema
+            .get(key)
+            .and_then(Value::as_f64)
+            .is_some_and(|m| m >= 0.0)
+    };
+    if non_negative("minimum") || non_negative("exclusiveMinimum") {
+        (IntType::U64, false)
+    } else {
+        (IntType::I64, false)
+    }
+}
+
+/// Compact JSON for a doc note, cut to a readable length.
+fn short_json(value: &Value) -> String {
+    docs_safe_short(&serde_json::to_string(value).unwrap_or_default())
+}
+
+/// `text` cut to 200 characters, with backticks replaced so it stays inside a code span.
+fn docs_safe_short(text: &str) -> String {
+    const MAX: usize = 200;
+    let mut out: String = text
+        .chars()
+        .take(MAX)
+        .map(|c| if c == '`' { '\'' } else { c })
+        .collect();
+    if text.chars().count() > MAX {
+        out.push('…');
+    }
+    out
 }
 
 /// A schema's `description`, when it is a non-blank string.

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::codegen::names::RustIdent;
 
 fn types(schema: Value) -> (Vec<TypeDef>, Vec<Warning>) {
     let mut ns = Namespace::new();
@@ -115,24 +116,13 @@ fn nullable_forms() {
 fn permissive_fallbacks_have_notes_and_no_warnings() {
     let cases = [
         (
-            json!({"type": ["string", "number"]}),
-            "Typed as `serde_json::Value`: the value may be any of the types string, number.",
-        ),
-        (
-            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
-            "Typed as `serde_json::Value`: the schema is a union (`anyOf` of 2 schemas).",
+            json!({"anyOf": [{"type": "string"}, {"type": "string", "format": "uri"}]}),
+            "Typed as `serde_json::Value`: the schema is a union (`anyOf` of 2 schemas) whose \
+             branches a value's shape does not tell apart.",
         ),
         (
             json!({"description": "x"}),
             "Typed as `serde_json::Value`: the schema has no `type`.",
-        ),
-        (
-            json!({"$ref": "#/$defs/Q"}),
-            "Typed as `serde_json::Value`: the schema refers to `#/$defs/Q` (`$ref` is not resolved yet).",
-        ),
-        (
-            json!({"const": "a"}),
-            "Typed as `serde_json::Value`: the value must be `\"a\"`.",
         ),
         (json!(true), "Any JSON value (the schema is `true`)."),
     ];
@@ -145,12 +135,11 @@ fn permissive_fallbacks_have_notes_and_no_warnings() {
         assert_eq!(s.fields[0].notes, vec![note.to_owned()], "{schema}");
         assert_eq!(warnings, vec![], "{schema}");
     }
-    let (ty, notes) =
-        field_type(json!({"type": "array", "items": [{"type": "string"}, {"type": "object"}]}));
+    let (ty, notes) = field_type(json!({"type": "array", "items": [{"type": "string"}]}));
     assert_eq!(ty, vec(RustType::Value));
     assert_eq!(
         notes,
-        ["Items typed as `serde_json::Value`: the array is a tuple (`items` is a list)."]
+        ["Items typed as `serde_json::Value`: the array is a tuple whose length is not fixed."]
     );
 }
 
@@ -193,11 +182,11 @@ fn root_shapes() {
         let defs = input_types("t", "TArgs", schema.as_ref(), &mut ns, &mut warnings);
         (defs, warnings.len())
     };
-    let expected = vec![TypeDef::Struct(StructDef {
-        name: "TArgs".into(),
-        doc: "Arguments of the MCP tool \"t\".".into(),
-        fields: vec![],
-    })];
+    let expected = vec![TypeDef::Struct(StructDef::new(
+        "TArgs",
+        "Arguments of the MCP tool \"t\".",
+        vec![],
+    ))];
     assert_eq!(empty(None), (expected.clone(), 0));
     assert_eq!(empty(Some(json!({}))), (expected.clone(), 0));
     assert_eq!(
@@ -239,13 +228,7 @@ fn nested_objects_and_enums_are_named_types() {
         }
     }));
     assert_eq!(warnings, vec![]);
-    let names: Vec<&str> = defs
-        .iter()
-        .map(|d| match d {
-            TypeDef::Struct(s) => s.name.as_str(),
-            TypeDef::Enum(e) => e.name.as_str(),
-        })
-        .collect();
+    let names: Vec<&str> = defs.iter().map(TypeDef::name).collect();
     assert_eq!(
         names,
         [
@@ -277,7 +260,7 @@ fn nested_objects_and_enums_are_named_types() {
             .iter()
             .map(|v| (v.ident.clone(), v.value.clone()))
             .collect::<Vec<_>>(),
-        TypeDef::Struct(_) => panic!(),
+        _ => panic!(),
     };
     let pairs = |p: &[(&str, &str)]| {
         p.iter()
@@ -291,8 +274,8 @@ fn nested_objects_and_enums_are_named_types() {
     assert_eq!(
         variants(&defs[4]),
         pairs(&[
-            ("AB", "a-b"),
-            ("AB2", "a_b"),
+            ("AMinusB", "a-b"),
+            ("AUnderscoreB", "a_b"),
             ("Empty", ""),
             ("V1", "1"),
             ("Self_", "self")
@@ -302,10 +285,27 @@ fn nested_objects_and_enums_are_named_types() {
 
 #[test]
 fn enums_that_are_not_string_enums() {
-    assert_eq!(field_type(json!({"enum": [1, 2]})).0, RustType::Value);
+    let (defs, _) = types(json!({"properties": {"e": {"type": "integer", "enum": [1, -1, 1]}}}));
     assert_eq!(
-        field_type(json!({"type": "integer", "enum": [1, 2]})).0,
-        RustType::I64
+        defs[1],
+        TypeDef::Exact(ExactEnumDef {
+            name: "TArgsE".into(),
+            doc: "A value in the arguments of the MCP tool \"t\".".into(),
+            variants: vec![("V1".into(), "1".into()), ("Minus1".into(), "-1".into())],
+        })
+    );
+    let (defs, _) = types(json!({"properties": {"e": {"enum": ["a", 2, null, true]}}}));
+    let TypeDef::Exact(e) = &defs[1] else {
+        panic!("{defs:?}")
+    };
+    assert_eq!(
+        e.variants,
+        [
+            ("A".to_owned(), "\"a\"".to_owned()),
+            ("V2".to_owned(), "2".to_owned()),
+            ("Null".to_owned(), "null".to_owned()),
+            ("True".to_owned(), "true".to_owned()),
+        ]
     );
     let (defs, warnings) = types(json!({"properties": {"e": {"type": "string", "enum": []}}}));
     assert_eq!(defs.len(), 1);

@@ -1,0 +1,96 @@
+//! `$ref` resolution: local references (`#`, `#/$defs/X`, `#/definitions/X`, any JSON
+//! pointer into the input schema) map to the target's type, mapped once per tool and named
+//! `<Tool>Args<X>`; a reference back to a type still being defined is `Box`ed. External and
+//! unresolvable references become `serde_json::Value` with a warning; nothing is fetched.
+
+use serde_json::Value;
+
+use super::{Converter, Mapped, RustType, names};
+
+/// What is known about a `$ref` target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum RefState {
+    /// Being mapped; the type's name once it has one.
+    InProgress(Option<String>),
+    /// Mapped.
+    Done(RustType, Vec<String>),
+}
+
+/// Decodes one RFC 6901 reference token.
+fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+impl<'a> Converter<'a> {
+    /// The target of a local reference: its JSON pointer in the tool descriptor and its
+    /// schema, or why it cannot be resolved.
+    pub(super) fn resolve(&self, reference: &str) -> Result<(String, &'a Value), String> {
+        let Some(fragment) = reference.strip_prefix('#') else {
+            return Err(format!(
+                "`$ref` \"{reference}\" is not a local reference (only `#…` references are resolved; nothing is fetched)"
+            ));
+        };
+        if !(fragment.is_empty() || fragment.starts_with('/')) {
+            return Err(format!(
+                "`$ref` \"{reference}\" names an anchor, not a JSON pointer; anchors are not resolved"
+            ));
+        }
+        let root = self
+            .root
+            .ok_or_else(|| format!("`$ref` \"{reference}\" has no schema to point into"))?;
+        let mut target = root;
+        for token in fragment.split('/').skip(1) {
+            let token = unescape(token);
+            let next = match target {
+                Value::Object(map) => map.get(&token),
+                Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            target = next.ok_or_else(|| {
+                format!("`$ref` \"{reference}\" points to nothing in the input schema")
+            })?;
+        }
+        Ok((format!("/inputSchema{fragment}"), target))
+    }
+
+    /// Maps a `{"$ref": ..}` schema at `pointer`.
+    pub(super) fn map_ref(&mut self, reference: &Value, pointer: &str, depth: usize) -> Mapped {
+        let ref_pointer = super::pointer_push(pointer, "$ref");
+        let Some(reference) = reference.as_str() else {
+            let message = format!("`$ref` is {}, not a string", super::kind(reference));
+            return self.invalid(&ref_pointer, message);
+        };
+        let (target_pointer, target) = match self.resolve(reference) {
+            Ok(found) => found,
+            Err(message) => return self.invalid(&ref_pointer, message),
+        };
+        match self.refs.get(&target_pointer) {
+            Some(RefState::Done(ty, notes)) => {
+                return Mapped {
+                    ty: ty.clone(),
+                    notes: notes.clone(),
+                };
+            }
+            Some(RefState::InProgress(Some(name))) => {
+                return Mapped::of(RustType::Boxed(Box::new(RustType::Named(name.clone()))));
+            }
+            Some(RefState::InProgress(None)) => {
+                let message = format!(
+                    "`$ref` \"{reference}\" is recursive through a schema that is not an object or enum"
+                );
+                return self.invalid(&ref_pointer, message);
+            }
+            None => {}
+        }
+        self.refs
+            .insert(target_pointer.clone(), RefState::InProgress(None));
+        let last = target_pointer.rsplit('/').next().unwrap_or_default();
+        let hint = names::nested_type_name(self.args_name, &unescape(last));
+        let mapped = self.map(target, &hint, &target_pointer, depth + 1);
+        self.refs.insert(
+            target_pointer,
+            RefState::Done(mapped.ty.clone(), mapped.notes.clone()),
+        );
+        mapped
+    }
+}

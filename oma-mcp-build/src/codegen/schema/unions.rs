@@ -1,0 +1,470 @@
+//! `anyOf`/`oneOf`/`allOf` and `type: [..]` lists.
+//!
+//! - a `null` branch makes the result an `Option`; one other branch is that branch's type;
+//! - object branches that all have the same property with a constant string (`const`, or
+//!   an `enum` of one value), each a different one, become a `#[serde(tag)]` enum whose
+//!   variants hold the branches' other properties;
+//! - branches the JSON value's shape tells apart (at most one of each JSON type, where
+//!   objects count as apart when each has a required property no other one declares)
+//!   become a `#[serde(untagged)]` enum, tried integers before numbers and string enums
+//!   before strings;
+//! - `allOf` of objects is one struct with the properties of all of them;
+//! - anything else is `serde_json::Value` with a doc note.
+//!
+//! The decision is made on the schemas (following local `$ref`s) before anything is
+//! generated, so a rejected union leaves no unused types behind.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::{
+    Converter, Mapped, RustType, StructDef, TaggedEnumDef, TaggedVariant, TypeDef, UntaggedEnumDef,
+    UntaggedVariant, names, pointer_push,
+};
+
+/// The JSON shape a branch accepts, in the order an untagged enum tries them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Shape {
+    Bool,
+    Integer,
+    Number,
+    StringEnum,
+    String,
+    Array,
+    Object,
+}
+
+impl Shape {
+    fn word(self) -> &'static str {
+        match self {
+            Self::Bool => "Bool",
+            Self::Integer => "Integer",
+            Self::Number => "Number",
+            Self::StringEnum => "Enum",
+            Self::String => "String",
+            Self::Array => "Array",
+            Self::Object => "Object",
+        }
+    }
+
+    fn of_type(t: &str) -> Option<Self> {
+        Some(match t {
+            "boolean" => Self::Bool,
+            "integer" => Self::Integer,
+            "number" => Self::Number,
+            "string" => Self::String,
+            "array" => Self::Array,
+            "object" => Self::Object,
+            _ => return None,
+        })
+    }
+}
+
+/// A branch of a union: where it is, its schema with `$ref`s followed, and a name for it.
+struct Branch<'a> {
+    pointer: String,
+    schema: &'a Value,
+    label: Option<String>,
+}
+
+/// How many `$ref`s in a row are followed when classifying a branch.
+const MAX_HOPS: usize = 8;
+
+/// Whether `schema` is `{"type": "null"}`.
+fn is_null(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("null")
+}
+
+/// A constant string: `const`, or an `enum` of one string.
+fn constant(schema: &Value) -> Option<&str> {
+    if let Some(Value::String(s)) = schema.get("const") {
+        return Some(s);
+    }
+    match schema.get("enum") {
+        Some(Value::Array(values)) => match values.as_slice() {
+            [Value::String(s)] => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The `properties` of an object schema.
+fn properties(schema: &Value) -> Option<&Map<String, Value>> {
+    schema.get("properties").and_then(Value::as_object)
+}
+
+fn required(schema: &Value) -> BTreeSet<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// Whether `schema` describes objects only.
+fn is_object(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(t) => t == "object",
+        None => {
+            schema.get("properties").is_some_and(Value::is_object)
+                && !["anyOf", "oneOf", "allOf", "enum", "const"]
+                    .iter()
+                    .any(|k| schema.get(*k).is_some())
+        }
+    }
+}
+
+impl<'a> Converter<'a> {
+    /// `schema` with local `$ref`s followed, its pointer and the last `$ref`'s name.
+    fn follow(&self, mut schema: &'a Value, mut pointer: String) -> Option<Branch<'a>> {
+        let mut label = None;
+        for _ in 0..MAX_HOPS {
+            let Some(reference) = schema.get("$ref") else {
+                let label = label.or_else(|| {
+                    schema
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                });
+                return Some(Branch {
+                    pointer,
+                    schema,
+                    label,
+                });
+            };
+            let (target_pointer, target) = self.resolve(reference.as_str()?).ok()?;
+            label = target_pointer.rsplit('/').next().map(str::to_owned);
+            schema = target;
+            pointer = target_pointer;
+        }
+        None
+    }
+
+    /// The shape of a (followed) branch, `None` when it may take several.
+    fn shape(schema: &Value) -> Option<Shape> {
+        if constant(schema).is_some() {
+            return Some(Shape::StringEnum);
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            return values
+                .iter()
+                .all(Value::is_string)
+                .then_some(Shape::StringEnum);
+        }
+        if schema.get("const").is_some() {
+            return None;
+        }
+        match schema.get("type") {
+            Some(Value::String(t)) => Shape::of_type(t),
+            None if is_object(schema) => Some(Shape::Object),
+            _ => None,
+        }
+    }
+
+    /// `anyOf` / `oneOf` (`key`) with `alternatives`.
+    pub(super) fn map_union(
+        &mut self,
+        key: &str,
+        alternatives: &'a [Value],
+        schema: &'a Map<String, Value>,
+        hint: &str,
+        pointer: &str,
+        depth: usize,
+    ) -> Mapped {
+        let nullable = alternatives.iter().any(is_null);
+        let mut rest: Vec<(usize, &'a Value)> = Vec::new();
+        for (i, alternative) in alternatives.iter().enumerate() {
+            if !is_null(alternative) && !rest.iter().any(|(_, seen)| *seen == alternative) {
+                rest.push((i, alternative));
+            }
+        }
+        let key_pointer = pointer_push(pointer, key);
+        let mut mapped = match rest.as_slice() {
+            [] => Mapped::value("Typed as `serde_json::Value`: the schema only allows `null`."),
+            [(i, one)] => self.map(
+                one,
+                hint,
+                &pointer_push(&key_pointer, &i.to_string()),
+                depth + 1,
+            ),
+            many => {
+                let branches: Option<Vec<Branch<'a>>> = many
+                    .iter()
+                    .map(|(i, s)| self.follow(s, pointer_push(&key_pointer, &i.to_string())))
+                    .collect();
+                let tagged = branches.as_deref().and_then(|b| tag_property(b));
+                match (branches, tagged) {
+                    (Some(branches), Some(tag)) => {
+                        self.tagged(&branches, &tag, schema, hint, pointer, depth)
+                    }
+                    (Some(branches), None) if distinguishable(&branches) => {
+                        self.untagged(branches, schema, hint, pointer, depth)
+                    }
+                    _ => Mapped::value(format!(
+                        "Typed as `serde_json::Value`: the schema is a union (`{key}` of {} \
+                         schemas) whose branches a value's shape does not tell apart.",
+                        alternatives.len()
+                    )),
+                }
+            }
+        };
+        if nullable {
+            mapped.ty = mapped.ty.nullable();
+        }
+        mapped
+    }
+
+    fn tagged(
+        &mut self,
+        branches: &[Branch<'a>],
+        tag: &str,
+        schema: &'a Map<String, Value>,
+        hint: &str,
+        pointer: &str,
+        depth: usize,
+    ) -> Mapped {
+        let name = self.claim(hint, pointer);
+        let slot = self.defs.len();
+        self.defs
+            .push(TypeDef::Struct(StructDef::new(&name, "", Vec::new())));
+        let values: Vec<&str> = branches
+            .iter()
+            .map(|b| {
+                properties(b.schema)
+                    .and_then(|p| p.get(tag))
+                    .and_then(constant)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let idents = names::variant_idents(&values);
+        let mut variants = Vec::with_capacity(branches.len());
+        for ((branch, value), ident) in branches.iter().zip(&values).zip(idents) {
+            let Some(object) = branch.schema.as_object() else {
+                continue;
+            };
+            let has_other = properties(branch.schema).is_some_and(|p| p.keys().any(|k| k != tag))
+                || object
+                    .get("additionalProperties")
+                    .is_some_and(|e| e.as_object().is_some_and(|e| !e.is_empty()));
+            let payload = has_other.then(|| {
+                let struct_name = self.claim(&format!("{name}{ident}"), &branch.pointer);
+                let slot = self.defs.len();
+                self.defs.push(TypeDef::Struct(StructDef::new(
+                    &struct_name,
+                    "",
+                    Vec::new(),
+                )));
+                let def = self.build_struct(
+                    &struct_name,
+                    &[(object, branch.pointer.clone())],
+                    depth + 1,
+                    Some(tag),
+                );
+                self.defs[slot] = TypeDef::Struct(def);
+                struct_name
+            });
+            variants.push(TaggedVariant {
+                ident,
+                value: (*value).to_owned(),
+                payload,
+            });
+        }
+        self.defs[slot] = TypeDef::Tagged(TaggedEnumDef {
+            name: name.clone(),
+            doc: self.nested_doc(schema, "A choice"),
+            tag: tag.to_owned(),
+            variants,
+        });
+        Mapped::of(RustType::Named(name))
+    }
+
+    fn untagged(
+        &mut self,
+        mut branches: Vec<Branch<'a>>,
+        schema: &'a Map<String, Value>,
+        hint: &str,
+        pointer: &str,
+        depth: usize,
+    ) -> Mapped {
+        branches.sort_by_key(|b| Self::shape(b.schema));
+        let name = self.claim(hint, pointer);
+        let slot = self.defs.len();
+        self.defs
+            .push(TypeDef::Struct(StructDef::new(&name, "", Vec::new())));
+        let mut idents = names::Namespace::new();
+        let mut variants = Vec::with_capacity(branches.len());
+        for branch in &branches {
+            let word = Self::shape(branch.schema).map_or("Value", Shape::word);
+            let label = branch
+                .label
+                .as_deref()
+                .map(|l| names::camel_ident(l, word, "V", "_"))
+                .unwrap_or_else(|| word.to_owned());
+            let ident = idents.claim_type(&label, &[]);
+            let mapped = self.map(
+                branch.schema,
+                &format!("{name}{ident}"),
+                &branch.pointer,
+                depth + 1,
+            );
+            let doc = super::description(branch.schema)
+                .unwrap_or_else(|| format!("A value of type `{}`.", word.to_lowercase()));
+            variants.push(UntaggedVariant {
+                ident,
+                ty: mapped.ty,
+                doc,
+            });
+        }
+        self.defs[slot] = TypeDef::Untagged(UntaggedEnumDef {
+            name: name.clone(),
+            doc: self.nested_doc(schema, "A value of one of several types"),
+            variants,
+        });
+        Mapped::of(RustType::Named(name))
+    }
+
+    /// `type: [..]` with several types other than `null`: an untagged enum of them.
+    pub(super) fn map_type_union(
+        &mut self,
+        types: &[&'a str],
+        schema: &'a Map<String, Value>,
+        hint: &str,
+        pointer: &str,
+        depth: usize,
+    ) -> Mapped {
+        let mut shapes: Vec<(Shape, &str)> = Vec::new();
+        for t in types {
+            match Shape::of_type(t) {
+                Some(shape) => shapes.push((shape, t)),
+                None => {
+                    return self.invalid(
+                        &pointer_push(pointer, "type"),
+                        format!("unknown type \"{t}\""),
+                    );
+                }
+            }
+        }
+        if schema.contains_key("enum") {
+            return self.map_enum(schema, hint, pointer);
+        }
+        shapes.sort();
+        let name = self.claim(hint, pointer);
+        let slot = self.defs.len();
+        self.defs
+            .push(TypeDef::Struct(StructDef::new(&name, "", Vec::new())));
+        let mut variants = Vec::with_capacity(shapes.len());
+        for (shape, t) in shapes {
+            let ident = shape.word().to_owned();
+            let mapped = self.map_typed(t, schema, &format!("{name}{ident}"), pointer, depth);
+            variants.push(UntaggedVariant {
+                ident,
+                ty: mapped.ty,
+                doc: format!("A value of type `{t}`."),
+            });
+        }
+        self.defs[slot] = TypeDef::Untagged(UntaggedEnumDef {
+            name: name.clone(),
+            doc: self.nested_doc(schema, "A value of one of several types"),
+            variants,
+        });
+        Mapped::of(RustType::Named(name))
+    }
+
+    /// `allOf`: one struct with the properties of every branch when all are objects.
+    pub(super) fn map_all_of(
+        &mut self,
+        alternatives: &'a [Value],
+        schema: &'a Map<String, Value>,
+        hint: &str,
+        pointer: &str,
+        depth: usize,
+    ) -> Mapped {
+        let key_pointer = pointer_push(pointer, "allOf");
+        if let [one] = alternatives {
+            return self.map(one, hint, &pointer_push(&key_pointer, "0"), depth + 1);
+        }
+        let branches: Option<Vec<Branch<'a>>> = alternatives
+            .iter()
+            .enumerate()
+            .map(|(i, s)| self.follow(s, pointer_push(&key_pointer, &i.to_string())))
+            .collect();
+        let parts: Option<Vec<(&'a Map<String, Value>, String)>> = branches.and_then(|b| {
+            b.into_iter()
+                .map(|b| {
+                    let object = b.schema.as_object().filter(|_| is_object(b.schema))?;
+                    Some((object, b.pointer))
+                })
+                .collect()
+        });
+        let Some(mut parts) = parts else {
+            return Mapped::value(format!(
+                "Typed as `serde_json::Value`: the schema is an `allOf` of {} schemas that are \
+                 not all objects.",
+                alternatives.len()
+            ));
+        };
+        // The outer schema's own properties count too.
+        if schema.contains_key("properties") {
+            parts.insert(0, (schema, pointer.to_owned()));
+        }
+        let name = self.claim(hint, pointer);
+        let slot = self.defs.len();
+        self.defs
+            .push(TypeDef::Struct(StructDef::new(&name, "", Vec::new())));
+        let mut def = self.build_struct(&name, &parts, depth + 1, None);
+        def.doc = self.nested_doc(schema, "An object");
+        self.defs[slot] = TypeDef::Struct(def);
+        Mapped::of(RustType::Named(name))
+    }
+}
+
+/// The property every branch sets to a different constant string, if there is one.
+fn tag_property(branches: &[Branch<'_>]) -> Option<String> {
+    let first = branches.first()?;
+    if !branches.iter().all(|b| is_object(b.schema)) {
+        return None;
+    }
+    properties(first.schema)?
+        .iter()
+        .filter(|(_, s)| constant(s).is_some())
+        .map(|(k, _)| k)
+        .find(|key| {
+            let mut seen = BTreeSet::new();
+            branches.iter().all(|b| {
+                properties(b.schema)
+                    .and_then(|p| p.get(key.as_str()))
+                    .and_then(constant)
+                    .is_some_and(|v| seen.insert(v))
+            })
+        })
+        .cloned()
+}
+
+/// Whether an untagged enum can tell the branches apart by the value's shape.
+fn distinguishable(branches: &[Branch<'_>]) -> bool {
+    let mut shapes = BTreeSet::new();
+    let mut objects = Vec::new();
+    for branch in branches {
+        let Some(shape) = Converter::shape(branch.schema) else {
+            return false;
+        };
+        if shape == Shape::Object {
+            objects.push(branch.schema);
+        } else if !shapes.insert(shape) {
+            return false;
+        }
+    }
+    if objects.len() < 2 {
+        return true;
+    }
+    // Each object branch needs a required property that no other branch declares.
+    objects.iter().enumerate().all(|(i, object)| {
+        required(object).iter().any(|key| {
+            objects.iter().enumerate().all(|(j, other)| {
+                i == j || !properties(other).is_some_and(|p| p.contains_key(*key))
+            })
+        })
+    })
+}
