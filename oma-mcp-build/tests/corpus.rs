@@ -153,6 +153,54 @@ fn case_expectations() {
         let snapshot = Snapshot::from_descriptors(None, None, None, case_tools(&case)).unwrap();
         generate_checked(&snapshot, &path)
     };
+    // 01: a local `$ref` into `$defs` is a named type of the tool, nothing fetched.
+    let g = code("01-defs-ref-in-input-schema.json");
+    assert!(
+        g.code
+            .contains("pub query_model: ListSchedulesArgsScheduleQuery,"),
+        "{}",
+        g.code
+    );
+    assert!(
+        g.code
+            .contains("pub struct ListSchedulesArgsScheduleQuery {")
+    );
+    assert!(g.code.contains("/// Default: `20`.\n"), "{}", g.code);
+    assert!(g.code.contains("pub limit: ::core::option::Option<u64>,"));
+    assert_eq!(g.warnings, []);
+    // 05: `anyOf` with null is an `Option`, the `oneOf` tagged by a `const` is an enum.
+    let c = code("05-anyof-null-const-oneof-fastmcp.json").code;
+    assert!(
+        c.contains("pub user_email: ::core::option::Option<::std::string::String>,"),
+        "{c}"
+    );
+    assert!(
+        c.contains("pub operations: ::std::vec::Vec<BatchUpdateDocArgsOperationsItem>,"),
+        "{c}"
+    );
+    assert!(
+        c.contains("#[serde(crate = \"::oma_mcp_runtime::__private::serde\", tag = \"type\")]\npub enum BatchUpdateDocArgsOperationsItem {"),
+        "{c}"
+    );
+    assert!(
+        c.contains("InsertText(BatchUpdateDocArgsOperationsItemInsertText),"),
+        "{c}"
+    );
+    // 06: a schema without `type` stays `serde_json::Value` with a note, no warning.
+    let g = code("06-integer-union-missing-type-codex.json");
+    assert!(
+        g.code
+            .contains("/// Typed as `serde_json::Value`: the schema has no `type`.\n")
+    );
+    assert!(
+        g.code.contains("pub page: ::core::option::Option<u64>,"),
+        "{}",
+        g.code
+    );
+    assert_eq!(g.warnings, []);
+    // 34: a draft-07 tuple of fixed length is a Rust tuple.
+    let c = code("34-tuple-items-draft07-vs-prefixItems-2020-12.json").code;
+    assert!(c.contains("pub arg1: (\n        ::std::string::String,\n        ::oma_mcp_runtime::__private::serde_json::Map<"), "{c}");
     // 03: `type: [T, "null"]` is an optional Rust type.
     let c = code("03-type-array-nullable-array.json").code;
     assert!(

@@ -347,3 +347,218 @@ fn type_names_do_not_clash_across_tools() {
     };
     assert_eq!(s.name, "AArgsB");
 }
+
+fn def<'a>(defs: &'a [TypeDef], name: &str) -> &'a TypeDef {
+    defs.iter()
+        .find(|d| d.name() == name)
+        .unwrap_or_else(|| panic!("no {name} in {defs:?}"))
+}
+
+#[test]
+fn integers_formats_and_defaults() {
+    let int = |schema: Value| field_type(schema).0;
+    assert_eq!(int(json!({"type": "integer"})), RustType::I64);
+    assert_eq!(
+        int(json!({"type": "integer", "minimum": 0})),
+        RustType::Int(IntType::U64)
+    );
+    assert_eq!(
+        int(json!({"type": "integer", "format": "int32", "minimum": 0})),
+        RustType::Int(IntType::I32)
+    );
+    assert_eq!(
+        int(json!({"type": "integer", "format": "uint8"})),
+        RustType::Int(IntType::U8)
+    );
+    assert_eq!(
+        field_type(json!({"type": "string", "format": "uuid", "default": "x"})),
+        (
+            RustType::String,
+            vec!["Format: `uuid`.".to_owned(), "Default: `\"x\"`.".to_owned()]
+        )
+    );
+}
+
+#[test]
+fn refs_are_named_per_tool_and_boxed_when_recursive() {
+    let (defs, warnings) = types(json!({
+        "$defs": {"Node": {"type": "object", "properties": {
+            "next": {"$ref": "#/$defs/Node"},
+            "all": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+            "root": {"$ref": "#"}
+        }}},
+        "properties": {
+            "a": {"$ref": "#/$defs/Node"},
+            "b": {"$ref": "#/definitions/Missing"},
+            "c": {"$ref": "other.json#/x"},
+            "d": {"$ref": "#/$defs/Node"}
+        }
+    }));
+    let TypeDef::Struct(args) = &defs[0] else {
+        panic!()
+    };
+    let node = RustType::Named("TArgsNode".into());
+    assert_eq!(args.fields[0].ty, node);
+    assert_eq!(args.fields[3].ty, node);
+    assert_eq!(args.fields[1].ty, RustType::Value);
+    assert_eq!(args.fields[2].ty, RustType::Value);
+    let TypeDef::Struct(n) = def(&defs, "TArgsNode") else {
+        panic!()
+    };
+    let tys: Vec<&RustType> = n.fields.iter().map(|f| &f.ty).collect();
+    assert_eq!(
+        tys,
+        [
+            &RustType::Boxed(Box::new(node.clone())),
+            &vec(node.clone()),
+            &RustType::Boxed(Box::new(RustType::Named("TArgs".into())))
+        ]
+    );
+    assert_eq!(defs.len(), 2);
+    assert_eq!(
+        warnings
+            .iter()
+            .map(|w| w.pointer.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "/inputSchema/properties/b/$ref",
+            "/inputSchema/properties/c/$ref"
+        ]
+    );
+}
+
+#[test]
+fn unions_tagged_untagged_and_all_of() {
+    let (defs, warnings) = types(json!({"properties": {
+        "op": {"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}, "x": {"type": "string"}}},
+            {"type": "object", "properties": {"kind": {"enum": ["b"]}}},
+            {"type": "null"}
+        ]},
+        "id": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "string", "enum": ["auto"]}]},
+        "objs": {"anyOf": [
+            {"type": "object", "properties": {"p": {"type": "string"}}, "required": ["p"]},
+            {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+        ]},
+        "same": {"anyOf": [
+            {"type": "object", "properties": {"p": {"type": "string"}}},
+            {"type": "object", "properties": {"q": {"type": "string"}}}
+        ]},
+        "both": {"allOf": [
+            {"type": "object", "properties": {"p": {"type": "string"}}, "required": ["p"]},
+            {"properties": {"q": {"type": "integer"}}}
+        ]},
+        "k": {"type": "string", "const": "fixed"},
+        "v": {"const": 3}
+    }}));
+    assert_eq!(warnings, []);
+    let TypeDef::Struct(args) = &defs[0] else {
+        panic!()
+    };
+    assert_eq!(
+        args.tag,
+        Some(ConstTag {
+            property: "k".into(),
+            value: "fixed".into()
+        })
+    );
+    let field = |name: &str| {
+        &args
+            .fields
+            .iter()
+            .find(|f| f.json_name == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .ty
+    };
+    assert_eq!(field("op"), &opt(RustType::Named("TArgsOp".into())));
+    assert_eq!(field("same"), &RustType::Value);
+    assert_eq!(
+        def(&defs, "TArgsOp"),
+        &TypeDef::Tagged(TaggedEnumDef {
+            name: "TArgsOp".into(),
+            doc: "A choice in the arguments of the MCP tool \"t\".".into(),
+            tag: "kind".into(),
+            variants: vec![
+                TaggedVariant {
+                    ident: "A".into(),
+                    value: "a".into(),
+                    payload: Some("TArgsOpA".into())
+                },
+                TaggedVariant {
+                    ident: "B".into(),
+                    value: "b".into(),
+                    payload: None
+                },
+            ],
+        })
+    );
+    let TypeDef::Untagged(id) = def(&defs, "TArgsId") else {
+        panic!()
+    };
+    let order: Vec<(&str, &RustType)> = id
+        .variants
+        .iter()
+        .map(|v| (v.ident.as_str(), &v.ty))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("Integer", &RustType::I64),
+            ("Enum", &RustType::Named("TArgsIdEnum".into())),
+            ("String", &RustType::String),
+        ]
+    );
+    assert!(matches!(def(&defs, "TArgsObjs"), TypeDef::Untagged(u) if u.variants.len() == 2));
+    let TypeDef::Struct(both) = def(&defs, "TArgsBoth") else {
+        panic!()
+    };
+    let both: Vec<(&str, bool)> = both
+        .fields
+        .iter()
+        .map(|f| (f.json_name.as_str(), f.required))
+        .collect();
+    assert_eq!(both, [("p", true), ("q", false)]);
+    let TypeDef::Exact(v) = def(&defs, "TArgsV") else {
+        panic!()
+    };
+    assert_eq!(v.variants, [("V3".to_owned(), "3".to_owned())]);
+}
+
+#[test]
+fn maps_and_tuples() {
+    assert_eq!(
+        field_type(json!({"type": "object", "additionalProperties": {"type": "integer"}})).0,
+        RustType::Map(Box::new(RustType::I64))
+    );
+    assert_eq!(
+        field_type(json!({"type": "object", "additionalProperties": {}})).0,
+        RustType::JsonMap
+    );
+    let (defs, _) = types(json!({
+        "properties": {"p": {"type": "string"}},
+        "additionalProperties": {"type": "boolean"}
+    }));
+    let TypeDef::Struct(args) = &defs[0] else {
+        panic!()
+    };
+    assert_eq!(
+        args.extra,
+        Some(ExtraField {
+            ident: RustIdent::plain("additional_properties"),
+            value: RustType::Bool
+        })
+    );
+    let pair = RustType::Tuple(vec![RustType::F64, RustType::I64]);
+    assert_eq!(
+        field_type(json!({"type": "array", "prefixItems": [{"type": "number"}, {"type": "integer"}], "items": false, "minItems": 2})).0,
+        pair
+    );
+    assert_eq!(
+        field_type(json!({"type": "array", "items": [{"type": "number"}, {"type": "integer"}], "minItems": 2, "maxItems": 2})).0,
+        pair
+    );
+    assert_eq!(
+        field_type(json!({"type": "array", "prefixItems": [{"type": "number"}], "minItems": 1})).0,
+        vec(RustType::Value)
+    );
+}
