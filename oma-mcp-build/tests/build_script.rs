@@ -485,7 +485,8 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
         &out,
         &format!(
             "cannot take a snapshot of server `own` (manifest {}, command `{command} {token}`): \
-             the MCP initialize handshake with `{} {token}` failed: MCP error -32000: \
+             the MCP server/discover handshake with `{} {token}` failed: MCP error -32601: \
+             Method not found; the fallback `initialize` handshake failed too: MCP error -32000: \
              Connection closed; server stderr (last lines): fatal: this server refuses to \
              initialize; check the command and that the server is installed (e.g. `npm ci`)",
             manifest.display(),
@@ -639,10 +640,11 @@ fn downstream_crate_bad_inputs() {
         &out,
         &format!(
             "cannot take a snapshot of server `own` (manifest {}, command \
-             `{command} {token}`): the MCP initialize handshake with `{} {token}` \
-             failed: MCP error -32000: Connection closed; server stderr (last lines): fatal: this \
-             server refuses to initialize; check the command and that the server is installed \
-             (e.g. `npm ci`)",
+             `{command} {token}`): the MCP server/discover handshake with `{} {token}` \
+             failed: MCP error -32601: Method not found; the fallback `initialize` handshake \
+             failed too: MCP error -32000: Connection closed; server stderr (last lines): fatal: \
+             this server refuses to initialize; check the command and that the server is \
+             installed (e.g. `npm ci`)",
             manifest.display(),
             Downstream::program(&in_profile("oma-mcp-test-server")),
             command = in_profile("oma-mcp-test-server"),

@@ -2,9 +2,10 @@
 //! `connectMCPTools()`.
 //!
 //! [`connect_mcp_tools`] spawns the configured command, speaks JSON-RPC 2.0 over its pipes
-//! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), runs the
-//! `initialize` handshake, pages through `tools/list` and returns an [`McpClient`]. Requests
-//! are built with rmcp's model types; everything received stays raw [`serde_json::Value`].
+//! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), establishes the
+//! MCP lifecycle (see "Lifecycle" below), pages through `tools/list` and returns an
+//! [`McpClient`]. Requests are built with rmcp's model types; everything received stays raw
+//! [`serde_json::Value`].
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
@@ -22,6 +23,38 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Lifecycle
+//! Protocol revision 2026-07-28 has no `initialize` handshake (SEP-2567): the client asks
+//! `server/discover` and then sends its context in every request's `_meta` (SEP-2575). Earlier
+//! revisions (2024-11-05 … 2025-11-25) start with `initialize`. [`ConnectConfig::lifecycle`]
+//! chooses, with the semantics of rmcp 3.11's `ClientLifecycleMode`:
+//!
+//! - [`Lifecycle::Auto`] (default): `server/discover` with the client context in `_meta`
+//!   (`io.modelcontextprotocol/protocolVersion` `2026-07-28`, `…/clientInfo` with
+//!   [`ConnectConfig::client_name`] and [`ConnectConfig::client_version`],
+//!   `…/clientCapabilities` `{}`). A result selects the first version this client prefers that
+//!   its `supportedVersions` lists: a 2026-07-28 session. A JSON-RPC error -32022 (unsupported
+//!   protocol version) retries with a version from its `data.supported`, as rmcp does. Any
+//!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found), or no answer
+//!   within the probe bound (the smaller of [`ConnectConfig::request_timeout`] and
+//!   [`DISCOVER_PROBE_TIMEOUT`], 10 s, for all attempts; the probe is then abandoned without
+//!   `notifications/cancelled`), marks a server before 2026-07-28: the client falls back to
+//!   `initialize` on the same connection, as [`Lifecycle::Initialize`]. -32020, -32021, a
+//!   closed connection, an invalid result or no version in common fail at once. When the
+//!   fallback fails too, [`Error::Handshake`] holds an [`Error::FallbackFailed`] that says
+//!   what both phases got.
+//! - [`Lifecycle::Initialize`]: `initialize` (protocol version
+//!   [`ProtocolVersion::LATEST_WITH_INITIALIZE`], 2025-11-25, no client capabilities); the
+//!   server's `protocolVersion` must be one rmcp knows; then `notifications/initialized`.
+//! - [`Lifecycle::Discover`]: `server/discover` as in `Auto`, bounded by the request timeout,
+//!   without fallback: a server without it fails with [`Error::DiscoverUnsupported`].
+//!
+//! In a 2026-07-28 session, [`McpClient::server_info`] is the discover result's
+//! `_meta["io.modelcontextprotocol/serverInfo"]` (raw), [`McpClient::protocol_version`] the
+//! selected version, no `notifications/initialized` is sent, and every later request
+//! (`tools/list` pages, `tools/call`) carries the client context in its `_meta`, merged with
+//! the request's own `_meta` keys (the context's three keys win, as in rmcp).
+//!
 //! # Process and environment
 //! The child gets piped stdin/stdout/stderr and its own process group (unix). Its environment
 //! starts **empty**; it then gets [`DEFAULT_INHERITED_ENV`] from the parent when set (as the MCP
@@ -36,21 +69,24 @@
 
 mod config;
 mod framing;
+mod lifecycle;
 mod process;
 mod session;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
 
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, Implementation, InitializeRequestParams,
-    PaginatedRequestParams, ProtocolVersion,
-};
+#[cfg(doc)]
+use rmcp::model::ProtocolVersion;
+use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use serde_json::{Map, Value};
 use tokio::process::Child;
 use tokio_util::sync::CancellationToken;
 
-pub use config::{ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT};
+pub use config::{
+    ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, DISCOVER_PROBE_TIMEOUT,
+    Lifecycle,
+};
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 
 use crate::snapshot::SnapshotSource;
@@ -97,6 +133,8 @@ pub struct McpClient {
     command_line: String,
     server_info: Option<Value>,
     protocol_version: Option<String>,
+    /// The SEP-2575 client context of a 2026-07-28 session, merged into every request's `_meta`.
+    client_context: Option<Map<String, Value>>,
     tools: Vec<DiscoveredTool>,
     validate_input: bool,
 }
@@ -109,18 +147,20 @@ impl std::fmt::Debug for Session {
 
 /// Connects to the server `config` describes (seed's `connectMCPTools()`).
 ///
-/// Spawns the command, runs `initialize` (protocol version
-/// [`ProtocolVersion::LATEST_WITH_INITIALIZE`], the configured client name and version, no
-/// client capabilities) then sends `notifications/initialized`, and pages through
-/// `tools/list` until `nextCursor` is absent or not a non-empty string. Each step is bounded
-/// by [`ConnectConfig::request_timeout`]. When anything fails, the server is stopped (see
+/// Spawns the command, establishes the lifecycle [`ConnectConfig::lifecycle`] selects
+/// (`server/discover` of protocol 2026-07-28 with fallback to `initialize` by default; see
+/// the [module docs](self), "Lifecycle"), and pages through `tools/list` until `nextCursor`
+/// is absent or not a non-empty string. Each step is bounded by
+/// [`ConnectConfig::request_timeout`] (the `Auto` probe by at most
+/// [`DISCOVER_PROBE_TIMEOUT`]). When anything fails, the server is stopped (see
 /// [`McpClient::disconnect`]) before the error is returned, so no child is left running.
 ///
 /// # Errors
 /// - [`Error::Spawn`]: the command cannot be started.
 /// - [`Error::Handshake`]: the server exited, timed out, answered with an error or an
-///   unusable result during `initialize` (the error names the command and carries the last
-///   stderr lines).
+///   unusable result during the lifecycle (the error names the command and the request,
+///   `server/discover` or `initialize`, says what both phases got when the fallback failed
+///   too, and carries the last stderr lines).
 /// - [`Error::Timeout`], [`Error::Rpc`], [`Error::ConnectionClosed`],
 ///   [`Error::MessageTooLarge`], [`Error::InvalidResponse`]: a `tools/list` page failed.
 /// - [`Error::RepeatedCursor`]: `tools/list` returned a cursor twice.
@@ -146,16 +186,30 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
         command_line,
         server_info: None,
         protocol_version: None,
+        client_context: None,
         tools: Vec::new(),
         validate_input: config.validate_input,
     };
-    if let Err(source) = client.initialize(&config).await {
-        client.disconnect().await;
-        return Err(Error::Handshake {
-            command: client.command_line.clone(),
-            source: Box::new(source),
-            stderr_tail: client.session.stderr_tail(),
-        });
+    match lifecycle::establish(&client.session, &config, &client.command_line).await {
+        Ok(negotiated) => {
+            tracing::debug!(
+                server = %client.command_line,
+                protocol_version = %negotiated.protocol_version,
+                "MCP lifecycle established"
+            );
+            client.server_info = negotiated.server_info;
+            client.protocol_version = Some(negotiated.protocol_version);
+            client.client_context = negotiated.client_context;
+        }
+        Err(failure) => {
+            client.disconnect().await;
+            return Err(Error::Handshake {
+                command: client.command_line.clone(),
+                method: failure.method.to_owned(),
+                source: Box::new(failure.error),
+                stderr_tail: client.session.stderr_tail(),
+            });
+        }
     }
     match client.discover(config.name_prefix.as_deref()).await {
         Ok(tools) => {
@@ -170,51 +224,6 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
 }
 
 impl McpClient {
-    /// `initialize` + `notifications/initialized`; keeps `serverInfo` and `protocolVersion`.
-    async fn initialize(&mut self, config: &ConnectConfig) -> Result<(), Error> {
-        let params = InitializeRequestParams::new(
-            ClientCapabilities::default(),
-            Implementation::new(config.client_name.clone(), config.client_version.clone()),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
-        let result = self
-            .session
-            .request("initialize", framing::to_params(&params)?)
-            .await?;
-        let Value::Object(mut result) = result else {
-            return Err(self.invalid(
-                "initialize",
-                format!("the result is not an object: {result}"),
-            ));
-        };
-        let version = match result.remove("protocolVersion") {
-            Some(Value::String(v)) => v,
-            other => {
-                return Err(self.invalid(
-                    "initialize",
-                    format!(
-                        "`protocolVersion` is not a string: {}",
-                        other.unwrap_or(Value::Null)
-                    ),
-                ));
-            }
-        };
-        // The TypeScript SDK rejects versions it does not know; so do we (rmcp's list).
-        if !ProtocolVersion::KNOWN_VERSIONS
-            .iter()
-            .any(|known| known.as_str() == version)
-        {
-            return Err(self.invalid(
-                "initialize",
-                format!("Server's protocol version is not supported: {version}"),
-            ));
-        }
-        self.server_info = result.remove("serverInfo");
-        self.protocol_version = Some(version);
-        self.session.notify("notifications/initialized", None);
-        Ok(())
-    }
-
     /// Lists all pages and names the tools.
     async fn discover(&self, prefix: Option<&str>) -> Result<Vec<DiscoveredTool>, Error> {
         let descriptors = self.list_tools_raw().await?;
@@ -243,6 +252,16 @@ impl McpClient {
             .collect())
     }
 
+    /// Serializes request parameters built with rmcp's model types and, in a 2026-07-28
+    /// session, merges the client context into their `_meta` (SEP-2575).
+    fn params<T: serde::Serialize>(&self, params: &T) -> Result<Value, Error> {
+        let params = framing::to_params(params)?;
+        Ok(match &self.client_context {
+            Some(context) => lifecycle::with_client_context(params, context),
+            None => params,
+        })
+    }
+
     fn invalid(&self, method: &str, reason: String) -> Error {
         Error::InvalidResponse {
             command: self.command_line.clone(),
@@ -261,12 +280,15 @@ impl McpClient {
         self.tools.iter().find(|t| t.name == name)
     }
 
-    /// The raw `serverInfo` of the `initialize` result (`None` when the server sent none).
+    /// The raw `serverInfo`: the `initialize` result's, or in a 2026-07-28 session the
+    /// `server/discover` result's `_meta["io.modelcontextprotocol/serverInfo"]` (`None` when
+    /// the server sent none).
     pub fn server_info(&self) -> Option<&Value> {
         self.server_info.as_ref()
     }
 
-    /// The negotiated protocol version (the `initialize` result's `protocolVersion`).
+    /// The negotiated protocol version: the `initialize` result's `protocolVersion`, or the
+    /// version selected from `server/discover`'s `supportedVersions` (`2026-07-28`).
     pub fn protocol_version(&self) -> Option<&str> {
         self.protocol_version.as_deref()
     }
@@ -303,7 +325,7 @@ impl McpClient {
             let params = PaginatedRequestParams::default().with_cursor(cursor.take());
             let page = self
                 .session
-                .request("tools/list", framing::to_params(&params)?)
+                .request("tools/list", self.params(&params)?)
                 .await?;
             let Value::Object(mut page) = page else {
                 return Err(self.invalid(
@@ -393,7 +415,7 @@ impl McpClient {
             params = params.with_arguments(arguments);
         }
         self.session
-            .request_cancellable("tools/call", framing::to_params(&params)?, cancel)
+            .request_cancellable("tools/call", self.params(&params)?, cancel)
             .await
     }
 

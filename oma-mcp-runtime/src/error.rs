@@ -36,12 +36,17 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    /// The `initialize` handshake with the server failed: it exited, did not answer within the
-    /// request timeout, answered with an error, or sent an unusable result.
-    #[error("the MCP initialize handshake with `{command}` failed: {source}{stderr_tail}")]
+    /// The lifecycle handshake with the server failed (`initialize`, or the 2026-07-28
+    /// `server/discover` of SEP-2575): it exited, did not answer within the request timeout,
+    /// answered with an error, or sent an unusable result.
+    #[error("the MCP {method} handshake with `{command}` failed: {source}{stderr_tail}")]
     Handshake {
         /// The server's command line.
         command: String,
+        /// The request that started the failed handshake: `initialize` or `server/discover`
+        /// (also when [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto) then fell back to
+        /// `initialize`: the source is then an [`Error::FallbackFailed`]).
+        method: String,
         /// What went wrong ([`Error::Timeout`], [`Error::ConnectionClosed`], [`Error::Rpc`],
         /// [`Error::InvalidResponse`], …).
         #[source]
@@ -49,6 +54,31 @@ pub enum Error {
         /// The last lines the server wrote to stderr, formatted as
         /// `"; server stderr (last lines): …"`, or empty when it wrote none.
         stderr_tail: String,
+    },
+
+    /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto): `server/discover` showed a server
+    /// without the 2026-07-28 lifecycle (a JSON-RPC error, or no answer within the probe's
+    /// bound), and the fallback `initialize` handshake on the same connection failed too.
+    #[error("{discover}; the fallback `initialize` handshake failed too: {fallback}")]
+    FallbackFailed {
+        /// What `server/discover` got ([`Error::Rpc`] or [`Error::Timeout`]).
+        discover: Box<Error>,
+        /// Why `initialize` failed.
+        #[source]
+        fallback: Box<Error>,
+    },
+
+    /// [`Lifecycle::Discover`](crate::connect::Lifecycle::Discover): the server answered
+    /// `server/discover` with a JSON-RPC error that marks a server without the 2026-07-28
+    /// lifecycle (protocol revision 2026-07-28, SEP-2575), and this lifecycle does not fall back.
+    #[error(
+        "{source} (the server does not speak the 2026-07-28 lifecycle; connect with \
+         `Lifecycle::Auto` or `Lifecycle::Initialize`)"
+    )]
+    DiscoverUnsupported {
+        /// The server's answer ([`Error::Rpc`]).
+        #[source]
+        source: Box<Error>,
     },
 
     /// The server answered a request with a JSON-RPC error. `Display` is exactly the seed's
@@ -64,10 +94,12 @@ pub enum Error {
     },
 
     /// A request got no answer within the request timeout (seed: `requestTimeoutMs`,
-    /// default 60 s). `Display` is exactly the seed's text; a `notifications/cancelled` was sent.
+    /// default 60 s). `Display` is exactly the seed's text; a `notifications/cancelled` was sent
+    /// (except for the `server/discover` probe, which is abandoned silently, as rmcp does).
     #[error("MCP error -32001: Request timed out")]
     Timeout {
-        /// The JSON-RPC method that timed out (`initialize`, `tools/list`, `tools/call`).
+        /// The JSON-RPC method that timed out (`server/discover`, `initialize`, `tools/list`,
+        /// `tools/call`).
         method: String,
         /// The timeout that elapsed.
         timeout: std::time::Duration,
@@ -206,10 +238,14 @@ impl Error {
         }
     }
 
-    /// The error inside a [`Error::Handshake`], or `self`.
+    /// The error inside a [`Error::Handshake`] (for a failed fallback: the `initialize` one),
+    /// or `self`.
     fn root(&self) -> &Error {
         match self {
-            Error::Handshake { source, .. } => source.root(),
+            Error::Handshake { source, .. } | Error::DiscoverUnsupported { source } => {
+                source.root()
+            }
+            Error::FallbackFailed { fallback, .. } => fallback.root(),
             other => other,
         }
     }

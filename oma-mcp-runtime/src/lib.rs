@@ -22,7 +22,7 @@ pub mod tool;
 pub mod typed;
 pub mod validate;
 
-pub use connect::{ConnectConfig, DiscoveredTool, McpClient, connect_mcp_tools};
+pub use connect::{ConnectConfig, DiscoveredTool, Lifecycle, McpClient, connect_mcp_tools};
 pub use error::Error;
 pub use naming::normalize_tool_name;
 pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};

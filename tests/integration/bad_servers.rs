@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use oma_mcp_runtime::{ConnectConfig, Error, connect_mcp_tools};
+use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use serde_json::json;
 
 use crate::{args, own, server_bin};
@@ -38,6 +38,20 @@ async fn exit_during_handshake() {
         .await
         .unwrap_err();
     assert!(err.is_disconnected());
+    // `Lifecycle::Auto`: `server/discover` got -32601, so the fallback `initialize` ran.
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP server/discover handshake with `{}` failed: MCP error -32601: Method not \
+             found; the fallback `initialize` handshake failed too: MCP error -32000: Connection \
+             closed; server stderr (last lines): fatal: this server refuses to initialize",
+            command()
+        )
+    );
+    let err = connect_mcp_tools(own("exit-on-initialize").with_lifecycle(Lifecycle::Initialize))
+        .await
+        .unwrap_err();
+    assert!(err.is_disconnected());
     assert_eq!(
         err.to_string(),
         format!(
@@ -56,10 +70,14 @@ async fn handshake_timeout() {
             .await
             .unwrap_err();
     assert!(err.is_timeout());
+    // `Lifecycle::Auto`: the probe (bounded by the 300 ms request timeout) got no answer, so
+    // the fallback `initialize` ran and timed out too.
     assert_eq!(
         err.to_string(),
         format!(
-            "the MCP initialize handshake with `{}` failed: MCP error -32001: Request timed out",
+            "the MCP server/discover handshake with `{}` failed: MCP error -32001: Request timed \
+             out; the fallback `initialize` handshake failed too: MCP error -32001: Request timed \
+             out",
             command()
         )
     );
@@ -69,6 +87,23 @@ async fn handshake_timeout() {
         "{:?}",
         start.elapsed()
     );
+    for (lifecycle, method) in [
+        (Lifecycle::Initialize, "initialize"),
+        (Lifecycle::Discover, "server/discover"),
+    ] {
+        let config = own("never-answer")
+            .with_request_timeout(Duration::from_millis(300))
+            .with_lifecycle(lifecycle);
+        let err = connect_mcp_tools(config).await.unwrap_err();
+        assert!(err.is_timeout());
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the MCP {method} handshake with `{}` failed: MCP error -32001: Request timed out",
+                command()
+            )
+        );
+    }
 }
 
 #[tokio::test]
@@ -77,6 +112,18 @@ async fn handshake_json_rpc_error_and_bad_version() {
         .await
         .unwrap_err();
     assert_eq!(err.rpc_code(), Some(-32603));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP server/discover handshake with `{}` failed: MCP error -32601: Method not \
+             found; the fallback `initialize` handshake failed too: MCP error -32603: initialize \
+             is broken on purpose",
+            command()
+        )
+    );
+    let err = connect_mcp_tools(own("error-on-initialize").with_lifecycle(Lifecycle::Initialize))
+        .await
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -90,8 +137,9 @@ async fn handshake_json_rpc_error_and_bad_version() {
     assert_eq!(
         err.to_string(),
         format!(
-            "the MCP initialize handshake with `{0}` failed: the MCP server `{0}` sent an invalid \
-             `initialize` response: Server's protocol version is not supported: 1999-01-01",
+            "the MCP server/discover handshake with `{0}` failed: MCP error -32601: Method not \
+             found; the fallback `initialize` handshake failed too: the MCP server `{0}` sent an \
+             invalid `initialize` response: Server's protocol version is not supported: 1999-01-01",
             command()
         )
     );

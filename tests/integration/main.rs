@@ -13,6 +13,7 @@ mod everything;
 mod hostile;
 mod lifecycle;
 mod own_server;
+mod protocol;
 mod seed_cases;
 mod tool_layer;
 mod typed;

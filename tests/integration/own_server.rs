@@ -57,12 +57,13 @@ async fn discovers_every_tool_with_raw_descriptors() {
         client.server_info(),
         Some(&json!({"name": "oma-mcp-test-server", "version": "0.1.0"}))
     );
-    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    // `Lifecycle::Auto` and an rmcp 3.11 server: `server/discover`, protocol 2026-07-28.
+    assert_eq!(client.protocol_version(), Some("2026-07-28"));
     assert_eq!(client.list_tools_raw().await.unwrap().len(), 13);
 
     let snapshot = client.snapshot().unwrap();
     assert_eq!(snapshot.tools.len(), 13);
-    assert_eq!(snapshot.protocol_version.as_deref(), Some("2025-11-25"));
+    assert_eq!(snapshot.protocol_version.as_deref(), Some("2026-07-28"));
     let source = snapshot.source.as_ref().unwrap();
     assert_eq!(source.command, client.command());
     assert!(source.args.is_empty());
@@ -98,9 +99,10 @@ async fn text_tools() {
         .call_tool_raw("echo", args(json!({"message": "raw"})))
         .await
         .unwrap();
+    // A 2026-07-28 result says how to read it (`resultType`).
     assert_eq!(
         raw,
-        json!({"content": [{"type": "text", "text": "Echo: raw"}], "isError": false})
+        json!({"resultType": "complete", "content": [{"type": "text", "text": "Echo: raw"}], "isError": false})
     );
     client.disconnect().await;
 }

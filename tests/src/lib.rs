@@ -69,6 +69,10 @@ pub enum Mode {
     CollidingNames,
     /// `stubborn` (raw): ignores stdin EOF and SIGTERM; only SIGKILL stops it.
     Stubborn,
+    /// `legacy-2025-06-18` (raw): a server on protocol 2025-06-18 only: answers
+    /// `server/discover` with -32601 Method not found (as every raw mode) and `initialize`
+    /// with `protocolVersion` `2025-06-18` whatever the client offered.
+    Legacy20250618,
     /// `hostile-names` (raw): a tool whose name holds terminal escape sequences
     /// ([`HOSTILE_TOOL_NAME`], description [`HOSTILE_DESCRIPTION`]) besides `echo`.
     HostileNames,
@@ -104,6 +108,7 @@ impl Mode {
             Ok("stdout-noise") => Ok(Self::StdoutNoise),
             Ok("colliding-names") => Ok(Self::CollidingNames),
             Ok("stubborn") => Ok(Self::Stubborn),
+            Ok("legacy-2025-06-18") => Ok(Self::Legacy20250618),
             Ok("hostile-names") => Ok(Self::HostileNames),
             Ok("endless-cursor") => Ok(Self::EndlessCursor),
             Ok("huge-tools") => Ok(Self::HugeTools),

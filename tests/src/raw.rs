@@ -64,6 +64,10 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
                     std::process::exit(3);
                 }
                 Mode::ErrorOnInitialize => Err((-32603, "initialize is broken on purpose")),
+                Mode::Legacy20250618 => Ok(json!({
+                    "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                    "serverInfo": server_info()
+                })),
                 Mode::BadProtocolVersion => Ok(json!({
                     "protocolVersion": "1999-01-01", "capabilities": {"tools": {}},
                     "serverInfo": server_info()

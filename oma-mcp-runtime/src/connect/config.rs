@@ -10,6 +10,36 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default limit for one message (one line) from the server: 64 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 
+/// The longest [`Lifecycle::Auto`] waits for the `server/discover` probe before it falls back
+/// to `initialize` (rmcp 3.11's bound, `DEFAULT_AUTO_DISCOVER_TIMEOUT`): 10 s, or
+/// [`ConnectConfig::request_timeout`] when that is shorter.
+pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How [`connect_mcp_tools`](crate::connect_mcp_tools) establishes the MCP lifecycle; the
+/// semantics of rmcp 3.11's `ClientLifecycleMode` (see the [module docs](crate::connect),
+/// "Lifecycle", for the messages each one sends).
+///
+/// Protocol revision 2026-07-28 replaced the `initialize` handshake (SEP-2567) with a
+/// `server/discover` request and a client context that every request carries in its `_meta`
+/// (SEP-2575); revisions 2024-11-05 to 2025-11-25 have the handshake.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Lifecycle {
+    /// Probe with `server/discover` (bounded by [`DISCOVER_PROBE_TIMEOUT`]); fall back to
+    /// `initialize` on the same connection when the server answers it with a JSON-RPC error
+    /// other than a 2026-07-28 rejection (-32020 header mismatch, -32021 missing client
+    /// capability; -32022 unsupported protocol version is negotiated) or does not answer in
+    /// time. Works with servers on every revision. The default.
+    #[default]
+    Auto,
+    /// Only the `initialize` handshake (protocol 2025-11-25 offered, any known revision
+    /// accepted) and `notifications/initialized`: what clients sent before 2026-07-28.
+    Initialize,
+    /// Only `server/discover` (protocol 2026-07-28, SEP-2575); a server without it is an
+    /// error. The probe is bounded by [`ConnectConfig::request_timeout`] only.
+    Discover,
+}
+
 /// Options of [`connect_mcp_tools`](crate::connect_mcp_tools) (seed, "Options",
 /// `ConnectMCPToolsConfig`), plus `pass_env` and `max_message_size`.
 ///
@@ -49,9 +79,11 @@ pub struct ConnectConfig {
     /// Timeout for the handshake, each `tools/list` page and each `tools/call`.
     /// Default: [`DEFAULT_REQUEST_TIMEOUT`] (60 s, the seed's `requestTimeoutMs`).
     pub request_timeout: Duration,
-    /// Client name reported in `initialize`. Default: `open-multi-agent`.
+    /// Client name reported in `initialize` (or in the 2026-07-28 client context). Default:
+    /// `open-multi-agent`.
     pub client_name: String,
-    /// Client version reported in `initialize`. Default: `0.0.0`.
+    /// Client version reported in `initialize` (or in the 2026-07-28 client context).
+    /// Default: `0.0.0`.
     pub client_version: String,
     /// The largest message (one stdout line, in bytes) accepted from the server. A larger one
     /// fails the requests pending at that moment with
@@ -62,6 +94,10 @@ pub struct ConnectConfig {
     /// validate arguments against each tool's input schema before calling the server (local
     /// validation, beyond the seed; see [`crate::validate`]). Default: `true`.
     pub validate_input: bool,
+    /// How the MCP lifecycle is established: `server/discover` (protocol 2026-07-28,
+    /// SEP-2575), `initialize`, or the first with fallback to the second. Default:
+    /// [`Lifecycle::Auto`].
+    pub lifecycle: Lifecycle,
 }
 
 impl ConnectConfig {
@@ -79,6 +115,7 @@ impl ConnectConfig {
             client_version: "0.0.0".to_owned(),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             validate_input: true,
+            lifecycle: Lifecycle::Auto,
         }
     }
 
@@ -143,6 +180,12 @@ impl ConnectConfig {
         self.validate_input = validate;
         self
     }
+
+    /// Sets how the MCP lifecycle is established (default [`Lifecycle::Auto`]).
+    pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Self {
+        self.lifecycle = lifecycle;
+        self
+    }
 }
 
 #[cfg(test)]
@@ -161,6 +204,7 @@ mod tests {
         assert_eq!(c.client_version, "0.0.0");
         assert_eq!(c.max_message_size, 64 * 1024 * 1024);
         assert!(c.validate_input);
+        assert_eq!(c.lifecycle, Lifecycle::Auto);
     }
 
     #[test]
@@ -175,7 +219,8 @@ mod tests {
             .with_client_name("n")
             .with_client_version("1")
             .with_max_message_size(10)
-            .with_validate_input(false);
+            .with_validate_input(false)
+            .with_lifecycle(Lifecycle::Discover);
         assert_eq!(c.args, ["a", "b"]);
         assert_eq!(c.env.get("K").map(String::as_str), Some("v"));
         assert_eq!(c.pass_env, ["P"]);
@@ -188,5 +233,6 @@ mod tests {
         );
         assert_eq!(c.max_message_size, 10);
         assert!(!c.validate_input);
+        assert_eq!(c.lifecycle, Lifecycle::Discover);
     }
 }

@@ -144,6 +144,31 @@ impl Session {
         params: Value,
         cancel: Option<&CancellationToken>,
     ) -> Reply {
+        self.send_and_wait(method, params, cancel, self.timeout, true)
+            .await
+    }
+
+    /// A probe: as [`Session::request`], bounded by `timeout` instead of the request timeout,
+    /// and abandoned silently when it elapses (no `notifications/cancelled`: the
+    /// `server/discover` probe of a server that may not be initialized yet, as rmcp does).
+    ///
+    /// # Errors
+    /// As [`Session::request`].
+    pub(crate) async fn probe(&self, method: &str, params: Value, timeout: Duration) -> Reply {
+        self.send_and_wait(method, params, None, timeout, false)
+            .await
+    }
+
+    /// The request path: `timeout` bounds the wait; `notify_cancel` says whether a request
+    /// that ends without its answer is announced with `notifications/cancelled`.
+    async fn send_and_wait(
+        &self,
+        method: &str,
+        params: Value,
+        cancel: Option<&CancellationToken>,
+        timeout: Duration,
+        notify_cancel: bool,
+    ) -> Reply {
         let cancelled_error = || Error::Cancelled {
             method: method.to_owned(),
         };
@@ -163,8 +188,9 @@ impl Session {
             session: self,
             id,
             armed: true,
+            notify: notify_cancel,
         };
-        let deadline = tokio::time::Instant::now() + self.timeout;
+        let deadline = tokio::time::Instant::now() + timeout;
         let line = framing::request_line(id, method, params);
         if self.out.send(Outgoing::Line(line, Some(id))).is_err() {
             guard.disarm();
@@ -191,7 +217,7 @@ impl Session {
                     guard.cancel("MCP error -32001: Request timed out");
                     Err(Error::Timeout {
                         method: method.to_owned(),
-                        timeout: self.timeout,
+                        timeout,
                     })
                 }
             },
@@ -257,11 +283,12 @@ impl Drop for Session {
 }
 
 /// Removes a pending request when its future ends without an answer (timeout or dropped by
-/// the caller) and tells the server with `notifications/cancelled`.
+/// the caller) and, when `notify`, tells the server with `notifications/cancelled`.
 struct PendingGuard<'a> {
     session: &'a Session,
     id: u64,
     armed: bool,
+    notify: bool,
 }
 
 impl PendingGuard<'_> {
@@ -281,7 +308,7 @@ impl PendingGuard<'_> {
             .pending
             .remove(&self.id)
             .is_some();
-        if was_pending {
+        if was_pending && self.notify {
             self.session.notify(
                 "notifications/cancelled",
                 Some(json!({ "requestId": self.id, "reason": reason })),

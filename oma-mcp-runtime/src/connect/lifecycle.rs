@@ -1,0 +1,713 @@
+//! The MCP lifecycle at connect: the 2026-07-28 `server/discover` (SEP-2567 removed the
+//! `initialize` handshake; SEP-2575 moved the client context into every request's `_meta`),
+//! the legacy `initialize` handshake (revisions 2024-11-05 to 2025-11-25), and
+//! [`Lifecycle::Auto`]'s probe with fallback between them.
+//!
+//! The semantics are rmcp 3.11's client (`service/client.rs`: `discover_startup`,
+//! `legacy_startup`, `is_modern_rejection_code`, `select_protocol_version`); the messages are
+//! built with rmcp's model types. The pure parts (request parameters, version selection, the
+//! classification of a `server/discover` error, the `_meta` merge) are unit-tested here.
+
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, DiscoverRequestParams, ErrorCode, Implementation, InitializeRequestParams,
+    ProtocolVersion, RequestMetaObject,
+};
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use super::config::{ConnectConfig, DISCOVER_PROBE_TIMEOUT, Lifecycle};
+use super::framing;
+use super::session::Session;
+use crate::Error;
+
+/// The method of the 2026-07-28 discovery request.
+pub(crate) const DISCOVER: &str = "server/discover";
+/// The method of the legacy handshake request.
+pub(crate) const INITIALIZE: &str = "initialize";
+
+/// The `_meta` key of the server's `Implementation` in a 2026-07-28 result (`ResultMetaObject`).
+const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+/// What the lifecycle established.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Negotiated {
+    /// The protocol version in use: selected from `server/discover`'s `supportedVersions`, or
+    /// the `initialize` result's `protocolVersion`.
+    pub(crate) protocol_version: String,
+    /// The raw `serverInfo`: the `initialize` result's, or the `server/discover` result's
+    /// `_meta["io.modelcontextprotocol/serverInfo"]`.
+    pub(crate) server_info: Option<Value>,
+    /// The client context (SEP-2575) every later request carries in its `_meta`; `None` for a
+    /// version with the `initialize` handshake.
+    pub(crate) client_context: Option<Map<String, Value>>,
+}
+
+/// A failed lifecycle: the request that started it and what went wrong.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    /// [`DISCOVER`] or [`INITIALIZE`] (for a failed fallback: [`DISCOVER`], and `error` is
+    /// [`Error::FallbackFailed`]).
+    pub(crate) method: &'static str,
+    /// The error.
+    pub(crate) error: Error,
+}
+
+/// Runs the lifecycle `config` selects on `session` (see [`Lifecycle`]).
+///
+/// # Errors
+/// The [`Failure`], for [`Error::Handshake`].
+pub(crate) async fn establish(
+    session: &Session,
+    config: &ConnectConfig,
+    command_line: &str,
+) -> Result<Negotiated, Failure> {
+    let client = Implementation::new(config.client_name.clone(), config.client_version.clone());
+    let fail = |method| move |error| Failure { method, error };
+    match config.lifecycle {
+        Lifecycle::Initialize => initialize(session, client, command_line)
+            .await
+            .map_err(fail(INITIALIZE)),
+        Lifecycle::Discover => {
+            match discover(session, &client, command_line, config.request_timeout).await {
+                Ok(Discovered::Modern(negotiated)) => Ok(negotiated),
+                Ok(Discovered::Legacy(error)) => Err(Failure {
+                    method: DISCOVER,
+                    error: match error {
+                        // The request timeout: plain, as for any other request.
+                        e @ Error::Timeout { .. } => e,
+                        e => Error::DiscoverUnsupported {
+                            source: Box::new(e),
+                        },
+                    },
+                }),
+                Err(error) => Err(Failure {
+                    method: DISCOVER,
+                    error,
+                }),
+            }
+        }
+        Lifecycle::Auto => {
+            let bound = probe_bound(config.request_timeout);
+            match discover(session, &client, command_line, bound).await {
+                Ok(Discovered::Modern(negotiated)) => Ok(negotiated),
+                Ok(Discovered::Legacy(discover_error)) => {
+                    tracing::debug!(
+                        server = %command_line,
+                        "`server/discover` got {discover_error}; falling back to `initialize`"
+                    );
+                    initialize(session, client, command_line)
+                        .await
+                        .map_err(|fallback| Failure {
+                            method: DISCOVER,
+                            error: Error::FallbackFailed {
+                                discover: Box::new(discover_error),
+                                fallback: Box::new(fallback),
+                            },
+                        })
+                }
+                Err(error) => Err(Failure {
+                    method: DISCOVER,
+                    error,
+                }),
+            }
+        }
+    }
+}
+
+/// How long [`Lifecycle::Auto`] waits for `server/discover` (all its attempts together): the
+/// smaller of the request timeout and [`DISCOVER_PROBE_TIMEOUT`].
+pub(crate) fn probe_bound(request_timeout: Duration) -> Duration {
+    request_timeout.min(DISCOVER_PROBE_TIMEOUT)
+}
+
+/// The versions offered in `server/discover`, most preferred first: every known revision
+/// without the `initialize` handshake, newest first (rmcp 3.11: 2026-07-28).
+pub(crate) fn preferred_versions() -> Vec<ProtocolVersion> {
+    ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .rev()
+        .filter(|v| !v.has_initialize())
+        .cloned()
+        .collect()
+}
+
+/// The `_meta` client context of SEP-2575 (`io.modelcontextprotocol/protocolVersion`,
+/// `…/clientInfo`, `…/clientCapabilities`; no client capabilities), built with
+/// [`RequestMetaObject::with_client_context`].
+pub(crate) fn client_context(
+    version: ProtocolVersion,
+    client: &Implementation,
+) -> Map<String, Value> {
+    RequestMetaObject::with_client_context(version, client.clone(), ClientCapabilities::default())
+        .0
+        .0
+}
+
+/// The parameters of `server/discover` ([`DiscoverRequestParams`]) with the client context.
+pub(crate) fn discover_params(version: ProtocolVersion, client: &Implementation) -> Value {
+    let context = client_context(version, client);
+    match framing::to_params(&DiscoverRequestParams {}) {
+        Ok(params) => with_client_context(params, &context),
+        Err(_) => with_client_context(Value::Object(Map::new()), &context),
+    }
+}
+
+/// `params` with `context` merged into its `_meta` (SEP-2575: every request of a 2026-07-28
+/// session carries it). The caller's other `_meta` keys stay; the three context keys are the
+/// session's, as rmcp sets them over a request's own `_meta`. `params` that is not an object
+/// (never built here) is returned unchanged.
+pub(crate) fn with_client_context(mut params: Value, context: &Map<String, Value>) -> Value {
+    if let Value::Object(object) = &mut params {
+        match object.get_mut("_meta") {
+            Some(Value::Object(meta)) => {
+                for (key, value) in context {
+                    meta.insert(key.clone(), value.clone());
+                }
+            }
+            _ => {
+                object.insert("_meta".to_owned(), Value::Object(context.clone()));
+            }
+        }
+    }
+    params
+}
+
+/// The first of `preferred` that the server lists in `supported` (rmcp's
+/// `select_protocol_version`, on the raw list: entries that are not strings are ignored).
+pub(crate) fn select_protocol_version(
+    preferred: &[ProtocolVersion],
+    supported: &[Value],
+) -> Option<ProtocolVersion> {
+    preferred
+        .iter()
+        .find(|v| supported.iter().any(|s| s.as_str() == Some(v.as_str())))
+        .cloned()
+}
+
+/// How a failed `server/discover` is read (rmcp's `discover_startup` and
+/// `is_modern_rejection_code`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DiscoverError {
+    /// A JSON-RPC error that is no 2026-07-28 rejection (e.g. -32601 Method not found): a
+    /// server before 2026-07-28, still usable for `initialize` on the same connection.
+    Legacy,
+    /// No answer within the bound: [`Lifecycle::Auto`] falls back (rmcp does), `Discover`
+    /// fails.
+    Timeout,
+    /// -32022 (`UNSUPPORTED_PROTOCOL_VERSION`): retry with a version of `error.data.supported`.
+    UnsupportedVersion {
+        /// The string entries of `error.data.supported`.
+        supported: Vec<Value>,
+    },
+    /// A 2026-07-28 rejection (-32020 header mismatch, -32021 missing required client
+    /// capability) or a broken connection: no fallback.
+    Fatal,
+}
+
+/// Classifies the error `server/discover` ended with.
+pub(crate) fn classify_discover_error(error: &Error) -> DiscoverError {
+    match error {
+        Error::Rpc { code, data, .. } => {
+            let Ok(code) = i32::try_from(*code) else {
+                return DiscoverError::Legacy;
+            };
+            let code = ErrorCode(code);
+            if code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
+                let supported = data
+                    .as_ref()
+                    .and_then(|d| d.get("supported"))
+                    .and_then(Value::as_array)
+                    .map(|list| list.iter().filter(|v| v.is_string()).cloned().collect())
+                    .unwrap_or_default();
+                DiscoverError::UnsupportedVersion { supported }
+            } else if code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+                || code == ErrorCode::HEADER_MISMATCH
+            {
+                DiscoverError::Fatal
+            } else {
+                DiscoverError::Legacy
+            }
+        }
+        Error::Timeout { .. } => DiscoverError::Timeout,
+        _ => DiscoverError::Fatal,
+    }
+}
+
+/// The version to try after -32022 (rmcp's rule): the first preferred version the server
+/// lists that was not tried yet, or the current one once more if it was tried only once.
+pub(crate) fn next_candidate(
+    preferred: &[ProtocolVersion],
+    attempted: &[ProtocolVersion],
+    current: &ProtocolVersion,
+    supported: &[Value],
+) -> Option<ProtocolVersion> {
+    let may_retry_current = attempted.iter().filter(|v| *v == current).count() == 1;
+    preferred
+        .iter()
+        .find(|v| {
+            supported.iter().any(|s| s.as_str() == Some(v.as_str()))
+                && (!attempted.contains(v) || (may_retry_current && *v == current))
+        })
+        .cloned()
+}
+
+/// The outcome of the discover phase.
+#[derive(Debug)]
+enum Discovered {
+    /// A 2026-07-28 session.
+    Modern(Negotiated),
+    /// A server without `server/discover` ([`DiscoverError::Legacy`] or
+    /// [`DiscoverError::Timeout`]); the error it got.
+    Legacy(Error),
+}
+
+/// Sends `server/discover` (again after -32022, with another version), all attempts within
+/// `bound`.
+async fn discover(
+    session: &Session,
+    client: &Implementation,
+    command_line: &str,
+    bound: Duration,
+) -> Result<Discovered, Error> {
+    let preferred = preferred_versions();
+    let Some(mut candidate) = preferred.first().cloned() else {
+        return Err(invalid(
+            command_line,
+            DISCOVER,
+            "this client knows no protocol version without `initialize`".to_owned(),
+        ));
+    };
+    let deadline = Instant::now() + bound;
+    let mut attempted = Vec::new();
+    loop {
+        attempted.push(candidate.clone());
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let reply = session
+            .probe(
+                DISCOVER,
+                discover_params(candidate.clone(), client),
+                remaining,
+            )
+            .await;
+        let error = match reply {
+            Ok(result) => {
+                return read_discover_result(result, &preferred, client, command_line)
+                    .map(Discovered::Modern);
+            }
+            Err(Error::Timeout { method, .. }) => Error::Timeout {
+                method,
+                timeout: bound,
+            },
+            Err(e) => e,
+        };
+        match classify_discover_error(&error) {
+            DiscoverError::Legacy | DiscoverError::Timeout => {
+                return Ok(Discovered::Legacy(error));
+            }
+            DiscoverError::Fatal => return Err(error),
+            DiscoverError::UnsupportedVersion { supported } => {
+                match next_candidate(&preferred, &attempted, &candidate, &supported) {
+                    Some(next) => candidate = next,
+                    None => {
+                        return Err(no_common_version(command_line, &preferred, &supported));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads a `server/discover` result (`DiscoverResult`): selects the version and keeps the
+/// raw `serverInfo` from `_meta`.
+fn read_discover_result(
+    result: Value,
+    preferred: &[ProtocolVersion],
+    client: &Implementation,
+    command_line: &str,
+) -> Result<Negotiated, Error> {
+    let Value::Object(mut result) = result else {
+        return Err(invalid(
+            command_line,
+            DISCOVER,
+            format!("the result is not an object: {result}"),
+        ));
+    };
+    let supported = match result.remove("supportedVersions") {
+        Some(Value::Array(list)) => list,
+        other => {
+            return Err(invalid(
+                command_line,
+                DISCOVER,
+                format!(
+                    "`supportedVersions` is not an array: {}",
+                    other.unwrap_or(Value::Null)
+                ),
+            ));
+        }
+    };
+    let Some(selected) = select_protocol_version(preferred, &supported) else {
+        return Err(no_common_version(command_line, preferred, &supported));
+    };
+    let server_info = match result.remove("_meta") {
+        Some(Value::Object(mut meta)) => meta.remove(SERVER_INFO_META_KEY),
+        _ => None,
+    };
+    Ok(Negotiated {
+        protocol_version: selected.as_str().to_owned(),
+        server_info,
+        client_context: Some(client_context(selected, client)),
+    })
+}
+
+/// `initialize` ([`ProtocolVersion::LATEST_WITH_INITIALIZE`], no client capabilities) and
+/// `notifications/initialized`; rejects a `protocolVersion` rmcp does not know (as the
+/// TypeScript SDK does). A version without the handshake in the answer (2026-07-28) gets the
+/// client context on later requests, as in rmcp's `legacy_startup`.
+async fn initialize(
+    session: &Session,
+    client: Implementation,
+    command_line: &str,
+) -> Result<Negotiated, Error> {
+    let params = InitializeRequestParams::new(ClientCapabilities::default(), client.clone())
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+    let result = session
+        .request(INITIALIZE, framing::to_params(&params)?)
+        .await?;
+    let Value::Object(mut result) = result else {
+        return Err(invalid(
+            command_line,
+            INITIALIZE,
+            format!("the result is not an object: {result}"),
+        ));
+    };
+    let version = match result.remove("protocolVersion") {
+        Some(Value::String(v)) => v,
+        other => {
+            return Err(invalid(
+                command_line,
+                INITIALIZE,
+                format!(
+                    "`protocolVersion` is not a string: {}",
+                    other.unwrap_or(Value::Null)
+                ),
+            ));
+        }
+    };
+    let Some(known) = ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .find(|known| known.as_str() == version)
+    else {
+        return Err(invalid(
+            command_line,
+            INITIALIZE,
+            format!("Server's protocol version is not supported: {version}"),
+        ));
+    };
+    let client_context = (!known.has_initialize()).then(|| client_context(known.clone(), &client));
+    session.notify("notifications/initialized", None);
+    Ok(Negotiated {
+        protocol_version: version,
+        server_info: result.remove("serverInfo"),
+        client_context,
+    })
+}
+
+fn invalid(command_line: &str, method: &str, reason: String) -> Error {
+    Error::InvalidResponse {
+        command: command_line.to_owned(),
+        method: method.to_owned(),
+        reason,
+    }
+}
+
+fn no_common_version(
+    command_line: &str,
+    preferred: &[ProtocolVersion],
+    supported: &[Value],
+) -> Error {
+    let client: Vec<&str> = preferred.iter().map(ProtocolVersion::as_str).collect();
+    invalid(
+        command_line,
+        DISCOVER,
+        format!(
+            "no protocol version in common: the server supports {}, this client {}",
+            Value::Array(supported.to_vec()),
+            serde_json::json!(client)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn client() -> Implementation {
+        Implementation::new("open-multi-agent", "0.0.0")
+    }
+
+    const CONTEXT: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"open-multi-agent","version":"0.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    #[test]
+    fn builds_the_discover_request_line() {
+        let line = framing::request_line(
+            0,
+            DISCOVER,
+            discover_params(ProtocolVersion::V_2026_07_28, &client()),
+        );
+        assert_eq!(
+            String::from_utf8(line).unwrap(),
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"server/discover\",\"params\":{{\"_meta\":{CONTEXT}}}}}\n"
+            )
+        );
+    }
+
+    #[test]
+    fn later_requests_carry_the_context_merged_with_the_callers_meta() {
+        let context = client_context(ProtocolVersion::V_2026_07_28, &client());
+        let line = framing::request_line(
+            3,
+            "tools/call",
+            with_client_context(json!({"name": "echo", "arguments": {"m": 1}}), &context),
+        );
+        assert_eq!(
+            String::from_utf8(line).unwrap(),
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"m\":1}},\"_meta\":{CONTEXT}}}}}\n"
+            )
+        );
+        let merged = with_client_context(
+            json!({"_meta": {"progressToken": 7, "io.modelcontextprotocol/protocolVersion": "x"}}),
+            &context,
+        );
+        assert_eq!(
+            merged,
+            json!({"_meta": {
+                "progressToken": 7,
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "open-multi-agent", "version": "0.0.0"},
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }})
+        );
+        assert_eq!(
+            with_client_context(json!({"_meta": null}), &context)["_meta"],
+            Value::Object(context.clone())
+        );
+        assert_eq!(with_client_context(json!([1]), &context), json!([1]));
+    }
+
+    #[test]
+    fn selects_the_first_preferred_version_the_server_lists() {
+        assert_eq!(preferred_versions(), [ProtocolVersion::V_2026_07_28]);
+        let preferred = [ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25];
+        assert_eq!(
+            select_protocol_version(&preferred, &[json!("2025-11-25"), json!("2026-07-28")]),
+            Some(ProtocolVersion::V_2026_07_28)
+        );
+        assert_eq!(
+            select_protocol_version(&preferred, &[json!(2026), json!("2025-11-25")]),
+            Some(ProtocolVersion::V_2025_11_25)
+        );
+        assert_eq!(
+            select_protocol_version(&preferred, &[json!("2099-01-01")]),
+            None
+        );
+        assert_eq!(select_protocol_version(&preferred, &[]), None);
+        assert_eq!(
+            probe_bound(Duration::from_secs(60)),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            probe_bound(Duration::from_millis(300)),
+            Duration::from_millis(300)
+        );
+    }
+
+    #[test]
+    fn retries_after_unsupported_version_as_rmcp() {
+        let v26 = ProtocolVersion::V_2026_07_28;
+        let v25 = ProtocolVersion::V_2025_11_25;
+        let preferred = [v26.clone(), v25.clone()];
+        let supported = [json!("2025-11-25"), json!("2026-07-28")];
+        // The current version once more, if tried only once; then the next one.
+        assert_eq!(
+            next_candidate(&preferred, std::slice::from_ref(&v26), &v26, &supported),
+            Some(v26.clone())
+        );
+        assert_eq!(
+            next_candidate(&preferred, &[v26.clone(), v26.clone()], &v26, &supported),
+            Some(v25.clone())
+        );
+        assert_eq!(
+            next_candidate(
+                &preferred,
+                &[v26.clone(), v26.clone(), v25.clone()],
+                &v25,
+                &supported
+            ),
+            Some(v25.clone())
+        );
+        assert_eq!(
+            next_candidate(
+                &preferred,
+                &[v26.clone(), v25.clone(), v25.clone()],
+                &v25,
+                &supported
+            ),
+            None
+        );
+        assert_eq!(
+            next_candidate(&preferred, std::slice::from_ref(&v26), &v26, &[]),
+            None
+        );
+    }
+
+    fn rpc(code: i64, data: Option<Value>) -> Error {
+        Error::Rpc {
+            code,
+            message: "m".to_owned(),
+            data,
+        }
+    }
+
+    #[test]
+    fn classifies_discover_errors() {
+        assert_eq!(
+            classify_discover_error(&rpc(-32601, None)),
+            DiscoverError::Legacy
+        );
+        assert_eq!(
+            classify_discover_error(&rpc(-32602, None)),
+            DiscoverError::Legacy
+        );
+        assert_eq!(
+            classify_discover_error(&rpc(-32603, None)),
+            DiscoverError::Legacy
+        );
+        assert_eq!(
+            classify_discover_error(&rpc(1 << 40, None)),
+            DiscoverError::Legacy
+        );
+        assert_eq!(
+            classify_discover_error(&rpc(-32020, None)),
+            DiscoverError::Fatal
+        );
+        assert_eq!(
+            classify_discover_error(&rpc(-32021, None)),
+            DiscoverError::Fatal
+        );
+        assert_eq!(
+            classify_discover_error(&rpc(-32022, Some(json!({"supported": ["2026-07-28", 5]})))),
+            DiscoverError::UnsupportedVersion {
+                supported: vec![json!("2026-07-28")]
+            }
+        );
+        assert_eq!(
+            classify_discover_error(&rpc(-32022, Some(json!("nope")))),
+            DiscoverError::UnsupportedVersion { supported: vec![] }
+        );
+        assert_eq!(
+            classify_discover_error(&Error::Timeout {
+                method: DISCOVER.to_owned(),
+                timeout: Duration::from_secs(10)
+            }),
+            DiscoverError::Timeout
+        );
+        for e in [
+            Error::ConnectionClosed,
+            Error::NotConnected,
+            Error::MessageTooLarge { limit: 1 },
+        ] {
+            assert_eq!(classify_discover_error(&e), DiscoverError::Fatal, "{e}");
+        }
+    }
+
+    #[test]
+    fn reads_the_discover_result() {
+        let preferred = preferred_versions();
+        let result = json!({
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "mcp-time", "version": "2026.10.19", "x": 1}},
+            "resultType": "complete", "cacheScope": "private", "ttlMs": 0
+        });
+        let negotiated = read_discover_result(result, &preferred, &client(), "srv").unwrap();
+        assert_eq!(negotiated.protocol_version, "2026-07-28");
+        assert_eq!(
+            negotiated.server_info,
+            Some(json!({"name": "mcp-time", "version": "2026.10.19", "x": 1}))
+        );
+        assert_eq!(
+            negotiated.client_context.map(Value::Object),
+            Some(serde_json::from_str::<Value>(CONTEXT).unwrap())
+        );
+        let no_meta = json!({"supportedVersions": ["2026-07-28"], "_meta": 3});
+        assert_eq!(
+            read_discover_result(no_meta, &preferred, &client(), "srv")
+                .unwrap()
+                .server_info,
+            None
+        );
+        let err = read_discover_result(
+            json!({"supportedVersions": ["2025-11-25"]}),
+            &preferred,
+            &client(),
+            "srv",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the MCP server `srv` sent an invalid `server/discover` response: no protocol version \
+             in common: the server supports [\"2025-11-25\"], this client [\"2026-07-28\"]"
+        );
+        let err = read_discover_result(json!({}), &preferred, &client(), "srv").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the MCP server `srv` sent an invalid `server/discover` response: `supportedVersions` \
+             is not an array: null"
+        );
+        let err = read_discover_result(json!([]), &preferred, &client(), "srv").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the MCP server `srv` sent an invalid `server/discover` response: the result is not \
+             an object: []"
+        );
+    }
+
+    #[test]
+    fn handshake_errors_say_both_phases() {
+        let err = Error::Handshake {
+            command: "srv".to_owned(),
+            method: DISCOVER.to_owned(),
+            source: Box::new(Error::FallbackFailed {
+                discover: Box::new(Error::Rpc {
+                    code: -32601,
+                    message: "Method not found".to_owned(),
+                    data: None,
+                }),
+                fallback: Box::new(Error::ConnectionClosed),
+            }),
+            stderr_tail: String::new(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "the MCP server/discover handshake with `srv` failed: MCP error -32601: Method not \
+             found; the fallback `initialize` handshake failed too: MCP error -32000: Connection \
+             closed"
+        );
+        assert!(err.is_disconnected());
+        assert_eq!(err.rpc_code(), Some(-32000));
+        let err = Error::DiscoverUnsupported {
+            source: Box::new(rpc(-32601, None)),
+        };
+        assert_eq!(err.rpc_code(), Some(-32601));
+        assert_eq!(
+            err.to_string(),
+            "MCP error -32601: m (the server does not speak the 2026-07-28 lifecycle; connect \
+             with `Lifecycle::Auto` or `Lifecycle::Initialize`)"
+        );
+    }
+}
