@@ -146,7 +146,7 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
     });
     Ok(quote! {
         #(#[doc = #doc])*
-        #[allow(dead_code)]
+        #[allow(dead_code, clippy::type_complexity)]
         #[derive(
             Debug,
             Clone,
@@ -236,7 +236,7 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
     let values: Vec<&str> = def.variants.iter().map(|v| v.value.as_str()).collect();
     Ok(quote! {
         #(#[doc = #doc])*
-        #[allow(dead_code)]
+        #[allow(dead_code, clippy::type_complexity)]
         #[derive(
             Debug,
             Clone,
@@ -252,7 +252,7 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
             #(#variants,)*
         }
 
-        #[allow(dead_code)]
+        #[allow(dead_code, clippy::type_complexity)]
         impl #name {
             /// Every value the schema allows, in schema order.
             pub const VALUES: &'static [&'static str] = &[#(#values),*];
@@ -327,7 +327,7 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
     let json = quote!(::oma_mcp_runtime::__private::serde_json);
     Ok(quote! {
         #(#[doc = #doc])*
-        #[allow(dead_code)]
+        #[allow(dead_code, clippy::type_complexity)]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #default_derive)]
         pub enum #name {
             #(
@@ -337,7 +337,7 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
             )*
         }
 
-        #[allow(dead_code)]
+        #[allow(dead_code, clippy::type_complexity)]
         impl #name {
             /// Every value the schema allows, as JSON text, in schema order.
             pub const VALUES: &'static [&'static str] = &[#(#jsons),*];
@@ -416,7 +416,7 @@ fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Err
         .collect::<Result<Vec<_>, Error>>()?;
     Ok(quote! {
         #(#[doc = #doc])*
-        #[allow(dead_code)]
+        #[allow(dead_code, clippy::type_complexity)]
         #[derive(
             Debug,
             Clone,
@@ -455,7 +455,7 @@ fn untagged_item(tool: &ToolModel, def: &UntaggedEnumDef) -> Result<TokenStream,
         .collect::<Result<Vec<_>, Error>>()?;
     Ok(quote! {
         #(#[doc = #doc])*
-        #[allow(dead_code)]
+        #[allow(dead_code, clippy::type_complexity)]
         #[derive(
             Debug,
             Clone,
