@@ -349,3 +349,29 @@ fn relative_manifest_path_and_relative_command() {
     assert_exit(&out, 0);
     assert_eq!(text(&out.stdout), "Echo: rel\n");
 }
+
+/// `list` takes `--timeout-ms` like `call` and `snapshot`: a server that never answers fails
+/// fast (both handshakes are tried, each bounded).
+#[test]
+fn list_timeout_bounds_a_silent_server() {
+    let started = std::time::Instant::now();
+    let out = run(oma_mcp().args([
+        "list",
+        "--timeout-ms",
+        "300",
+        "--",
+        "sh",
+        "-c",
+        "cat >/dev/null",
+    ]));
+    assert_exit(&out, 2);
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert!(
+        text(&out.stderr).ends_with(
+            "failed: MCP error -32001: Request timed out; the fallback `initialize` handshake \
+             failed too: MCP error -32001: Request timed out\n"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}

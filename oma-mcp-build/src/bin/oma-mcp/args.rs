@@ -58,6 +58,10 @@ pub enum Command {
         /// The seed's namePrefix (default: the manifest's `prefix`).
         #[arg(long, value_name = "P")]
         prefix: Option<String>,
+        /// The per-request timeout in milliseconds, at least 1 (default: the manifest's, else
+        /// 60000).
+        #[arg(long, value_name = "N", value_parser = timeout_ms)]
+        timeout_ms: Option<u64>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,

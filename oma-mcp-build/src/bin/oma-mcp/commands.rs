@@ -102,9 +102,10 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
         } => generate(&snapshot, prefix, consequential, out.as_deref()),
         Command::List {
             prefix,
+            timeout_ms,
             format,
             target,
-        } => list(prefix, format, target).await,
+        } => list(prefix, timeout_ms, format, target).await,
         Command::Call {
             tool,
             args,
@@ -209,8 +210,13 @@ fn generate(
     Ok(Outcome::Success)
 }
 
-async fn list(prefix: Option<String>, format: Format, target: Target) -> Result<Outcome, CliError> {
-    let (config, consequential) = resolve(target, prefix, None)?;
+async fn list(
+    prefix: Option<String>,
+    timeout_ms: Option<u64>,
+    format: Format,
+    target: Target,
+) -> Result<Outcome, CliError> {
+    let (config, consequential) = resolve(target, prefix, timeout_ms)?;
     let client = connect(config).await?;
     let rows: Vec<Value> = client
         .tools()
