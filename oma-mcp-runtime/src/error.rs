@@ -208,6 +208,26 @@ pub enum Error {
         /// What is wrong, with the JSON pointer where there is one.
         reason: String,
     },
+
+    /// The live server drifted from its snapshot and the [`crate::DriftPolicy`] says to fail
+    /// ([`crate::DriftReport::apply`]).
+    #[error(
+        "MCP server `{server}` drifted from its snapshot ({breaking} breaking, {warning} warning, \
+         {info} info; first: {first}); review with `oma-mcp check` and update the pin with \
+         `oma-mcp snapshot`"
+    )]
+    Drift {
+        /// The server's name (or command line).
+        server: String,
+        /// Breaking changes.
+        breaking: usize,
+        /// Warnings.
+        warning: usize,
+        /// Informational changes.
+        info: usize,
+        /// The first change at the failing level: `<tool><pointer>: <message>`.
+        first: String,
+    },
 }
 
 impl Error {

@@ -11,9 +11,14 @@
 //!   [`ToolExecutor`] pipeline (gate, consequential confirmation, output truncation).
 //! - [`validate`]: local argument validation against a tool's JSON Schema (beyond the seed).
 //!
+//! Cargo feature `schemars`: re-exports `schemars` for generated code made with
+//! `oma_mcp_build::codegen::GenerateOptions::with_schemars(true)` (manifest: `schemars = true`),
+//! whose argument and output types then derive `schemars::JsonSchema`.
+//!
 //! Data flows one way: server → snapshot → generated code → typed call → drift report.
 
 pub mod connect;
+pub mod drift;
 pub mod error;
 pub mod naming;
 pub mod result;
@@ -23,6 +28,7 @@ pub mod typed;
 pub mod validate;
 
 pub use connect::{ConnectConfig, DiscoveredTool, Lifecycle, McpClient, connect_mcp_tools};
+pub use drift::{Change, ChangeKind, Direction, DriftPolicy, DriftReport, Severity};
 pub use error::Error;
 pub use naming::normalize_tool_name;
 pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
@@ -31,13 +37,15 @@ pub use snapshot::{Snapshot, SnapshotTool};
 /// [`McpClient::call_tool_with_cancel`]), re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry};
-pub use typed::McpTool;
+pub use typed::{CallError, McpTool, TypedResult};
 pub use validate::Validator;
 
 /// Re-exports that generated code refers to as `::oma_mcp_runtime::__private::…`, so a crate
 /// that includes generated code needs no dependency other than `oma-mcp-runtime`.
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "schemars")]
+    pub use schemars;
     pub use serde;
     pub use serde_json;
 }

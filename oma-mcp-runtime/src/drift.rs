@@ -1,0 +1,407 @@
+//! Drift: what changed between two tool lists, and whether it breaks generated code.
+//!
+//! [`diff`] compares an old [`Snapshot`] (the committed pin) with a new one (a live
+//! `tools/list`, or another file) and returns a [`DriftReport`]: a list of [`Change`]s, each
+//! with the tool, a JSON pointer into the tool descriptor, a [`ChangeKind`], a [`Severity`], a
+//! [`Direction`] and a one-line message. The engine is pure: same inputs, same changes in the
+//! same order (server lines first, then tools by raw name, each tool's changes in schema
+//! order). Tools with equal digests are skipped without looking at their schemas.
+//!
+//! # Rules
+//! Sources: MCP specification revision 2025-06-18, "Tools" (`Tool.inputSchema`,
+//! `Tool.outputSchema`, `Tool.title`, `ToolAnnotations` and their defaults), and the JSON
+//! Schema 2020-12 validation vocabulary (`type`, `enum`, `const`, `required`, the numeric,
+//! string and array bounds, `pattern`) and applicators (`properties`, `items`, `prefixItems`,
+//! `additionalProperties`, `anyOf`/`oneOf`/`allOf`, local `$ref` into `$defs`/`definitions`).
+//!
+//! | change | input (what we send) | output (what we receive) |
+//! |---|---|---|
+//! | property removed | breaking | breaking |
+//! | optional property added | info | info |
+//! | required property added / property newly required | breaking | info |
+//! | property no longer required | info | breaking |
+//! | type narrowed, became non-nullable, enum value removed, `const` added, bound tightened, `pattern` added, `additionalProperties` became false, union branch removed | breaking | info |
+//! | type widened, became nullable, enum value added, `const` removed, bound relaxed, `pattern` removed, union branch added | info | breaking |
+//! | type, `const`, `pattern` or `format` changed to an unrelated value | breaking | breaking |
+//! | output schema added / removed | | info / breaking |
+//! | description or title changed (tool, annotation or any schema) | warning | warning |
+//! | other schema keywords (`default`, `examples`, …) | info | info |
+//!
+//! A value that narrows what the schema accepts breaks input (the generated code may send a
+//! value the server now rejects); one that widens it breaks output (the server may send a
+//! value the generated types cannot hold). Tools: removed → breaking, added → info.
+//! Annotations (compared with the specification's defaults: `readOnlyHint` false,
+//! `destructiveHint` true, `idempotentHint` false, `openWorldHint` true): `readOnlyHint`
+//! true→false or `destructiveHint` false→true → breaking (the tool became more dangerous and a
+//! consequential wrapper may now be missing); any other change of a hint's value → warning; a
+//! hint that now states its default explicitly → info. Other descriptor fields (`_meta`,
+//! `icons`, `execution`, vendor keys) → info. A different protocol version or
+//! `serverInfo.version` → info.
+
+mod format;
+mod rules;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+use crate::snapshot::{Snapshot, SnapshotTool};
+
+/// How much a change matters to code generated from the old snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Informational: nothing generated from the old snapshot can break.
+    Info,
+    /// Text the model reads changed (a possible "rug pull"), or a hint changed.
+    Warning,
+    /// Generated code or its safety assumptions may break.
+    Breaking,
+}
+
+impl Severity {
+    /// `breaking`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Breaking => "breaking",
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which way the data of a change flows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// The input schema: arguments we send.
+    Input,
+    /// The output schema: structured content we receive.
+    Output,
+    /// The tool itself: added, removed, description, title, annotations, other fields.
+    Tool,
+    /// The server: protocol version, `serverInfo` (the change's tool is empty).
+    Server,
+}
+
+impl Direction {
+    /// `input`, `output`, `tool` or `server`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Input => "input",
+            Direction::Output => "output",
+            Direction::Tool => "tool",
+            Direction::Server => "server",
+        }
+    }
+}
+
+/// What kind of change was found (serialized in `snake_case`, e.g. `property_removed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+#[allow(missing_docs)] // each name says it; the rules are in the module docs
+pub enum ChangeKind {
+    ToolRemoved,
+    ToolAdded,
+    ProtocolVersionChanged,
+    ServerVersionChanged,
+    DescriptionChanged,
+    TitleChanged,
+    AnnotationChanged,
+    AnnotationMadeExplicit,
+    FieldChanged,
+    OutputSchemaAdded,
+    OutputSchemaRemoved,
+    PropertyRemoved,
+    PropertyAdded,
+    RequiredPropertyAdded,
+    PropertyNowRequired,
+    PropertyNoLongerRequired,
+    TypeChanged,
+    TypeNarrowed,
+    TypeWidened,
+    NullableAdded,
+    NullableRemoved,
+    EnumValueAdded,
+    EnumValueRemoved,
+    EnumAdded,
+    EnumRemoved,
+    ConstChanged,
+    ConstAdded,
+    ConstRemoved,
+    BoundTightened,
+    BoundRelaxed,
+    PatternAdded,
+    PatternRemoved,
+    PatternChanged,
+    FormatChanged,
+    AdditionalPropertiesNarrowed,
+    AdditionalPropertiesWidened,
+    BranchAdded,
+    BranchRemoved,
+    TupleItemAdded,
+    TupleItemRemoved,
+    KeywordChanged,
+    RefUnresolved,
+}
+
+impl ChangeKind {
+    /// The `snake_case` name, as in JSON output.
+    pub fn as_str(self) -> &'static str {
+        use ChangeKind::*;
+        match self {
+            ToolRemoved => "tool_removed",
+            ToolAdded => "tool_added",
+            ProtocolVersionChanged => "protocol_version_changed",
+            ServerVersionChanged => "server_version_changed",
+            DescriptionChanged => "description_changed",
+            TitleChanged => "title_changed",
+            AnnotationChanged => "annotation_changed",
+            AnnotationMadeExplicit => "annotation_made_explicit",
+            FieldChanged => "field_changed",
+            OutputSchemaAdded => "output_schema_added",
+            OutputSchemaRemoved => "output_schema_removed",
+            PropertyRemoved => "property_removed",
+            PropertyAdded => "property_added",
+            RequiredPropertyAdded => "required_property_added",
+            PropertyNowRequired => "property_now_required",
+            PropertyNoLongerRequired => "property_no_longer_required",
+            TypeChanged => "type_changed",
+            TypeNarrowed => "type_narrowed",
+            TypeWidened => "type_widened",
+            NullableAdded => "nullable_added",
+            NullableRemoved => "nullable_removed",
+            EnumValueAdded => "enum_value_added",
+            EnumValueRemoved => "enum_value_removed",
+            EnumAdded => "enum_added",
+            EnumRemoved => "enum_removed",
+            ConstChanged => "const_changed",
+            ConstAdded => "const_added",
+            ConstRemoved => "const_removed",
+            BoundTightened => "bound_tightened",
+            BoundRelaxed => "bound_relaxed",
+            PatternAdded => "pattern_added",
+            PatternRemoved => "pattern_removed",
+            PatternChanged => "pattern_changed",
+            FormatChanged => "format_changed",
+            AdditionalPropertiesNarrowed => "additional_properties_narrowed",
+            AdditionalPropertiesWidened => "additional_properties_widened",
+            BranchAdded => "branch_added",
+            BranchRemoved => "branch_removed",
+            TupleItemAdded => "tuple_item_added",
+            TupleItemRemoved => "tuple_item_removed",
+            KeywordChanged => "keyword_changed",
+            RefUnresolved => "ref_unresolved",
+        }
+    }
+}
+
+impl std::fmt::Display for ChangeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One difference between the old and the new tool list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Change {
+    /// The raw MCP tool name (empty for a server-level change).
+    pub tool: String,
+    /// An RFC 6901 JSON pointer into the tool descriptor (`/inputSchema/properties/q`), in
+    /// the new descriptor when the place still exists; empty for the whole tool.
+    pub pointer: String,
+    /// What changed.
+    pub kind: ChangeKind,
+    /// How much it matters.
+    pub severity: Severity,
+    /// Which way the data flows.
+    pub direction: Direction,
+    /// One line for a human (server text quoted with escapes, never a raw newline).
+    pub message: String,
+}
+
+/// How many changes of each severity a report holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
+pub struct Summary {
+    /// Breaking changes.
+    pub breaking: usize,
+    /// Warnings.
+    pub warning: usize,
+    /// Informational changes.
+    pub info: usize,
+}
+
+/// What to do with a [`DriftReport`] at run time; see [`DriftReport::apply`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum DriftPolicy {
+    /// Do nothing.
+    Ignore,
+    /// Log every change with `tracing` (breaking at `WARN`… as [`DriftReport::log`]).
+    #[default]
+    Log,
+    /// Log, and fail when there is a breaking change.
+    FailOnBreaking,
+    /// Log, and fail on any change (also a warning or an info line).
+    FailOnAny,
+}
+
+/// The changes between two tool lists, in a deterministic order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
+pub struct DriftReport {
+    /// Every change, server lines first, then by tool name.
+    pub changes: Vec<Change>,
+    /// The counts per severity.
+    pub summary: Summary,
+}
+
+impl DriftReport {
+    /// A report of `changes` (summary computed).
+    pub fn new(changes: Vec<Change>) -> Self {
+        let mut summary = Summary::default();
+        for c in &changes {
+            match c.severity {
+                Severity::Breaking => summary.breaking += 1,
+                Severity::Warning => summary.warning += 1,
+                Severity::Info => summary.info += 1,
+            }
+        }
+        Self { changes, summary }
+    }
+
+    /// No change at all.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// The highest severity found, `None` when there is no change.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.changes.iter().map(|c| c.severity).max()
+    }
+
+    /// Whether some change is at least as severe as `level`.
+    pub fn has_at_least(&self, level: Severity) -> bool {
+        self.max_severity().is_some_and(|s| s >= level)
+    }
+
+    /// The JSON form: `{"changes": [{"tool", "pointer", "kind", "severity", "direction",
+    /// "message"}], "summary": {"breaking": N, "warning": N, "info": N}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Logs every change with `tracing` (target `oma_mcp::drift`): breaking at `WARN`,
+    /// warnings at `WARN`, info at `INFO`.
+    pub fn log(&self, server: &str) {
+        for c in &self.changes {
+            match c.severity {
+                Severity::Breaking | Severity::Warning => tracing::warn!(
+                    target: "oma_mcp::drift", server, tool = %c.tool, pointer = %c.pointer,
+                    kind = %c.kind, severity = %c.severity, "{}", c.message
+                ),
+                Severity::Info => tracing::info!(
+                    target: "oma_mcp::drift", server, tool = %c.tool, pointer = %c.pointer,
+                    kind = %c.kind, "{}", c.message
+                ),
+            }
+        }
+    }
+
+    /// Applies the user's policy: logs (unless [`DriftPolicy::Ignore`]) and fails as the
+    /// policy says.
+    ///
+    /// # Errors
+    /// [`crate::Error::Drift`] with the summary and the first change at the failing level.
+    pub fn apply(&self, policy: DriftPolicy, server: &str) -> Result<(), crate::Error> {
+        let level = match policy {
+            DriftPolicy::Ignore => return Ok(()),
+            DriftPolicy::Log => None,
+            DriftPolicy::FailOnBreaking => Some(Severity::Breaking),
+            DriftPolicy::FailOnAny => Some(Severity::Info),
+        };
+        self.log(server);
+        match level.and_then(|l| self.changes.iter().find(|c| c.severity >= l)) {
+            Some(first) => Err(crate::Error::Drift {
+                server: server.to_owned(),
+                breaking: self.summary.breaking,
+                warning: self.summary.warning,
+                info: self.summary.info,
+                first: format!("{}{}: {}", first.tool, first.pointer, first.message),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Compares two tool lists: `old` (the pin) against `new` (live, or a later file).
+pub fn diff(old: &Snapshot, new: &Snapshot) -> DriftReport {
+    let mut changes = rules::server_changes(old, new);
+    changes.extend(diff_tools(&old.tools, &new.tools));
+    DriftReport::new(changes)
+}
+
+/// Compares two tool sets by raw name (either order in; changes come out by name).
+pub fn diff_tools(old: &[SnapshotTool], new: &[SnapshotTool]) -> Vec<Change> {
+    let mut old: Vec<&SnapshotTool> = old.iter().collect();
+    let mut new: Vec<&SnapshotTool> = new.iter().collect();
+    old.sort_by(|a, b| a.name().cmp(b.name()));
+    new.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut changes = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        let order = match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) => a.name().cmp(b.name()),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                changes.push(rules::tool_removed(old[i]));
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                changes.push(rules::tool_added(new[j]));
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                // The fast path: equal digests, equal descriptors.
+                if old[i].digest != new[j].digest {
+                    rules::tool_changes(old[i], new[j], &mut changes);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    changes
+}
+
+impl crate::McpClient {
+    /// Compares the tools listed at connect with `snapshot` (the pin): `snapshot` is the old
+    /// side, the live server the new one, including its protocol version and `serverInfo`.
+    pub fn drift_against(&self, snapshot: &Snapshot) -> DriftReport {
+        let live: Vec<SnapshotTool> = self
+            .tools()
+            .iter()
+            .filter_map(|t| SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
+            .collect();
+        let live = Snapshot {
+            server_info: self.server_info().cloned(),
+            protocol_version: self.protocol_version().map(str::to_owned),
+            source: None,
+            tools: live,
+        };
+        diff(snapshot, &live)
+    }
+}

@@ -1,0 +1,297 @@
+//! Server- and tool-level rules: tools added and removed, description, title, annotations,
+//! other descriptor fields; schemas are handed to [`super::schema`].
+
+use serde_json::Value;
+
+use super::schema::{self, Ctx};
+use super::{Change, ChangeKind, Direction, Severity};
+use crate::snapshot::{Snapshot, SnapshotTool};
+
+/// A value quoted for a one-line message: JSON-style quotes, newlines and control characters
+/// escaped (Rust's `Debug` for `str`).
+pub(crate) fn quote(text: &str) -> String {
+    format!("{text:?}")
+}
+
+/// A JSON value for a one-line message (compact JSON; strings escaped as JSON does).
+pub(crate) fn show(value: &Value) -> String {
+    match value {
+        Value::String(s) => quote(s),
+        other => other.to_string(),
+    }
+}
+
+/// The message of a changed text (description or title): always old and new text.
+pub(crate) fn text_message(what: &str, old: Option<&Value>, new: Option<&Value>) -> String {
+    match (old, new) {
+        (Some(o), Some(n)) => format!("{what} changed: {} → {}", show(o), show(n)),
+        (None, Some(n)) => format!("{what} added: {}", show(n)),
+        (Some(o), None) => format!("{what} removed (was {})", show(o)),
+        (None, None) => format!("{what} unchanged"),
+    }
+}
+
+/// The protocol version and `serverInfo.version` lines (MCP lifecycle: `protocolVersion`,
+/// `serverInfo`); only when both sides know the value.
+pub(super) fn server_changes(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
+    let mut changes = Vec::new();
+    if let (Some(o), Some(n)) = (&old.protocol_version, &new.protocol_version)
+        && o != n
+    {
+        changes.push(server_change(
+            ChangeKind::ProtocolVersionChanged,
+            "/protocolVersion",
+            format!("protocol version {} → {}", quote(o), quote(n)),
+        ));
+    }
+    let version = |s: &Snapshot| {
+        s.server_info
+            .as_ref()
+            .and_then(|i| i.get("version"))
+            .cloned()
+    };
+    if let (Some(o), Some(n)) = (version(old), version(new))
+        && o != n
+    {
+        changes.push(server_change(
+            ChangeKind::ServerVersionChanged,
+            "/serverInfo/version",
+            format!("server version {} → {}", show(&o), show(&n)),
+        ));
+    }
+    changes
+}
+
+fn server_change(kind: ChangeKind, pointer: &str, message: String) -> Change {
+    Change {
+        tool: String::new(),
+        pointer: pointer.to_owned(),
+        kind,
+        severity: Severity::Info,
+        direction: Direction::Server,
+        message,
+    }
+}
+
+fn tool_change(
+    tool: &str,
+    pointer: &str,
+    kind: ChangeKind,
+    severity: Severity,
+    message: String,
+) -> Change {
+    Change {
+        tool: tool.to_owned(),
+        pointer: pointer.to_owned(),
+        kind,
+        severity,
+        direction: Direction::Tool,
+        message,
+    }
+}
+
+/// A tool the new list no longer has: breaking (generated code calls it).
+pub(super) fn tool_removed(tool: &SnapshotTool) -> Change {
+    tool_change(
+        tool.name(),
+        "",
+        ChangeKind::ToolRemoved,
+        Severity::Breaking,
+        format!("tool {} was removed", quote(tool.name())),
+    )
+}
+
+/// A tool only the new list has: info.
+pub(super) fn tool_added(tool: &SnapshotTool) -> Change {
+    tool_change(
+        tool.name(),
+        "",
+        ChangeKind::ToolAdded,
+        Severity::Info,
+        format!("tool {} was added", quote(tool.name())),
+    )
+}
+
+/// The MCP 2025-06-18 `ToolAnnotations` hints and their defaults.
+const HINT_DEFAULTS: [(&str, bool); 4] = [
+    ("readOnlyHint", false),
+    ("destructiveHint", true),
+    ("idempotentHint", false),
+    ("openWorldHint", true),
+];
+
+/// Every change between two versions of one tool (their digests differ).
+pub(super) fn tool_changes(old: &SnapshotTool, new: &SnapshotTool, out: &mut Vec<Change>) {
+    let name = new.name();
+    let (od, nd) = (&old.descriptor, &new.descriptor);
+    for key in ["description", "title"] {
+        let (o, n) = (od.get(key), nd.get(key));
+        if o != n {
+            let kind = if key == "title" {
+                ChangeKind::TitleChanged
+            } else {
+                ChangeKind::DescriptionChanged
+            };
+            out.push(tool_change(
+                name,
+                &format!("/{key}"),
+                kind,
+                Severity::Warning,
+                text_message(&format!("tool {key}"), o, n),
+            ));
+        }
+    }
+    annotations(
+        name,
+        od.get("annotations"),
+        nd.get("annotations"),
+        &mut |c| out.push(c),
+    );
+    let empty = Value::Object(serde_json::Map::new());
+    let input = |d: &'_ Value| -> Value { d.get("inputSchema").cloned().unwrap_or(empty.clone()) };
+    let (oi, ni) = (input(od), input(nd));
+    if oi != ni {
+        Ctx::new(name, Direction::Input, &oi, &ni).run("/inputSchema", out);
+    }
+    match (od.get("outputSchema"), nd.get("outputSchema")) {
+        (None, Some(_)) => out.push(Change {
+            tool: name.to_owned(),
+            pointer: "/outputSchema".into(),
+            kind: ChangeKind::OutputSchemaAdded,
+            severity: Severity::Info,
+            direction: Direction::Output,
+            message: "output schema added (typed output is now available)".into(),
+        }),
+        (Some(_), None) => out.push(Change {
+            tool: name.to_owned(),
+            pointer: "/outputSchema".into(),
+            kind: ChangeKind::OutputSchemaRemoved,
+            severity: Severity::Breaking,
+            direction: Direction::Output,
+            message: "output schema removed (structured content is no longer promised)".into(),
+        }),
+        (Some(o), Some(n)) if o != n => {
+            Ctx::new(name, Direction::Output, o, n).run("/outputSchema", out);
+        }
+        _ => {}
+    }
+    let handled = [
+        "name",
+        "description",
+        "title",
+        "annotations",
+        "inputSchema",
+        "outputSchema",
+    ];
+    for key in schema::union_keys(od, nd) {
+        if handled.contains(&key.as_str()) {
+            continue;
+        }
+        let (o, n) = (od.get(&key), nd.get(&key));
+        if o != n {
+            out.push(tool_change(
+                name,
+                &format!("/{}", schema::escape(&key)),
+                ChangeKind::FieldChanged,
+                Severity::Info,
+                field_message(&key, o, n),
+            ));
+        }
+    }
+}
+
+fn field_message(key: &str, old: Option<&Value>, new: Option<&Value>) -> String {
+    let cut = |v: &Value| crate::snapshot::truncate_for_message(&v.to_string());
+    match (old, new) {
+        (Some(o), Some(n)) => format!("{} changed: {} → {}", quote(key), cut(o), cut(n)),
+        (None, Some(n)) => format!("{} added: {}", quote(key), cut(n)),
+        (Some(o), None) => format!("{} removed (was {})", quote(key), cut(o)),
+        (None, None) => String::new(),
+    }
+}
+
+/// Annotation rules (MCP 2025-06-18 `ToolAnnotations`): hints compared by effective value
+/// (their defaults when absent); `title` as a text; other keys as warnings.
+pub(super) fn annotations(
+    tool: &str,
+    old: Option<&Value>,
+    new: Option<&Value>,
+    push: &mut dyn FnMut(Change),
+) {
+    let get = |side: Option<&Value>, key: &str| side.and_then(|a| a.get(key)).cloned();
+    let mut keys: Vec<String> = HINT_DEFAULTS.iter().map(|(k, _)| (*k).to_owned()).collect();
+    let null = Value::Null;
+    for key in schema::union_keys(old.unwrap_or(&null), new.unwrap_or(&null)) {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    for key in keys {
+        let (o, n) = (get(old, &key), get(new, &key));
+        if o == n {
+            continue;
+        }
+        let pointer = format!("/annotations/{}", schema::escape(&key));
+        if key == "title" {
+            push(tool_change(
+                tool,
+                &pointer,
+                ChangeKind::TitleChanged,
+                Severity::Warning,
+                text_message("annotation title", o.as_ref(), n.as_ref()),
+            ));
+            continue;
+        }
+        let default = HINT_DEFAULTS
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, d)| *d);
+        let Some(default) = default else {
+            push(tool_change(
+                tool,
+                &pointer,
+                ChangeKind::AnnotationChanged,
+                Severity::Warning,
+                format!("annotation {}", field_message(&key, o.as_ref(), n.as_ref())),
+            ));
+            continue;
+        };
+        let effective = |v: &Option<Value>| v.as_ref().and_then(Value::as_bool).unwrap_or(default);
+        let (oe, ne) = (effective(&o), effective(&n));
+        let shown = |v: &Option<Value>| match v {
+            Some(v) => v.to_string(),
+            None => format!("absent (default {default})"),
+        };
+        if oe == ne {
+            push(tool_change(
+                tool,
+                &pointer,
+                ChangeKind::AnnotationMadeExplicit,
+                Severity::Info,
+                format!(
+                    "annotation {key} {} → {} (same meaning)",
+                    shown(&o),
+                    shown(&n)
+                ),
+            ));
+            continue;
+        }
+        let dangerous =
+            (key == "readOnlyHint" && oe && !ne) || (key == "destructiveHint" && !oe && ne);
+        let (severity, note) = if dangerous {
+            (
+                Severity::Breaking,
+                "; the tool became more dangerous: review its consequential setting",
+            )
+        } else {
+            (Severity::Warning, "")
+        };
+        push(tool_change(
+            tool,
+            &pointer,
+            ChangeKind::AnnotationChanged,
+            severity,
+            format!("annotation {key} {} → {}{note}", shown(&o), shown(&n)),
+        ));
+    }
+}

@@ -1,0 +1,1025 @@
+//! Schema rules: one walk over an old and a new JSON Schema (the input or the output schema of
+//! one tool), recursing through `properties`, `items`, `prefixItems`, `additionalProperties`,
+//! local `$ref` (into `$defs`/`definitions`) and `anyOf`/`oneOf`/`allOf` (JSON Schema 2020-12,
+//! "Applicator" and "Validation" vocabularies; draft-07 array-form `items` as a tuple).
+//!
+//! Every keyword change is classified as narrowing (accepts fewer values), widening (accepts
+//! more) or incompatible, and the direction turns that into a severity: narrowing breaks input,
+//! widening breaks output, incompatible breaks both (see [`Effect`]).
+
+use std::collections::{BTreeSet, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::rules::{quote, show, text_message};
+use super::{Change, ChangeKind, Direction, Severity};
+
+/// How deep the walk goes; deeper differences are reported once as a keyword change.
+const MAX_DEPTH: usize = 64;
+
+/// Upper bounds: a smaller value accepts fewer values (JSON Schema 2020-12 validation).
+const UPPER_BOUNDS: [&str; 5] = [
+    "maxLength",
+    "maximum",
+    "exclusiveMaximum",
+    "maxItems",
+    "maxProperties",
+];
+/// Lower bounds: a larger value accepts fewer values.
+const LOWER_BOUNDS: [&str; 5] = [
+    "minLength",
+    "minimum",
+    "exclusiveMinimum",
+    "minItems",
+    "minProperties",
+];
+/// Keywords with their own rule; every other keyword that differs is a [`ChangeKind::KeywordChanged`].
+const HANDLED: [&str; 29] = [
+    "description",
+    "title",
+    "type",
+    "nullable",
+    "enum",
+    "const",
+    "pattern",
+    "format",
+    "multipleOf",
+    "uniqueItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "maxLength",
+    "maximum",
+    "exclusiveMaximum",
+    "maxItems",
+    "maxProperties",
+    "minLength",
+    "minimum",
+    "exclusiveMinimum",
+];
+
+/// What a change does to the set of values a schema accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Effect {
+    /// Accepts fewer values: breaks input (we may send what is now rejected), harmless for
+    /// output.
+    Narrow,
+    /// Accepts more values: breaks output (we may receive what our types cannot hold),
+    /// harmless for input.
+    Widen,
+    /// Neither a subset nor a superset: breaks both.
+    Incompatible,
+}
+
+/// The walk over one pair of root schemas.
+pub(super) struct Ctx<'a> {
+    tool: &'a str,
+    direction: Direction,
+    old_root: &'a Value,
+    new_root: &'a Value,
+    /// `/inputSchema` or `/outputSchema`: where the roots sit in the descriptor.
+    root_ptr: String,
+    /// Pairs of followed `$ref` targets already compared (cycles, shared definitions).
+    seen: HashSet<(String, String)>,
+}
+
+/// The sorted union of two objects' keys (empty for non-objects).
+pub(crate) fn union_keys(a: &Value, b: &Value) -> Vec<String> {
+    let keys = |v: &Value| -> Vec<String> {
+        v.as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let mut all: BTreeSet<String> = keys(a).into_iter().collect();
+    all.extend(keys(b));
+    all.into_iter().collect()
+}
+
+/// A JSON pointer reference token (RFC 6901: `~` → `~0`, `/` → `~1`).
+pub(crate) fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+impl<'a> Ctx<'a> {
+    /// A walk over `old_root` and `new_root` for `tool` in `direction`.
+    pub(super) fn new(
+        tool: &'a str,
+        direction: Direction,
+        old_root: &'a Value,
+        new_root: &'a Value,
+    ) -> Self {
+        Self {
+            tool,
+            direction,
+            old_root,
+            new_root,
+            root_ptr: String::new(),
+            seen: HashSet::new(),
+        }
+    }
+
+    /// Walks the roots; `root_ptr` is where they sit in the descriptor.
+    pub(super) fn run(mut self, root_ptr: &str, out: &mut Vec<Change>) {
+        self.root_ptr = root_ptr.to_owned();
+        let (old, new) = (self.old_root, self.new_root);
+        self.walk(old, new, root_ptr, 0, out);
+    }
+
+    fn severity(&self, effect: Effect) -> Severity {
+        match (effect, self.direction) {
+            (Effect::Incompatible, _) => Severity::Breaking,
+            (Effect::Narrow, Direction::Output) | (Effect::Widen, Direction::Input) => {
+                Severity::Info
+            }
+            (Effect::Narrow, _) | (Effect::Widen, _) => Severity::Breaking,
+        }
+    }
+
+    fn push(
+        &self,
+        out: &mut Vec<Change>,
+        ptr: &str,
+        kind: ChangeKind,
+        severity: Severity,
+        message: String,
+    ) {
+        out.push(Change {
+            tool: self.tool.to_owned(),
+            pointer: ptr.to_owned(),
+            kind,
+            severity,
+            direction: self.direction,
+            message,
+        });
+    }
+
+    fn effect(&self, out: &mut Vec<Change>, ptr: &str, kind: ChangeKind, e: Effect, msg: String) {
+        let severity = self.severity(e);
+        self.push(out, ptr, kind, severity, msg);
+    }
+
+    /// Resolves a local `$ref` (`#`, `#/$defs/X`, any `#/…` JSON pointer) against `root`;
+    /// sibling keywords are kept beside the target's. `None` for an external or dangling ref.
+    fn resolve(root: &Value, schema: &Value) -> Option<(String, Value)> {
+        let reference = schema.get("$ref")?.as_str()?;
+        let fragment = reference.strip_prefix('#')?;
+        let target = root.pointer(fragment)?;
+        let mut merged = match target {
+            Value::Object(m) => m.clone(),
+            Value::Bool(true) => Map::new(),
+            other => return Some((fragment.to_owned(), other.clone())),
+        };
+        if let Some(siblings) = schema.as_object() {
+            for (k, v) in siblings {
+                if k != "$ref" {
+                    merged.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        Some((fragment.to_owned(), Value::Object(merged)))
+    }
+
+    fn walk(&mut self, old: &Value, new: &Value, ptr: &str, depth: usize, out: &mut Vec<Change>) {
+        if old == new {
+            return;
+        }
+        if depth > MAX_DEPTH {
+            self.push(
+                out,
+                ptr,
+                ChangeKind::KeywordChanged,
+                Severity::Info,
+                format!("schema nested deeper than {MAX_DEPTH} levels changed; not compared"),
+            );
+            return;
+        }
+        let (old, new) = (&normalize(old), &normalize(new));
+        if old == new {
+            return;
+        }
+        // Local references: compare what they point at, once per pair of targets.
+        let old_ref = old.get("$ref").map(|_| Self::resolve(self.old_root, old));
+        let new_ref = new.get("$ref").map(|_| Self::resolve(self.new_root, new));
+        if matches!(old_ref, Some(None)) || matches!(new_ref, Some(None)) {
+            self.push(
+                out,
+                ptr,
+                ChangeKind::RefUnresolved,
+                Severity::Info,
+                format!(
+                    "schema with a non-local or dangling $ref changed: {} → {}",
+                    crate::snapshot::truncate_for_message(&old.to_string()),
+                    crate::snapshot::truncate_for_message(&new.to_string())
+                ),
+            );
+            return;
+        }
+        if old_ref.is_some() || new_ref.is_some() {
+            let (old_id, old) = old_ref
+                .flatten()
+                .unwrap_or_else(|| (format!("@{ptr}"), old.clone()));
+            let (new_id, new, new_ptr) = match new_ref.flatten() {
+                Some((id, v)) => {
+                    let p = format!("{}{}", self.root_ptr, id);
+                    (id, v, p)
+                }
+                None => (format!("@{ptr}"), new.clone(), ptr.to_owned()),
+            };
+            if !self.seen.insert((old_id, new_id)) {
+                return;
+            }
+            return self.walk(&old, &new, &new_ptr, depth + 1, out);
+        }
+        match (old, new) {
+            (Value::Object(o), Value::Object(n)) => self.compare(o, n, ptr, depth, out),
+            (Value::Bool(false), _) => self.effect(
+                out,
+                ptr,
+                ChangeKind::TypeWidened,
+                Effect::Widen,
+                "schema accepted nothing (false), now accepts values".into(),
+            ),
+            (_, Value::Bool(false)) => self.effect(
+                out,
+                ptr,
+                ChangeKind::TypeNarrowed,
+                Effect::Narrow,
+                "schema now accepts nothing (false)".into(),
+            ),
+            _ => self.push(
+                out,
+                ptr,
+                ChangeKind::KeywordChanged,
+                Severity::Info,
+                format!("invalid schema changed: {} → {}", show(old), show(new)),
+            ),
+        }
+    }
+
+    fn compare(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        ptr: &str,
+        depth: usize,
+        out: &mut Vec<Change>,
+    ) {
+        for (key, kind) in [
+            ("title", ChangeKind::TitleChanged),
+            ("description", ChangeKind::DescriptionChanged),
+        ] {
+            let (ov, nv) = (o.get(key), n.get(key));
+            if ov != nv {
+                let p = format!("{ptr}/{key}");
+                self.push(out, &p, kind, Severity::Warning, text_message(key, ov, nv));
+            }
+        }
+        if is_union(o) != is_union(n) {
+            // A plain schema on one side, a union on the other: the plain one is compared
+            // as a single branch.
+            self.nullability(o, n, ptr, out);
+            self.unions(o, n, ptr, depth, out);
+            return;
+        }
+        self.nullability(o, n, ptr, out);
+        self.types(o, n, ptr, out);
+        self.values(o, n, ptr, out);
+        self.bounds(o, n, ptr, out);
+        self.object(o, n, ptr, depth, out);
+        self.array(o, n, ptr, depth, out);
+        self.unions(o, n, ptr, depth, out);
+        for key in union_keys(&Value::Object(o.clone()), &Value::Object(n.clone())) {
+            if HANDLED.contains(&key.as_str()) || key == "minProperties" {
+                continue;
+            }
+            let (ov, nv) = (o.get(&key), n.get(&key));
+            if ov != nv {
+                let p = format!("{ptr}/{}", escape(&key));
+                let cut = |v: Option<&Value>| match v {
+                    Some(v) => crate::snapshot::truncate_for_message(&v.to_string()),
+                    None => "absent".to_owned(),
+                };
+                self.push(
+                    out,
+                    &p,
+                    ChangeKind::KeywordChanged,
+                    Severity::Info,
+                    format!("keyword {} {} → {}", quote(&key), cut(ov), cut(nv)),
+                );
+            }
+        }
+    }
+
+    /// Nullability: a `"null"` type, a `{"type": "null"}` union branch, or OpenAPI's
+    /// `nullable: true`.
+    fn nullability(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        ptr: &str,
+        out: &mut Vec<Change>,
+    ) {
+        let (on, nn) = (nullable(o), nullable(n));
+        if on != nn {
+            let (kind, effect, msg) = if nn {
+                (ChangeKind::NullableAdded, Effect::Widen, "became nullable")
+            } else {
+                (
+                    ChangeKind::NullableRemoved,
+                    Effect::Narrow,
+                    "became non-nullable",
+                )
+            };
+            self.effect(out, ptr, kind, effect, msg.into());
+        }
+    }
+
+    /// `type` (the non-null types; `integer` is a `number`).
+    fn types(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        ptr: &str,
+        out: &mut Vec<Change>,
+    ) {
+        let (ot, nt) = (types(o), types(n));
+        if ot == nt {
+            return;
+        }
+        let show_types = |t: &Option<BTreeSet<String>>| match t {
+            None => "any".to_owned(),
+            Some(set) => set.iter().cloned().collect::<Vec<_>>().join("|"),
+        };
+        let (kind, effect) = if covers(&ot, &nt) {
+            (ChangeKind::TypeNarrowed, Effect::Narrow)
+        } else if covers(&nt, &ot) {
+            (ChangeKind::TypeWidened, Effect::Widen)
+        } else {
+            (ChangeKind::TypeChanged, Effect::Incompatible)
+        };
+        let word = match effect {
+            Effect::Narrow => "narrowed",
+            Effect::Widen => "widened",
+            Effect::Incompatible => "changed",
+        };
+        let msg = format!("type {word}: {} → {}", show_types(&ot), show_types(&nt));
+        self.effect(out, &format!("{ptr}/type"), kind, effect, msg);
+    }
+
+    /// `enum`, `const`, `pattern`, `format`.
+    fn values(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        ptr: &str,
+        out: &mut Vec<Change>,
+    ) {
+        let p = format!("{ptr}/enum");
+        match (
+            o.get("enum").and_then(Value::as_array),
+            n.get("enum").and_then(Value::as_array),
+        ) {
+            (Some(ov), Some(nv)) => {
+                for v in ov.iter().filter(|v| !nv.contains(v)) {
+                    let msg = format!("enum value {} removed", show(v));
+                    self.effect(out, &p, ChangeKind::EnumValueRemoved, Effect::Narrow, msg);
+                }
+                for v in nv.iter().filter(|v| !ov.contains(v)) {
+                    let msg = format!("enum value {} added", show(v));
+                    self.effect(out, &p, ChangeKind::EnumValueAdded, Effect::Widen, msg);
+                }
+            }
+            (None, Some(nv)) => {
+                let msg = format!("enum added: {}", Value::Array(nv.clone()));
+                self.effect(out, &p, ChangeKind::EnumAdded, Effect::Narrow, msg);
+            }
+            (Some(ov), None) => {
+                let msg = format!("enum removed (was {})", Value::Array(ov.clone()));
+                self.effect(out, &p, ChangeKind::EnumRemoved, Effect::Widen, msg);
+            }
+            (None, None) => {}
+        }
+        for (key, changed, added, removed) in [
+            (
+                "const",
+                ChangeKind::ConstChanged,
+                ChangeKind::ConstAdded,
+                ChangeKind::ConstRemoved,
+            ),
+            (
+                "pattern",
+                ChangeKind::PatternChanged,
+                ChangeKind::PatternAdded,
+                ChangeKind::PatternRemoved,
+            ),
+            (
+                "format",
+                ChangeKind::FormatChanged,
+                ChangeKind::FormatChanged,
+                ChangeKind::FormatChanged,
+            ),
+        ] {
+            let p = format!("{ptr}/{key}");
+            let (kind, effect, msg) = match (o.get(key), n.get(key)) {
+                (Some(a), Some(b)) if a != b => (
+                    changed,
+                    Effect::Incompatible,
+                    format!("{key} changed: {} → {}", show(a), show(b)),
+                ),
+                (None, Some(b)) => (added, Effect::Narrow, format!("{key} added: {}", show(b))),
+                (Some(a), None) => (
+                    removed,
+                    Effect::Widen,
+                    format!("{key} removed (was {})", show(a)),
+                ),
+                _ => continue,
+            };
+            self.effect(out, &p, kind, effect, msg);
+        }
+    }
+
+    /// Numeric, length, item and property-count bounds, `multipleOf`, `uniqueItems`.
+    fn bounds(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        ptr: &str,
+        out: &mut Vec<Change>,
+    ) {
+        for (keys, upper) in [(UPPER_BOUNDS, true), (LOWER_BOUNDS, false)] {
+            for key in keys {
+                let (a, b) = (o.get(key), n.get(key));
+                if a == b {
+                    continue;
+                }
+                let effect = match (a.and_then(Value::as_f64), b.and_then(Value::as_f64)) {
+                    (Some(x), Some(y)) if (y < x) == upper => Effect::Narrow,
+                    (Some(_), Some(_)) => Effect::Widen,
+                    (None, Some(_)) if a.is_none() => Effect::Narrow,
+                    (Some(_), None) if b.is_none() => Effect::Widen,
+                    _ => Effect::Incompatible, // draft-04 boolean exclusive bounds and the like
+                };
+                self.bound(out, ptr, key, a, b, effect);
+            }
+        }
+        if o.get("multipleOf") != n.get("multipleOf") {
+            let (a, b) = (o.get("multipleOf"), n.get("multipleOf"));
+            let effect = match (a, b) {
+                (None, Some(_)) => Effect::Narrow,
+                (Some(_), None) => Effect::Widen,
+                _ => Effect::Incompatible,
+            };
+            self.bound(out, ptr, "multipleOf", a, b, effect);
+        }
+        let unique = |m: &Map<String, Value>| {
+            m.get("uniqueItems")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        };
+        if unique(o) != unique(n) {
+            let effect = if unique(n) {
+                Effect::Narrow
+            } else {
+                Effect::Widen
+            };
+            self.bound(
+                out,
+                ptr,
+                "uniqueItems",
+                o.get("uniqueItems"),
+                n.get("uniqueItems"),
+                effect,
+            );
+        }
+    }
+
+    fn bound(
+        &self,
+        out: &mut Vec<Change>,
+        ptr: &str,
+        key: &str,
+        a: Option<&Value>,
+        b: Option<&Value>,
+        effect: Effect,
+    ) {
+        let shown = |v: Option<&Value>| v.map_or_else(|| "absent".to_owned(), show);
+        let (kind, word) = match effect {
+            Effect::Widen => (ChangeKind::BoundRelaxed, "relaxed"),
+            Effect::Narrow => (ChangeKind::BoundTightened, "tightened"),
+            Effect::Incompatible => (ChangeKind::BoundTightened, "changed"),
+        };
+        let msg = format!("{key} {word}: {} → {}", shown(a), shown(b));
+        self.effect(out, &format!("{ptr}/{key}"), kind, effect, msg);
+    }
+
+    /// `properties`, `required`, `additionalProperties`.
+    fn object(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        ptr: &str,
+        depth: usize,
+        out: &mut Vec<Change>,
+    ) {
+        let empty = Map::new();
+        let props = |m: &'_ Map<String, Value>| -> Map<String, Value> {
+            m.get("properties")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty)
+                .clone()
+        };
+        let (op, np) = (props(o), props(n));
+        let (or, nr) = (required(o), required(n));
+        let mut names: BTreeSet<&String> = op.keys().chain(np.keys()).collect();
+        names.extend(or.iter().chain(nr.iter()));
+        let removed: Vec<&String> = op.keys().filter(|k| !np.contains_key(*k)).collect();
+        let added: Vec<&String> = np.keys().filter(|k| !op.contains_key(*k)).collect();
+        for name in names {
+            let p = format!("{ptr}/properties/{}", escape(name));
+            let (was_req, is_req) = (or.contains(name), nr.contains(name));
+            match (op.get(name), np.get(name)) {
+                (Some(old), None) => {
+                    let rename = rename_of(old, added.iter().map(|a| (*a, &np[a.as_str()])))
+                        .filter(|a| {
+                            rename_of(
+                                &np[a.as_str()],
+                                removed.iter().map(|r| (*r, &op[r.as_str()])),
+                            ) == Some(name)
+                        })
+                        .map(|a| format!("; renamed to {}?", quote(a)))
+                        .unwrap_or_default();
+                    let req = if was_req { " (was required)" } else { "" };
+                    let msg = format!("property {} removed{req}{rename}", quote(name));
+                    self.push(
+                        out,
+                        &p,
+                        ChangeKind::PropertyRemoved,
+                        Severity::Breaking,
+                        msg,
+                    );
+                }
+                (None, Some(new)) => {
+                    let rename = rename_of(new, removed.iter().map(|r| (*r, &op[r.as_str()])))
+                        .filter(|r| {
+                            rename_of(&op[r.as_str()], added.iter().map(|a| (*a, &np[a.as_str()])))
+                                == Some(name)
+                        })
+                        .map(|r| format!("; renamed from {}?", quote(r)))
+                        .unwrap_or_default();
+                    if is_req {
+                        let msg = format!("required property {} added{rename}", quote(name));
+                        self.effect(
+                            out,
+                            &p,
+                            ChangeKind::RequiredPropertyAdded,
+                            Effect::Narrow,
+                            msg,
+                        );
+                    } else {
+                        let msg = format!("optional property {} added{rename}", quote(name));
+                        self.push(out, &p, ChangeKind::PropertyAdded, Severity::Info, msg);
+                    }
+                }
+                (old, new) => {
+                    if was_req != is_req {
+                        let (kind, effect, word) = if is_req {
+                            (
+                                ChangeKind::PropertyNowRequired,
+                                Effect::Narrow,
+                                "is now required",
+                            )
+                        } else {
+                            (
+                                ChangeKind::PropertyNoLongerRequired,
+                                Effect::Widen,
+                                "is no longer required",
+                            )
+                        };
+                        self.effect(
+                            out,
+                            &p,
+                            kind,
+                            effect,
+                            format!("property {} {word}", quote(name)),
+                        );
+                    }
+                    if let (Some(old), Some(new)) = (old, new) {
+                        self.walk(old, new, &p, depth + 1, out);
+                    }
+                }
+            }
+        }
+        let p = format!("{ptr}/additionalProperties");
+        let (oa, na) = (o.get("additionalProperties"), n.get("additionalProperties"));
+        let closed = |v: Option<&Value>| v == Some(&Value::Bool(false));
+        match (closed(oa), closed(na)) {
+            (false, true) => self.effect(
+                out,
+                &p,
+                ChangeKind::AdditionalPropertiesNarrowed,
+                Effect::Narrow,
+                "additionalProperties became false (unknown properties are now rejected)".into(),
+            ),
+            (true, false) => self.effect(
+                out,
+                &p,
+                ChangeKind::AdditionalPropertiesWidened,
+                Effect::Widen,
+                "additionalProperties is no longer false (other properties are now allowed)".into(),
+            ),
+            (true, true) => {}
+            (false, false) => {
+                let open = Value::Object(Map::new());
+                let (a, b) = (oa.unwrap_or(&open), na.unwrap_or(&open));
+                self.walk(a, b, &p, depth + 1, out);
+            }
+        }
+    }
+
+    /// `items` (a schema, or a draft-07 tuple array) and `prefixItems`.
+    fn array(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        ptr: &str,
+        depth: usize,
+        out: &mut Vec<Change>,
+    ) {
+        let open = Value::Object(Map::new());
+        match (o.get("items"), n.get("items")) {
+            (Some(Value::Array(a)), Some(Value::Array(b))) => {
+                self.tuple(a, b, &format!("{ptr}/items"), depth, out);
+            }
+            (
+                a @ (None | Some(Value::Object(_) | Value::Bool(_))),
+                b @ (None | Some(Value::Object(_) | Value::Bool(_))),
+            ) => {
+                self.walk(
+                    a.unwrap_or(&open),
+                    b.unwrap_or(&open),
+                    &format!("{ptr}/items"),
+                    depth + 1,
+                    out,
+                );
+            }
+            (a, b) => self.push(
+                out,
+                &format!("{ptr}/items"),
+                ChangeKind::KeywordChanged,
+                Severity::Breaking,
+                format!(
+                    "items changed between a tuple and a list schema: {} → {}",
+                    a.map_or_else(
+                        || "absent".to_owned(),
+                        |v| crate::snapshot::truncate_for_message(&v.to_string())
+                    ),
+                    b.map_or_else(
+                        || "absent".to_owned(),
+                        |v| crate::snapshot::truncate_for_message(&v.to_string())
+                    )
+                ),
+            ),
+        }
+        let none = Vec::new();
+        let tuple =
+            |m: &'_ Map<String, Value>| m.get("prefixItems").and_then(Value::as_array).cloned();
+        let (a, b) = (tuple(o), tuple(n));
+        if a.is_some() || b.is_some() {
+            self.tuple(
+                a.as_ref().unwrap_or(&none),
+                b.as_ref().unwrap_or(&none),
+                &format!("{ptr}/prefixItems"),
+                depth,
+                out,
+            );
+        }
+    }
+
+    fn tuple(&mut self, a: &[Value], b: &[Value], ptr: &str, depth: usize, out: &mut Vec<Change>) {
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            self.walk(x, y, &format!("{ptr}/{i}"), depth + 1, out);
+        }
+        for i in b.len()..a.len() {
+            let msg = format!("tuple item {i} removed");
+            self.effect(
+                out,
+                &format!("{ptr}/{i}"),
+                ChangeKind::TupleItemRemoved,
+                Effect::Widen,
+                msg,
+            );
+        }
+        for i in a.len()..b.len() {
+            let msg = format!("tuple item {i} added");
+            self.effect(
+                out,
+                &format!("{ptr}/{i}"),
+                ChangeKind::TupleItemAdded,
+                Effect::Narrow,
+                msg,
+            );
+        }
+    }
+
+    /// `anyOf`/`oneOf` (a branch added widens) and `allOf` (a branch added narrows). Equal
+    /// branches pair up first, the rest in order; `{"type": "null"}` branches count as
+    /// nullability instead ([`Ctx::nullability`]). A plain schema facing a union is one branch.
+    fn unions(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        ptr: &str,
+        depth: usize,
+        out: &mut Vec<Change>,
+    ) {
+        let (uo, un) = (union_list(o), union_list(n));
+        if uo.is_some() || un.is_some() {
+            if let (Some((ka, _)), Some((kb, _))) = (uo, un)
+                && ka != kb
+            {
+                let msg = format!("{ka} became {kb}");
+                self.effect(
+                    out,
+                    &format!("{ptr}/{kb}"),
+                    ChangeKind::KeywordChanged,
+                    Effect::Incompatible,
+                    msg,
+                );
+            }
+            let key = un.or(uo).map_or("anyOf", |(k, _)| k);
+            let ob = uo.map_or_else(|| vec![(None, bare(o))], |(_, l)| branches(l));
+            let nb = un.map_or_else(|| vec![(None, bare(n))], |(_, l)| branches(l));
+            self.match_branches(
+                &ob,
+                &nb,
+                ptr,
+                key,
+                (Effect::Widen, Effect::Narrow),
+                depth,
+                out,
+            );
+        }
+        let all = |m: &Map<String, Value>| {
+            m.get("allOf")
+                .and_then(Value::as_array)
+                .map(|l| branches(l))
+        };
+        let (a, b) = (all(o), all(n));
+        if a.is_some() || b.is_some() {
+            let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
+            self.match_branches(
+                &a,
+                &b,
+                ptr,
+                "allOf",
+                (Effect::Narrow, Effect::Widen),
+                depth,
+                out,
+            );
+        }
+    }
+
+    /// Pairs equal branches, then the rest in order; `effects` is (added, removed).
+    #[allow(clippy::too_many_arguments)]
+    fn match_branches(
+        &mut self,
+        ob: &[(Option<usize>, Value)],
+        nb: &[(Option<usize>, Value)],
+        ptr: &str,
+        key: &str,
+        effects: (Effect, Effect),
+        depth: usize,
+        out: &mut Vec<Change>,
+    ) {
+        let mut matched_old = vec![false; ob.len()];
+        let mut unmatched_new = Vec::new();
+        for b in nb {
+            match (0..ob.len()).find(|&i| !matched_old[i] && ob[i].1 == b.1) {
+                Some(i) => matched_old[i] = true,
+                None => unmatched_new.push(b),
+            }
+        }
+        let unmatched_old: Vec<_> = ob
+            .iter()
+            .zip(&matched_old)
+            .filter(|(_, m)| !**m)
+            .map(|(b, _)| b)
+            .collect();
+        let at =
+            |i: Option<usize>| i.map_or_else(|| ptr.to_owned(), |i| format!("{ptr}/{key}/{i}"));
+        let pairs = unmatched_old.len().min(unmatched_new.len());
+        for (a, b) in unmatched_old.iter().zip(&unmatched_new) {
+            self.walk(&a.1, &b.1, &at(b.0.or(a.0)), depth + 1, out);
+        }
+        let cut = |v: &Value| crate::snapshot::truncate_for_message(&v.to_string());
+        for a in &unmatched_old[pairs..] {
+            let msg = format!("{key} branch removed: {}", cut(&a.1));
+            self.effect(out, &at(a.0), ChangeKind::BranchRemoved, effects.1, msg);
+        }
+        for b in &unmatched_new[pairs..] {
+            let msg = format!("{key} branch added: {}", cut(&b.1));
+            self.effect(out, &at(b.0), ChangeKind::BranchAdded, effects.0, msg);
+        }
+    }
+}
+
+/// The `anyOf` or `oneOf` list of a schema, with its keyword.
+fn union_list(m: &Map<String, Value>) -> Option<(&'static str, &Vec<Value>)> {
+    ["anyOf", "oneOf"]
+        .into_iter()
+        .find_map(|k| m.get(k).and_then(Value::as_array).map(|l| (k, l)))
+}
+
+/// The non-null branches with their indexes.
+fn branches(list: &[Value]) -> Vec<(Option<usize>, Value)> {
+    list.iter()
+        .enumerate()
+        .filter(|(_, b)| !is_null_schema(b))
+        .map(|(i, b)| (Some(i), b.clone()))
+        .collect()
+}
+
+/// `true` → `{}`; a union with exactly one non-null branch (pydantic's `Optional[X]`:
+/// `{"anyOf": [X, {"type": "null"}]}`) flattened into that branch plus a `"null"` type, the
+/// outer keywords winning.
+fn normalize(schema: &Value) -> Value {
+    let Value::Object(m) = schema else {
+        return match schema {
+            Value::Bool(true) => Value::Object(Map::new()),
+            other => other.clone(),
+        };
+    };
+    for key in ["anyOf", "oneOf"] {
+        let Some(list) = m.get(key).and_then(Value::as_array) else {
+            continue;
+        };
+        let real: Vec<&Value> = list.iter().filter(|b| !is_null_schema(b)).collect();
+        let [only] = real.as_slice() else { continue };
+        let Value::Object(branch) = only else {
+            continue;
+        };
+        if m.contains_key("type") {
+            continue;
+        }
+        let mut merged = branch.clone();
+        for (k, v) in m {
+            if k != key {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+        if real.len() < list.len() {
+            let mut t: Vec<Value> = match branch.get("type") {
+                Some(Value::String(s)) => vec![Value::from(s.as_str())],
+                Some(Value::Array(a)) => a.clone(),
+                _ => Vec::new(),
+            };
+            if !t.is_empty() && !t.contains(&Value::from("null")) {
+                t.push(Value::from("null"));
+                merged.insert("type".into(), Value::Array(t));
+            } else if t.is_empty() {
+                merged.insert("nullable".into(), Value::Bool(true));
+            }
+        }
+        return Value::Object(merged);
+    }
+    schema.clone()
+}
+
+fn is_null_schema(v: &Value) -> bool {
+    match v.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(a)) => a.len() == 1 && a[0] == "null",
+        _ => false,
+    }
+}
+
+fn is_union(m: &Map<String, Value>) -> bool {
+    ["anyOf", "oneOf"]
+        .iter()
+        .any(|k| m.get(*k).and_then(Value::as_array).is_some())
+}
+
+/// A plain schema as a union branch: without the annotations compared at its own level.
+fn bare(m: &Map<String, Value>) -> Value {
+    let mut m = m.clone();
+    for k in [
+        "description",
+        "title",
+        "default",
+        "examples",
+        "$defs",
+        "definitions",
+        "nullable",
+    ] {
+        m.remove(k);
+    }
+    if let Some(Value::Array(t)) = m.get_mut("type") {
+        t.retain(|t| t != "null");
+        if let [only] = t.as_slice() {
+            let only = only.clone();
+            m.insert("type".into(), only);
+        }
+    }
+    Value::Object(m)
+}
+
+fn nullable(m: &Map<String, Value>) -> bool {
+    let typed = match m.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(a)) => a.iter().any(|t| t == "null"),
+        _ => false,
+    };
+    let branch = ["anyOf", "oneOf"].iter().any(|k| {
+        m.get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|l| l.iter().any(is_null_schema))
+    });
+    typed || branch || m.get("nullable") == Some(&Value::Bool(true))
+}
+
+/// The non-null types (`None`: any type).
+fn types(m: &Map<String, Value>) -> Option<BTreeSet<String>> {
+    let list: Vec<&str> = match m.get("type")? {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    Some(
+        list.into_iter()
+            .filter(|t| *t != "null")
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+/// Whether every type of `inner` is accepted by `outer` (`integer` is a `number`).
+fn covers(outer: &Option<BTreeSet<String>>, inner: &Option<BTreeSet<String>>) -> bool {
+    match (outer, inner) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(o), Some(i)) => i
+            .iter()
+            .all(|t| o.contains(t) || (t == "integer" && o.contains("number"))),
+    }
+}
+
+fn required(m: &Map<String, Value>) -> BTreeSet<String> {
+    m.get("required")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Equal schemas apart from their own `description` and `title` (a renamed property).
+fn same_shape(a: &Value, b: &Value) -> bool {
+    let strip = |v: &Value| match v {
+        Value::Object(m) => {
+            let mut m = m.clone();
+            m.remove("description");
+            m.remove("title");
+            Value::Object(m)
+        }
+        other => other.clone(),
+    };
+    strip(a) == strip(b)
+}
+
+/// The one counterpart of a removed (or added) property that looks like its new (or old)
+/// name: the only one with an identical schema, else the only one equal apart from its
+/// description and title.
+fn rename_of<'a>(
+    schema: &Value,
+    others: impl Iterator<Item = (&'a String, &'a Value)>,
+) -> Option<&'a String> {
+    let others: Vec<(&String, &Value)> = others.collect();
+    let exact: Vec<&String> = others
+        .iter()
+        .filter(|(_, v)| *v == schema)
+        .map(|(k, _)| *k)
+        .collect();
+    if let [only] = exact.as_slice() {
+        return Some(only);
+    }
+    let similar: Vec<&String> = others
+        .iter()
+        .filter(|(_, v)| same_shape(v, schema))
+        .map(|(k, _)| *k)
+        .collect();
+    match similar.as_slice() {
+        [only] if exact.is_empty() => Some(only),
+        _ => None,
+    }
+}
