@@ -193,8 +193,11 @@ impl Builder {
                 .as_deref()
                 .is_some_and(|r| refresh_names(r, &pin.name));
             let (snapshot, connected) = self.snapshot_of(pin, &manifest, wants_refresh, offline)?;
-            let mut options =
-                GenerateOptions::default().with_consequential(pin.consequential.clone());
+            let mut options = GenerateOptions::default()
+                .with_consequential(pin.consequential.clone())
+                .with_not_consequential(pin.not_consequential.clone())
+                .with_consequential_annotations(pin.consequential_annotations)
+                .with_schemars(pin.schemars);
             if let Some(prefix) = &pin.prefix {
                 options = options.with_name_prefix(prefix.clone());
             }

@@ -11,6 +11,9 @@
 //! prefix = "everything"                             # seed namePrefix
 //! snapshot = "mcp/everything.snapshot.json"         # default: mcp/<name>.snapshot.json
 //! consequential = ["write_file", "delete_*"]        # raw MCP names or globs
+//! not-consequential = ["move_file"]                 # never consequential (unless listed above)
+//! consequential-annotations = "trust"               # or "ignore"; default: "trust"
+//! schemars = false                                  # types derive schemars::JsonSchema
 //! request-timeout-ms = 60000                        # default: 60000 (seed requestTimeoutMs)
 //! ```
 //!
@@ -26,6 +29,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::Error;
+use crate::codegen::AnnotationPolicy;
 
 /// The default manifest file name, looked up in `CARGO_MANIFEST_DIR` by the builder.
 pub const DEFAULT_MANIFEST: &str = "oma-mcp.toml";
@@ -66,6 +70,15 @@ pub struct ServerPin {
     pub snapshot: PathBuf,
     /// Raw MCP tool names or globs of consequential tools.
     pub consequential: Vec<String>,
+    /// Raw MCP tool names or globs of tools that are not consequential whatever their
+    /// annotations say (`consequential` wins over this).
+    pub not_consequential: Vec<String>,
+    /// Whether `destructiveHint: true` (without `readOnlyHint: true`) makes a tool
+    /// consequential: `consequential-annotations = "trust"` (default) or `"ignore"`.
+    pub consequential_annotations: AnnotationPolicy,
+    /// Whether generated types derive `schemars::JsonSchema` (`schemars = true`; needs
+    /// `oma-mcp-runtime`'s `schemars` feature).
+    pub schemars: bool,
     /// The per-request timeout (connect, each `tools/list` page, each `tools/call`).
     pub request_timeout: Duration,
 }
@@ -92,7 +105,30 @@ struct RawServer {
     snapshot: Option<PathBuf>,
     #[serde(default)]
     consequential: Vec<String>,
+    /// Raw MCP tool names or globs of tools that are never consequential, whatever their
+    /// annotations say (`consequential` wins over this).
+    #[serde(default)]
+    not_consequential: Vec<String>,
+    /// Whether `destructiveHint: true` without `readOnlyHint: true` makes a tool
+    /// consequential: `"trust"` (default) or `"ignore"`.
+    #[serde(default)]
+    consequential_annotations: RawAnnotationPolicy,
+    /// Generated argument and output types derive `schemars::JsonSchema` (needs
+    /// `oma-mcp-runtime`'s `schemars` feature).
+    #[serde(default)]
+    schemars: bool,
     request_timeout_ms: Option<u64>,
+}
+
+/// `consequential-annotations`: how tool annotations count towards consequential.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum RawAnnotationPolicy {
+    /// `destructiveHint: true` without `readOnlyHint: true` makes a tool consequential.
+    #[default]
+    Trust,
+    /// Annotations are ignored.
+    Ignore,
 }
 
 impl Manifest {
@@ -174,6 +210,12 @@ impl Manifest {
                     prefix: raw.prefix,
                     snapshot,
                     consequential: raw.consequential,
+                    not_consequential: raw.not_consequential,
+                    consequential_annotations: match raw.consequential_annotations {
+                        RawAnnotationPolicy::Trust => AnnotationPolicy::Trust,
+                        RawAnnotationPolicy::Ignore => AnnotationPolicy::Ignore,
+                    },
+                    schemars: raw.schemars,
                     request_timeout: Duration::from_millis(
                         raw.request_timeout_ms.unwrap_or(60_000),
                     ),

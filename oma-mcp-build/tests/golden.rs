@@ -31,6 +31,7 @@ fn options() -> GenerateOptions {
     GenerateOptions::default()
         .with_name_prefix("golden")
         .with_consequential(["files/*"])
+        .with_not_consequential(["ping"])
 }
 
 #[test]

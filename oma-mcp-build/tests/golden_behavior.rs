@@ -76,6 +76,10 @@ fn tool_constants() {
     assert_eq!(FilesDelete::NAME, "golden_files_delete");
     const { assert!(FilesDelete::CONSEQUENTIAL) };
     const { assert!(!GetSum::CONSEQUENTIAL) };
+    // `destructiveHint: true` without `readOnlyHint` (annotations trusted by default) …
+    const { assert!(GetSum2::CONSEQUENTIAL) };
+    // … unless the options list the tool as not consequential.
+    const { assert!(!Ping::CONSEQUENTIAL) };
     assert_eq!(GetSum2::MCP_NAME, "get_sum");
     assert_eq!(Ping::DESCRIPTION, None);
     assert_eq!(Ping::INPUT_SCHEMA, r#"{"type":"object"}"#);
@@ -235,4 +239,58 @@ fn exact_values_unions_maps_tuples_and_refs() {
     let mut too_big = value;
     too_big["small"] = json!(256);
     assert!(serde_json::from_value::<ShapesArgs>(too_big).is_err());
+}
+
+#[test]
+fn typed_outputs_are_validated_and_deserialized() {
+    use oma_mcp_runtime::typed::{CallError, check_args, typed_output};
+    let out = typed_output::<GetSum>(&json!({
+        "content": [{"type": "text", "text": "3"}],
+        "structuredContent": {"sum": 3}
+    }))
+    .unwrap();
+    assert_eq!(
+        out.output,
+        GetSumOutput {
+            rounded: None,
+            sum: 3.0
+        }
+    );
+    assert_eq!(out.result.data, "3");
+    // A root that is not an object (draft-07 dialect): an `i32`.
+    let out = typed_output::<GetSum2>(&json!({"structuredContent": 41})).unwrap();
+    assert_eq!(out.output, 41);
+    // FastMCP's wrapped form is unwrapped into the enum.
+    let out = typed_output::<Ping>(&json!({"structuredContent": {"result": "busy"}})).unwrap();
+    assert_eq!(out.output, PingOutput::Busy);
+    let err = typed_output::<Ping>(&json!({"structuredContent": {"result": "gone"}})).unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "Invalid output from MCP tool \"ping\":\n- /result: \"gone\" is not one of "
+        ),
+        "{err}"
+    );
+    // No structuredContent: an error naming the tool.
+    let err = typed_output::<GetSum>(&json!({"content": []})).unwrap_err();
+    assert!(matches!(
+        err,
+        CallError::MissingStructuredContent {
+            tool: "get-sum",
+            ..
+        }
+    ));
+    // Tools without an output schema give the structuredContent as sent.
+    let out = typed_output::<Shapes>(&json!({"structuredContent": {"a": 1}})).unwrap();
+    assert_eq!(out.output, Some(json!({"a": 1})));
+    // Arguments are checked against the exact schema before anything is sent.
+    assert!(
+        check_args::<GetSum>(&GetSumArgs {
+            a: 1.0,
+            b: 2.0,
+            round_mode: None
+        })
+        .is_ok()
+    );
+    const { assert!(!GetSum2::OUTPUT_WRAPPED) };
+    const { assert!(Ping::OUTPUT_WRAPPED) };
 }

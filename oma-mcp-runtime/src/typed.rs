@@ -1,16 +1,37 @@
 //! Typed tools: the trait that generated tool marker types implement, and typed calls.
 //!
-//! `oma-mcp-build` generates, for every tool of a snapshot, an argument type (`<Tool>Args`)
-//! and a zero-sized marker type (`<Tool>`) implementing [`McpTool`]. A call then reads
+//! `oma-mcp-build` generates, for every tool of a snapshot, an argument type (`<Tool>Args`),
+//! an output type (`<Tool>Output`, when the tool declares an `outputSchema`) and a zero-sized
+//! marker type (`<Tool>`) implementing [`McpTool`]. Two calls take a marker:
+//!
+//! - [`McpClient::call`]: the seed's call, mapped to a [`ToolResult`]; never fails.
+//! - [`McpClient::call_typed`]: validates the arguments against the tool's exact input schema
+//!   before anything is sent, and on success deserializes `structuredContent` into
+//!   [`McpTool::Output`] after validating it against the output schema
+//!   ([`TypedResult`], or a [`CallError`]).
 //!
 //! ```ignore
 //! let result = client.call(Echo, EchoArgs { message: "hi".into() }).await;
 //! assert_eq!(result.data, "Echo: hi");
+//! let sum = client.call_typed(GetSum, GetSumArgs { a: 1.0, b: 2.0 }).await?;
+//! println!("{}", sum.result.data);
 //! ```
+//!
+//! Schemas are compiled once per tool, on first use, into the marker's [`ToolValidators`]
+//! (a `static` the generated code declares). A schema that does not compile (an invalid
+//! subschema, an unresolvable `$ref`) is logged once with `tracing::warn!` and that side is
+//! then not validated locally, as [`crate::validate`] explains.
 
-use serde_json::Value;
+mod call;
 
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use crate::validate::Validator;
 use crate::{McpClient, ToolResult};
+
+pub use call::{CallError, TypedResult, typed_output};
 
 /// A tool of a pinned MCP server, known at build time from its snapshot.
 ///
@@ -19,6 +40,11 @@ use crate::{McpClient, ToolResult};
 pub trait McpTool {
     /// The argument type, serialized to the `arguments` object of `tools/call`.
     type Args: serde::Serialize;
+    /// What [`McpClient::call_typed`] deserializes `structuredContent` into: the generated
+    /// `<Tool>Output` when the tool declares an `outputSchema` (for FastMCP's wrapped form,
+    /// the type of its `result` property), else `Option<serde_json::Value>` (the
+    /// `structuredContent` as sent, if any).
+    type Output: serde::de::DeserializeOwned;
 
     /// The raw MCP tool name, as the server lists it and as sent in `tools/call`.
     const MCP_NAME: &'static str;
@@ -30,12 +56,112 @@ pub trait McpTool {
     /// The tool's `inputSchema` as canonical JSON text (keys sorted, no whitespace);
     /// `{"type":"object"}` when the server sent none.
     const INPUT_SCHEMA: &'static str;
+    /// The tool's `outputSchema` as canonical JSON text, or `None` when it declares none.
+    const OUTPUT_SCHEMA: Option<&'static str> = None;
+    /// Whether the output schema is FastMCP's wrapped form (`"x-fastmcp-wrap-result": true`,
+    /// `{"result": <value>}`): the typed output is then the `result` member.
+    const OUTPUT_WRAPPED: bool = false;
     /// `sha256:<hex>` digest of the whole tool descriptor in the snapshot
     /// (see [`crate::snapshot::digest`]).
     const DIGEST: &'static str;
-    /// Whether the tool has real side effects and needs confirmation before it runs
-    /// (from the manifest's `consequential` names and globs).
+    /// Whether the tool has real side effects and needs confirmation before it runs: the
+    /// manifest's `consequential` names and globs, else (unless the manifest's
+    /// `consequential-annotations = "ignore"`) the tool's annotations
+    /// (`destructiveHint: true` without `readOnlyHint: true`), minus the manifest's
+    /// `not-consequential` entries.
     const CONSEQUENTIAL: bool;
+
+    /// The compiled schemas of this tool: generated code returns a `static` declared in the
+    /// function body, so each tool's schemas are compiled at most once per process.
+    fn validators() -> &'static ToolValidators;
+}
+
+/// The compiled input and output schemas of one tool, each compiled on first use.
+///
+/// Generated code declares one per marker type:
+///
+/// ```
+/// use oma_mcp_runtime::typed::ToolValidators;
+/// static VALIDATORS: ToolValidators = ToolValidators::new();
+/// ```
+#[derive(Debug, Default)]
+pub struct ToolValidators {
+    input: OnceLock<Option<Validator>>,
+    output: OnceLock<Option<Validator>>,
+}
+
+impl ToolValidators {
+    /// Nothing compiled yet.
+    pub const fn new() -> Self {
+        Self {
+            input: OnceLock::new(),
+            output: OnceLock::new(),
+        }
+    }
+}
+
+/// Compiles `schema` (canonical JSON text) of tool `tool`; `None`, logged, when it does not.
+fn compile(tool: &str, what: &str, schema: &str) -> Option<Validator> {
+    let compiled = serde_json::from_str::<Value>(schema)
+        .map_err(|e| e.to_string())
+        .and_then(|schema| Validator::new(tool, &schema).map_err(|e| e.to_string()));
+    match compiled {
+        Ok(v) => Some(v),
+        Err(e) => {
+            tracing::warn!(tool, "local {what} validation is off for this tool: {e}");
+            None
+        }
+    }
+}
+
+/// The compiled input schema of `T` ([`McpTool::INPUT_SCHEMA`]), compiled on the first call;
+/// `None` when it does not compile (logged once).
+pub fn validator_for<T: McpTool>() -> Option<&'static Validator> {
+    T::validators()
+        .input
+        .get_or_init(|| compile(T::NAME, "input", T::INPUT_SCHEMA))
+        .as_ref()
+}
+
+/// The compiled output schema of `T` ([`McpTool::OUTPUT_SCHEMA`]), compiled on the first
+/// call; `None` when the tool has none or it does not compile (logged once).
+pub fn output_validator_for<T: McpTool>() -> Option<&'static Validator> {
+    T::validators()
+        .output
+        .get_or_init(|| T::OUTPUT_SCHEMA.and_then(|s| compile(T::MCP_NAME, "output", s)))
+        .as_ref()
+}
+
+/// Serializes `args` and validates them against `T`'s input schema: the `arguments` of a
+/// typed `tools/call` (`None` when they serialize to `null`), checked locally, without a call.
+///
+/// # Errors
+/// [`CallError::InvalidArguments`] with one [`Problem`](crate::validate::Problem) per
+/// violation (JSON pointers into the arguments), or when the arguments do not serialize to a
+/// JSON object.
+pub fn check_args<T: McpTool>(args: &T::Args) -> Result<Option<Map<String, Value>>, CallError> {
+    use crate::validate::Problem;
+    let invalid = |problems| CallError::InvalidArguments {
+        tool: T::NAME,
+        problems,
+    };
+    let value = serde_json::to_value(args).map_err(|e| {
+        invalid(vec![Problem::new(
+            "/",
+            format!("the arguments could not be serialized: {e}"),
+        )])
+    })?;
+    if let Some(validator) = validator_for::<T>() {
+        validator.validate(&value).map_err(invalid)?;
+    }
+    match value {
+        Value::Object(map) => Ok(Some(map)),
+        Value::Null => Ok(None),
+        other => Err(invalid(vec![Problem::new(
+            "/",
+            format!("the arguments must serialize to a JSON object, not {other}"),
+        )])),
+    }
 }
 
 impl McpClient {
@@ -43,10 +169,10 @@ impl McpClient {
     ///
     /// The marker value only selects the tool (`client.call(Echo, EchoArgs { .. })`). The
     /// arguments are serialized to a JSON object and sent as `tools/call` to
-    /// [`McpTool::MCP_NAME`]. Never fails: like the seed, a failed call (timeout, JSON-RPC
-    /// error, closed connection, arguments that do not serialize to an object) is a
-    /// [`ToolResult`] with `is_error: true` and `data` =
-    /// `MCP tool "<MCP_NAME>" failed: <message>`.
+    /// [`McpTool::MCP_NAME`]; nothing is validated locally (see [`McpClient::call_typed`]).
+    /// Never fails: like the seed, a failed call (timeout, JSON-RPC error, closed connection,
+    /// arguments that do not serialize to an object) is a [`ToolResult`] with
+    /// `is_error: true` and `data` = `MCP tool "<MCP_NAME>" failed: <message>`.
     pub async fn call<T: McpTool>(&self, _tool: T, args: T::Args) -> ToolResult {
         match serde_json::to_value(&args) {
             Ok(Value::Object(map)) => self.call_tool(T::MCP_NAME, Some(map)).await,

@@ -92,3 +92,32 @@ async fn a_20_mib_message_is_delivered() {
     );
     client.disconnect().await;
 }
+
+/// What rmcp's typed client loses (DESIGN.md) arrives here raw and maps as the seed says.
+#[tokio::test]
+async fn sloppy_server_data_is_kept_and_mapped() {
+    let client = connect_mcp_tools(own("sloppy")).await.unwrap();
+    let descriptor = &client.tools()[0].descriptor;
+    assert_eq!(descriptor["icons"][0]["theme"], "sepia");
+    assert_eq!(descriptor["execution"], json!({"taskSupport": "optional"}));
+    assert_eq!(descriptor["x-vendor"], json!({"kept": true}));
+    let result = client
+        .call_tool("sloppy", args(json!({"message": "x"})))
+        .await;
+    let unknown = "[tool_reference]\n{\n  \"type\": \"tool_reference\",\n  \"tool_name\": \"search_issues\"\n}";
+    assert_eq!(
+        result.to_json(),
+        json!({
+            "data": format!("kept\n{unknown}\n[resource_link name=\"\" uri=\"https://example.com/a.txt\"]"),
+            "isError": false,
+            "modelOutput": [
+                {"type": "text", "text": "kept"},
+                {"type": "text", "text": unknown},
+                {"type": "file", "filename": "a.txt", "source": {
+                    "type": "url", "media_type": "application/octet-stream",
+                    "url": "https://example.com/a.txt"}},
+            ],
+        })
+    );
+    client.disconnect().await;
+}

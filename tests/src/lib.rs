@@ -81,6 +81,11 @@ pub enum Mode {
     EndlessCursor,
     /// `huge-tools` (raw): `tools/list` answers `{"tools": "xxx…"}`, a 1 MiB string.
     HugeTools,
+    /// `sloppy` (raw): what rmcp 3.11's typed parsing rejects or drops: a tool with an icon
+    /// `theme` of `sepia`, `execution` and a vendor key, a page with `cacheScope: ""`; a call
+    /// result with unknown annotation values, an unknown block type, a `resource_link`
+    /// without `name`, null and non-object blocks, `cacheScope: ""` and an extra key.
+    Sloppy,
 }
 
 /// The tool name of the `hostile-names` mode: clears the screen and turns text red in a
@@ -112,6 +117,7 @@ impl Mode {
             Ok("hostile-names") => Ok(Self::HostileNames),
             Ok("endless-cursor") => Ok(Self::EndlessCursor),
             Ok("huge-tools") => Ok(Self::HugeTools),
+            Ok("sloppy") => Ok(Self::Sloppy),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

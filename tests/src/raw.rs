@@ -88,6 +88,8 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
                 let name = params.get("name").and_then(Value::as_str).unwrap_or("");
                 if name == "probe_client" {
                     Ok(probe_client(&mut lines, &mut out)?)
+                } else if mode == Mode::Sloppy {
+                    Ok(sloppy_result())
                 } else {
                     let message = params
                         .pointer("/arguments/message")
@@ -113,6 +115,22 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The `tools/call` result of `sloppy`: every shape rmcp 3.11's typed parsing rejects or
+/// drops (DESIGN.md), which the mapping must still see raw.
+fn sloppy_result() -> Value {
+    json!({
+        "content": [
+            {"type": "text", "text": "kept", "annotations": {"audience": ["robot"], "priority": "high"}},
+            {"type": "tool_reference", "tool_name": "search_issues"},
+            {"type": "resource_link", "uri": "https://example.com/a.txt"},
+            null,
+            "not a block"
+        ],
+        "cacheScope": "",
+        "x-extra": 1
+    })
 }
 
 /// One `tools/list` page for `mode` and the request's `cursor`.
@@ -141,6 +159,13 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
             json!({"tools": [], "nextCursor": format!("page-{}", n + 1)})
         }
         (Mode::HugeTools, _) => json!({"tools": "x".repeat(1 << 20)}),
+        (Mode::Sloppy, _) => {
+            let mut sloppy = tool("sloppy");
+            sloppy["icons"] = json!([{"src": "https://example.com/i.png", "theme": "sepia"}]);
+            sloppy["execution"] = json!({"taskSupport": "optional"});
+            sloppy["x-vendor"] = json!({"kept": true});
+            json!({"tools": [sloppy], "cacheScope": "", "ttlMs": "soon"})
+        }
         _ => json!({"tools": [tool("echo"), tool("probe_client")]}),
     }
 }

@@ -11,7 +11,8 @@ use super::ToolModel;
 use super::docs;
 use super::names::{self, RustIdent};
 use super::schema::{
-    EnumDef, ExactEnumDef, Field, RustType, StructDef, TaggedEnumDef, TypeDef, UntaggedEnumDef,
+    AliasDef, EnumDef, ExactEnumDef, Field, RustType, StructDef, TaggedEnumDef, TypeDef,
+    UntaggedEnumDef,
 };
 use crate::error::Error;
 
@@ -65,6 +66,9 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
     };
     doc.push(String::new());
     doc.push(format!(" Arguments: [`{}`].", tool.args));
+    if tool.output.is_some() {
+        doc.push(format!(" Output: [`{}Output`].", tool.marker));
+    }
     let (mcp_name, name, input_schema, digest, consequential) = (
         &tool.mcp_name,
         &tool.name,
@@ -76,6 +80,29 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
         Some(d) => quote!(::core::option::Option::Some(#d)),
         None => quote!(::core::option::Option::None),
     };
+    let (output_ty, output_consts) = match &tool.output {
+        Some(output) => {
+            let ty = rust_type(&output.ty);
+            let schema = &output.schema;
+            let wrapped = output.wrapped.then(|| {
+                quote!(
+                    const OUTPUT_WRAPPED: bool = true;
+                )
+            });
+            (
+                ty,
+                quote! {
+                    const OUTPUT_SCHEMA: ::core::option::Option<&'static str> =
+                        ::core::option::Option::Some(#schema);
+                    #wrapped
+                },
+            )
+        }
+        None => (
+            rust_type(&RustType::Option(Box::new(RustType::Value))),
+            quote!(),
+        ),
+    };
     let mut tokens = quote! {
         #(#[doc = #doc])*
         #[allow(dead_code)]
@@ -84,16 +111,25 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
 
         impl ::oma_mcp_runtime::McpTool for #marker {
             type Args = #args;
+            type Output = #output_ty;
             const MCP_NAME: &'static str = #mcp_name;
             const NAME: &'static str = #name;
             const DESCRIPTION: ::core::option::Option<&'static str> = #description;
             const INPUT_SCHEMA: &'static str = #input_schema;
+            #output_consts
             const DIGEST: &'static str = #digest;
             const CONSEQUENTIAL: bool = #consequential;
+
+            fn validators() -> &'static ::oma_mcp_runtime::typed::ToolValidators {
+                static VALIDATORS: ::oma_mcp_runtime::typed::ToolValidators =
+                    ::oma_mcp_runtime::typed::ToolValidators::new();
+                &VALIDATORS
+            }
         }
     };
     for def in &tool.types {
         tokens.extend(match def {
+            TypeDef::Alias(a) => alias_item(tool, a)?,
             TypeDef::Struct(s) => struct_item(tool, s)?,
             TypeDef::Enum(e) => enum_item(tool, e)?,
             TypeDef::Exact(e) => exact_item(tool, e)?,
@@ -105,8 +141,38 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
 }
 
 const SERDE_CRATE: &str = "::oma_mcp_runtime::__private::serde";
+const SCHEMARS_CRATE: &str = "::oma_mcp_runtime::__private::schemars";
+
+/// The `JsonSchema` derive and its crate attribute, when the tool asks for them.
+fn schemars_derive(tool: &ToolModel) -> (TokenStream, TokenStream) {
+    if tool.schemars {
+        (
+            quote!(::oma_mcp_runtime::__private::schemars::JsonSchema,),
+            quote!(#[schemars(crate = #SCHEMARS_CRATE)]),
+        )
+    } else {
+        (quote!(), quote!())
+    }
+}
+
+/// `pub type <Tool>Output = <type>;`.
+fn alias_item(tool: &ToolModel, def: &AliasDef) -> Result<TokenStream, Error> {
+    let name = type_ident(&def.name).ok_or_else(|| Error::InvalidIdentifier {
+        tool: tool.mcp_name.clone(),
+        pointer: "/outputSchema".to_owned(),
+        ident: def.name.clone(),
+    })?;
+    let doc = docs::doc_lines(&def.doc);
+    let ty = rust_type(&def.ty);
+    Ok(quote! {
+        #(#[doc = #doc])*
+        #[allow(dead_code, clippy::type_complexity)]
+        pub type #name = #ty;
+    })
+}
 
 fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> {
+    let (schemars_derive, schemars_attr) = schemars_derive(tool);
     let name = type_ident(&def.name).ok_or_else(|| Error::InvalidIdentifier {
         tool: tool.mcp_name.clone(),
         pointer: "/inputSchema".to_owned(),
@@ -152,10 +218,12 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
             Clone,
             PartialEq,
             #default
+            #schemars_derive
             ::oma_mcp_runtime::__private::serde::Serialize,
             ::oma_mcp_runtime::__private::serde::Deserialize
         )]
         #[serde(crate = #SERDE_CRATE)]
+        #schemars_attr
         #tag
         pub struct #name {
             #(#fields,)*
@@ -207,6 +275,7 @@ fn field(tool: &ToolModel, f: &Field) -> Result<TokenStream, Error> {
 }
 
 fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
+    let (schemars_derive, schemars_attr) = schemars_derive(tool);
     let bad = |ident: &str| Error::InvalidIdentifier {
         tool: tool.mcp_name.clone(),
         pointer: "/inputSchema".to_owned(),
@@ -244,10 +313,12 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
             PartialEq,
             Eq,
             Hash,
+            #schemars_derive
             ::oma_mcp_runtime::__private::serde::Serialize,
             ::oma_mcp_runtime::__private::serde::Deserialize
         )]
         #[serde(crate = #SERDE_CRATE)]
+        #schemars_attr
         pub enum #name {
             #(#variants,)*
         }
@@ -325,6 +396,27 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
     });
     let serde = quote!(::oma_mcp_runtime::__private::serde);
     let json = quote!(::oma_mcp_runtime::__private::serde_json);
+    let exact_schema = tool.schemars.then(|| {
+        let schemars = quote!(::oma_mcp_runtime::__private::schemars);
+        let type_name = &def.name;
+        quote! {
+            impl #schemars::JsonSchema for #name {
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    ::std::borrow::Cow::Borrowed(#type_name)
+                }
+
+                fn json_schema(_: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
+                    let values = Self::VALUES
+                        .iter()
+                        .filter_map(|v| #json::from_str::<#json::Value>(v).ok())
+                        .collect();
+                    let mut schema = #json::Map::new();
+                    schema.insert("enum".into(), #json::Value::Array(values));
+                    #schemars::Schema::from(schema)
+                }
+            }
+        }
+    });
     Ok(quote! {
         #(#[doc = #doc])*
         #[allow(dead_code, clippy::type_complexity)]
@@ -361,6 +453,8 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
             }
         }
 
+        #exact_schema
+
         impl<'de> #serde::Deserialize<'de> for #name {
             fn deserialize<D: #serde::Deserializer<'de>>(
                 deserializer: D,
@@ -381,6 +475,7 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
 
 /// A `#[serde(tag)]` enum.
 fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Error> {
+    let (schemars_derive, schemars_attr) = schemars_derive(tool);
     let bad = |ident: &str| Error::InvalidIdentifier {
         tool: tool.mcp_name.clone(),
         pointer: "/inputSchema".to_owned(),
@@ -421,10 +516,12 @@ fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Err
             Debug,
             Clone,
             PartialEq,
+            #schemars_derive
             ::oma_mcp_runtime::__private::serde::Serialize,
             ::oma_mcp_runtime::__private::serde::Deserialize
         )]
         #[serde(crate = #SERDE_CRATE, tag = #tag)]
+        #schemars_attr
         pub enum #name {
             #(#variants,)*
         }
@@ -433,6 +530,7 @@ fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Err
 
 /// A `#[serde(untagged)]` enum.
 fn untagged_item(tool: &ToolModel, def: &UntaggedEnumDef) -> Result<TokenStream, Error> {
+    let (schemars_derive, schemars_attr) = schemars_derive(tool);
     let bad = |ident: &str| Error::InvalidIdentifier {
         tool: tool.mcp_name.clone(),
         pointer: "/inputSchema".to_owned(),
@@ -460,10 +558,12 @@ fn untagged_item(tool: &ToolModel, def: &UntaggedEnumDef) -> Result<TokenStream,
             Debug,
             Clone,
             PartialEq,
+            #schemars_derive
             ::oma_mcp_runtime::__private::serde::Serialize,
             ::oma_mcp_runtime::__private::serde::Deserialize
         )]
         #[serde(crate = #SERDE_CRATE, untagged)]
+        #schemars_attr
         pub enum #name {
             #(#variants,)*
         }

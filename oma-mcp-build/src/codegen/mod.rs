@@ -42,7 +42,7 @@ use serde_json::Value;
 use crate::error::Error;
 
 use self::names::Namespace;
-use self::schema::TypeDef;
+use self::schema::{OutputModel, TypeDef};
 
 /// Settings for [`generate`]: plain data, built with [`GenerateOptions::default`] and the
 /// `with_*` setters.
@@ -61,8 +61,54 @@ pub struct GenerateOptions {
     /// `oma_mcp_runtime::normalize_tool_name(prefix, mcp_name)`.
     pub name_prefix: Option<String>,
     /// Tools that need confirmation before they run (`McpTool::CONSEQUENTIAL`): exact raw MCP
-    /// names or globs over them (`*` also matches `/`).
+    /// names or globs over them (`*` also matches `/`). Always wins.
     pub consequential: Vec<String>,
+    /// Tools that are not consequential whatever their annotations say (names or globs, as
+    /// `consequential`, which wins over this).
+    pub not_consequential: Vec<String>,
+    /// Whether a tool's annotations make it consequential by default (see
+    /// [`AnnotationPolicy`]).
+    pub consequential_annotations: AnnotationPolicy,
+    /// Generated argument and output types also derive `schemars::JsonSchema`, through
+    /// `::oma_mcp_runtime::__private::schemars`: the including crate must enable
+    /// `oma-mcp-runtime`'s `schemars` feature.
+    pub schemars: bool,
+}
+
+/// How a tool's `annotations` count towards `McpTool::CONSEQUENTIAL`. Annotations are
+/// untrusted hints from the server, so the manifest's `consequential` and
+/// `not-consequential` entries always win.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AnnotationPolicy {
+    /// A tool whose annotations say `"destructiveHint": true` and not `"readOnlyHint": true`
+    /// is consequential (manifest: `consequential-annotations = "trust"`, the default).
+    #[default]
+    Trust,
+    /// Annotations are ignored; only the manifest's entries count
+    /// (`consequential-annotations = "ignore"`).
+    Ignore,
+}
+
+impl AnnotationPolicy {
+    /// Whether `annotations` (a tool's `annotations` object as sent) make the tool
+    /// consequential under this policy.
+    ///
+    /// ```
+    /// use oma_mcp_build::codegen::AnnotationPolicy;
+    /// let destructive = serde_json::json!({"destructiveHint": true});
+    /// assert!(AnnotationPolicy::Trust.is_consequential(Some(&destructive)));
+    /// assert!(!AnnotationPolicy::Ignore.is_consequential(Some(&destructive)));
+    /// let read_only = serde_json::json!({"destructiveHint": true, "readOnlyHint": true});
+    /// assert!(!AnnotationPolicy::Trust.is_consequential(Some(&read_only)));
+    /// ```
+    pub fn is_consequential(self, annotations: Option<&Value>) -> bool {
+        let hint = |key: &str| annotations.and_then(|a| a.get(key)) == Some(&Value::Bool(true));
+        match self {
+            Self::Trust => hint("destructiveHint") && !hint("readOnlyHint"),
+            Self::Ignore => false,
+        }
+    }
 }
 
 impl GenerateOptions {
@@ -80,6 +126,30 @@ impl GenerateOptions {
         patterns: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
         self.consequential = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets [`GenerateOptions::not_consequential`] (replacing earlier entries).
+    #[must_use]
+    pub fn with_not_consequential(
+        mut self,
+        patterns: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.not_consequential = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets [`GenerateOptions::consequential_annotations`].
+    #[must_use]
+    pub fn with_consequential_annotations(mut self, policy: AnnotationPolicy) -> Self {
+        self.consequential_annotations = policy;
+        self
+    }
+
+    /// Sets [`GenerateOptions::schemars`].
+    #[must_use]
+    pub fn with_schemars(mut self, schemars: bool) -> Self {
+        self.schemars = schemars;
         self
     }
 }
@@ -134,17 +204,21 @@ pub(crate) struct ToolModel {
     pub input_schema: String,
     /// The descriptor's digest.
     pub digest: String,
-    /// Whether the tool matches a `consequential` entry.
+    /// Whether the tool is consequential (entries, then annotations).
     pub consequential: bool,
-    /// The argument struct, then its nested types.
+    /// The argument struct, then its nested types, then the output types.
     pub types: Vec<TypeDef>,
+    /// The output schema and type, when the tool declares an `outputSchema`.
+    pub output: Option<OutputModel>,
+    /// Whether types derive `schemars::JsonSchema`.
+    pub schemars: bool,
 }
 
 /// Generates the Rust code for every tool of `snapshot`.
 ///
 /// # Errors
-/// - [`Error::InvalidGlob`] when an entry of [`GenerateOptions::consequential`] is not a
-///   valid glob;
+/// - [`Error::InvalidGlob`] when an entry of [`GenerateOptions::consequential`] or
+///   [`GenerateOptions::not_consequential`] is not a valid glob;
 /// - [`Error::Runtime`] with [`oma_mcp_runtime::Error::NameCollision`] when two tools get
 ///   the same framework name
 ///   (`a/b` and `a_b`);
@@ -152,6 +226,7 @@ pub(crate) struct ToolModel {
 ///   crate.
 pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Generated, Error> {
     let consequential = ConsequentialMatcher::new(&options.consequential)?;
+    let not_consequential = ConsequentialMatcher::new(&options.not_consequential)?;
     let prefix = options.name_prefix.as_deref();
     let framework_names = normalize_all(prefix, snapshot.tools.iter().map(|t| t.name()))?;
     let mut types = Namespace::new();
@@ -160,26 +235,48 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
     for (tool, name) in snapshot.tools.iter().zip(framework_names) {
         let mcp_name = tool.name();
         let base = names::camel_ident(mcp_name, "Tool", "Tool", "Tool");
-        let marker = types.claim_type(&base, &["Args"]);
+        let marker = types.claim_type(&base, &["Args", "Output"]);
         let args = format!("{marker}Args");
         let input_schema = match tool.input_schema() {
             Some(schema @ Value::Object(_)) => canonical_json(schema),
             _ => r#"{"type":"object"}"#.to_owned(),
         };
+        let is_consequential = consequential.matches(mcp_name)
+            || !not_consequential.matches(mcp_name)
+                && options
+                    .consequential_annotations
+                    .is_consequential(tool.annotations());
+        let mut defs = schema::input_types(
+            mcp_name,
+            &args,
+            tool.input_schema(),
+            &mut types,
+            &mut warnings,
+        );
+        let output = tool
+            .output_schema()
+            .filter(|s| !s.is_null())
+            .map(|output_schema| {
+                let (mut output_defs, output) = schema::output_types(
+                    mcp_name,
+                    &format!("{marker}Output"),
+                    output_schema,
+                    &mut types,
+                    &mut warnings,
+                );
+                defs.append(&mut output_defs);
+                output
+            });
         tools.push(ToolModel {
             mcp_name: mcp_name.to_owned(),
             name,
             description: tool.description().map(str::to_owned),
             input_schema,
             digest: tool.digest.clone(),
-            consequential: consequential.matches(mcp_name),
-            types: schema::input_types(
-                mcp_name,
-                &args,
-                tool.input_schema(),
-                &mut types,
-                &mut warnings,
-            ),
+            consequential: is_consequential,
+            types: defs,
+            output,
+            schemars: options.schemars,
             marker,
             args,
         });

@@ -23,6 +23,7 @@
 //! | external or unresolvable `$ref`, invalid subschemas, unknown types, nesting deeper than [`MAX_DEPTH`] | `Value`, with a warning |
 
 mod model;
+mod output;
 mod refs;
 mod unions;
 
@@ -34,6 +35,7 @@ use super::Warning;
 use super::names::{self, Namespace};
 
 pub(crate) use self::model::*;
+pub(crate) use self::output::{OutputModel, output_types};
 use self::refs::RefState;
 
 /// Schemas nested deeper than this become `serde_json::Value` with a warning.
@@ -77,15 +79,14 @@ pub(crate) fn input_types(
     types: &mut Namespace,
     warnings: &mut Vec<Warning>,
 ) -> Vec<TypeDef> {
-    let mut cx = Converter {
+    let mut cx = Converter::new(
         tool,
         args_name,
-        root: input_schema,
+        input_schema,
+        "/inputSchema",
         types,
-        defs: Vec::new(),
         warnings,
-        refs: BTreeMap::new(),
-    };
+    );
     let pointer = "/inputSchema";
     let doc = format!("Arguments of the MCP tool \"{tool}\".");
     let mut args = StructDef::new(args_name, doc, Vec::new());
@@ -140,18 +141,54 @@ pub(crate) fn input_types(
 
 struct Converter<'a> {
     tool: &'a str,
-    /// The argument struct's name: the prefix of the names of `$ref` targets.
+    /// The root type's name (`<Tool>Args`, `<Tool>Output`): the prefix of the names of
+    /// `$ref` targets.
     args_name: &'a str,
-    /// The whole input schema, for resolving `$ref`s.
+    /// The whole schema, for resolving `$ref`s.
     root: Option<&'a Value>,
+    /// Where the schema sits in the tool descriptor: `/inputSchema` or `/outputSchema`.
+    root_pointer: &'static str,
     types: &'a mut Namespace,
     defs: Vec<TypeDef>,
     warnings: &'a mut Vec<Warning>,
-    /// `$ref` targets by JSON pointer (under `/inputSchema`).
+    /// `$ref` targets by JSON pointer (under `root_pointer`).
     refs: BTreeMap<String, RefState>,
+    /// A name reserved in advance for the type made for the schema at a pointer:
+    /// `(pointer, name)`, used by the first [`Converter::claim`] at that pointer.
+    root_claim: Option<(String, String)>,
 }
 
 impl<'a> Converter<'a> {
+    fn new(
+        tool: &'a str,
+        args_name: &'a str,
+        root: Option<&'a Value>,
+        root_pointer: &'static str,
+        types: &'a mut Namespace,
+        warnings: &'a mut Vec<Warning>,
+    ) -> Self {
+        Self {
+            tool,
+            args_name,
+            root,
+            root_pointer,
+            types,
+            defs: Vec::new(),
+            warnings,
+            refs: BTreeMap::new(),
+            root_claim: None,
+        }
+    }
+
+    /// "arguments" or "output", for generated doc sentences.
+    fn role(&self) -> &'static str {
+        if self.root_pointer == "/outputSchema" {
+            "output"
+        } else {
+            "arguments"
+        }
+    }
+
     fn warn(&mut self, pointer: &str, message: impl Into<String>) {
         self.warnings.push(Warning {
             tool: self.tool.to_owned(),
@@ -170,7 +207,10 @@ impl<'a> Converter<'a> {
     /// Claims a type name for the schema at `pointer`. When that schema is a `$ref` target
     /// being mapped, the name is recorded so recursive references can use it.
     fn claim(&mut self, hint: &str, pointer: &str) -> String {
-        let name = self.types.claim_type(hint, &[]);
+        let name = match self.root_claim.take_if(|(p, _)| p == pointer) {
+            Some((_, name)) => name,
+            None => self.types.claim_type(hint, &[]),
+        };
         if let Some(RefState::InProgress(slot @ None)) = self.refs.get_mut(pointer) {
             *slot = Some(name.clone());
         }
@@ -180,7 +220,11 @@ impl<'a> Converter<'a> {
     /// The generated doc sentence of a nested type without a description.
     fn nested_doc(&self, schema: &Map<String, Value>, what: &str) -> String {
         description_of(schema).unwrap_or_else(|| {
-            format!("{what} in the arguments of the MCP tool \"{}\".", self.tool)
+            format!(
+                "{what} in the {} of the MCP tool \"{}\".",
+                self.role(),
+                self.tool
+            )
         })
     }
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::{BoxFuture, ToolContext, ToolHandler};
 use crate::connect::DiscoveredTool;
 use crate::validate::InputValidator;
-use crate::{McpClient, ToolResult};
+use crate::{McpClient, McpTool, ToolResult};
 
 /// One tool as the tool layer sees it (the seed's `ToolDefinition`).
 ///
@@ -125,6 +125,30 @@ impl ToolDefinition {
             mcp_name: tool.mcp_name.clone(),
         };
         Self::new(tool.name.clone(), description, schema, handler).with_input_validation(validate)
+    }
+
+    /// The definition of the generated tool `T` on `client`: `name` [`McpTool::NAME`],
+    /// `description` [`McpTool::DESCRIPTION`] (else `MCP tool: <raw name>`),
+    /// `llm_input_schema` [`McpTool::INPUT_SCHEMA`], `consequential`
+    /// [`McpTool::CONSEQUENTIAL`] (so the executor's confirmation gate applies), local input
+    /// validation on, and an [`McpToolHandler`] calling [`McpTool::MCP_NAME`].
+    ///
+    /// ```ignore
+    /// let write = ToolDefinition::from_typed::<fs::WriteFile>(&client);
+    /// assert!(write.consequential);
+    /// ```
+    pub fn from_typed<T: McpTool>(client: &Arc<McpClient>) -> Self {
+        let description = T::DESCRIPTION
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("MCP tool: {}", T::MCP_NAME));
+        let schema = serde_json::from_str::<Value>(T::INPUT_SCHEMA)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or_else(|| json!({"type": "object"}));
+        let handler = McpToolHandler::new(Arc::clone(client), T::MCP_NAME);
+        Self::new(T::NAME, description, schema, handler)
+            .with_consequential(T::CONSEQUENTIAL)
+            .with_input_validation(true)
     }
 }
 

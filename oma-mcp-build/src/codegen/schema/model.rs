@@ -250,9 +250,23 @@ pub(crate) struct UntaggedEnumDef {
     pub variants: Vec<UntaggedVariant>,
 }
 
+/// `pub type <name> = <ty>;`: an output type whose schema is neither an object nor a union
+/// (`integer`, an array, a `$ref`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct AliasDef {
+    /// The Rust type name.
+    pub name: String,
+    /// Doc text.
+    pub doc: String,
+    /// The aliased type.
+    pub ty: RustType,
+}
+
 /// A generated type.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum TypeDef {
+    /// A type alias.
+    Alias(AliasDef),
     /// A struct.
     Struct(StructDef),
     /// A string enum.
@@ -267,14 +281,38 @@ pub(crate) enum TypeDef {
 
 impl TypeDef {
     /// The Rust type name.
-    #[cfg(test)]
     pub(crate) fn name(&self) -> &str {
         match self {
+            Self::Alias(d) => &d.name,
             Self::Struct(d) => &d.name,
             Self::Enum(d) => &d.name,
             Self::Exact(d) => &d.name,
             Self::Tagged(d) => &d.name,
             Self::Untagged(d) => &d.name,
+        }
+    }
+
+    /// The doc text.
+    pub(crate) fn doc(&self) -> &str {
+        match self {
+            Self::Alias(d) => &d.doc,
+            Self::Struct(d) => &d.doc,
+            Self::Enum(d) => &d.doc,
+            Self::Exact(d) => &d.doc,
+            Self::Tagged(d) => &d.doc,
+            Self::Untagged(d) => &d.doc,
+        }
+    }
+
+    /// Replaces the doc text.
+    pub(crate) fn set_doc(&mut self, doc: String) {
+        match self {
+            Self::Alias(d) => d.doc = doc,
+            Self::Struct(d) => d.doc = doc,
+            Self::Enum(d) => d.doc = doc,
+            Self::Exact(d) => d.doc = doc,
+            Self::Tagged(d) => d.doc = doc,
+            Self::Untagged(d) => d.doc = doc,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! `$ref` resolution: local references (`#`, `#/$defs/X`, `#/definitions/X`, any JSON
-//! pointer into the input schema) map to the target's type, mapped once per tool and named
+//! pointer into the input or output schema) map to the target's type, mapped once per tool and named
 //! `<Tool>Args<X>`; a reference back to a type still being defined is `Box`ed. External and
 //! unresolvable references become `serde_json::Value` with a warning; nothing is fetched.
 
@@ -47,10 +47,15 @@ impl<'a> Converter<'a> {
                 _ => None,
             };
             target = next.ok_or_else(|| {
-                format!("`$ref` \"{reference}\" points to nothing in the input schema")
+                let which = if self.root_pointer == "/outputSchema" {
+                    "output"
+                } else {
+                    "input"
+                };
+                format!("`$ref` \"{reference}\" points to nothing in the {which} schema")
             })?;
         }
-        Ok((format!("/inputSchema{fragment}"), target))
+        Ok((format!("{}{fragment}", self.root_pointer), target))
     }
 
     /// Maps a `{"$ref": ..}` schema at `pointer`.

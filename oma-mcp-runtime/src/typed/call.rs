@@ -1,0 +1,182 @@
+//! [`McpClient::call_typed`]: validated arguments in, a validated, typed output back.
+
+use serde_json::Value;
+
+use super::{McpTool, check_args, output_validator_for};
+use crate::validate::{Problem, invalid_input_message};
+use crate::{McpClient, ToolResult, map_call_result};
+
+/// A successful typed call: the typed output and the seed's mapping of the same result (the
+/// text and model-visible parts to show a model).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TypedResult<O> {
+    /// `structuredContent` deserialized into the tool's output type (unwrapped from
+    /// `{"result": ..}` for FastMCP's wrapped form).
+    pub output: O,
+    /// The result mapped per the seed ([`map_call_result`]); `is_error` is `false`.
+    pub result: ToolResult,
+}
+
+/// Why a typed call ([`McpClient::call_typed`]) gave no typed output.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The arguments violate the tool's input schema (or do not serialize to a JSON object);
+    /// nothing was sent. Displayed as [`invalid_input_message`]:
+    /// `Invalid input for tool "<NAME>":` and one `\n- <pointer>: <message>` line per problem.
+    #[error("{}", invalid_input_message(tool, problems))]
+    InvalidArguments {
+        /// The framework tool name ([`McpTool::NAME`]).
+        tool: &'static str,
+        /// Every violation, sorted by pointer.
+        problems: Vec<Problem>,
+    },
+    /// The call itself failed (timeout, JSON-RPC error, closed connection); the seed's
+    /// `MCP tool "<MCP_NAME>" failed: <message>`.
+    #[error("MCP tool \"{tool}\" failed: {message}")]
+    Failed {
+        /// The raw MCP name.
+        tool: &'static str,
+        /// The runtime error's text (`MCP error -32001: Request timed out`, …).
+        message: String,
+    },
+    /// The server answered with `isError: true`. Displayed as the seed's mapping of the
+    /// result (its `data`); never validated against the output schema.
+    #[error("{}", result.data)]
+    Tool {
+        /// The raw MCP name.
+        tool: &'static str,
+        /// The mapped error result.
+        result: ToolResult,
+    },
+    /// The tool declares an output schema but its result has no `structuredContent`.
+    #[error(
+        "MCP tool \"{tool}\" declares an output schema but its result has no structuredContent"
+    )]
+    MissingStructuredContent {
+        /// The raw MCP name.
+        tool: &'static str,
+        /// The result mapped per the seed (its text is still usable).
+        result: ToolResult,
+    },
+    /// `structuredContent` violates the tool's output schema.
+    #[error("Invalid output from MCP tool \"{tool}\":{}", problem_lines(problems))]
+    InvalidOutput {
+        /// The raw MCP name.
+        tool: &'static str,
+        /// Every violation, sorted by pointer (into `structuredContent`).
+        problems: Vec<Problem>,
+    },
+    /// `structuredContent` passed the schema (or there is none to check) but does not
+    /// deserialize into the generated output type.
+    #[error("Output of MCP tool \"{tool}\" does not fit its Rust type: {message}")]
+    OutputType {
+        /// The raw MCP name.
+        tool: &'static str,
+        /// serde's message.
+        message: String,
+    },
+}
+
+fn problem_lines(problems: &[Problem]) -> String {
+    problems
+        .iter()
+        .map(|p| format!("\n- {}: {}", p.pointer, p.message))
+        .collect()
+}
+
+impl CallError {
+    /// The error as the seed's [`ToolResult`] (what to show a model): the tool's own error
+    /// result for [`CallError::Tool`], else `is_error: true` with this error's text.
+    pub fn into_tool_result(self) -> ToolResult {
+        match self {
+            Self::Tool { result, .. } => result,
+            other => ToolResult::error(other.to_string()),
+        }
+    }
+}
+
+/// The typed output of `T` from a raw `tools/call` result object (pure; what
+/// [`McpClient::call_typed`] does after the call):
+///
+/// 1. `isError: true` → [`CallError::Tool`] with the seed's mapping, never validated;
+/// 2. with an output schema: no `structuredContent` → [`CallError::MissingStructuredContent`];
+///    else validated against the schema (dialect from its `$schema`) →
+///    [`CallError::InvalidOutput`]; FastMCP's wrapped form is unwrapped (`result` member);
+/// 3. deserialized into [`McpTool::Output`] (without an output schema: the
+///    `structuredContent` as sent, or `null` when absent) → [`CallError::OutputType`].
+///
+/// # Errors
+/// As listed above.
+pub fn typed_output<T: McpTool>(raw: &Value) -> Result<TypedResult<T::Output>, CallError> {
+    let result = map_call_result(raw);
+    if result.is_error {
+        return Err(CallError::Tool {
+            tool: T::MCP_NAME,
+            result,
+        });
+    }
+    let structured = raw.get("structuredContent");
+    let value = match (T::OUTPUT_SCHEMA, structured) {
+        (Some(_), None) => {
+            return Err(CallError::MissingStructuredContent {
+                tool: T::MCP_NAME,
+                result,
+            });
+        }
+        (Some(_), Some(structured)) => {
+            if let Some(validator) = output_validator_for::<T>() {
+                validator
+                    .validate(structured)
+                    .map_err(|problems| CallError::InvalidOutput {
+                        tool: T::MCP_NAME,
+                        problems,
+                    })?;
+            }
+            if T::OUTPUT_WRAPPED {
+                structured.get("result").cloned().unwrap_or(Value::Null)
+            } else {
+                structured.clone()
+            }
+        }
+        (None, structured) => structured.cloned().unwrap_or(Value::Null),
+    };
+    let output = serde_json::from_value(value).map_err(|e| CallError::OutputType {
+        tool: T::MCP_NAME,
+        message: e.to_string(),
+    })?;
+    Ok(TypedResult { output, result })
+}
+
+impl McpClient {
+    /// Calls the tool `T` with validated arguments and returns its typed output.
+    ///
+    /// The arguments are checked against the tool's exact input schema first
+    /// ([`check_args`]: compiled once per tool, dialect from `$schema`); a violation is
+    /// [`CallError::InvalidArguments`] with JSON pointers and nothing is sent. The result is
+    /// then read as [`typed_output`] says. [`McpClient::call`] stays the seed's untyped call.
+    ///
+    /// # Errors
+    /// Every [`CallError`] variant; [`CallError::into_tool_result`] turns one into the seed's
+    /// error result.
+    pub async fn call_typed<T: McpTool>(
+        &self,
+        _tool: T,
+        args: T::Args,
+    ) -> Result<TypedResult<T::Output>, CallError> {
+        let arguments = check_args::<T>(&args)?;
+        let raw = self
+            .call_tool_raw(T::MCP_NAME, arguments)
+            .await
+            .map_err(|e| CallError::Failed {
+                tool: T::MCP_NAME,
+                message: e.to_string(),
+            })?;
+        typed_output::<T>(&raw)
+    }
+}
+
+#[cfg(test)]
+#[path = "call_tests.rs"]
+mod tests;

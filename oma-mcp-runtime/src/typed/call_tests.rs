@@ -1,0 +1,216 @@
+#![allow(clippy::unwrap_used)]
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::*;
+use crate::typed::ToolValidators;
+
+#[derive(Debug, Serialize)]
+struct PackArgs {
+    directory: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    depth: Option<i64>,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct PackOutput {
+    directory: String,
+    #[serde(rename = "totalFiles")]
+    total_files: f64,
+}
+
+/// Case 21/26: a draft-07 output schema with `additionalProperties: false`.
+struct Pack;
+
+impl McpTool for Pack {
+    type Args = PackArgs;
+    type Output = PackOutput;
+    const MCP_NAME: &'static str = "pack_codebase";
+    const NAME: &'static str = "repo_pack_codebase";
+    const DESCRIPTION: Option<&'static str> = None;
+    const INPUT_SCHEMA: &'static str = r#"{"properties":{"depth":{"maximum":3,"type":"integer"},"directory":{"maxLength":8,"type":"string"}},"required":["directory"],"type":"object"}"#;
+    const OUTPUT_SCHEMA: Option<&'static str> = Some(
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"directory":{"type":"string"},"totalFiles":{"type":"number"}},"required":["directory","totalFiles"],"type":"object"}"#,
+    );
+    const DIGEST: &'static str = "sha256:0";
+    const CONSEQUENTIAL: bool = false;
+    fn validators() -> &'static ToolValidators {
+        static V: ToolValidators = ToolValidators::new();
+        &V
+    }
+}
+
+/// FastMCP's wrapped form.
+struct Wrapped;
+
+impl McpTool for Wrapped {
+    type Args = serde_json::Map<String, Value>;
+    type Output = String;
+    const MCP_NAME: &'static str = "wrapped";
+    const NAME: &'static str = "wrapped";
+    const DESCRIPTION: Option<&'static str> = None;
+    const INPUT_SCHEMA: &'static str = r#"{"type":"object"}"#;
+    const OUTPUT_SCHEMA: Option<&'static str> = Some(
+        r#"{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true}"#,
+    );
+    const OUTPUT_WRAPPED: bool = true;
+    const DIGEST: &'static str = "sha256:0";
+    const CONSEQUENTIAL: bool = false;
+    fn validators() -> &'static ToolValidators {
+        static V: ToolValidators = ToolValidators::new();
+        &V
+    }
+}
+
+/// No output schema.
+struct Plain;
+
+impl McpTool for Plain {
+    type Args = serde_json::Map<String, Value>;
+    type Output = Option<Value>;
+    const MCP_NAME: &'static str = "plain";
+    const NAME: &'static str = "plain";
+    const DESCRIPTION: Option<&'static str> = None;
+    const INPUT_SCHEMA: &'static str = r#"{"type":"object"}"#;
+    const DIGEST: &'static str = "sha256:0";
+    const CONSEQUENTIAL: bool = false;
+    fn validators() -> &'static ToolValidators {
+        static V: ToolValidators = ToolValidators::new();
+        &V
+    }
+}
+
+#[test]
+fn arguments_are_checked_locally() {
+    let ok = PackArgs {
+        directory: "src".into(),
+        depth: Some(2),
+    };
+    assert_eq!(
+        check_args::<Pack>(&ok).unwrap(),
+        Some(
+            json!({"directory": "src", "depth": 2})
+                .as_object()
+                .cloned()
+                .unwrap()
+        )
+    );
+    let bad = PackArgs {
+        directory: "much/too/long".into(),
+        depth: Some(9),
+    };
+    let err = check_args::<Pack>(&bad).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Invalid input for tool \"repo_pack_codebase\":\n\
+         - /depth: 9 is greater than the maximum of 3\n\
+         - /directory: \"much/too/long\" is longer than 8 characters"
+    );
+    assert!(std::ptr::eq(
+        crate::typed::validator_for::<Pack>().unwrap(),
+        crate::typed::validator_for::<Pack>().unwrap()
+    ));
+}
+
+#[test]
+fn structured_content_is_validated_and_typed() {
+    let raw = json!({
+        "content": [{"type": "text", "text": "packed"}],
+        "structuredContent": {"directory": "/w", "totalFiles": 3}
+    });
+    let typed = typed_output::<Pack>(&raw).unwrap();
+    assert_eq!(
+        typed.output,
+        PackOutput {
+            directory: "/w".into(),
+            total_files: 3.0
+        }
+    );
+    assert_eq!(typed.result.data, "packed");
+    // draft-07: `additionalProperties: false` rejects an extra member.
+    let raw = json!({"structuredContent": {"directory": "/w", "totalFiles": 3, "x": 1}});
+    assert_eq!(
+        typed_output::<Pack>(&raw).unwrap_err().to_string(),
+        "Invalid output from MCP tool \"pack_codebase\":\n\
+         - /: Additional properties are not allowed ('x' was unexpected)"
+    );
+}
+
+#[test]
+fn error_results_are_never_validated() {
+    // Case 21: the error's structuredContent does not fit the output schema.
+    let raw = json!({
+        "isError": true,
+        "content": [{"type": "text", "text": "Directory not found"}],
+        "structuredContent": {"errorMessage": "Directory not found"}
+    });
+    let err = typed_output::<Pack>(&raw).unwrap_err();
+    assert_eq!(err.to_string(), "Directory not found");
+    let result = err.into_tool_result();
+    assert!(result.is_error);
+    assert_eq!(result.data, "Directory not found");
+}
+
+#[test]
+fn missing_structured_content_names_the_tool() {
+    // Case 22.
+    let raw = json!({"content": [{"type": "text", "text": "# Location"}]});
+    let err = typed_output::<Pack>(&raw).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "MCP tool \"pack_codebase\" declares an output schema but its result has no structuredContent"
+    );
+    assert!(
+        matches!(err, CallError::MissingStructuredContent { ref result, .. } if result.data == "# Location")
+    );
+}
+
+#[test]
+fn wrapped_and_untyped_outputs() {
+    let raw = json!({"structuredContent": {"result": "hello"}});
+    assert_eq!(typed_output::<Wrapped>(&raw).unwrap().output, "hello");
+    let raw = json!({"structuredContent": {"result": 1}});
+    assert_eq!(
+        typed_output::<Wrapped>(&raw).unwrap_err().to_string(),
+        "Invalid output from MCP tool \"wrapped\":\n- /result: 1 is not of type \"string\""
+    );
+    let raw = json!({"content": [], "structuredContent": {"a": 1}});
+    assert_eq!(
+        typed_output::<Plain>(&raw).unwrap().output,
+        Some(json!({"a": 1}))
+    );
+    assert_eq!(
+        typed_output::<Plain>(&json!({"content": []}))
+            .unwrap()
+            .output,
+        None
+    );
+}
+
+#[test]
+fn output_that_does_not_fit_the_type() {
+    // A schema that allows more than the type (here: none, so only serde decides).
+    let raw = json!({"structuredContent": {"result": "x"}});
+    struct Strict;
+    impl McpTool for Strict {
+        type Args = ();
+        type Output = u8;
+        const MCP_NAME: &'static str = "strict";
+        const NAME: &'static str = "strict";
+        const DESCRIPTION: Option<&'static str> = None;
+        const INPUT_SCHEMA: &'static str = "{}";
+        const DIGEST: &'static str = "sha256:0";
+        const CONSEQUENTIAL: bool = false;
+        fn validators() -> &'static ToolValidators {
+            static V: ToolValidators = ToolValidators::new();
+            &V
+        }
+    }
+    assert_eq!(
+        typed_output::<Strict>(&raw).unwrap_err().to_string(),
+        "Output of MCP tool \"strict\" does not fit its Rust type: invalid type: map, expected u8"
+    );
+    // `()` serializes to `null`: no arguments.
+    assert_eq!(check_args::<Strict>(&()).unwrap(), None);
+}
