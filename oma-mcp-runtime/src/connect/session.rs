@@ -425,9 +425,7 @@ fn dispatch(
 ) {
     match incoming {
         Incoming::Response { id, outcome } => {
-            let tx = id
-                .as_u64()
-                .and_then(|n| lock(&shared.state).pending.remove(&n));
+            let tx = response_id(&id).and_then(|n| lock(&shared.state).pending.remove(&n));
             match tx {
                 Some(tx) => {
                     let _ = tx.send(outcome.map_err(Error::from));
@@ -491,9 +489,37 @@ async fn drain_stderr(stderr: ChildStderr, shared: Arc<Shared>) {
     }
 }
 
+/// The request id a response answers. We send integer ids; like the TypeScript SDK, which
+/// matches with `Number(id)`, a server that echoes one back as a string (`"7"`) or a float
+/// (`7.0`) is still understood.
+fn response_id(id: &Value) -> Option<u64> {
+    match id {
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64)
+                .map(|f| f as u64)
+        }),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::cut;
+    use super::{cut, response_id};
+    use serde_json::json;
+
+    #[test]
+    fn response_ids_match_as_the_typescript_sdk_does() {
+        assert_eq!(response_id(&json!(7)), Some(7));
+        assert_eq!(response_id(&json!("7")), Some(7));
+        assert_eq!(response_id(&json!(" 7 ")), Some(7));
+        assert_eq!(response_id(&json!(7.0)), Some(7));
+        assert_eq!(response_id(&json!(7.5)), None);
+        assert_eq!(response_id(&json!(-1)), None);
+        assert_eq!(response_id(&json!("seven")), None);
+        assert_eq!(response_id(&json!(null)), None);
+    }
 
     #[test]
     fn cut_respects_char_boundaries() {
