@@ -298,6 +298,9 @@ mod tests {
             pass-env = ["HOME"]
             prefix = "ev"
             consequential = ["write_*"]
+            not-consequential = ["move_*"]
+            consequential-annotations = "ignore"
+            schemars = true
             request-timeout-ms = 5000
 
             [servers.time]
@@ -321,6 +324,14 @@ mod tests {
         assert_eq!(time.cwd, PathBuf::from("/p/py"));
         assert_eq!(time.snapshot, PathBuf::from("/p/snap/time.json"));
         assert_eq!(time.request_timeout, Duration::from_secs(60));
+        assert_eq!(ev.not_consequential, ["move_*"]);
+        assert_eq!(ev.consequential_annotations, AnnotationPolicy::Ignore);
+        assert!(ev.schemars);
+        assert_eq!(time.consequential_annotations, AnnotationPolicy::Trust);
+        assert!(!time.schemars && time.not_consequential.is_empty());
+        let bad = "[servers.x]\ncommand = \"x\"\nconsequential-annotations = \"maybe\"\n";
+        let err = Manifest::parse(bad, Path::new("m.toml")).unwrap_err().to_string();
+        assert!(err.contains("unknown variant `maybe`, expected `trust` or `ignore`"), "{err}");
     }
 
     #[test]
@@ -332,7 +343,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `request-timeout-ms`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),
