@@ -23,6 +23,8 @@ pub mod builder;
 pub mod codegen;
 pub mod error;
 pub mod manifest;
+#[cfg(feature = "cli")]
+pub mod snapshot_format;
 
 pub use builder::{Builder, Compiled, compile_manifest, configure};
 pub use codegen::{ConsequentialMatcher, GenerateOptions, Generated, Warning, generate};

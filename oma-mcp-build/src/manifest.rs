@@ -83,26 +83,43 @@ pub struct ServerPin {
     pub request_timeout: Duration,
 }
 
+/// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
+/// prints it).
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "cli", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct RawManifest {
+    /// One table per server; the name (ASCII letters, digits, `-`, `_`) names the generated
+    /// file `$OUT_DIR/<name>.rs`.
     #[serde(default)]
     servers: BTreeMap<String, RawServer>,
 }
 
+/// One pinned server (`[servers.<name>]`). Relative paths are relative to the manifest's
+/// directory.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "cli", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawServer {
+    /// The server executable; resolved against `cwd` when it contains a `/`, else looked up
+    /// on `PATH`.
     command: String,
+    /// Its arguments.
     #[serde(default)]
     args: Vec<String>,
+    /// The server's working directory (default: the manifest's directory).
     cwd: Option<PathBuf>,
+    /// Literal environment values for the server.
     #[serde(default)]
     env: BTreeMap<String, String>,
+    /// Names of environment variables copied from the caller's environment when set.
     #[serde(default)]
     pass_env: Vec<String>,
+    /// The seed's namePrefix: tool names become `<prefix>_<name>`.
     prefix: Option<String>,
+    /// The snapshot file (default: `mcp/<name>.snapshot.json`).
     snapshot: Option<PathBuf>,
+    /// Raw MCP tool names or globs of consequential tools (they need confirmation).
     #[serde(default)]
     consequential: Vec<String>,
     /// Raw MCP tool names or globs of tools that are never consequential, whatever their
@@ -117,11 +134,14 @@ struct RawServer {
     /// `oma-mcp-runtime`'s `schemars` feature).
     #[serde(default)]
     schemars: bool,
+    /// The per-request timeout in milliseconds, at least 1 (default: 60000).
+    #[cfg_attr(feature = "cli", schemars(range(min = 1)))]
     request_timeout_ms: Option<u64>,
 }
 
 /// `consequential-annotations`: how tool annotations count towards consequential.
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "cli", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum RawAnnotationPolicy {
     /// `destructiveHint: true` without `readOnlyHint: true` makes a tool consequential.
@@ -129,6 +149,15 @@ enum RawAnnotationPolicy {
     Trust,
     /// Annotations are ignored.
     Ignore,
+}
+
+/// The JSON Schema (2020-12) of `oma-mcp.toml`, derived from the parser's own types, for
+/// editors (e.g. taplo's `#:schema` directive).
+#[cfg(feature = "cli")]
+pub fn json_schema() -> serde_json::Value {
+    let mut schema = schemars::schema_for!(RawManifest);
+    schema.insert("title".into(), "oma-mcp.toml".into());
+    schema.to_value()
 }
 
 impl Manifest {

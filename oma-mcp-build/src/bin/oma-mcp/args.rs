@@ -94,6 +94,17 @@ pub enum Command {
         #[command(flatten)]
         target: Target,
     },
+    /// Connect to the pinned servers and diff their live tools/list against the snapshots.
+    ///
+    /// Exits 0 without drift at the --fail-on level, 1 with drift at or above it, 2 on an
+    /// error.
+    Check(crate::check::CheckArgs),
+    /// Compare two snapshot (or bare `{"tools": [...]}`) files; exit codes as `check`.
+    Diff(crate::diff::DiffArgs),
+    /// Print the JSON Schema of the manifest or the snapshot format.
+    Schema(crate::schema::SchemaArgs),
+    /// Print shell completions.
+    Completions(crate::schema::CompletionsArgs),
 }
 
 /// A server given by manifest or by command line.

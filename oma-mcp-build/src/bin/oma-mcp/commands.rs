@@ -82,6 +82,8 @@ pub enum Outcome {
     Success,
     /// `call` printed a result with `is_error: true`: exit 2.
     ToolError,
+    /// `check` or `diff` found drift at or above the `--fail-on` level: exit 1.
+    Drift,
 }
 
 /// Runs one subcommand.
@@ -114,6 +116,10 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
             format,
             target,
         } => call(tool, args, prefix, timeout_ms, format, target).await,
+        Command::Check(args) => crate::check::run(args).await,
+        Command::Diff(args) => crate::diff::run(args),
+        Command::Schema(args) => crate::schema::schema(&args),
+        Command::Completions(args) => crate::schema::completions(&args),
     }
 }
 
@@ -348,7 +354,8 @@ fn resolve(
     Ok((config, ConsequentialMatcher::new(&patterns)?))
 }
 
-async fn connect(config: ConnectConfig) -> Result<McpClient, CliError> {
+/// Connects, naming the command line in the error.
+pub(crate) async fn connect(config: ConnectConfig) -> Result<McpClient, CliError> {
     let command = std::iter::once(config.command.as_str())
         .chain(config.args.iter().map(String::as_str))
         .collect::<Vec<_>>()
@@ -378,7 +385,8 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-fn print(text: &str) -> Result<(), CliError> {
+/// Writes `text` to stdout.
+pub(crate) fn print(text: &str) -> Result<(), CliError> {
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(text.as_bytes())

@@ -1,10 +1,16 @@
 //! `oma-mcp`: snapshot, generate, list and call the tools of pinned MCP servers.
 //!
-//! Exit codes: 0 success, 2 any error (the error on stderr, with its causes). `call` also
-//! exits 2 when the mapped result is an error, after printing it.
+//! Exit codes: 0 success, 1 drift at or above `--fail-on` (`check`, `diff`), 2 any error (the
+//! error on stderr, with its causes). `call` also exits 2 when the mapped result is an error,
+//! after printing it.
 
 mod args;
+mod check;
 mod commands;
+mod diff;
+mod progress;
+mod report;
+mod schema;
 mod terminal;
 
 use std::io::Write;
@@ -25,6 +31,7 @@ fn main() -> ExitCode {
     match runtime.block_on(commands::run(cli.command)) {
         Ok(commands::Outcome::Success) => ExitCode::SUCCESS,
         Ok(commands::Outcome::ToolError) => ExitCode::from(2),
+        Ok(commands::Outcome::Drift) => ExitCode::from(1),
         Err(commands::CliError::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
         }

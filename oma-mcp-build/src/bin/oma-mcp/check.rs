@@ -1,0 +1,66 @@
+//! `oma-mcp check`: connect to the pinned servers of a manifest and diff their live
+//! `tools/list` against the committed snapshots.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
+use oma_mcp_runtime::Snapshot;
+
+use crate::commands::{CliError, Outcome};
+use crate::progress::Progress;
+use crate::report::{self, Compared, FailOn, ReportFormat};
+
+/// Flags of `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The manifest (default: ./oma-mcp.toml).
+    #[arg(long, value_name = "PATH")]
+    pub manifest: Option<PathBuf>,
+    /// Only this server of the manifest (default: all).
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+    /// Exit 1 when a change at or above this level is found.
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Breaking)]
+    pub fail_on: FailOn,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+}
+
+/// Runs `check`: exit 0 without drift at the level, 1 with, 2 on an error (the snapshot
+/// cannot be read, the server cannot be started).
+pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
+    let path = args
+        .manifest
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
+    let manifest = Manifest::read(&path)?;
+    let pins: Vec<&ServerPin> = match &args.server {
+        Some(name) => vec![manifest.server(name)?],
+        None => manifest.servers.values().collect(),
+    };
+    let several = pins.len() > 1;
+    let mut compared = Vec::with_capacity(pins.len());
+    for pin in pins {
+        // Read the pin first: a broken snapshot fails before a server is started.
+        let snapshot = Snapshot::read(&pin.snapshot)?;
+        let progress = Progress::start(format!("connecting to `{}`", pin.name));
+        let client = crate::commands::connect(pin.connect_config()).await;
+        progress.finish().await;
+        let client = client?;
+        let drift = client.drift_against(&snapshot);
+        client.disconnect().await;
+        compared.push(Compared {
+            label: format!("{} ({})", pin.name, pin.snapshot.display()),
+            server: several.then(|| pin.name.clone()),
+            file: pin.snapshot.clone(),
+            report: drift,
+        });
+    }
+    crate::commands::print(&report::render(&compared, args.format))?;
+    Ok(if report::fails(&compared, args.fail_on) {
+        Outcome::Drift
+    } else {
+        Outcome::Success
+    })
+}

@@ -1,0 +1,44 @@
+//! `oma-mcp diff OLD NEW`: compare two snapshot or bare `{"tools": [...]}` files.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use oma_mcp_runtime::{Snapshot, drift};
+
+use crate::commands::{CliError, Outcome};
+use crate::report::{self, Compared, FailOn, ReportFormat};
+
+/// Flags of `diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The old file (e.g. the committed snapshot).
+    #[arg(value_name = "OLD")]
+    pub old: PathBuf,
+    /// The new file; GitHub annotations point at it.
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    /// Exit 1 when a change at or above this level is found.
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = FailOn::Breaking)]
+    pub fail_on: FailOn,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+}
+
+/// Runs `diff`: exit 0 without drift at the level, 1 with, 2 when a file cannot be read.
+pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
+    let old = Snapshot::read(&args.old)?;
+    let new = Snapshot::read(&args.new)?;
+    let compared = [Compared {
+        label: format!("{} → {}", args.old.display(), args.new.display()),
+        server: None,
+        file: args.new.clone(),
+        report: drift::diff(&old, &new),
+    }];
+    crate::commands::print(&report::render(&compared, args.format))?;
+    Ok(if report::fails(&compared, args.fail_on) {
+        Outcome::Drift
+    } else {
+        Outcome::Success
+    })
+}

@@ -1,0 +1,154 @@
+//! Drift output shared by `check` and `diff`: `--fail-on`, `--format` and the renderings.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+use oma_mcp_runtime::{Change, DriftReport, Severity};
+use serde_json::{Value, json};
+
+/// `--fail-on`: the lowest severity that makes the run exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Only breaking changes (the default).
+    Breaking,
+    /// Breaking changes and warnings (description, title and annotation changes).
+    Warning,
+    /// Any change.
+    Info,
+}
+
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Breaking => Severity::Breaking,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
+}
+
+/// `--format` of `check` and `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Short text grouped by tool, coloured on a terminal.
+    Text,
+    /// `{"changes": [...], "summary": {...}}`.
+    Json,
+    /// GitHub Actions annotations pointing at the snapshot file.
+    Github,
+    /// A Markdown table for a pull-request comment or a job summary.
+    Markdown,
+}
+
+/// One compared pair: a server (or file pair), the file annotations point at, the report.
+pub struct Compared {
+    /// The server's name (`check`) or `OLD → NEW` (`diff`).
+    pub label: String,
+    /// The server's name in JSON output when several servers were checked.
+    pub server: Option<String>,
+    /// The file GitHub annotations point at.
+    pub file: PathBuf,
+    /// The drift.
+    pub report: DriftReport,
+}
+
+/// Whether any report has a change at or above `fail_on`.
+pub fn fails(compared: &[Compared], fail_on: FailOn) -> bool {
+    compared
+        .iter()
+        .any(|c| c.report.has_at_least(fail_on.severity()))
+}
+
+/// The whole output in `format`.
+pub fn render(compared: &[Compared], format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Json => json_text(compared),
+        ReportFormat::Text => {
+            let colour = std::io::stdout().is_terminal();
+            let mut out = String::new();
+            for c in compared {
+                if compared.len() > 1 || c.server.is_some() {
+                    out.push_str(&format!("== {}\n", crate::terminal::safe(&c.label)));
+                }
+                out.push_str(&c.report.to_text(colour));
+            }
+            out
+        }
+        ReportFormat::Markdown => compared
+            .iter()
+            .map(|c| c.report.to_markdown(&format!("MCP drift: {}", c.label)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        ReportFormat::Github => {
+            let mut out = String::new();
+            for c in compared {
+                let text = std::fs::read_to_string(&c.file).unwrap_or_default();
+                let file = relative(&c.file);
+                out.push_str(
+                    &c.report
+                        .to_github(&file, &|change| tool_line(&text, change)),
+                );
+            }
+            out
+        }
+    }
+}
+
+/// One JSON document: the report itself for one pair; for several servers, every change
+/// also names its `server`, and the summary adds up.
+fn json_text(compared: &[Compared]) -> String {
+    let value = match compared {
+        [one] if one.server.is_none() => one.report.to_json(),
+        _ => {
+            let mut changes = Vec::new();
+            let (mut breaking, mut warning, mut info) = (0, 0, 0);
+            for c in compared {
+                breaking += c.report.summary.breaking;
+                warning += c.report.summary.warning;
+                info += c.report.summary.info;
+                for change in c.report.to_json()["changes"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                {
+                    let mut change = change.clone();
+                    if let (Value::Object(map), Some(server)) = (&mut change, &c.server) {
+                        map.insert("server".into(), Value::from(server.as_str()));
+                    }
+                    changes.push(change);
+                }
+            }
+            json!({"changes": changes, "summary": {"breaking": breaking, "warning": warning, "info": info}})
+        }
+    };
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// `path` relative to the current directory when it is inside it (GitHub resolves
+/// annotation paths against the repository root, where CI jobs run).
+fn relative(path: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let shown = cwd
+        .as_deref()
+        .and_then(|cwd| path.strip_prefix(cwd).ok())
+        .unwrap_or(path);
+    shown.to_string_lossy().into_owned()
+}
+
+/// The 1-based line of a tool's `"name"` in canonical snapshot text (a descriptor key sits
+/// at 8 spaces); `None` for a tool the file does not hold.
+fn tool_line(text: &str, change: &Change) -> Option<usize> {
+    if change.tool.is_empty() {
+        return None;
+    }
+    let needle = format!(
+        "        \"name\": {}",
+        serde_json::to_string(&change.tool).ok()?
+    );
+    text.lines()
+        .position(|l| l == needle || l.strip_suffix(',') == Some(needle.as_str()))
+        .map(|i| i + 1)
+}
