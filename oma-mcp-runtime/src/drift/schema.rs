@@ -34,7 +34,7 @@ const LOWER_BOUNDS: [&str; 5] = [
     "minProperties",
 ];
 /// Keywords with their own rule; every other keyword that differs is a [`ChangeKind::KeywordChanged`].
-const HANDLED: [&str; 29] = [
+const HANDLED: &[&str] = &[
     "description",
     "title",
     "type",
@@ -64,6 +64,8 @@ const HANDLED: [&str; 29] = [
     "minLength",
     "minimum",
     "exclusiveMinimum",
+    "minItems",
+    "minProperties",
 ];
 
 /// What a change does to the set of values a schema accepts.
@@ -89,6 +91,9 @@ pub(super) struct Ctx<'a> {
     root_ptr: String,
     /// Pairs of followed `$ref` targets already compared (cycles, shared definitions).
     seen: HashSet<(String, String)>,
+    /// Both roots have the same `$defs` and `definitions`: equal subschemas are equal even
+    /// when they hold a `$ref`.
+    defs_equal: bool,
 }
 
 /// The sorted union of two objects' keys (empty for non-objects).
@@ -123,6 +128,9 @@ impl<'a> Ctx<'a> {
             new_root,
             root_ptr: String::new(),
             seen: HashSet::new(),
+            defs_equal: ["$defs", "definitions"]
+                .iter()
+                .all(|k| old_root.get(*k) == new_root.get(*k)),
         }
     }
 
@@ -188,7 +196,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn walk(&mut self, old: &Value, new: &Value, ptr: &str, depth: usize, out: &mut Vec<Change>) {
-        if old == new {
+        if old == new && (self.defs_equal || !contains_ref(old)) {
             return;
         }
         if depth > MAX_DEPTH {
@@ -202,7 +210,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         let (old, new) = (&normalize(old), &normalize(new));
-        if old == new {
+        if old == new && (self.defs_equal || !contains_ref(old)) {
             return;
         }
         // Local references: compare what they point at, once per pair of targets.
@@ -297,7 +305,7 @@ impl<'a> Ctx<'a> {
         self.array(o, n, ptr, depth, out);
         self.unions(o, n, ptr, depth, out);
         for key in union_keys(&Value::Object(o.clone()), &Value::Object(n.clone())) {
-            if HANDLED.contains(&key.as_str()) || key == "minProperties" {
+            if HANDLED.contains(&key.as_str()) {
                 continue;
             }
             let (ov, nv) = (o.get(&key), n.get(&key));
@@ -1021,5 +1029,14 @@ fn rename_of<'a>(
     match similar.as_slice() {
         [only] if exact.is_empty() => Some(only),
         _ => None,
+    }
+}
+
+/// Whether a `$ref` occurs anywhere in `value`.
+fn contains_ref(value: &Value) -> bool {
+    match value {
+        Value::Object(m) => m.contains_key("$ref") || m.values().any(contains_ref),
+        Value::Array(a) => a.iter().any(contains_ref),
+        _ => false,
     }
 }
