@@ -1,0 +1,207 @@
+//! Shape helpers of the schema walk: unions, nullability, types, required names, renames.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+/// The `anyOf` or `oneOf` list of a schema, with its keyword.
+pub(super) fn union_list(m: &Map<String, Value>) -> Option<(&'static str, &Vec<Value>)> {
+    ["anyOf", "oneOf"]
+        .into_iter()
+        .find_map(|k| m.get(k).and_then(Value::as_array).map(|l| (k, l)))
+}
+
+/// The non-null branches with their indexes.
+pub(super) fn branches(list: &[Value]) -> Vec<(Option<usize>, Value)> {
+    list.iter()
+        .enumerate()
+        .filter(|(_, b)| !is_null_schema(b))
+        .map(|(i, b)| (Some(i), b.clone()))
+        .collect()
+}
+
+/// `true` → `{}`; a union with exactly one non-null branch (pydantic's `Optional[X]`:
+/// `{"anyOf": [X, {"type": "null"}]}`) flattened into that branch plus a `"null"` type, the
+/// outer keywords winning.
+pub(super) fn normalize(schema: &Value) -> Value {
+    let Value::Object(m) = schema else {
+        return match schema {
+            Value::Bool(true) => Value::Object(Map::new()),
+            other => other.clone(),
+        };
+    };
+    for key in ["anyOf", "oneOf"] {
+        let Some(list) = m.get(key).and_then(Value::as_array) else {
+            continue;
+        };
+        let real: Vec<&Value> = list.iter().filter(|b| !is_null_schema(b)).collect();
+        let [only] = real.as_slice() else { continue };
+        let Value::Object(branch) = only else {
+            continue;
+        };
+        if m.contains_key("type") {
+            continue;
+        }
+        let mut merged = branch.clone();
+        for (k, v) in m {
+            if k != key {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+        if real.len() < list.len() {
+            let mut t: Vec<Value> = match branch.get("type") {
+                Some(Value::String(s)) => vec![Value::from(s.as_str())],
+                Some(Value::Array(a)) => a.clone(),
+                _ => Vec::new(),
+            };
+            if !t.is_empty() && !t.contains(&Value::from("null")) {
+                t.push(Value::from("null"));
+                merged.insert("type".into(), Value::Array(t));
+            } else if t.is_empty() {
+                merged.insert("nullable".into(), Value::Bool(true));
+            }
+        }
+        return Value::Object(merged);
+    }
+    schema.clone()
+}
+
+pub(super) fn is_null_schema(v: &Value) -> bool {
+    match v.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(a)) => a.len() == 1 && a[0] == "null",
+        _ => false,
+    }
+}
+
+pub(super) fn is_union(m: &Map<String, Value>) -> bool {
+    ["anyOf", "oneOf"]
+        .iter()
+        .any(|k| m.get(*k).and_then(Value::as_array).is_some())
+}
+
+/// A plain schema as a union branch: without the annotations compared at its own level.
+pub(super) fn bare(m: &Map<String, Value>) -> Value {
+    let mut m = m.clone();
+    for k in [
+        "description",
+        "title",
+        "default",
+        "examples",
+        "$defs",
+        "definitions",
+        "nullable",
+    ] {
+        m.remove(k);
+    }
+    if let Some(Value::Array(t)) = m.get_mut("type") {
+        t.retain(|t| t != "null");
+        if let [only] = t.as_slice() {
+            let only = only.clone();
+            m.insert("type".into(), only);
+        }
+    }
+    Value::Object(m)
+}
+
+pub(super) fn nullable(m: &Map<String, Value>) -> bool {
+    let typed = match m.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(a)) => a.iter().any(|t| t == "null"),
+        _ => false,
+    };
+    let branch = ["anyOf", "oneOf"].iter().any(|k| {
+        m.get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|l| l.iter().any(is_null_schema))
+    });
+    typed || branch || m.get("nullable") == Some(&Value::Bool(true))
+}
+
+/// The non-null types (`None`: any type).
+pub(super) fn types(m: &Map<String, Value>) -> Option<BTreeSet<String>> {
+    let list: Vec<&str> = match m.get("type")? {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    Some(
+        list.into_iter()
+            .filter(|t| *t != "null")
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+/// Whether every type of `inner` is accepted by `outer` (`integer` is a `number`).
+pub(super) fn covers(outer: &Option<BTreeSet<String>>, inner: &Option<BTreeSet<String>>) -> bool {
+    match (outer, inner) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(o), Some(i)) => i
+            .iter()
+            .all(|t| o.contains(t) || (t == "integer" && o.contains("number"))),
+    }
+}
+
+pub(super) fn required(m: &Map<String, Value>) -> BTreeSet<String> {
+    m.get("required")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Equal schemas apart from their own `description` and `title` (a renamed property).
+pub(super) fn same_shape(a: &Value, b: &Value) -> bool {
+    let strip = |v: &Value| match v {
+        Value::Object(m) => {
+            let mut m = m.clone();
+            m.remove("description");
+            m.remove("title");
+            Value::Object(m)
+        }
+        other => other.clone(),
+    };
+    strip(a) == strip(b)
+}
+
+/// The one counterpart of a removed (or added) property that looks like its new (or old)
+/// name: the only one with an identical schema, else the only one equal apart from its
+/// description and title.
+pub(super) fn rename_of<'a>(
+    schema: &Value,
+    others: impl Iterator<Item = (&'a String, &'a Value)>,
+) -> Option<&'a String> {
+    let others: Vec<(&String, &Value)> = others.collect();
+    let exact: Vec<&String> = others
+        .iter()
+        .filter(|(_, v)| *v == schema)
+        .map(|(k, _)| *k)
+        .collect();
+    if let [only] = exact.as_slice() {
+        return Some(only);
+    }
+    let similar: Vec<&String> = others
+        .iter()
+        .filter(|(_, v)| same_shape(v, schema))
+        .map(|(k, _)| *k)
+        .collect();
+    match similar.as_slice() {
+        [only] if exact.is_empty() => Some(only),
+        _ => None,
+    }
+}
+
+/// Whether a `$ref` occurs anywhere in `value`.
+pub(super) fn contains_ref(value: &Value) -> bool {
+    match value {
+        Value::Object(m) => m.contains_key("$ref") || m.values().any(contains_ref),
+        Value::Array(a) => a.iter().any(contains_ref),
+        _ => false,
+    }
+}
