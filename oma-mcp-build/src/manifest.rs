@@ -359,8 +359,13 @@ mod tests {
         assert_eq!(time.consequential_annotations, AnnotationPolicy::Trust);
         assert!(!time.schemars && time.not_consequential.is_empty());
         let bad = "[servers.x]\ncommand = \"x\"\nconsequential-annotations = \"maybe\"\n";
-        let err = Manifest::parse(bad, Path::new("m.toml")).unwrap_err().to_string();
-        assert!(err.contains("unknown variant `maybe`, expected `trust` or `ignore`"), "{err}");
+        let err = Manifest::parse(bad, Path::new("m.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown variant `maybe`, expected `trust` or `ignore`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -12,8 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use oma_mcp_build::codegen::{GenerateOptions, Generated, generate};
-use oma_mcp_runtime::Snapshot;
-use serde_json::Value;
+use oma_mcp_runtime::{Snapshot, Validator};
+use serde_json::{Value, json};
+
+#[path = "corpus/sample.rs"]
+mod sample;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -284,8 +287,10 @@ fn generated_code_compiles() {
     }
     let mut lib = String::from(
         "//! Generated code of oma-mcp-build, compiled with warnings denied.\n\
-         #![deny(warnings, missing_docs)]\n",
+         #![deny(warnings, missing_docs)]\n\n#[cfg(test)]\nmod round_trip;\n",
     );
+    let mut round_trip = String::from(ROUND_TRIP_HEADER);
+    let mut stats = RoundTripStats::default();
     for (name, path) in &inputs {
         let snapshot = Snapshot::read(path).unwrap();
         let generated = generate(
@@ -298,8 +303,15 @@ fn generated_code_compiles() {
         lib.push_str(&format!(
             "\n/// Tools of `{name}`.\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
         ));
+        round_trip.push_str(&round_trip_test(&module, &snapshot, &generated, &mut stats));
     }
     write_if_changed(&krate.join("src/lib.rs"), &lib);
+    write_if_changed(&krate.join("src/round_trip.rs"), &round_trip);
+    println!(
+        "round trip: {} tools, {} sampled (required and all fields), {} without a sample that \
+         passes its own schema, {} with a missing required field, {} with a violated bound",
+        stats.tools, stats.sampled, stats.unsampled, stats.missing, stats.bad
+    );
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         // clippy, not just check: users who deny clippy warnings include this code too.
@@ -318,6 +330,149 @@ fn generated_code_compiles() {
         krate.display(),
         String::from_utf8_lossy(&output.stderr)
     );
+    // The round trip of every tool (src/round_trip.rs): samples through the generated types
+    // and back, validated against each tool's original schema by the runtime.
+    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["test", "--quiet", "--manifest-path"])
+        .arg(krate.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "round trip of the generated code in {} failed:\n{}\n{}",
+        krate.display(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The helper of the generated round-trip tests.
+const ROUND_TRIP_HEADER: &str = r#"//! Round trip of every tool: a sample with the required fields and one with every field
+//! deserialize into the generated argument type, serialize back, and pass the tool's
+//! original input schema (`oma_mcp_runtime::typed::check_args`); a sample missing a
+//! required field or violating a bound is rejected locally, by the type or by validation.
+
+use ::oma_mcp_runtime::McpTool;
+use ::oma_mcp_runtime::__private::serde::de::DeserializeOwned;
+use ::oma_mcp_runtime::__private::serde_json::{self, Value};
+use ::oma_mcp_runtime::typed::check_args;
+
+fn check<T: McpTool>(samples: [&str; 2], missing: Option<&str>, bad: Option<&str>)
+where
+    T::Args: DeserializeOwned,
+{
+    for sample in samples {
+        let value: Value = serde_json::from_str(sample).unwrap();
+        let args: T::Args = serde_json::from_value(value)
+            .unwrap_or_else(|e| panic!("{}: {sample} does not deserialize: {e}", T::MCP_NAME));
+        if let Err(e) = check_args::<T>(&args) {
+            panic!("{}: {sample} round-trips to a value its schema rejects: {e}", T::MCP_NAME);
+        }
+    }
+    for rejected in [missing, bad].into_iter().flatten() {
+        let value: Value = serde_json::from_str(rejected).unwrap();
+        if let Ok(args) = serde_json::from_value::<T::Args>(value) {
+            assert!(
+                check_args::<T>(&args).is_err(),
+                "{}: {rejected} was accepted locally",
+                T::MCP_NAME
+            );
+        }
+    }
+}
+"#;
+
+#[derive(Default)]
+struct RoundTripStats {
+    tools: usize,
+    sampled: usize,
+    unsampled: usize,
+    missing: usize,
+    bad: usize,
+}
+
+/// The `#[test]` of one generated module: a `check` call per tool with samples built from
+/// its input schema (see `corpus/sample.rs`) that pass that schema.
+fn round_trip_test(
+    module: &str,
+    snapshot: &Snapshot,
+    generated: &Generated,
+    stats: &mut RoundTripStats,
+) -> String {
+    let markers = markers(&generated.code);
+    let mut body = String::new();
+    for tool in &snapshot.tools {
+        stats.tools += 1;
+        let schema = match tool.input_schema() {
+            Some(s @ Value::Object(_)) => s.clone(),
+            _ => json!({"type": "object"}),
+        };
+        let Ok(validator) = Validator::new(tool.name(), &schema) else {
+            stats.unsampled += 1;
+            continue;
+        };
+        // Arguments are an object; a tool whose schema wants anything else gets none.
+        let accepts = |v: &Value| v.is_object() && validator.validate(v).is_ok();
+        let (Some(required), Some(all)) = (
+            sample::sample(&schema, &schema, false).filter(accepts),
+            sample::sample(&schema, &schema, true).filter(accepts),
+        ) else {
+            stats.unsampled += 1;
+            continue;
+        };
+        stats.sampled += 1;
+        let missing = sample::drop_required(&schema, &required, accepts)
+            .filter(|m| !accepts(m))
+            .map(|m| m.to_string());
+        let bad = sample::violate_bound(&schema, &all)
+            .filter(|b| !accepts(b))
+            .map(|b| b.to_string());
+        stats.missing += usize::from(missing.is_some());
+        stats.bad += usize::from(bad.is_some());
+        let marker = &markers[tool.name()];
+        body.push_str(&format!(
+            "    check::<super::{module}::{marker}>([{:?}, {:?}], {:?}, {:?});\n",
+            required.to_string(),
+            all.to_string(),
+            missing,
+            bad
+        ));
+    }
+    format!("\n#[test]\nfn {module}() {{\n{body}}}\n")
+}
+
+/// The marker type of each raw MCP name in generated code.
+fn markers(code: &str) -> std::collections::HashMap<String, String> {
+    let file = syn::parse_file(code).unwrap();
+    let mut out = std::collections::HashMap::new();
+    for item in file.items {
+        let syn::Item::Impl(imp) = item else { continue };
+        let Some((path, _)) = &imp.trait_ else {
+            continue;
+        };
+        if path.segments.last().is_none_or(|s| s.ident != "McpTool") {
+            continue;
+        }
+        let syn::Type::Path(ty) = &*imp.self_ty else {
+            continue;
+        };
+        let marker = ty.path.segments.last().unwrap().ident.to_string();
+        for item in &imp.items {
+            if let syn::ImplItem::Const(c) = item
+                && c.ident == "MCP_NAME"
+                && let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = &c.expr
+            {
+                out.insert(s.value(), marker.clone());
+            }
+        }
+    }
+    out
 }
 
 fn write_if_changed(path: &Path, text: &str) {

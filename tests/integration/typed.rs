@@ -623,3 +623,78 @@ fn generated_args_deserialize_from_the_servers_json() {
             .is_err()
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Typed calls: validated arguments, typed outputs
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn own_structured_typed_output() {
+    let client = own_client().await;
+    let args = || own::StructuredArgs {
+        city: "Oslo".into(),
+    };
+    let typed = client.call_typed(own::Structured, args()).await.unwrap();
+    assert_eq!(
+        typed.output,
+        own::StructuredOutput {
+            city: "Oslo".into(),
+            conditions: "sunny".into(),
+            temperature_c: 21,
+        }
+    );
+    // The same seed mapping as the untyped call.
+    assert_eq!(typed.result, client.call(own::Structured, args()).await);
+    assert!(!typed.result.is_error);
+    // A tool without an output schema: the structuredContent as sent (none here).
+    let typed = client
+        .call_typed(
+            own::Echo,
+            own::EchoArgs {
+                message: "typed".into(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(typed.output, None);
+    assert_eq!(typed.result.data, "Echo: typed");
+    // An error result is the tool error with the seed's text, never validated.
+    let err = client
+        .call_typed(own::Fail, own::FailArgs {})
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "This tool always fails");
+    assert_eq!(
+        err.into_tool_result().to_json(),
+        json!({"data": "This tool always fails", "isError": true, "modelOutput": null})
+    );
+    client.disconnect().await;
+}
+
+#[tokio::test]
+async fn everything_get_structured_content_typed_output() {
+    let Some(config) = everything_config("everything_get_structured_content_typed_output") else {
+        return;
+    };
+    let client = connect_mcp_tools(config).await.unwrap();
+    let typed = client
+        .call_typed(
+            everything::GetStructuredContent,
+            everything::GetStructuredContentArgs {
+                location: everything::GetStructuredContentArgsLocation::Chicago,
+            },
+        )
+        .await
+        .unwrap();
+    // The draft-07 output schema (`additionalProperties: false`) passed, then the fields.
+    assert_eq!(
+        typed.output,
+        everything::GetStructuredContentOutput {
+            conditions: "Light rain / drizzle".into(),
+            humidity: 82.0,
+            temperature: 36.0,
+        }
+    );
+    assert!(!typed.result.is_error);
+    client.disconnect().await;
+}
