@@ -277,7 +277,7 @@ fn generated_code_compiles() {
     let runtime = workspace().join("oma-mcp-runtime").canonicalize().unwrap();
     let manifest = format!(
         "[package]\nname = \"oma-mcp-codegen-check\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\noma-mcp-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+         [dependencies]\noma-mcp-runtime = {{ path = {:?}, features = [\"schemars\"] }}\n\n[workspace]\n",
         runtime.display().to_string()
     );
     write_if_changed(&krate.join("Cargo.toml"), &manifest);
@@ -305,6 +305,20 @@ fn generated_code_compiles() {
         ));
         round_trip.push_str(&round_trip_test(&module, &snapshot, &generated, &mut stats));
     }
+    // The fixtures again with `schemars::JsonSchema` derived (`GenerateOptions::with_schemars`).
+    for name in ["golden", "hostile"] {
+        let snapshot = Snapshot::read(&fixtures.join(format!("{name}.json"))).unwrap();
+        let options = GenerateOptions::default()
+            .with_name_prefix(name)
+            .with_schemars(true);
+        let generated = generate(&snapshot, &options).unwrap();
+        let module = format!("{name}_schemars");
+        write_if_changed(&krate.join(format!("src/{module}.rs")), &generated.code);
+        lib.push_str(&format!(
+            "\n/// Tools of `{name}`, deriving `JsonSchema`.\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
+        ));
+    }
+    round_trip.push_str(SCHEMARS_TEST);
     write_if_changed(&krate.join("src/lib.rs"), &lib);
     write_if_changed(&krate.join("src/round_trip.rs"), &round_trip);
     println!(
@@ -384,6 +398,31 @@ where
     }
 }
 "#;
+
+/// What the `JsonSchema` derives give: schemas a user can re-expose.
+const SCHEMARS_TEST: &str = r##"
+#[test]
+fn schemars_derives() {
+    use ::oma_mcp_runtime::__private::schemars::schema_for;
+    let args = schema_for!(super::golden_schemars::GetSumArgs).to_value();
+    assert_eq!(args["required"], serde_json::json!(["a", "b"]));
+    assert_eq!(
+        args["properties"]["roundMode"]["anyOf"][0]["$ref"],
+        "#/$defs/GetSumArgsRoundMode"
+    );
+    assert_eq!(
+        args["$defs"]["GetSumArgsRoundMode"]["oneOf"][2]["const"],
+        "half-even"
+    );
+    let output = schema_for!(super::golden_schemars::GetSumOutput).to_value();
+    assert_eq!(output["required"], serde_json::json!(["sum"]));
+    let shapes = schema_for!(super::golden_schemars::ShapesArgs).to_value();
+    assert_eq!(
+        shapes["$defs"]["ShapesArgsLevel"]["enum"],
+        serde_json::json!([1, 2, 3])
+    );
+}
+"##;
 
 #[derive(Default)]
 struct RoundTripStats {
