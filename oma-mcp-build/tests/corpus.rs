@@ -235,6 +235,39 @@ fn case_expectations() {
     let c = code("29-array-without-items-and-object-without-properties.json").code;
     assert!(c.contains("pub targets: ::core::option::Option<\n        ::std::vec::Vec<::oma_mcp_runtime::__private::serde_json::Value>,"), "{c}");
     assert!(c.contains("pub struct GetListsArgs {}"), "{c}");
+    // 23: output schemas whose root is not an object: a tagged enum, a plain type.
+    let g = code("23-output-schema-root-not-object.json");
+    assert!(
+        g.code.contains("pub enum ReadMemoryOutput {\n    /// `\"status\": \"ok\"`.\n    #[serde(rename = \"ok\")]\n    Ok(ReadMemoryOutputOk),"),
+        "{}",
+        g.code
+    );
+    assert!(g.code.contains("    type Output = ReadMemoryOutput;\n"));
+    assert!(
+        g.code.contains("pub data: ReadMemoryOutputMemoryBlock,"),
+        "{}",
+        g.code
+    );
+    assert!(g.code.contains("pub type SubOutput = i32;"), "{}", g.code);
+    assert_eq!(g.warnings, []);
+    // 26: a draft-07 output schema is kept with its `$schema` (the runtime validates in that
+    // dialect) and gives a struct.
+    let c = code("26-output-schema-draft07-dialect.json").code;
+    assert!(c.contains("pub struct ListAllowedDirectoriesOutput {\n    /// The \"content\" property.\n    pub content: ::std::string::String,\n}"), "{c}");
+    assert!(
+        c.contains(r##"    const OUTPUT_SCHEMA: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "{\"$schema\":\"http://json-schema.org/draft-07/schema#\","##),
+        "{c}"
+    );
+    // 21, 22: output schemas of an object with and without properties.
+    let c = code("21-error-result-structured-content-mismatch.json").code;
+    assert!(c.contains("pub total_files: f64,"), "{c}");
+    let c = code("22-output-schema-but-no-structured-content.json").code;
+    assert!(c.contains("    type Output = GetContextOutput;\n"), "{c}");
+    assert!(
+        c.contains("pub type GetContextOutput = ::oma_mcp_runtime::__private::serde_json::Map<"),
+        "{c}"
+    );
     // 24: missing or empty input schemas give empty argument structs.
     let c = code("24-input-schema-missing-type-or-empty.json").code;
     assert!(c.contains("pub struct ReadFileArgs {}"), "{c}");

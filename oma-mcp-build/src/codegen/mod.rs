@@ -3,8 +3,13 @@
 //! [`generate`] turns every tool of a [`Snapshot`] into
 //! - `<Tool>Args`, the argument struct (nested structs and string enums as the schema asks,
 //!   `serde_json::Value` with a doc note where it asks for more than the type model covers),
+//! - `<Tool>Output`, when the tool declares an `outputSchema`: the type of its
+//!   `structuredContent` by the same rules (a struct, an enum, or a type alias when the root
+//!   is neither; for FastMCP's wrapped form `{"result": ..}`, the type of `result`),
 //! - `<Tool>`, a unit marker type implementing [`McpTool`] with the tool's names,
-//!   description, input schema, digest and whether it is consequential,
+//!   description, input and output schemas, digest, whether it is consequential (the
+//!   `consequential` entries, else its annotations per [`AnnotationPolicy`], minus the
+//!   `not_consequential` entries), and a `static` holding its compiled schemas,
 //!
 //! plus `TOOL_NAMES`, the raw MCP names in snapshot order. `<Tool>` is the UpperCamelCase
 //! of the raw MCP name (`get-sum` → `GetSum`, `GetSumArgs`); names that collide after
@@ -402,6 +407,37 @@ mod tests {
             "{code}"
         );
         assert_eq!(code.matches("const CONSEQUENTIAL: bool = true;").count(), 1);
+    }
+
+    #[test]
+    fn consequential_from_annotations_unless_the_options_say_otherwise() {
+        let snap = snapshot(
+            r#"{"tools": [
+                {"name": "rm", "annotations": {"destructiveHint": true}},
+                {"name": "mv", "annotations": {"destructiveHint": true, "readOnlyHint": false}},
+                {"name": "ls", "annotations": {"destructiveHint": true, "readOnlyHint": true}},
+                {"name": "cat", "annotations": {"destructiveHint": "yes"}},
+                {"name": "touch"}
+            ]}"#,
+        );
+        let flags = |options: &GenerateOptions| -> Vec<bool> {
+            let code = generate(&snap, options).unwrap().code;
+            code.match_indices("const CONSEQUENTIAL: bool = ")
+                .map(|(i, m)| code[i + m.len()..].starts_with("true"))
+                .collect()
+        };
+        // Snapshot order is by name: cat, ls, mv, rm, touch.
+        let trusted = GenerateOptions::default();
+        assert_eq!(flags(&trusted), [false, false, true, true, false]);
+        let listed = trusted
+            .clone()
+            .with_consequential(["touch", "mv"])
+            .with_not_consequential(["r*", "mv"]);
+        assert_eq!(flags(&listed), [false, false, true, false, true]);
+        let ignored = GenerateOptions::default()
+            .with_consequential_annotations(AnnotationPolicy::Ignore)
+            .with_consequential(["cat"]);
+        assert_eq!(flags(&ignored), [true, false, false, false, false]);
     }
 
     #[test]
