@@ -404,4 +404,16 @@ impl crate::McpClient {
         };
         diff(snapshot, &live)
     }
+
+    /// [`McpClient::drift_against`](crate::McpClient::drift_against) the snapshot embedded in
+    /// generated code as canonical JSON text (the generated module's `SNAPSHOT`; its `drift`
+    /// function calls this).
+    ///
+    /// # Errors
+    /// [`Error::SnapshotFormat`](crate::Error::SnapshotFormat) when `snapshot_json` is not a
+    /// snapshot (generated code always embeds a valid one).
+    pub fn drift_against_embedded(&self, snapshot_json: &str) -> Result<DriftReport, crate::Error> {
+        let snapshot = Snapshot::parse(snapshot_json, std::path::Path::new("<embedded snapshot>"))?;
+        Ok(self.drift_against(&snapshot))
+    }
 }

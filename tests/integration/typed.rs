@@ -340,6 +340,44 @@ async fn own_live_snapshot_equals_the_committed_snapshot() {
     );
 }
 
+/// The generated module embeds its snapshot; `drift` against the live server it was taken
+/// from reports nothing, against a different server it reports what changed (issue 5, "At
+/// run time").
+#[tokio::test]
+async fn embedded_snapshot_drift_check() {
+    let client = own_client().await;
+    let report = own::drift(&client).unwrap();
+    assert!(report.changes.is_empty(), "{:?}", report.changes);
+    assert!(
+        report
+            .apply(oma_mcp_runtime::DriftPolicy::FailOnAny, "own")
+            .is_ok()
+    );
+    client.disconnect().await;
+
+    // The own module's pin against the sloppy raw server: every pinned tool is gone.
+    let other = connect_mcp_tools(crate::own("sloppy")).await.unwrap();
+    let report = own::drift(&other).unwrap();
+    other.disconnect().await;
+    let removed: Vec<&str> = report
+        .changes
+        .iter()
+        .filter(|c| c.kind == oma_mcp_runtime::ChangeKind::ToolRemoved)
+        .map(|c| c.tool.as_str())
+        .collect();
+    assert_eq!(removed, own::TOOL_NAMES);
+    let err = report
+        .apply(oma_mcp_runtime::DriftPolicy::FailOnBreaking, "own")
+        .unwrap_err();
+    assert!(
+        err.to_string().starts_with(&format!(
+            "MCP server `own` drifted from its snapshot ({} breaking, ",
+            own::TOOL_NAMES.len()
+        )),
+        "{err}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // server-everything
 // ---------------------------------------------------------------------------------------------

@@ -16,13 +16,32 @@ use super::schema::{
 };
 use crate::error::Error;
 
-/// The whole file: `header`, `TOOL_NAMES`, then each tool's items.
-pub(crate) fn file(header: &str, tools: &[ToolModel]) -> Result<String, Error> {
+/// The whole file: `header`, `TOOL_NAMES`, the embedded `SNAPSHOT` and its `drift` check,
+/// then each tool's items.
+pub(crate) fn file(header: &str, snapshot: &str, tools: &[ToolModel]) -> Result<String, Error> {
     let names = tools.iter().map(|t| t.mcp_name.as_str());
     let module = quote! {
         /// The raw MCP names of the tools in this module, in snapshot order.
         #[allow(dead_code)]
         pub const TOOL_NAMES: &[&str] = &[#(#names),*];
+
+        /// The snapshot this module was generated from (canonical JSON text, as committed), for
+        /// drift checks at run time: see [`drift`].
+        #[allow(dead_code)]
+        pub const SNAPSHOT: &str = #snapshot;
+
+        /// Compares the connected server's tools with [`SNAPSHOT`], the pin this code was
+        /// generated from. The policy is the caller's, e.g.
+        /// `drift(&client)?.apply(DriftPolicy::FailOnBreaking, "server")`.
+        ///
+        /// # Errors
+        /// Only if [`SNAPSHOT`] were not a snapshot, which generated code never embeds.
+        #[allow(dead_code)]
+        pub fn drift(
+            client: &::oma_mcp_runtime::McpClient,
+        ) -> ::core::result::Result<::oma_mcp_runtime::DriftReport, ::oma_mcp_runtime::Error> {
+            client.drift_against_embedded(SNAPSHOT)
+        }
     };
     let mut items = parse("", module)?.items;
     for tool in tools {

@@ -286,7 +286,7 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
             args,
         });
     }
-    let code = emit::file(&header(snapshot), &tools)?;
+    let code = emit::file(&header(snapshot), &snapshot.to_canonical_string(), &tools)?;
     Ok(Generated { code, warnings })
 }
 
