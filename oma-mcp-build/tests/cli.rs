@@ -3,33 +3,11 @@
 //! Uses the project's own test server (`target/<profile>/oma-mcp-test-server`, built by
 //! `cargo build --workspace`) and the pinned server-everything (`npm ci --prefix tests/servers`).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn oma_mcp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
-}
+use std::path::PathBuf;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-}
-
-/// The test server binary beside `oma-mcp` in the same target directory.
-fn test_server() -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_oma-mcp")).with_file_name(format!(
-        "oma-mcp-test-server{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    assert!(
-        bin.exists(),
-        "{} is missing: run `cargo build --workspace --all-features` first (./scripts/test does)",
-        bin.display()
-    );
-    bin
-}
+use common::{assert_exit, oma_mcp, run, shared, test_server, text, workspace};
 
 /// server-everything's entry point, or `None` (with one printed line) when not installed.
 fn everything() -> Option<PathBuf> {
@@ -40,39 +18,6 @@ fn everything() -> Option<PathBuf> {
         println!("skipped: server-everything is not installed (npm ci --prefix tests/servers)");
         None
     }
-}
-
-fn shared() -> Option<PathBuf> {
-    let dir = std::env::var_os("OMA_MCP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared"));
-    if dir.join("corpus").is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "skipped: shared corpus not found at {} (set OMA_MCP_SHARED)",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn run(cmd: &mut Command) -> Output {
-    cmd.output().expect("oma-mcp runs")
-}
-
-fn assert_exit(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
 }
 
 #[test]

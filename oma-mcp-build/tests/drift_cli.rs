@@ -1,36 +1,18 @@
 //! `oma-mcp check`, `diff`, `schema` and `completions` as a CI job runs them: real processes,
 //! the real github-mcp-server history from the shared corpus, the pinned server-everything.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::{assert_exit, oma_mcp, run, text, workspace};
 
 use oma_mcp_runtime::Snapshot;
 use serde_json::{Value, json};
 
-fn oma_mcp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-}
-
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("OMA_MCP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared"));
-    if dir.join("corpus").is_dir() {
-        Some(dir.join("corpus"))
-    } else {
-        println!(
-            "skipped: shared corpus not found at {} (set OMA_MCP_SHARED)",
-            dir.display()
-        );
-        None
-    }
+    common::shared().map(|dir| dir.join("corpus"))
 }
 
 /// The example's pinned server-everything, or `None` (one printed line) when not installed.
@@ -44,24 +26,6 @@ fn everything() -> Option<PathBuf> {
         );
         None
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn run(cmd: &mut Command) -> Output {
-    cmd.output().expect("oma-mcp runs")
-}
-
-fn assert_exit(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
 }
 
 fn json_out(out: &Output) -> Value {

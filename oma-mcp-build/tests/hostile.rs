@@ -3,44 +3,11 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn oma_mcp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
-}
-
-/// The test server binary beside `oma-mcp` in the same target directory.
-fn test_server() -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_oma-mcp")).with_file_name(format!(
-        "oma-mcp-test-server{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    assert!(
-        bin.exists(),
-        "{} is missing: run `cargo build --workspace --all-features` first (./scripts/test does)",
-        bin.display()
-    );
-    bin
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn run(cmd: &mut Command) -> Output {
-    cmd.output().expect("oma-mcp runs")
-}
-
-fn assert_exit(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-}
+use common::{assert_exit, oma_mcp, run, test_server, text};
 
 /// A fresh directory under the target directory.
 fn scratch(name: &str) -> PathBuf {

@@ -1,0 +1,72 @@
+//! Helpers shared by the CLI test binaries (`cli`, `hostile`, `drift_cli`): run `oma-mcp` as
+//! a user's script would, find the project's test server and the shared corpus.
+
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The `oma-mcp` binary under test.
+pub fn oma_mcp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
+}
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// The test server binary beside `oma-mcp` in the same target directory.
+pub fn test_server() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_oma-mcp")).with_file_name(format!(
+        "oma-mcp-test-server{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build --workspace --all-features` first (./scripts/test does)",
+        bin.display()
+    );
+    bin
+}
+
+/// The shared reference folder (`$OMA_MCP_SHARED`, default `<workspace>/../shared`), or `None`
+/// after one printed line when it is absent.
+pub fn shared() -> Option<PathBuf> {
+    let dir = std::env::var_os("OMA_MCP_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared"));
+    if dir.join("corpus").is_dir() {
+        Some(dir)
+    } else {
+        println!(
+            "skipped: shared corpus not found at {} (set OMA_MCP_SHARED)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Lossy UTF-8 of captured output.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `cmd` to completion, capturing its output.
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("oma-mcp runs")
+}
+
+/// Asserts the exit code, showing stdout and stderr when it differs.
+pub fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
