@@ -231,6 +231,22 @@ pub enum Error {
 }
 
 impl Error {
+    /// The server command line this error names in its message, if it names one
+    /// ([`Error::Spawn`], [`Error::Handshake`], [`Error::RepeatedCursor`],
+    /// [`Error::InvalidResponse`], and the lifecycle errors wrapping a handshake), so a caller
+    /// adding context does not repeat it.
+    pub fn command(&self) -> Option<&str> {
+        match self {
+            Error::Spawn { command, .. }
+            | Error::Handshake { command, .. }
+            | Error::RepeatedCursor { command, .. }
+            | Error::InvalidResponse { command, .. } => Some(command),
+            Error::FallbackFailed { discover, .. } => discover.command(),
+            Error::DiscoverUnsupported { source } => source.command(),
+            _ => None,
+        }
+    }
+
     /// `true` for [`Error::Timeout`], also when wrapped in [`Error::Handshake`].
     pub fn is_timeout(&self) -> bool {
         matches!(self.root(), Error::Timeout { .. })

@@ -362,9 +362,13 @@ pub(crate) async fn connect(config: ConnectConfig) -> Result<McpClient, CliError
         .join(" ");
     oma_mcp_runtime::connect_mcp_tools(config)
         .await
-        .map_err(|source| CliError::Connect {
-            command,
-            source: Box::new(source),
+        .map_err(|source| match source.command() {
+            // The runtime's message already names the command: do not say it twice.
+            Some(_) => CliError::Runtime(source),
+            None => CliError::Connect {
+                command,
+                source: Box::new(source),
+            },
         })
 }
 
