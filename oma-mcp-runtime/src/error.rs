@@ -138,6 +138,19 @@ pub enum Error {
         limit: usize,
     },
 
+    /// The server sent a JSON message nested deeper than `serde_json`'s recursion limit
+    /// (128 levels), which is not parsed (a deeper parse could exhaust the stack). Like
+    /// [`Error::MessageTooLarge`], every request pending at that moment fails with this error
+    /// (the message's `id` cannot be read); the session goes on with the next line.
+    #[error(
+        "the MCP server sent a message nested deeper than {limit} levels, which oma-mcp does \
+         not parse; the answer is lost (report the server's deeply nested output to its authors)"
+    )]
+    MessageTooDeep {
+        /// The nesting limit (128, `serde_json`'s).
+        limit: usize,
+    },
+
     /// A response had the wrong shape for its method (for example a `tools/list` result
     /// without a `tools` array, or a tool descriptor without a string `name`).
     #[error("the MCP server `{command}` sent an invalid `{method}` response: {reason}")]

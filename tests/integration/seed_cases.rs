@@ -121,3 +121,50 @@ async fn sloppy_server_data_is_kept_and_mapped() {
     );
     client.disconnect().await;
 }
+
+/// A scripted server whose `tools/call` answer is nested 200 levels deep.
+const DEEP: &str = r#"
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    m, i = msg.get("method"), msg["id"]
+    if m == "initialize":
+        r = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+             "serverInfo": {"name": "deep", "version": "1"}}
+    elif m == "tools/list":
+        r = {"tools": [{"name": "deep", "inputSchema": {"type": "object"}}]}
+    elif m == "tools/call":
+        print('{"jsonrpc":"2.0","id":%d,"result":{"content":%s1%s}}' % (i, "[" * 200, "]" * 200), flush=True)
+        continue
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "no"}}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": i, "result": r}), flush=True)
+"#;
+
+/// A message nested deeper than serde_json parses fails the pending call at once with a clear
+/// error (not at the request timeout), and the session goes on.
+#[tokio::test]
+async fn a_too_deeply_nested_message_fails_the_call_at_once() {
+    let client = connect_mcp_tools(
+        ConnectConfig::new("python3")
+            .with_args(["-c", DEEP])
+            .with_request_timeout(Duration::from_secs(30)),
+    )
+    .await
+    .unwrap();
+    let started = std::time::Instant::now();
+    let result = client.call_tool("deep", args(json!({}))).await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(
+        result.data,
+        "MCP tool \"deep\" failed: the MCP server sent a message nested deeper than 128 levels, \
+         which oma-mcp does not parse; the answer is lost (report the server's deeply nested \
+         output to its authors)"
+    );
+    assert!(result.is_error);
+    assert_eq!(client.list_tools_raw().await.unwrap().len(), 1);
+    client.disconnect().await;
+}

@@ -80,6 +80,9 @@ where
     Ok(LineRead::Line)
 }
 
+/// The deepest nesting `serde_json` parses (its recursion limit).
+pub(crate) const MAX_DEPTH: usize = 128;
+
 /// One message received from the server, classified by its JSON-RPC shape.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Incoming {
@@ -102,6 +105,8 @@ pub(crate) enum Incoming {
         /// The method.
         method: String,
     },
+    /// JSON nested deeper than `serde_json`'s recursion limit ([`MAX_DEPTH`]): not parsed.
+    TooDeep,
     /// Not a JSON-RPC message: not JSON, not an object, or no recognizable shape.
     Invalid {
         /// Why, for the log.
@@ -160,6 +165,11 @@ pub(crate) fn classify(line: &[u8]) -> Incoming {
     };
     let value: Value = match parsed {
         Ok(v) => v,
+        // serde_json has no error category for this; its message is stable ("recursion limit
+        // exceeded at line L column C").
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            return Incoming::TooDeep;
+        }
         Err(e) => {
             return Incoming::Invalid {
                 reason: format!("not JSON ({e})"),
@@ -276,6 +286,25 @@ fn line(value: &Value) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn json_nested_deeper_than_the_limit_is_classified_too_deep() {
+        let deep = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}1{}}}",
+            "[".repeat(MAX_DEPTH + 1),
+            "]".repeat(MAX_DEPTH + 1)
+        );
+        assert_eq!(classify(deep.as_bytes()), Incoming::TooDeep);
+        let fine = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}1{}}}",
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        assert!(matches!(
+            classify(fine.as_bytes()),
+            Incoming::Response { .. }
+        ));
+    }
     use super::*;
 
     async fn lines(input: &[u8], limit: usize) -> Vec<(LineRead, String)> {

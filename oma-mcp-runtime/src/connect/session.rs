@@ -447,6 +447,19 @@ fn dispatch(
         Incoming::Notification { method } => {
             tracing::debug!(%method, "notification from the MCP server ignored");
         }
+        Incoming::TooDeep => {
+            tracing::warn!(
+                server = %shared.command_line,
+                "skipped a message from the MCP server nested deeper than {} levels",
+                framing::MAX_DEPTH
+            );
+            let pending = std::mem::take(&mut lock(&shared.state).pending);
+            for (_, tx) in pending {
+                let _ = tx.send(Err(Error::MessageTooDeep {
+                    limit: framing::MAX_DEPTH,
+                }));
+            }
+        }
         Incoming::Invalid { reason } => {
             let text = String::from_utf8_lossy(raw);
             tracing::warn!(
