@@ -168,13 +168,18 @@ fn md_cell(text: &str) -> String {
         .replace('<', "&lt;")
 }
 
-/// A code span for a cell (empty for an empty value).
+/// A code span for a cell (empty for an empty value). Its fence is one backtick longer than
+/// the longest run of backticks in the text, so server text cannot close the span early and
+/// leave the rest (`<!--`, links) to be rendered as Markdown or HTML.
 fn code(text: &str) -> String {
     if text.is_empty() {
         return String::new();
     }
     let safe = terminal_safe(text).replace('|', "\\|");
-    let fence = if safe.contains('`') { "`` " } else { "`" };
-    let close = if safe.contains('`') { " ``" } else { "`" };
-    format!("{fence}{safe}{close}")
+    let longest_run = safe.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    if longest_run == 0 {
+        return format!("`{safe}`");
+    }
+    let fence = "`".repeat(longest_run + 1);
+    format!("{fence} {safe} {fence}")
 }

@@ -484,3 +484,27 @@ fn renderings() {
             .contains("| 🟡 warning | `a` | tool | `/description` | tool description changed")
     );
 }
+
+#[test]
+fn markdown_code_spans_outlast_backtick_runs_in_server_text() {
+    // A tool name with a double backtick used to close the `` fence early, leaving `<!--`
+    // raw: GitHub would hide every later row of the table.
+    let r = diff(
+        &snap(vec![]),
+        &snap(vec![
+            json!({"name": "x``<!--", "inputSchema": {"type": "object"}}),
+            json!({"name": "a`b", "inputSchema": {"type": "object"}}),
+            json!({"name": "plain", "inputSchema": {"type": "object"}}),
+        ]),
+    );
+    let md = r.to_markdown("t");
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| 🔵")).collect();
+    assert_eq!(
+        rows,
+        [
+            "| 🔵 info | `` a`b `` | tool |  | tool \"a`b\" was added |",
+            "| 🔵 info | `plain` | tool |  | tool \"plain\" was added |",
+            "| 🔵 info | ``` x``<!-- ``` | tool |  | tool \"x``&lt;!--\" was added |",
+        ]
+    );
+}
