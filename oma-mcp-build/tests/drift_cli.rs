@@ -258,3 +258,39 @@ fn completions_for_bash() {
     assert!(script.contains("_oma__mcp()"), "{script}");
     assert!(script.contains("check"));
 }
+
+#[test]
+fn check_reports_the_servers_that_start_and_names_the_one_that_does_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let snapshot = dir.path().join("demo.snapshot.json");
+    std::fs::copy(
+        workspace().join("examples/demo/mcp/demo.snapshot.json"),
+        &snapshot,
+    )
+    .expect("copy snapshot");
+    let manifest = dir.path().join("oma-mcp.toml");
+    let toml = format!(
+        "[servers.broken]\ncommand = \"/nonexistent/oma-mcp-server\"\nprefix = \"demo\"\nsnapshot = \"demo.snapshot.json\"\n\n\
+         [servers.own]\ncommand = {}\nprefix = \"demo\"\nsnapshot = \"demo.snapshot.json\"\n",
+        toml_string(&common::test_server())
+    );
+    std::fs::write(&manifest, toml).expect("write manifest");
+    let out = run(oma_mcp().arg("check").arg("--manifest").arg(&manifest));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stdout),
+        format!("== own ({})\nno drift\n", snapshot.display())
+    );
+    let stderr = text(&out.stderr);
+    let prefix = format!(
+        "oma-mcp: server \"broken\" of {}: cannot start the MCP server `/nonexistent/oma-mcp-server`: ",
+        manifest.display()
+    );
+    assert!(stderr.starts_with(&prefix), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+/// A TOML basic string.
+fn toml_string(path: &Path) -> String {
+    serde_json::to_string(&path.display().to_string()).expect("string")
+}

@@ -28,8 +28,20 @@ pub struct CheckArgs {
     pub format: ReportFormat,
 }
 
+/// A server of the manifest that could not be checked.
+#[derive(Debug, thiserror::Error)]
+#[error("server \"{server}\" of {manifest}")]
+struct ServerFailed {
+    server: String,
+    manifest: String,
+    #[source]
+    source: CliError,
+}
+
 /// Runs `check`: exit 0 without drift at the level, 1 with, 2 on an error (the snapshot
-/// cannot be read, the server cannot be started).
+/// cannot be read, the server cannot be started). A server that fails does not stop the
+/// others: their drift is still reported, then each failure is printed to stderr, naming
+/// its server, and the exit code is 2.
 pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let path = args
         .manifest
@@ -41,26 +53,48 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     };
     let several = pins.len() > 1;
     let mut compared = Vec::with_capacity(pins.len());
+    let mut failed = Vec::new();
     for pin in pins {
-        // Read the pin first: a broken snapshot fails before a server is started.
-        let snapshot = Snapshot::read(&pin.snapshot)?;
-        let progress = Progress::start(format!("connecting to `{}`", pin.name));
-        let client = crate::commands::connect(pin.connect_config()).await;
-        progress.finish().await;
-        let client = client?;
-        let drift = client.drift_against(&snapshot);
-        client.disconnect().await;
-        compared.push(Compared {
-            label: format!("{} ({})", pin.name, pin.snapshot.display()),
-            server: several.then(|| pin.name.clone()),
-            file: pin.snapshot.clone(),
-            report: drift,
-        });
+        match check_one(pin).await {
+            Ok(report) => compared.push(Compared {
+                label: format!("{} ({})", pin.name, pin.snapshot.display()),
+                server: several.then(|| pin.name.clone()),
+                file: pin.snapshot.clone(),
+                report,
+            }),
+            Err(source) if several => failed.push(ServerFailed {
+                server: pin.name.clone(),
+                manifest: path.display().to_string(),
+                source,
+            }),
+            Err(e) => return Err(e),
+        }
     }
-    crate::commands::print(&report::render(&compared, args.format))?;
+    if !compared.is_empty() {
+        crate::commands::print(&report::render(&compared, args.format))?;
+    }
+    if !failed.is_empty() {
+        for failure in &failed {
+            crate::report(failure);
+        }
+        return Ok(Outcome::Failed);
+    }
     Ok(if report::fails(&compared, args.fail_on) {
         Outcome::Drift
     } else {
         Outcome::Success
     })
+}
+
+/// The drift of one pinned server against its snapshot.
+async fn check_one(pin: &ServerPin) -> Result<oma_mcp_runtime::DriftReport, CliError> {
+    // Read the pin first: a broken snapshot fails before a server is started.
+    let snapshot = Snapshot::read(&pin.snapshot)?;
+    let progress = Progress::start(format!("connecting to `{}`", pin.name));
+    let client = crate::commands::connect(pin.connect_config()).await;
+    progress.finish().await;
+    let client = client?;
+    let drift = client.drift_against(&snapshot);
+    client.disconnect().await;
+    Ok(drift)
 }

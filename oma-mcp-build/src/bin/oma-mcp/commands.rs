@@ -84,6 +84,9 @@ pub enum Outcome {
     ToolError,
     /// `check` or `diff` found drift at or above the `--fail-on` level: exit 1.
     Drift,
+    /// `check` reported the servers it could check, and its errors for the others are
+    /// already on stderr: exit 2.
+    Failed,
 }
 
 /// Runs one subcommand.

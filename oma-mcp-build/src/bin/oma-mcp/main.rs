@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         Ok(commands::Outcome::Success) => ExitCode::SUCCESS,
         Ok(commands::Outcome::ToolError) => ExitCode::from(2),
         Ok(commands::Outcome::Drift) => ExitCode::from(1),
+        Ok(commands::Outcome::Failed) => ExitCode::from(2),
         Err(commands::CliError::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
         }
