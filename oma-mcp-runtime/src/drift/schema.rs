@@ -604,11 +604,20 @@ impl<'a> Ctx<'a> {
         depth: usize,
         out: &mut Vec<Change>,
     ) {
+        let at =
+            |i: Option<usize>| i.map_or_else(|| ptr.to_owned(), |i| format!("{ptr}/{key}/{i}"));
         let mut matched_old = vec![false; ob.len()];
         let mut unmatched_new = Vec::new();
         for b in nb {
             match (0..ob.len()).find(|&i| !matched_old[i] && ob[i].1 == b.1) {
-                Some(i) => matched_old[i] = true,
+                Some(i) => {
+                    matched_old[i] = true;
+                    // Equal text is not an equal schema when it holds a `$ref` and the
+                    // `$defs` differ: compare what the references point at.
+                    if !self.defs_equal && contains_ref(&b.1) {
+                        self.walk(&ob[i].1, &b.1, &at(b.0.or(ob[i].0)), depth + 1, out);
+                    }
+                }
                 None => unmatched_new.push(b),
             }
         }
@@ -618,8 +627,6 @@ impl<'a> Ctx<'a> {
             .filter(|(_, m)| !**m)
             .map(|(b, _)| b)
             .collect();
-        let at =
-            |i: Option<usize>| i.map_or_else(|| ptr.to_owned(), |i| format!("{ptr}/{key}/{i}"));
         let pairs = unmatched_old.len().min(unmatched_new.len());
         for (a, b) in unmatched_old.iter().zip(&unmatched_new) {
             self.walk(&a.1, &b.1, &at(b.0.or(a.0)), depth + 1, out);

@@ -508,3 +508,37 @@ fn markdown_code_spans_outlast_backtick_runs_in_server_text() {
         ]
     );
 }
+
+#[test]
+fn a_def_changed_behind_an_unchanged_ref_in_a_union_branch_is_found() {
+    // The branch `{"$ref": "#/$defs/B"}` reads the same on both sides; the type behind it
+    // changed. It used to pair up as "equal" and the change was never reported.
+    let schema = |t: &str| {
+        json!({
+            "type": "object",
+            "properties": {"x": {"anyOf": [{"$ref": "#/$defs/B"}, {"type": "array"}]}},
+            "$defs": {"B": {"type": t}}
+        })
+    };
+    assert_eq!(
+        both(schema("string"), schema("integer")),
+        [
+            one(K::TypeChanged, B, "/inputSchema/$defs/B/type"),
+            one(K::TypeChanged, B, "/outputSchema/$defs/B/type"),
+        ]
+    );
+    let all_of = |t: &str| {
+        json!({
+            "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"allOf": [{"$ref": "#/$defs/B"}]}, "B": {"type": t}}
+        })
+    };
+    assert_eq!(
+        both(all_of("string"), all_of("integer")),
+        [
+            one(K::TypeChanged, B, "/inputSchema/$defs/B/type"),
+            one(K::TypeChanged, B, "/outputSchema/$defs/B/type"),
+        ]
+    );
+}
