@@ -187,6 +187,13 @@ fn exact_values_unions_maps_tuples_and_refs() {
     );
     assert!(serde_json::from_value::<ShapesArgsLevel>(json!(4)).is_err());
     assert!(serde_json::from_value::<ShapesArgsLevel>(json!("1")).is_err());
+    // `3.0` is the schema's `3` (JSON Schema compares numbers by value, and the validator
+    // accepts it), so it deserializes; it used to fail after passing validation.
+    assert_eq!(
+        serde_json::from_value::<ShapesArgsLevel>(json!(3.0)).unwrap(),
+        ShapesArgsLevel::V3
+    );
+    assert!(serde_json::from_value::<ShapesArgsLevel>(json!(3.5)).is_err());
     // An untagged union of an integer and a string.
     assert_eq!(
         serde_json::from_value::<ShapesArgsId>(json!(5)).unwrap(),

@@ -48,6 +48,54 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+
+    use serde_json::Value;
+
+    /// JSON Schema equality (`enum`, `const`): numbers by mathematical value (`1` equals
+    /// `1.0`), arrays item by item, objects member by member. Generated exact-value enums
+    /// match with it, so a value the schema validator accepted also deserializes.
+    pub fn json_equal(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => {
+                if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {
+                    x == y
+                } else if let (Some(x), Some(y)) = (x.as_u64(), y.as_u64()) {
+                    x == y
+                } else {
+                    matches!((x.as_f64(), y.as_f64()), (Some(x), Some(y)) if x == y)
+                }
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_equal(x, y))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use serde_json::json;
+
+        use super::json_equal;
+
+        #[test]
+        fn numbers_compare_by_value_everywhere() {
+            assert!(json_equal(&json!(1), &json!(1.0)));
+            assert!(json_equal(&json!(-0.0), &json!(0)));
+            assert!(json_equal(&json!([1, {"a": 2.0}]), &json!([1.0, {"a": 2}])));
+            assert!(json_equal(&json!(u64::MAX), &json!(u64::MAX)));
+            assert!(!json_equal(&json!(1), &json!("1")));
+            assert!(!json_equal(&json!(1), &json!(1.5)));
+            assert!(!json_equal(&json!([1]), &json!([1, 1])));
+            assert!(!json_equal(&json!({"a": 1}), &json!({"a": 1, "b": 1})));
+            assert!(!json_equal(&json!(-1), &json!(u64::MAX)));
+        }
+    }
 }
 
 /// Includes the code `oma-mcp-build` generated for the manifest server `$name` from

@@ -480,7 +480,9 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
             ) -> ::core::result::Result<Self, D::Error> {
                 let value = <#json::Value as #serde::Deserialize>::deserialize(deserializer)?;
                 #(
-                    if #json::from_str::<#json::Value>(#jsons).ok().as_ref() == ::core::option::Option::Some(&value) {
+                    if #json::from_str::<#json::Value>(#jsons)
+                        .is_ok_and(|v| ::oma_mcp_runtime::__private::json_equal(&v, &value))
+                    {
                         return ::core::result::Result::Ok(Self::#idents);
                     }
                 )*
