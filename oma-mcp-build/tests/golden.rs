@@ -111,6 +111,11 @@ fn hostile_input_generates_valid_deterministic_code() {
         "pub struct Tool1passwordGet;",
         "pub struct NsToolV2Beta2;",
         "Self_,",
+        // Prelude constructors stay unshadowed (schemars' derive calls a bare `Some(..)`).
+        "pub struct Some2;",
+        "pub struct None2;",
+        "pub struct Ok2;",
+        "pub struct Err2;",
     ] {
         assert!(code.contains(ident), "{ident} missing:\n{code}");
     }

@@ -219,6 +219,9 @@ pub(crate) struct ToolModel {
     pub schemars: bool,
 }
 
+/// The prelude's value constructors, never used as a generated type name.
+const PRELUDE_VALUES: [&str; 4] = ["Some", "None", "Ok", "Err"];
+
 /// Generates the Rust code for every tool of `snapshot`.
 ///
 /// # Errors
@@ -235,6 +238,12 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
     let prefix = options.name_prefix.as_deref();
     let framework_names = normalize_all(prefix, snapshot.tools.iter().map(|t| t.name()))?;
     let mut types = Namespace::new();
+    // A marker is a unit struct, so its name is also a value: `Some`, `None`, `Ok` or `Err`
+    // would shadow the prelude's constructors for derive macros expanded in the module
+    // (schemars' `JsonSchema` calls a bare `Some(..)`). A tool named `some` gets `Some2`.
+    for prelude_value in PRELUDE_VALUES {
+        types.claim_type(prelude_value, &[]);
+    }
     let mut warnings = Vec::new();
     let mut tools = Vec::with_capacity(snapshot.tools.len());
     for (tool, name) in snapshot.tools.iter().zip(framework_names) {
