@@ -131,6 +131,13 @@ fn constants_are_filled_in_and_required_nullable_is_null() {
     )
     .unwrap();
     assert_eq!(back, args);
+    // Required means present: a missing `note` is an error, not `None` (else an untagged
+    // union would take this struct for an object without the field, dropping the rest).
+    let missing = serde_json::from_value::<ShapesArgs>(
+        json!({"kind": "shapes/v1", "operation": {"type": "clear"}}),
+    )
+    .unwrap_err();
+    assert_eq!(missing.to_string(), "missing field `note`");
 }
 
 #[test]

@@ -51,6 +51,19 @@ pub mod __private {
 
     use serde_json::Value;
 
+    /// Deserializes a required, nullable field of a generated struct: `null` is `None`, and
+    /// (unlike a plain `Option` field) a missing field is an error, as the schema says.
+    ///
+    /// # Errors
+    /// When the value is neither `null` nor a `T`.
+    pub fn required_nullable<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+        T: serde::Deserialize<'de>,
+    {
+        <Option<T> as serde::Deserialize>::deserialize(deserializer)
+    }
+
     /// JSON Schema equality (`enum`, `const`): numbers by mathematical value (`1` equals
     /// `1.0`), arrays item by item, objects member by member. Generated exact-value enums
     /// match with it, so a value the schema validator accepted also deserializes.

@@ -272,6 +272,12 @@ fn field(tool: &ToolModel, f: &Field) -> Result<TokenStream, Error> {
             skip_serializing_if = "::core::option::Option::is_none",
             default
         ));
+    } else if f.ty.is_option() {
+        // Required but nullable: serde would read a missing `Option` field as `None`, so an
+        // untagged union would take this struct for an object that lacks the field.
+        serde_args.push(quote!(
+            deserialize_with = "::oma_mcp_runtime::__private::required_nullable"
+        ));
     }
     let serde_attr = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
     let mut doc = f
