@@ -192,11 +192,7 @@ fn alias_item(tool: &ToolModel, def: &AliasDef) -> Result<TokenStream, Error> {
 
 fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> {
     let (schemars_derive, schemars_attr) = schemars_derive(tool);
-    let name = type_ident(&def.name).ok_or_else(|| Error::InvalidIdentifier {
-        tool: tool.mcp_name.clone(),
-        pointer: "/inputSchema".to_owned(),
-        ident: def.name.clone(),
-    })?;
+    let name = type_ident(&def.name).ok_or_else(|| bad_ident(tool, &def.name))?;
     let doc = docs::doc_lines(&def.doc);
     let default = def.all_optional().then(|| quote!(Default,));
     let mut fields = def
@@ -205,11 +201,8 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
         .map(|f| field(tool, f))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(extra) = &def.extra {
-        let ident = field_ident(&extra.ident).ok_or_else(|| Error::InvalidIdentifier {
-            tool: tool.mcp_name.clone(),
-            pointer: "/inputSchema".to_owned(),
-            ident: extra.ident.to_string(),
-        })?;
+        let ident =
+            field_ident(&extra.ident).ok_or_else(|| bad_ident(tool, &extra.ident.to_string()))?;
         let ty = rust_type(&RustType::Map(Box::new(extra.value.clone())));
         fields.push(quote! {
             /// Properties beyond the declared ones (`additionalProperties`).
@@ -299,13 +292,19 @@ fn field(tool: &ToolModel, f: &Field) -> Result<TokenStream, Error> {
     })
 }
 
-fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
-    let (schemars_derive, schemars_attr) = schemars_derive(tool);
-    let bad = |ident: &str| Error::InvalidIdentifier {
+/// [`Error::InvalidIdentifier`] for `ident` of `tool`: a name the generator computed is not a
+/// Rust identifier (a bug in this crate, never the input's fault).
+fn bad_ident(tool: &ToolModel, ident: &str) -> Error {
+    Error::InvalidIdentifier {
         tool: tool.mcp_name.clone(),
         pointer: "/inputSchema".to_owned(),
         ident: ident.to_owned(),
-    };
+    }
+}
+
+fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
+    let (schemars_derive, schemars_attr) = schemars_derive(tool);
+    let bad = |ident: &str| bad_ident(tool, ident);
     let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
     let doc = docs::doc_lines(&def.doc);
     let variants = def
@@ -385,11 +384,7 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
 /// An enum of exact JSON values, with hand-written serde impls that write and accept
 /// exactly those values (compared as `serde_json::Value`s).
 fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error> {
-    let bad = |ident: &str| Error::InvalidIdentifier {
-        tool: tool.mcp_name.clone(),
-        pointer: "/inputSchema".to_owned(),
-        ident: ident.to_owned(),
-    };
+    let bad = |ident: &str| bad_ident(tool, ident);
     let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
     let mut doc = docs::doc_lines(&def.doc);
     doc.push(String::new());
@@ -503,11 +498,7 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
 /// A `#[serde(tag)]` enum.
 fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Error> {
     let (schemars_derive, schemars_attr) = schemars_derive(tool);
-    let bad = |ident: &str| Error::InvalidIdentifier {
-        tool: tool.mcp_name.clone(),
-        pointer: "/inputSchema".to_owned(),
-        ident: ident.to_owned(),
-    };
+    let bad = |ident: &str| bad_ident(tool, ident);
     let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
     let doc = docs::doc_lines(&def.doc);
     let tag = &def.tag;
@@ -558,11 +549,7 @@ fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Err
 /// A `#[serde(untagged)]` enum.
 fn untagged_item(tool: &ToolModel, def: &UntaggedEnumDef) -> Result<TokenStream, Error> {
     let (schemars_derive, schemars_attr) = schemars_derive(tool);
-    let bad = |ident: &str| Error::InvalidIdentifier {
-        tool: tool.mcp_name.clone(),
-        pointer: "/inputSchema".to_owned(),
-        ident: ident.to_owned(),
-    };
+    let bad = |ident: &str| bad_ident(tool, ident);
     let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
     let doc = docs::doc_lines(&def.doc);
     let variants = def
