@@ -277,14 +277,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {{
             .current_dir(&self.root)
             .env("CARGO_TARGET_DIR", &self.target)
             .env("CARGO_TERM_COLOR", "never");
+        // Also the outer cargo's jobserver and flags: a nested cargo must not share file
+        // descriptors or settings with the `cargo test` that runs this test.
         for name in [
             "OMA_MCP_REFRESH",
             "OMA_MCP_OFFLINE",
             "DOCS_RS",
             "OMA_TEST_SERVER_MODE",
+            "CARGO_MAKEFLAGS",
+            "MAKEFLAGS",
+            "MFLAGS",
+            "RUSTFLAGS",
+            "CARGO_ENCODED_RUSTFLAGS",
         ] {
             cmd.env_remove(name);
         }
+        cmd.stdin(std::process::Stdio::null());
         cmd.envs(env.iter().copied());
         cmd.output().expect("cargo runs")
     }

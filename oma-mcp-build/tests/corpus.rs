@@ -370,6 +370,11 @@ fn generated_code_compiles() {
         .env("CARGO_TARGET_DIR", &target)
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        // The outer cargo's jobserver: a nested cargo must not share its file descriptors.
+        .env_remove("CARGO_MAKEFLAGS")
+        .env_remove("MAKEFLAGS")
+        .env_remove("MFLAGS")
+        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
     assert!(
@@ -386,6 +391,11 @@ fn generated_code_compiles() {
         .env("CARGO_TARGET_DIR", &target)
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        // The outer cargo's jobserver: a nested cargo must not share its file descriptors.
+        .env_remove("CARGO_MAKEFLAGS")
+        .env_remove("MAKEFLAGS")
+        .env_remove("MFLAGS")
+        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
     assert!(
