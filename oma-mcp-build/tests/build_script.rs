@@ -176,6 +176,8 @@ impl Downstream {
         let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
         let ws = workspace();
         let target = ws.join("target/build-script-check");
+        // Cargo caches its rustc probe here, also a failed one (see `corpus.rs`).
+        let _ = std::fs::remove_file(target.join(".rustc_info.json"));
         purge_previous_runs(&target, package);
         let manifest = format!(
             r#"[package]

@@ -306,6 +306,9 @@ fn generated_code_compiles() {
         None => println!("compiling the fixtures only"),
     }
     let target = workspace().join("target/codegen-check");
+    // Cargo caches its rustc probe here, also a failed one; start from a fresh probe so one
+    // bad run cannot fail every later one.
+    let _ = std::fs::remove_file(target.join(".rustc_info.json"));
     let krate = target.join("crate");
     std::fs::create_dir_all(krate.join("src")).unwrap();
     let runtime = workspace().join("oma-mcp-runtime").canonicalize().unwrap();
