@@ -364,22 +364,23 @@ fn generated_code_compiles() {
         stats.tools, stats.sampled, stats.unsampled, stats.missing, stats.bad
     );
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        // clippy, not just check: users who deny clippy warnings include this code too.
-        .arg("clippy")
-        .arg("--quiet")
-        .arg("--manifest-path")
-        .arg(krate.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        // The outer cargo's jobserver: a nested cargo must not share its file descriptors.
-        .env_remove("CARGO_MAKEFLAGS")
-        .env_remove("MAKEFLAGS")
-        .env_remove("MFLAGS")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let output = run_nested_cargo(
+        Command::new(cargo)
+            // clippy, not just check: users who deny clippy warnings include this code too.
+            .arg("clippy")
+            .arg("--quiet")
+            .arg("--manifest-path")
+            .arg(krate.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            // The outer cargo's jobserver: a nested cargo must not share its file descriptors.
+            .env_remove("CARGO_MAKEFLAGS")
+            .env_remove("MAKEFLAGS")
+            .env_remove("MFLAGS")
+            .stdin(std::process::Stdio::null()),
+        &target,
+    );
     assert!(
         output.status.success(),
         "cargo clippy of the generated code in {} failed:\n{}",
@@ -388,19 +389,20 @@ fn generated_code_compiles() {
     );
     // The round trip of every tool (src/round_trip.rs): samples through the generated types
     // and back, validated against each tool's original schema by the runtime.
-    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["test", "--quiet", "--manifest-path"])
-        .arg(krate.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        // The outer cargo's jobserver: a nested cargo must not share its file descriptors.
-        .env_remove("CARGO_MAKEFLAGS")
-        .env_remove("MAKEFLAGS")
-        .env_remove("MFLAGS")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let output = run_nested_cargo(
+        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args(["test", "--quiet", "--manifest-path"])
+            .arg(krate.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            // The outer cargo's jobserver: a nested cargo must not share its file descriptors.
+            .env_remove("CARGO_MAKEFLAGS")
+            .env_remove("MAKEFLAGS")
+            .env_remove("MFLAGS")
+            .stdin(std::process::Stdio::null()),
+        &target,
+    );
     assert!(
         output.status.success(),
         "round trip of the generated code in {} failed:\n{}\n{}",
@@ -565,4 +567,23 @@ fn write_if_changed(path: &Path, text: &str) {
     if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
         std::fs::write(path, text).unwrap();
     }
+}
+
+/// Runs a nested cargo. Inside the workspace-wide `cargo test` of CI, cargo's own `rustc -`
+/// target-info probe has been seen to fail intermittently (rustc reading another build's
+/// diagnostics as its input; not our code); that one failure is retried once, from a fresh
+/// probe cache. Any other failure is returned as is.
+fn run_nested_cargo(cmd: &mut Command, target: &Path) -> std::process::Output {
+    let output = cmd.output().unwrap();
+    let probe_failed = String::from_utf8_lossy(&output.stderr)
+        .contains("failed to run `rustc` to learn about target-specific information");
+    if output.status.success() || !probe_failed {
+        return output;
+    }
+    eprintln!(
+        "retrying a nested cargo whose rustc probe failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let _ = std::fs::remove_file(target.join(".rustc_info.json"));
+    cmd.output().unwrap()
 }
