@@ -20,11 +20,14 @@
 //! unsafe code.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::SystemTime;
 
 use oma_mcp_build::{Error, GenerateOptions};
 use oma_mcp_runtime::Snapshot;
+
+#[path = "common/nested_cargo.rs"]
+mod nested_cargo;
 
 /// `OMA_TEST_SERVER_MODE` value set for cargo runs in which the server must not be started:
 /// the manifest passes the variable to the server (`pass-env`), so a server started by
@@ -176,8 +179,6 @@ impl Downstream {
         let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
         let ws = workspace();
         let target = ws.join("target/build-script-check");
-        // Cargo caches its rustc probe here, also a failed one (see `corpus.rs`).
-        let _ = std::fs::remove_file(target.join(".rustc_info.json"));
         purge_previous_runs(&target, package);
         let manifest = format!(
             r#"[package]
@@ -272,42 +273,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {{
 
     /// Runs `cargo <args> --offline` in the crate with exactly the oma-mcp variables in `env`.
     fn cargo(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(args)
-            .arg("--offline")
-            .current_dir(&self.root)
-            .env("CARGO_TARGET_DIR", &self.target)
-            .env("CARGO_TERM_COLOR", "never");
-        // Also the outer cargo's jobserver and flags: a nested cargo must not share file
-        // descriptors or settings with the `cargo test` that runs this test.
+        let mut cmd = nested_cargo::cargo(&self.target);
+        cmd.args(args).arg("--offline").current_dir(&self.root);
         for name in [
             "OMA_MCP_REFRESH",
             "OMA_MCP_OFFLINE",
             "DOCS_RS",
             "OMA_TEST_SERVER_MODE",
-            "CARGO_MAKEFLAGS",
-            "MAKEFLAGS",
-            "MFLAGS",
-            "RUSTFLAGS",
-            "CARGO_ENCODED_RUSTFLAGS",
         ] {
             cmd.env_remove(name);
         }
-        cmd.stdin(std::process::Stdio::null());
         cmd.envs(env.iter().copied());
-        let output = cmd.output().expect("cargo runs");
-        // Inside the workspace-wide `cargo test` of CI, cargo's own `rustc -` target-info probe
-        // has been seen to fail intermittently (rustc reading another build's diagnostics as
-        // its input; not our code): that one failure is retried once, from a fresh probe cache.
-        if !output.status.success()
-            && String::from_utf8_lossy(&output.stderr)
-                .contains("failed to run `rustc` to learn about target-specific information")
-        {
-            let _ = std::fs::remove_file(self.target.join(".rustc_info.json"));
-            return cmd.output().expect("cargo runs");
-        }
-        output
+        cmd.output().expect("cargo runs")
     }
 
     /// The `cargo::warning=` lines of this crate's build script, as cargo shows them.

@@ -9,12 +9,13 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use oma_mcp_build::codegen::{GenerateOptions, Generated, generate};
 use oma_mcp_runtime::{Snapshot, Validator};
 use serde_json::{Value, json};
 
+#[path = "common/nested_cargo.rs"]
+mod nested_cargo;
 #[path = "corpus/sample.rs"]
 mod sample;
 
@@ -275,10 +276,10 @@ fn case_expectations() {
     assert!(c.contains("pub description: ::std::string::String,"), "{c}");
 }
 
-/// Writes the code for a few servers and the fixtures into one crate that depends only on
-/// `oma-mcp-runtime`, each included inside its own `mod`, and runs `cargo check` with
-/// warnings denied. Shares `target/codegen-check` between runs. With
-/// `OMA_MCP_CHECK_ALL_SERVERS=1` it compiles every corpus server (slower).
+/// Writes the code for every corpus server and the fixtures into one crate that depends only
+/// on `oma-mcp-runtime`, each included inside its own `mod`, runs `cargo clippy` with
+/// warnings denied, then the generated round-trip tests of every tool. Shares
+/// `target/codegen-check` between runs.
 #[test]
 fn generated_code_compiles() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -288,18 +289,9 @@ fn generated_code_compiles() {
     ];
     match corpus() {
         Some(corpus) => {
-            if std::env::var_os("OMA_MCP_CHECK_ALL_SERVERS").is_some() {
-                for path in json_files(&corpus.join("servers")) {
-                    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-                    inputs.push((name, path));
-                }
-            } else {
-                for server in ["server-everything", "mcp-server-time", "github-mcp-server"] {
-                    inputs.push((
-                        server.to_owned(),
-                        corpus.join("servers").join(format!("{server}.json")),
-                    ));
-                }
+            for path in json_files(&corpus.join("servers")) {
+                let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+                inputs.push((name, path));
             }
         }
         None => println!("compiling the fixtures only"),
@@ -359,37 +351,25 @@ fn generated_code_compiles() {
          passes its own schema, {} with a missing required field, {} with a violated bound",
         stats.tools, stats.sampled, stats.unsampled, stats.missing, stats.bad
     );
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        // clippy, not just check: users who deny clippy warnings include this code too.
-        .arg("clippy")
-        .arg("--quiet")
-        .arg("--manifest-path")
-        .arg(krate.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "cargo clippy of the generated code in {} failed:\n{}",
-        krate.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    // clippy, not just check: users who deny clippy warnings include this code too.
+    run_cargo(&target, &krate, &["clippy", "--quiet"], "cargo clippy");
     // The round trip of every tool (src/round_trip.rs): samples through the generated types
     // and back, validated against each tool's original schema by the runtime.
-    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["test", "--quiet", "--manifest-path"])
+    run_cargo(&target, &krate, &["test", "--quiet"], "round trip");
+}
+
+/// Runs the nested `cargo <args>` on the crate in `krate` and fails the test, with cargo's
+/// output, when it does not succeed.
+fn run_cargo(target: &Path, krate: &Path, args: &[&str], what: &str) {
+    let output = nested_cargo::cargo(target)
+        .args(args)
+        .arg("--manifest-path")
         .arg(krate.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .output()
-        .unwrap();
+        .expect("cargo runs");
     assert!(
         output.status.success(),
-        "round trip of the generated code in {} failed:\n{}\n{}",
+        "{what} of the generated code in {} failed:\n{}\n{}",
         krate.display(),
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
