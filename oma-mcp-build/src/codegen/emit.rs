@@ -174,6 +174,24 @@ fn schemars_derive(tool: &ToolModel) -> (TokenStream, TokenStream) {
     }
 }
 
+/// The attributes every generated serde type carries: `allow`s for code a user may not use,
+/// the `std` derives in `derives` (each followed by a comma), `JsonSchema` when the tool asks
+/// for it, serde's derives through the runtime's re-export, and `#[serde(crate = .., args)]`.
+fn serde_type_attrs(tool: &ToolModel, derives: TokenStream, args: TokenStream) -> TokenStream {
+    let (schemars_derive, schemars_attr) = schemars_derive(tool);
+    quote! {
+        #[allow(dead_code, clippy::type_complexity)]
+        #[derive(
+            #derives
+            #schemars_derive
+            ::oma_mcp_runtime::__private::serde::Serialize,
+            ::oma_mcp_runtime::__private::serde::Deserialize
+        )]
+        #[serde(crate = #SERDE_CRATE #args)]
+        #schemars_attr
+    }
+}
+
 /// `pub type <Tool>Output = <type>;`.
 fn alias_item(tool: &ToolModel, def: &AliasDef) -> Result<TokenStream, Error> {
     let name = type_ident(&def.name).ok_or_else(|| Error::InvalidIdentifier {
@@ -191,7 +209,6 @@ fn alias_item(tool: &ToolModel, def: &AliasDef) -> Result<TokenStream, Error> {
 }
 
 fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> {
-    let (schemars_derive, schemars_attr) = schemars_derive(tool);
     let name = type_ident(&def.name).ok_or_else(|| bad_ident(tool, &def.name))?;
     let doc = docs::doc_lines(&def.doc);
     let default = def.all_optional().then(|| quote!(Default,));
@@ -222,20 +239,10 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
         ));
         quote!(#[serde(tag = #property, rename = #value)])
     });
+    let attrs = serde_type_attrs(tool, quote!(Debug, Clone, PartialEq, #default), quote!());
     Ok(quote! {
         #(#[doc = #doc])*
-        #[allow(dead_code, clippy::type_complexity)]
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            #default
-            #schemars_derive
-            ::oma_mcp_runtime::__private::serde::Serialize,
-            ::oma_mcp_runtime::__private::serde::Deserialize
-        )]
-        #[serde(crate = #SERDE_CRATE)]
-        #schemars_attr
+        #attrs
         #tag
         pub struct #name {
             #(#fields,)*
@@ -303,7 +310,6 @@ fn bad_ident(tool: &ToolModel, ident: &str) -> Error {
 }
 
 fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
-    let (schemars_derive, schemars_attr) = schemars_derive(tool);
     let bad = |ident: &str| bad_ident(tool, ident);
     let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
     let doc = docs::doc_lines(&def.doc);
@@ -327,22 +333,14 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
         .map(|v| type_ident(&v.ident).ok_or_else(|| bad(&v.ident)))
         .collect::<Result<Vec<_>, Error>>()?;
     let values: Vec<&str> = def.variants.iter().map(|v| v.value.as_str()).collect();
+    let attrs = serde_type_attrs(
+        tool,
+        quote!(Debug, Clone, Copy, PartialEq, Eq, Hash,),
+        quote!(),
+    );
     Ok(quote! {
         #(#[doc = #doc])*
-        #[allow(dead_code, clippy::type_complexity)]
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            #schemars_derive
-            ::oma_mcp_runtime::__private::serde::Serialize,
-            ::oma_mcp_runtime::__private::serde::Deserialize
-        )]
-        #[serde(crate = #SERDE_CRATE)]
-        #schemars_attr
+        #attrs
         pub enum #name {
             #(#variants,)*
         }
@@ -497,7 +495,6 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
 
 /// A `#[serde(tag)]` enum.
 fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Error> {
-    let (schemars_derive, schemars_attr) = schemars_derive(tool);
     let bad = |ident: &str| bad_ident(tool, ident);
     let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
     let doc = docs::doc_lines(&def.doc);
@@ -527,19 +524,10 @@ fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Err
             })
         })
         .collect::<Result<Vec<_>, Error>>()?;
+    let attrs = serde_type_attrs(tool, quote!(Debug, Clone, PartialEq,), quote!(, tag = #tag));
     Ok(quote! {
         #(#[doc = #doc])*
-        #[allow(dead_code, clippy::type_complexity)]
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            #schemars_derive
-            ::oma_mcp_runtime::__private::serde::Serialize,
-            ::oma_mcp_runtime::__private::serde::Deserialize
-        )]
-        #[serde(crate = #SERDE_CRATE, tag = #tag)]
-        #schemars_attr
+        #attrs
         pub enum #name {
             #(#variants,)*
         }
@@ -548,7 +536,6 @@ fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Err
 
 /// A `#[serde(untagged)]` enum.
 fn untagged_item(tool: &ToolModel, def: &UntaggedEnumDef) -> Result<TokenStream, Error> {
-    let (schemars_derive, schemars_attr) = schemars_derive(tool);
     let bad = |ident: &str| bad_ident(tool, ident);
     let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
     let doc = docs::doc_lines(&def.doc);
@@ -565,19 +552,10 @@ fn untagged_item(tool: &ToolModel, def: &UntaggedEnumDef) -> Result<TokenStream,
             })
         })
         .collect::<Result<Vec<_>, Error>>()?;
+    let attrs = serde_type_attrs(tool, quote!(Debug, Clone, PartialEq,), quote!(, untagged));
     Ok(quote! {
         #(#[doc = #doc])*
-        #[allow(dead_code, clippy::type_complexity)]
-        #[derive(
-            Debug,
-            Clone,
-            PartialEq,
-            #schemars_derive
-            ::oma_mcp_runtime::__private::serde::Serialize,
-            ::oma_mcp_runtime::__private::serde::Deserialize
-        )]
-        #[serde(crate = #SERDE_CRATE, untagged)]
-        #schemars_attr
+        #attrs
         pub enum #name {
             #(#variants,)*
         }
