@@ -142,11 +142,55 @@ pub fn typed_output<T: McpTool>(raw: &Value) -> Result<TypedResult<T::Output>, C
         }
         (None, structured) => structured.cloned().unwrap_or(Value::Null),
     };
-    let output = serde_json::from_value(value).map_err(|e| CallError::OutputType {
-        tool: T::MCP_NAME,
-        message: e.to_string(),
-    })?;
+    let output = match serde_json::from_value(value.clone()) {
+        Ok(output) => output,
+        // JSON Schema's `integer` admits `3.0` (draft 6 on: "a number with a zero fractional
+        // part"), serde's `i64`/`u64` do not: the value is read again with integral floats
+        // as integers. The first error is the one reported.
+        Err(e) => integral_floats_as_integers(value)
+            .and_then(|v| serde_json::from_value(v).ok())
+            .ok_or_else(|| CallError::OutputType {
+                tool: T::MCP_NAME,
+                message: e.to_string(),
+            })?,
+    };
     Ok(TypedResult { output, result })
+}
+
+/// `value` with every float that has a zero fractional part and fits `i64` (or `u64`)
+/// turned into that integer, or `None` when there is no such float (nothing to retry).
+fn integral_floats_as_integers(value: Value) -> Option<Value> {
+    fn walk(value: &mut Value, changed: &mut bool) {
+        match value {
+            Value::Number(n) if n.is_f64() => {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                // The bounds are exact powers of two, so the comparisons are exact.
+                let integer = if f.fract() != 0.0 {
+                    None
+                } else if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f)
+                {
+                    #[allow(clippy::cast_possible_truncation)]
+                    Some(serde_json::Number::from(f as i64))
+                } else if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                    Some(serde_json::Number::from(f as u64))
+                } else {
+                    None
+                };
+                if let Some(integer) = integer {
+                    *n = integer;
+                    *changed = true;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, changed)),
+            Value::Object(map) => map.values_mut().for_each(|v| walk(v, changed)),
+            _ => {}
+        }
+    }
+    let mut value = value;
+    let mut changed = false;
+    walk(&mut value, &mut changed);
+    changed.then_some(value)
 }
 
 impl McpClient {

@@ -214,3 +214,38 @@ fn output_that_does_not_fit_the_type() {
     // `()` serializes to `null`: no arguments.
     assert_eq!(check_args::<Strict>(&()).unwrap(), None);
 }
+
+#[test]
+fn integral_floats_fit_integer_fields() {
+    // `3.0` is an `integer` for JSON Schema; the generated `i64`/`u64` fields take it.
+    struct Counts;
+    impl McpTool for Counts {
+        type Args = ();
+        type Output = (i64, u64, f64, Value);
+        const MCP_NAME: &'static str = "counts";
+        const NAME: &'static str = "counts";
+        const DESCRIPTION: Option<&'static str> = None;
+        const INPUT_SCHEMA: &'static str = "{}";
+        const DIGEST: &'static str = "sha256:0";
+        const CONSEQUENTIAL: bool = false;
+        fn validators() -> &'static ToolValidators {
+            static V: ToolValidators = ToolValidators::new();
+            &V
+        }
+    }
+    let raw = json!({"structuredContent": [-3.0, 1.8446744073709552e19, 2.5, {"n": 4.0}]});
+    // 2^64 does not fit `u64`: the first error stands.
+    assert_eq!(
+        typed_output::<Counts>(&raw).unwrap_err().to_string(),
+        "Output of MCP tool \"counts\" does not fit its Rust type: invalid type: floating point `-3.0`, expected i64"
+    );
+    let raw = json!({"structuredContent": [-3.0, 7.0, 2.5, {"n": 4.0}]});
+    let output = typed_output::<Counts>(&raw).unwrap().output;
+    assert_eq!(output, (-3, 7, 2.5, json!({"n": 4})));
+    // Nothing integral to retry with: the error is serde's.
+    let raw = json!({"structuredContent": [1.5, 7, 2.5, null]});
+    assert_eq!(
+        typed_output::<Counts>(&raw).unwrap_err().to_string(),
+        "Output of MCP tool \"counts\" does not fit its Rust type: invalid type: floating point `1.5`, expected i64"
+    );
+}
