@@ -89,6 +89,10 @@ impl DriftReport {
 
     /// A Markdown table (severity, tool, direction, pointer, message) with a summary line,
     /// for a pull-request comment or `$GITHUB_STEP_SUMMARY`. `title` heads it.
+    ///
+    /// Every cell that holds server text (tool, pointer, message: descriptions are quoted in
+    /// it) is a code span, so nothing a server writes renders as Markdown or HTML: no
+    /// `@mention` notifies anyone, no image is fetched, no link or comment is made.
     pub fn to_markdown(&self, title: &str) -> String {
         let mut out = format!("### {}\n\n", md_cell(title));
         if self.changes.is_empty() {
@@ -108,7 +112,7 @@ impl DriftReport {
                 code(&c.tool),
                 c.direction.as_str(),
                 code(&c.pointer),
-                md_cell(&c.message)
+                code(&c.message)
             ));
         }
         out

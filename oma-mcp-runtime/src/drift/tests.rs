@@ -481,7 +481,7 @@ fn renderings() {
     );
     assert!(
         r.to_markdown("t")
-            .contains("| 🟡 warning | `a` | tool | `/description` | tool description changed")
+            .contains("| 🟡 warning | `a` | tool | `/description` | `tool description changed")
     );
 }
 
@@ -502,9 +502,28 @@ fn markdown_code_spans_outlast_backtick_runs_in_server_text() {
     assert_eq!(
         rows,
         [
-            "| 🔵 info | `` a`b `` | tool |  | tool \"a`b\" was added |",
-            "| 🔵 info | `plain` | tool |  | tool \"plain\" was added |",
-            "| 🔵 info | ``` x``<!-- ``` | tool |  | tool \"x``&lt;!--\" was added |",
+            "| 🔵 info | `` a`b `` | tool |  | `` tool \"a`b\" was added `` |",
+            "| 🔵 info | `plain` | tool |  | `tool \"plain\" was added` |",
+            "| 🔵 info | ``` x``<!-- ``` | tool |  | ``` tool \"x``<!--\" was added ``` |",
+        ]
+    );
+}
+
+#[test]
+fn markdown_never_renders_server_text() {
+    // A rug pull whose new description mentions people, loads a tracking image and links a
+    // script: in a pull-request comment it must stay text.
+    let r = diff(
+        &snap(vec![json!({"name": "a", "description": "x"})]),
+        &snap(vec![json!({"name": "a",
+            "description": "@octocat ![p](https://t.example/p.png) [y](javascript:alert(1)) <b>|"})]),
+    );
+    let md = r.to_markdown("t");
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| 🟡")).collect();
+    assert_eq!(
+        rows,
+        [
+            "| 🟡 warning | `a` | tool | `/description` | `tool description changed: \"x\" → \"@octocat ![p](https://t.example/p.png) [y](javascript:alert(1)) <b>\\|\"` |"
         ]
     );
 }
