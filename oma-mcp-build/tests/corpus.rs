@@ -1,6 +1,6 @@
 //! Generates code for every real server in the shared corpus and every corpus case that
-//! holds tools, and compiles a few of them in a crate that depends only on
-//! `oma-mcp-runtime`.
+//! holds tools, and compiles each server's code in a crate of its own that depends only on
+//! `oma-mcp-runtime`, with a round trip of every tool.
 //!
 //! The corpus is `$OMA_MCP_SHARED/corpus` (default: `shared/` beside the workspace); when it
 //! is absent the corpus tests print one line and pass.
@@ -276,10 +276,10 @@ fn case_expectations() {
     assert!(c.contains("pub description: ::std::string::String,"), "{c}");
 }
 
-/// Writes the code for every corpus server and the fixtures into one crate that depends only
-/// on `oma-mcp-runtime`, each included inside its own `mod`, runs `cargo clippy` with
-/// warnings denied, then the generated round-trip tests of every tool. Shares
-/// `target/codegen-check` between runs.
+/// Writes one crate per corpus server and fixture, each depending only on
+/// `oma-mcp-runtime` and including its generated code inside a `mod`, into one nested
+/// workspace (`target/codegen-check`, shared between runs); runs `cargo clippy` on it with
+/// warnings denied, then the generated round-trip tests of every tool.
 #[test]
 fn generated_code_compiles() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -297,80 +297,94 @@ fn generated_code_compiles() {
         None => println!("compiling the fixtures only"),
     }
     let target = workspace().join("target/codegen-check");
-    let krate = target.join("crate");
-    std::fs::create_dir_all(krate.join("src")).unwrap();
+    let root = target.join("crates");
     let runtime = workspace().join("oma-mcp-runtime").canonicalize().unwrap();
-    let manifest = format!(
-        "[package]\nname = \"oma-mcp-codegen-check\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\noma-mcp-runtime = {{ path = {:?}, features = [\"schemars\"] }}\n\n[workspace]\n",
-        runtime.display().to_string()
-    );
-    write_if_changed(&krate.join("Cargo.toml"), &manifest);
-    // The workspace's lock file pins the same dependency versions, so nothing is resolved anew.
-    if let Ok(lock) = std::fs::read_to_string(workspace().join("Cargo.lock")) {
-        write_if_changed(&krate.join("Cargo.lock"), &lock);
-    }
-    let mut lib = String::from(
-        "//! Generated code of oma-mcp-build, compiled with warnings denied.\n\
-         #![deny(warnings, missing_docs)]\n\n#[cfg(test)]\nmod round_trip;\n",
-    );
-    let mut round_trip = String::from(ROUND_TRIP_HEADER);
+    let mut members = Vec::new();
     let mut stats = RoundTripStats::default();
     for (name, path) in &inputs {
+        let module = name.replace('-', "_");
+        let krate = root.join(name);
+        std::fs::create_dir_all(krate.join("src")).unwrap();
+        write_if_changed(
+            &krate.join("Cargo.toml"),
+            &format!(
+                "[package]\nname = \"check-{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+                 publish = false\n\n[dependencies]\noma-mcp-runtime.workspace = true\n"
+            ),
+        );
         let snapshot = Snapshot::read(path).unwrap();
         let generated = generate(
             &snapshot,
             &GenerateOptions::default().with_name_prefix(name),
         )
         .unwrap();
-        let module = name.replace('-', "_");
         write_if_changed(&krate.join(format!("src/{module}.rs")), &generated.code);
-        lib.push_str(&format!(
-            "\n/// Tools of `{name}`.\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
-        ));
+        let mut lib = format!(
+            "//! Generated code of oma-mcp-build for `{name}`, compiled with warnings denied.\n\
+             #![deny(warnings, missing_docs)]\n\n#[cfg(test)]\nmod round_trip;\n\n\
+             /// Tools of `{name}`.\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
+        );
+        let mut round_trip = String::from(ROUND_TRIP_HEADER);
         round_trip.push_str(&round_trip_test(&module, &snapshot, &generated, &mut stats));
+        // The fixtures again with `schemars::JsonSchema` derived (`GenerateOptions::with_schemars`).
+        if path.starts_with(&fixtures) {
+            let options = GenerateOptions::default()
+                .with_name_prefix(name)
+                .with_schemars(true);
+            let generated = generate(&snapshot, &options).unwrap();
+            let module = format!("{module}_schemars");
+            write_if_changed(&krate.join(format!("src/{module}.rs")), &generated.code);
+            lib.push_str(&format!(
+                "\n/// Tools of `{name}`, deriving `JsonSchema`.\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
+            ));
+            if name == "golden" {
+                round_trip.push_str(SCHEMARS_TEST);
+            }
+        }
+        write_if_changed(&krate.join("src/lib.rs"), &lib);
+        write_if_changed(&krate.join("src/round_trip.rs"), &round_trip);
+        members.push(format!("crates/{name}"));
     }
-    // The fixtures again with `schemars::JsonSchema` derived (`GenerateOptions::with_schemars`).
-    for name in ["golden", "hostile"] {
-        let snapshot = Snapshot::read(&fixtures.join(format!("{name}.json"))).unwrap();
-        let options = GenerateOptions::default()
-            .with_name_prefix(name)
-            .with_schemars(true);
-        let generated = generate(&snapshot, &options).unwrap();
-        let module = format!("{name}_schemars");
-        write_if_changed(&krate.join(format!("src/{module}.rs")), &generated.code);
-        lib.push_str(&format!(
-            "\n/// Tools of `{name}`, deriving `JsonSchema`.\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
-        ));
-    }
-    round_trip.push_str(SCHEMARS_TEST);
-    write_if_changed(&krate.join("src/lib.rs"), &lib);
-    write_if_changed(&krate.join("src/round_trip.rs"), &round_trip);
+    let manifest = format!(
+        "# One crate per server, written by oma-mcp-build/tests/corpus.rs.\n[workspace]\n\
+         resolver = \"3\"\nmembers = {members:?}\n\n[workspace.dependencies]\n\
+         oma-mcp-runtime = {{ path = {:?}, features = [\"schemars\"] }}\n\n\
+         [profile.dev]\ndebug = false\nincremental = false\n",
+        runtime.display().to_string()
+    );
+    write_if_changed(&target.join("Cargo.toml"), &manifest);
+    // The workspace's lock file pins the same dependency versions, so nothing is resolved anew.
+    let lock = std::fs::read_to_string(workspace().join("Cargo.lock")).unwrap();
+    write_if_changed(&target.join("Cargo.lock"), &lock);
     println!(
         "round trip: {} tools, {} sampled (required and all fields), {} without a sample that \
          passes its own schema, {} with a missing required field, {} with a violated bound",
         stats.tools, stats.sampled, stats.unsampled, stats.missing, stats.bad
     );
     // clippy, not just check: users who deny clippy warnings include this code too.
-    run_cargo(&target, &krate, &["clippy", "--quiet"], "cargo clippy");
+    run_cargo(
+        &target,
+        &["clippy", "--workspace", "--quiet"],
+        "cargo clippy",
+    );
     // The round trip of every tool (src/round_trip.rs): samples through the generated types
     // and back, validated against each tool's original schema by the runtime.
-    run_cargo(&target, &krate, &["test", "--quiet"], "round trip");
+    run_cargo(&target, &["test", "--workspace", "--quiet"], "round trip");
 }
 
-/// Runs the nested `cargo <args>` on the crate in `krate` and fails the test, with cargo's
-/// output, when it does not succeed.
-fn run_cargo(target: &Path, krate: &Path, args: &[&str], what: &str) {
-    let output = nested_cargo::cargo(target)
+/// Runs the nested `cargo <args>` on the workspace in `dir` (also its target dir) and fails
+/// the test, with cargo's output, when it does not succeed.
+fn run_cargo(dir: &Path, args: &[&str], what: &str) {
+    let output = nested_cargo::cargo(&dir.join("target"))
         .args(args)
         .arg("--manifest-path")
-        .arg(krate.join("Cargo.toml"))
+        .arg(dir.join("Cargo.toml"))
         .output()
         .expect("cargo runs");
     assert!(
         output.status.success(),
         "{what} of the generated code in {} failed:\n{}\n{}",
-        krate.display(),
+        dir.display(),
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );

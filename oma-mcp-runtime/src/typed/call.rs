@@ -167,8 +167,7 @@ fn integral_floats_as_integers(value: Value) -> Option<Value> {
                 // The bounds are exact powers of two, so the comparisons are exact.
                 let integer = if f.fract() != 0.0 {
                     None
-                } else if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f)
-                {
+                } else if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
                     #[allow(clippy::cast_possible_truncation)]
                     Some(serde_json::Number::from(f as i64))
                 } else if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
