@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use serde_json::json;
 
-use crate::{args, own, server_bin};
+use crate::{args, echo, own, server_bin, tool_names};
 
 fn command() -> String {
     server_bin().to_string_lossy().into_owned()
@@ -164,11 +164,7 @@ async fn two_pages_keep_every_field() {
     let client = connect_mcp_tools(own("two-pages").with_name_prefix("p"))
         .await
         .unwrap();
-    let names: Vec<(&str, &str)> = client
-        .tools()
-        .iter()
-        .map(|t| (t.name.as_str(), t.mcp_name.as_str()))
-        .collect();
+    let names = tool_names(&client);
     assert_eq!(
         names,
         [("p_alpha", "alpha"), ("p_beta_nested", "beta/nested")]
@@ -198,9 +194,7 @@ async fn non_json_stdout_lines_are_skipped() {
     let client = connect_mcp_tools(own("stdout-noise")).await.unwrap();
     assert_eq!(client.tools().len(), 2);
     for message in ["one", "two"] {
-        let r = client
-            .call_tool("echo", args(json!({"message": message})))
-            .await;
+        let r = echo(&client, message).await;
         assert_eq!(r.data, format!("Echo: {message}"));
     }
     client.disconnect().await;
@@ -212,9 +206,7 @@ async fn stderr_flood_does_not_block() {
         connect_mcp_tools(own("stderr-flood").with_request_timeout(Duration::from_secs(10)))
             .await
             .unwrap();
-    let r = client
-        .call_tool("echo", args(json!({"message": "still here"})))
-        .await;
+    let r = echo(&client, "still here").await;
     assert_eq!(r.data, "Echo: still here");
     client.disconnect().await;
 }
@@ -250,9 +242,7 @@ async fn call_timeout_is_the_seeds_text_and_the_session_goes_on() {
             true
         )
     );
-    let r = client
-        .call_tool("echo", args(json!({"message": "after"})))
-        .await;
+    let r = echo(&client, "after").await;
     assert_eq!(r.data, "Echo: after");
     client.disconnect().await;
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use oma_mcp_runtime::connect_mcp_tools;
 use serde_json::{Value, json};
 
-use crate::{args, everything_config, shared_dir};
+use crate::{args, echo, everything_config, shared_dir};
 
 #[tokio::test]
 async fn connects_and_lists_every_tool() {
@@ -54,9 +54,7 @@ async fn calls_tools_with_exact_results() {
         return;
     };
     let client = connect_mcp_tools(config).await.unwrap();
-    let r = client
-        .call_tool("echo", args(json!({"message": "hi"})))
-        .await;
+    let r = echo(&client, "hi").await;
     assert_eq!((r.data.as_str(), r.is_error), ("Echo: hi", false));
 
     let raw = client

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools};
 use serde_json::json;
 
-use crate::{alive, args, gone_within_5s, own, server_bin};
+use crate::{alive, args, echo, gone_within_5s, own, server_bin};
 
 #[tokio::test]
 async fn disconnect_twice_and_no_process_left() {
@@ -15,9 +15,7 @@ async fn disconnect_twice_and_no_process_left() {
     client.disconnect().await;
     assert!(!alive(pid), "server {pid} still running after disconnect");
     client.disconnect().await;
-    let r = client
-        .call_tool("echo", args(json!({"message": "x"})))
-        .await;
+    let r = echo(&client, "x").await;
     assert_eq!(r.data, "MCP tool \"echo\" failed: Not connected");
 }
 

@@ -21,7 +21,7 @@ mod typed;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use oma_mcp_runtime::ConnectConfig;
+use oma_mcp_runtime::{ConnectConfig, McpClient, ToolResult};
 use serde_json::{Map, Value};
 
 /// The test server binary (built by `cargo test` for this package).
@@ -64,6 +64,22 @@ pub fn args(value: Value) -> Option<Map<String, Value>> {
         Value::Object(map) => Some(map),
         _ => panic!("arguments must be an object"),
     }
+}
+
+/// The mapped result of the `echo` tool (own server and server-everything) with `message`.
+pub async fn echo(client: &McpClient, message: &str) -> ToolResult {
+    client
+        .call_tool("echo", args(serde_json::json!({ "message": message })))
+        .await
+}
+
+/// `(name, mcp_name)` of every discovered tool, in the client's order.
+pub fn tool_names(client: &McpClient) -> Vec<(&str, &str)> {
+    client
+        .tools()
+        .iter()
+        .map(|t| (t.name.as_str(), t.mcp_name.as_str()))
+        .collect()
 }
 
 /// Whether the process `pid` exists and is not a zombie.

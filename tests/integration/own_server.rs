@@ -3,7 +3,7 @@
 use oma_mcp_runtime::connect_mcp_tools;
 use serde_json::json;
 
-use crate::{args, init_tracing, own};
+use crate::{args, echo, init_tracing, own, tool_names};
 
 #[tokio::test]
 async fn discovers_every_tool_with_raw_descriptors() {
@@ -11,11 +11,7 @@ async fn discovers_every_tool_with_raw_descriptors() {
     let client = connect_mcp_tools(own("normal").with_name_prefix("own"))
         .await
         .unwrap();
-    let names: Vec<(&str, &str)> = client
-        .tools()
-        .iter()
-        .map(|t| (t.name.as_str(), t.mcp_name.as_str()))
-        .collect();
+    let names = tool_names(&client);
     assert_eq!(
         names,
         [
@@ -73,9 +69,7 @@ async fn discovers_every_tool_with_raw_descriptors() {
 #[tokio::test]
 async fn text_tools() {
     let client = connect_mcp_tools(own("normal")).await.unwrap();
-    let r = client
-        .call_tool("echo", args(json!({"message": "hi"})))
-        .await;
+    let r = echo(&client, "hi").await;
     assert_eq!((r.data.as_str(), r.is_error), ("Echo: hi", false));
     let r = client
         .call_tool("add", args(json!({"a": 40, "b": -2})))

@@ -9,7 +9,9 @@ use std::time::Duration;
 use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use serde_json::{Value, json};
 
-use crate::{args, everything_config, own, server_bin, shared_dir, workspace_root};
+use crate::{
+    args, echo, everything_config, own, server_bin, shared_dir, tool_names, workspace_root,
+};
 
 /// A config for the pinned `mcp-server-time` (tests/servers/requirements.txt, installed by
 /// `./scripts/test` into the git-ignored venv), or `None` after one line when it is missing.
@@ -78,11 +80,7 @@ async fn mcp_server_time_speaks_2026_07_28() {
         client.server_info(),
         Some(&json!({"name": "mcp-time", "version": "2026.10.19"}))
     );
-    let names: Vec<(&str, &str)> = client
-        .tools()
-        .iter()
-        .map(|t| (t.name.as_str(), t.mcp_name.as_str()))
-        .collect();
+    let names = tool_names(&client);
     assert_eq!(
         names,
         [
@@ -196,9 +194,7 @@ async fn own_rmcp_server_is_modern_with_auto_and_legacy_with_initialize() {
         client.server_info(),
         Some(&json!({"name": "oma-mcp-test-server", "version": "0.1.0"}))
     );
-    let r = client
-        .call_tool("echo", args(json!({"message": "modern"})))
-        .await;
+    let r = echo(&client, "modern").await;
     assert_eq!((r.data.as_str(), r.is_error), ("Echo: modern", false));
     client.disconnect().await;
 
@@ -235,9 +231,7 @@ async fn server_everything_falls_back_to_2025_11_25() {
             client.server_info().unwrap()["name"],
             "mcp-servers/everything"
         );
-        let r = client
-            .call_tool("echo", args(json!({"message": "legacy"})))
-            .await;
+        let r = echo(&client, "legacy").await;
         assert_eq!(r.data, "Echo: legacy");
         client.disconnect().await;
     }
@@ -275,9 +269,7 @@ async fn a_2025_06_18_server_negotiates_2025_06_18() {
         client.server_info(),
         Some(&json!({"name": "oma-mcp-test-server-raw", "version": "0.1.0"}))
     );
-    let r = client
-        .call_tool("echo", args(json!({"message": "old"})))
-        .await;
+    let r = echo(&client, "old").await;
     assert_eq!(r.data, "Echo: old");
     client.disconnect().await;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools, map_call_result};
 use serde_json::{Value, json};
 
-use crate::{args, own, shared_dir};
+use crate::{args, echo, own, shared_dir};
 
 /// A stdio server that replays case 33: on `initialize` it prints the case's stdout lines
 /// verbatim (the last one is the answer, its `id` set to the request's); `tools/list` lists
@@ -83,13 +83,7 @@ async fn a_20_mib_message_is_delivered() {
     assert!(!result.is_error);
     assert_eq!(result.data.len(), BYTES);
     assert!(result.data.bytes().all(|b| b == b'x'));
-    assert_eq!(
-        client
-            .call_tool("echo", args(json!({"message": "after"})))
-            .await
-            .data,
-        "Echo: after"
-    );
+    assert_eq!(echo(&client, "after").await.data, "Echo: after");
     client.disconnect().await;
 }
 
