@@ -6,6 +6,30 @@ use serde_json::json;
 use super::*;
 use crate::typed::ToolValidators;
 
+/// A test tool: `test_tool!(Type, "mcp_name" as "name", Args => Output, input schema,
+/// output schema, wrapped)`.
+macro_rules! test_tool {
+    ($ty:ident, $mcp:literal as $name:literal, $args:ty => $output:ty, $input:expr, $out:expr, $wrapped:expr) => {
+        struct $ty;
+        impl McpTool for $ty {
+            type Args = $args;
+            type Output = $output;
+            const MCP_NAME: &'static str = $mcp;
+            const NAME: &'static str = $name;
+            const DESCRIPTION: Option<&'static str> = None;
+            const INPUT_SCHEMA: &'static str = $input;
+            const OUTPUT_SCHEMA: Option<&'static str> = $out;
+            const OUTPUT_WRAPPED: bool = $wrapped;
+            const DIGEST: &'static str = "sha256:0";
+            const CONSEQUENTIAL: bool = false;
+            fn validators() -> &'static ToolValidators {
+                static V: ToolValidators = ToolValidators::new();
+                &V
+            }
+        }
+    };
+}
+
 #[derive(Debug, Serialize)]
 struct PackArgs {
     directory: String,
@@ -21,65 +45,38 @@ struct PackOutput {
 }
 
 /// Case 21/26: a draft-07 output schema with `additionalProperties: false`.
-struct Pack;
-
-impl McpTool for Pack {
-    type Args = PackArgs;
-    type Output = PackOutput;
-    const MCP_NAME: &'static str = "pack_codebase";
-    const NAME: &'static str = "repo_pack_codebase";
-    const DESCRIPTION: Option<&'static str> = None;
-    const INPUT_SCHEMA: &'static str = r#"{"properties":{"depth":{"maximum":3,"type":"integer"},"directory":{"maxLength":8,"type":"string"}},"required":["directory"],"type":"object"}"#;
-    const OUTPUT_SCHEMA: Option<&'static str> = Some(
-        r#"{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"directory":{"type":"string"},"totalFiles":{"type":"number"}},"required":["directory","totalFiles"],"type":"object"}"#,
-    );
-    const DIGEST: &'static str = "sha256:0";
-    const CONSEQUENTIAL: bool = false;
-    fn validators() -> &'static ToolValidators {
-        static V: ToolValidators = ToolValidators::new();
-        &V
-    }
-}
+test_tool!(
+    Pack,
+    "pack_codebase" as "repo_pack_codebase",
+    PackArgs => PackOutput,
+    r#"{"properties":{"depth":{"maximum":3,"type":"integer"},"directory":{"maxLength":8,"type":"string"}},"required":["directory"],"type":"object"}"#,
+    Some(
+        r#"{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"directory":{"type":"string"},"totalFiles":{"type":"number"}},"required":["directory","totalFiles"],"type":"object"}"#
+    ),
+    false
+);
 
 /// FastMCP's wrapped form.
-struct Wrapped;
-
-impl McpTool for Wrapped {
-    type Args = serde_json::Map<String, Value>;
-    type Output = String;
-    const MCP_NAME: &'static str = "wrapped";
-    const NAME: &'static str = "wrapped";
-    const DESCRIPTION: Option<&'static str> = None;
-    const INPUT_SCHEMA: &'static str = r#"{"type":"object"}"#;
-    const OUTPUT_SCHEMA: Option<&'static str> = Some(
-        r#"{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true}"#,
-    );
-    const OUTPUT_WRAPPED: bool = true;
-    const DIGEST: &'static str = "sha256:0";
-    const CONSEQUENTIAL: bool = false;
-    fn validators() -> &'static ToolValidators {
-        static V: ToolValidators = ToolValidators::new();
-        &V
-    }
-}
+test_tool!(
+    Wrapped,
+    "wrapped" as "wrapped",
+    serde_json::Map<String, Value> => String,
+    r#"{"type":"object"}"#,
+    Some(
+        r#"{"properties":{"result":{"type":"string"}},"required":["result"],"type":"object","x-fastmcp-wrap-result":true}"#
+    ),
+    true
+);
 
 /// No output schema.
-struct Plain;
-
-impl McpTool for Plain {
-    type Args = serde_json::Map<String, Value>;
-    type Output = Option<Value>;
-    const MCP_NAME: &'static str = "plain";
-    const NAME: &'static str = "plain";
-    const DESCRIPTION: Option<&'static str> = None;
-    const INPUT_SCHEMA: &'static str = r#"{"type":"object"}"#;
-    const DIGEST: &'static str = "sha256:0";
-    const CONSEQUENTIAL: bool = false;
-    fn validators() -> &'static ToolValidators {
-        static V: ToolValidators = ToolValidators::new();
-        &V
-    }
-}
+test_tool!(
+    Plain,
+    "plain" as "plain",
+    serde_json::Map<String, Value> => Option<Value>,
+    r#"{"type":"object"}"#,
+    None,
+    false
+);
 
 #[test]
 fn arguments_are_checked_locally() {
@@ -192,21 +189,7 @@ fn wrapped_and_untyped_outputs() {
 fn output_that_does_not_fit_the_type() {
     // A schema that allows more than the type (here: none, so only serde decides).
     let raw = json!({"structuredContent": {"result": "x"}});
-    struct Strict;
-    impl McpTool for Strict {
-        type Args = ();
-        type Output = u8;
-        const MCP_NAME: &'static str = "strict";
-        const NAME: &'static str = "strict";
-        const DESCRIPTION: Option<&'static str> = None;
-        const INPUT_SCHEMA: &'static str = "{}";
-        const DIGEST: &'static str = "sha256:0";
-        const CONSEQUENTIAL: bool = false;
-        fn validators() -> &'static ToolValidators {
-            static V: ToolValidators = ToolValidators::new();
-            &V
-        }
-    }
+    test_tool!(Strict, "strict" as "strict", () => u8, "{}", None, false);
     assert_eq!(
         typed_output::<Strict>(&raw).unwrap_err().to_string(),
         "Output of MCP tool \"strict\" does not fit its Rust type: invalid type: map, expected u8"
@@ -218,21 +201,7 @@ fn output_that_does_not_fit_the_type() {
 #[test]
 fn integral_floats_fit_integer_fields() {
     // `3.0` is an `integer` for JSON Schema; the generated `i64`/`u64` fields take it.
-    struct Counts;
-    impl McpTool for Counts {
-        type Args = ();
-        type Output = (i64, u64, f64, Value);
-        const MCP_NAME: &'static str = "counts";
-        const NAME: &'static str = "counts";
-        const DESCRIPTION: Option<&'static str> = None;
-        const INPUT_SCHEMA: &'static str = "{}";
-        const DIGEST: &'static str = "sha256:0";
-        const CONSEQUENTIAL: bool = false;
-        fn validators() -> &'static ToolValidators {
-            static V: ToolValidators = ToolValidators::new();
-            &V
-        }
-    }
+    test_tool!(Counts, "counts" as "counts", () => (i64, u64, f64, Value), "{}", None, false);
     let raw = json!({"structuredContent": [-3.0, 1.8446744073709552e19, 2.5, {"n": 4.0}]});
     // 2^64 does not fit `u64`: the first error stands.
     assert_eq!(
