@@ -9,7 +9,8 @@ use crate::typed::ToolValidators;
 /// A test tool: `test_tool!(Type, "mcp_name" as "name", Args => Output, input schema,
 /// output schema, wrapped)`.
 macro_rules! test_tool {
-    ($ty:ident, $mcp:literal as $name:literal, $args:ty => $output:ty, $input:expr, $out:expr, $wrapped:expr) => {
+    ($(#[$attr:meta])* $ty:ident, $mcp:literal as $name:literal, $args:ty => $output:ty, $input:expr, $out:expr, $wrapped:expr) => {
+        $(#[$attr])*
         struct $ty;
         impl McpTool for $ty {
             type Args = $args;
@@ -44,8 +45,8 @@ struct PackOutput {
     total_files: f64,
 }
 
-/// Case 21/26: a draft-07 output schema with `additionalProperties: false`.
 test_tool!(
+    /// Case 21/26: a draft-07 output schema with `additionalProperties: false`.
     Pack,
     "pack_codebase" as "repo_pack_codebase",
     PackArgs => PackOutput,
@@ -56,8 +57,8 @@ test_tool!(
     false
 );
 
-/// FastMCP's wrapped form.
 test_tool!(
+    /// FastMCP's wrapped form.
     Wrapped,
     "wrapped" as "wrapped",
     serde_json::Map<String, Value> => String,
@@ -68,8 +69,8 @@ test_tool!(
     true
 );
 
-/// No output schema.
 test_tool!(
+    /// No output schema.
     Plain,
     "plain" as "plain",
     serde_json::Map<String, Value> => Option<Value>,
