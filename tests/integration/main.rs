@@ -3,7 +3,7 @@
 //! `@modelcontextprotocol/server-everything`; `typed` calls both through the code `build.rs`
 //! generates from `tests/oma-mcp.toml` and checks that their committed snapshots are current.
 //!
-//! Run with `cargo test -p oma-mcp-tests`. The server-everything tests need
+//! Run with `cargo test -p oma-mcp-test-server`. The server-everything tests need
 //! `npm ci --prefix tests/servers` and `node`; without them they print one line and pass.
 
 #![allow(clippy::unwrap_used)]
@@ -32,7 +32,7 @@ pub fn server_bin() -> PathBuf {
 /// A config for the own test server in `mode` (`"normal"` for the rmcp server).
 pub fn own(mode: &str) -> ConnectConfig {
     ConnectConfig::new(server_bin().to_string_lossy())
-        .with_env(oma_mcp_tests::MODE_VAR, mode)
+        .with_env(oma_mcp_test_server::MODE_VAR, mode)
         .with_request_timeout(Duration::from_secs(20))
 }
 

@@ -28,7 +28,7 @@ fn logged(dir: &Path) -> (ConnectConfig, PathBuf) {
     );
     let config = ConnectConfig::new("sh")
         .with_args(["-c", script.as_str()])
-        .with_env(oma_mcp_tests::MODE_VAR, "normal")
+        .with_env(oma_mcp_test_server::MODE_VAR, "normal")
         .with_name_prefix("own")
         .with_request_timeout(Duration::from_secs(20));
     (config, log)

@@ -114,7 +114,7 @@ async fn own_tiny_image_is_an_image_part_and_a_text_part() {
                 {"type": "image", "source": {
                     "type": "base64",
                     "media_type": "image/png",
-                    "data": oma_mcp_tests::TINY_PNG_BASE64,
+                    "data": oma_mcp_test_server::TINY_PNG_BASE64,
                 }},
                 {"type": "text", "text": "A 1x1 PNG."},
             ],
@@ -174,7 +174,7 @@ async fn own_embedded_resource_text_line_and_blob_file_part() {
                 {"type": "file", "filename": "mcp-resource", "source": {
                     "type": "base64",
                     "media_type": "application/octet-stream",
-                    "data": oma_mcp_tests::BLOB_BASE64,
+                    "data": oma_mcp_test_server::BLOB_BASE64,
                 }},
             ],
         })
@@ -319,7 +319,7 @@ fn own_marker_constants() {
 /// is stale; refresh it, review the diff and commit it:
 ///
 /// ```sh
-/// cargo build -p oma-mcp-tests --bin oma-mcp-test-server && \
+/// cargo build -p oma-mcp-test-server --bin oma-mcp-test-server && \
 ///   cargo run -p oma-mcp-build --features cli -- snapshot --manifest examples/demo/oma-mcp.toml
 /// git diff examples/demo/mcp/
 /// ```
@@ -334,7 +334,7 @@ async fn own_live_snapshot_equals_the_committed_snapshot() {
     assert!(
         live.to_canonical_string() == committed,
         "the own test server no longer matches {OWN_SNAPSHOT}; refresh it with \
-         `cargo build -p oma-mcp-tests --bin oma-mcp-test-server && cargo run -p oma-mcp-build \
+         `cargo build -p oma-mcp-test-server --bin oma-mcp-test-server && cargo run -p oma-mcp-build \
          --features cli -- snapshot --manifest examples/demo/oma-mcp.toml`\n--- live:\n{}",
         live.to_canonical_string()
     );

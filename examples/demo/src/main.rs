@@ -22,7 +22,7 @@ mod demo {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("serve") {
-        return match oma_mcp_tests::serve_stdio().await {
+        return match oma_mcp_test_server::serve_stdio().await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("oma-mcp-demo serve: {e}");
