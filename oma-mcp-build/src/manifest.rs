@@ -222,10 +222,28 @@ impl Manifest {
             } else {
                 PathBuf::from(&raw.command)
             };
-            let snapshot = base.join(
-                raw.snapshot
-                    .unwrap_or_else(|| PathBuf::from(format!("mcp/{name}.snapshot.json"))),
-            );
+            let snapshot = match raw.snapshot {
+                Some(s) if s.as_os_str().is_empty() || s.to_string_lossy().ends_with('/') => {
+                    return Err(bad(format!(
+                        "servers.{name}.snapshot {:?} names no file; give a file path such as \
+                         \"mcp/{name}.snapshot.json\" or leave it out for that default",
+                        s.display().to_string()
+                    )));
+                }
+                Some(s) => base.join(s),
+                None => base.join(format!("mcp/{name}.snapshot.json")),
+            };
+            if let Some(other) = servers
+                .values()
+                .find(|p: &&ServerPin| lexical(&p.snapshot) == lexical(&snapshot))
+            {
+                return Err(bad(format!(
+                    "servers.{name} and servers.{} both use the snapshot file {}; each server \
+                     needs its own (set `snapshot` on one of them)",
+                    other.name,
+                    lexical(&snapshot).display()
+                )));
+            }
             servers.insert(
                 name.clone(),
                 ServerPin {
@@ -250,6 +268,12 @@ impl Manifest {
                     ),
                 },
             );
+        }
+        if servers.is_empty() {
+            return Err(bad(
+                "it pins no servers; add a [servers.<name>] table with at least `command`"
+                    .to_owned(),
+            ));
         }
         Ok(Self {
             path: path.to_path_buf(),
@@ -311,6 +335,24 @@ impl ServerPin {
     pub fn snapshot_source(&self) -> oma_mcp_runtime::snapshot::SnapshotSource {
         oma_mcp_runtime::snapshot::SnapshotSource::new(self.command.clone(), self.args.clone())
     }
+}
+
+/// `path` with `.` dropped and `..` applied to the components before it (no file system
+/// access), so two spellings of one snapshot file compare equal.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -388,10 +430,24 @@ mod tests {
             m.server("b").unwrap_err().to_string(),
             "manifest m.toml pins no server named \"b\"; it pins: a"
         );
-        let m = Manifest::parse("", Path::new("m.toml")).unwrap();
         assert_eq!(
-            m.single(None).unwrap_err().to_string(),
-            "manifest m.toml pins no servers; add a [servers.<name>] table"
+            err(""),
+            "manifest x/oma-mcp.toml is not valid: it pins no servers; add a [servers.<name>] \
+             table with at least `command`"
+        );
+        assert_eq!(
+            err("[servers.a]\ncommand = \"x\"\nsnapshot = \"\"\n"),
+            "manifest x/oma-mcp.toml is not valid: servers.a.snapshot \"\" names no file; give a \
+             file path such as \"mcp/a.snapshot.json\" or leave it out for that default"
+        );
+        let two = "[servers.one]\ncommand = \"x\"\nsnapshot = \"mcp/../s.json\"\n\
+                   [servers.two]\ncommand = \"y\"\nsnapshot = \"./s.json\"\n";
+        assert_eq!(
+            Manifest::parse(two, Path::new("/p/oma-mcp.toml"))
+                .unwrap_err()
+                .to_string(),
+            "manifest /p/oma-mcp.toml is not valid: servers.two and servers.one both use the \
+             snapshot file /p/s.json; each server needs its own (set `snapshot` on one of them)"
         );
     }
 }

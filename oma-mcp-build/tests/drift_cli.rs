@@ -33,6 +33,21 @@ fn json_out(out: &Output) -> Value {
 }
 
 #[test]
+fn a_closed_stdout_keeps_the_drift_exit_code() {
+    // `oma-mcp diff old new | head -1` in a CI script: the breaking change must still fail it.
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old.json"), dir.path().join("new.json"));
+    std::fs::write(
+        &old,
+        r#"{"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}"#,
+    )
+    .unwrap();
+    std::fs::write(&new, r#"{"tools": []}"#).unwrap();
+    let (code, stderr) = common::run_with_closed_stdout(oma_mcp().arg("diff").arg(&old).arg(&new));
+    assert_eq!((code, stderr.as_str()), (Some(1), ""));
+}
+
+#[test]
 fn diff_of_the_real_history_as_json() {
     let Some(c) = corpus() else { return };
     let out = run(oma_mcp()
@@ -268,9 +283,10 @@ fn check_reports_the_servers_that_start_and_names_the_one_that_does_not() {
         &snapshot,
     )
     .expect("copy snapshot");
+    std::fs::copy(&snapshot, dir.path().join("broken.snapshot.json")).expect("copy snapshot");
     let manifest = dir.path().join("oma-mcp.toml");
     let toml = format!(
-        "[servers.broken]\ncommand = \"/nonexistent/oma-mcp-server\"\nprefix = \"demo\"\nsnapshot = \"demo.snapshot.json\"\n\n\
+        "[servers.broken]\ncommand = \"/nonexistent/oma-mcp-server\"\nprefix = \"demo\"\nsnapshot = \"broken.snapshot.json\"\n\n\
          [servers.own]\ncommand = {}\nprefix = \"demo\"\nsnapshot = \"demo.snapshot.json\"\n",
         toml_string(&common::test_server())
     );
