@@ -69,6 +69,13 @@ fn call_tool_error_result_exits_2_and_prints_it() {
 }
 
 #[test]
+fn a_closed_stdout_keeps_the_tool_error_exit_code() {
+    let (code, stderr) =
+        common::run_with_closed_stdout(oma_mcp().args(["call", "fail", "--"]).arg(test_server()));
+    assert_eq!((code, stderr.as_str()), (Some(2), ""));
+}
+
+#[test]
 fn call_errors_are_clear() {
     let out = run(oma_mcp()
         .args(["call", "echo", "--args", "[1]", "--"])

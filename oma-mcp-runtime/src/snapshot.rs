@@ -393,11 +393,44 @@ impl Snapshot {
 /// Returns `Ok(true)` when written. Parent directories are created. The temporary file
 /// (`.<name>.<pid>.tmp` beside `path`) is removed on failure.
 ///
+/// A symbolic link is followed: the file it points to is written (atomically, in that file's
+/// directory) and the link stays. A path that exists but is not a regular file (a pipe, a
+/// terminal, `/dev/stdout`) is written to directly, without reading it first or replacing
+/// it.
+///
 /// # Errors
-/// The underlying I/O error.
+/// The underlying I/O error; a link whose target does not exist is
+/// [`std::io::ErrorKind::NotFound`] naming the target.
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
-        return Ok(false);
+    let resolved;
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            resolved = std::fs::canonicalize(path).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{} is a symbolic link whose target cannot be resolved ({e}); \
+                         remove the link or point it at a file",
+                        path.display()
+                    ),
+                )
+            })?;
+            resolved.as_path()
+        }
+        _ => path,
+    };
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+            file.write_all(bytes)?;
+            file.flush()?;
+            return Ok(true);
+        }
+        Ok(meta) if meta.is_file() && std::fs::read(path).is_ok_and(|old| old == bytes) => {
+            return Ok(false);
+        }
+        _ => {}
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -632,5 +665,47 @@ mod tests {
                 bad.display()
             )
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_through_links_and_into_pipes() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.json");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(write_if_changed(&link, b"new").unwrap());
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert!(!write_if_changed(&link, b"new").unwrap());
+
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink(dir.path().join("missing/x.json"), &dangling).unwrap();
+        let err = write_if_changed(&dangling, b"x").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+        assert!(
+            err.to_string().starts_with(&format!(
+                "{} is a symbolic link whose target cannot be resolved",
+                dangling.display()
+            )),
+            "{err}"
+        );
+
+        // A named pipe is written to, never read first (reading it would wait for a writer).
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped the named-pipe part: mkfifo is not available");
+            return;
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        assert!(write_if_changed(&fifo, b"through the pipe").unwrap());
+        assert_eq!(reader.join().unwrap(), "through the pipe");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     }
 }

@@ -60,6 +60,19 @@ pub fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("oma-mcp runs")
 }
 
+/// Runs `cmd` with its stdout on a pipe nobody reads (closed before the command writes, as
+/// for `oma-mcp … | head -1` once `head` has its line), returning the exit code and stderr.
+pub fn run_with_closed_stdout(cmd: &mut Command) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = cmd
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("oma-mcp runs");
+    (out.status.code(), text(&out.stderr))
+}
+
 /// Asserts the exit code, showing stdout and stderr when it differs.
 pub fn assert_exit(out: &Output, code: i32) {
     assert_eq!(

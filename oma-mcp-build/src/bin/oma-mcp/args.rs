@@ -87,7 +87,8 @@ pub enum Command {
         /// 60000).
         #[arg(long, value_name = "N", value_parser = timeout_ms)]
         timeout_ms: Option<u64>,
-        /// Output format.
+        /// Output format: `text` prints the result's text (control characters escaped on a
+        /// terminal, exactly as sent when piped); `json` the whole mapped result.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// The server to start.

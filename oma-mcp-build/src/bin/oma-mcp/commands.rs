@@ -1,6 +1,6 @@
 //! The subcommands, a thin layer over `oma-mcp-build` and `oma-mcp-runtime`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -315,7 +315,13 @@ async fn call(
     let text = match format {
         Format::Json => pretty(&result.to_json()),
         Format::Text => {
-            let mut text = result.data.clone();
+            // The tool's text as sent when piped; on a terminal, its control characters are
+            // shown escaped like every other piece of server text the CLI prints there.
+            let mut text = if std::io::stdout().is_terminal() {
+                terminal::safe(&result.data)
+            } else {
+                result.data.clone()
+            };
             if !text.ends_with('\n') {
                 text.push('\n');
             }
@@ -392,11 +398,16 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-/// Writes `text` to stdout.
+/// Writes `text` to stdout. A reader that went away (`oma-mcp diff … | head -1`) is not an
+/// error: the rest of the output has nowhere to go, and the command still ends with its own
+/// exit code (1 for drift, 2 for a tool error), which scripts rely on.
 pub(crate) fn print(text: &str) -> Result<(), CliError> {
     let mut stdout = std::io::stdout().lock();
-    stdout
+    match stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(CliError::Stdout)
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(CliError::Stdout),
+    }
 }

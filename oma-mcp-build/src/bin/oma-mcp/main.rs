@@ -33,9 +33,6 @@ fn main() -> ExitCode {
         Ok(commands::Outcome::ToolError) => ExitCode::from(2),
         Ok(commands::Outcome::Drift) => ExitCode::from(1),
         Ok(commands::Outcome::Failed) => ExitCode::from(2),
-        Err(commands::CliError::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            ExitCode::SUCCESS
-        }
         Err(e) => report(&e),
     }
 }
