@@ -5,14 +5,19 @@
 //! with the tool, a JSON pointer into the tool descriptor, a [`ChangeKind`], a [`Severity`], a
 //! [`Direction`] and a one-line message. The engine is pure: same inputs, same changes in the
 //! same order (server lines first, then tools by raw name, each tool's changes in schema
-//! order). Tools with equal digests are skipped without looking at their schemas.
+//! order, the `$ref` targets a schema leads to after it, in the order first reached). Tools
+//! with equal digests are skipped without looking at their schemas.
 //!
 //! # Rules
 //! Sources: MCP specification revision 2025-06-18, "Tools" (`Tool.inputSchema`,
 //! `Tool.outputSchema`, `Tool.title`, `ToolAnnotations` and their defaults), and the JSON
-//! Schema 2020-12 validation vocabulary (`type`, `enum`, `const`, `required`, the numeric,
-//! string and array bounds, `pattern`) and applicators (`properties`, `items`, `prefixItems`,
-//! `additionalProperties`, `anyOf`/`oneOf`/`allOf`, local `$ref` into `$defs`/`definitions`).
+//! Schema 2020-12 validation vocabulary (`type`, `enum`, `const`, `required`,
+//! `dependentRequired`, the numeric, string, array, object and `contains` bounds, `pattern`)
+//! and applicators (`properties`, `patternProperties`, `additionalProperties`,
+//! `propertyNames`, `unevaluatedProperties`, `items`, `prefixItems`, `contains`,
+//! `unevaluatedItems`, `anyOf`/`oneOf`/`allOf`, `not`, `if`/`then`/`else`, `dependentSchemas`,
+//! local `$ref`: a `#…` JSON pointer, percent-decoded as a URI fragment, into the same schema,
+//! followed through chains and cycles of any length).
 //!
 //! | change | input (what we send) | output (what we receive) |
 //! |---|---|---|
@@ -20,12 +25,20 @@
 //! | optional property added | info | info |
 //! | required property added / property newly required | breaking | info |
 //! | property no longer required | info | breaking |
-//! | type narrowed, became non-nullable, enum value removed, `const` added, bound tightened, `pattern` added, `additionalProperties` became false, union branch removed | breaking | info |
-//! | type widened, became nullable, enum value added, `const` removed, bound relaxed, `pattern` removed, union branch added | info | breaking |
-//! | type, `const`, `pattern` or `format` changed to an unrelated value | breaking | breaking |
+//! | type narrowed, became non-nullable, enum value removed, `const` added, bound tightened, `pattern` added, `additionalProperties`/`unevaluatedProperties`/`unevaluatedItems`/`additionalItems` became false, union branch removed, `allOf` branch added | breaking | info |
+//! | type widened, became nullable, enum value added, `const` removed, bound relaxed, `pattern` removed, one of those keywords no longer false, union branch added, `allOf` branch removed | info | breaking |
+//! | assertion added: `not`, `contains`, `dependentRequired`, `dependencies`, `if`/`then`/`else`, a `patternProperties` or `dependentSchemas` entry | breaking | info |
+//! | such an assertion removed | info | breaking |
+//! | type, `const`, `pattern`, `format` or such an assertion changed to an unrelated value; a `patternProperties` entry added or removed beside a constraining `additionalProperties`/`unevaluatedProperties` | breaking | breaking |
+//! | a schema became invalid: not an object or a boolean (the whole input or output schema: not an object, as MCP requires) | breaking | breaking |
+//! | a difference that cannot be compared: a non-local or dangling `$ref`, nesting deeper than 128 levels, an old side that was not a schema | warning | warning |
 //! | output schema added / removed | | info / breaking |
 //! | description or title changed (tool, annotation or any schema) | warning | warning |
-//! | other schema keywords (`default`, `examples`, …) | info | info |
+//! | annotations and unknown keywords (`default`, `examples`, `readOnly`, `deprecated`, `$comment`, vendor keys, …); a bound restated with the same meaning | info | info |
+//!
+//! Subschemas (`properties`, `items`, `additionalProperties`, `propertyNames`, `$ref` targets,
+//! branches, …) are compared keyword by keyword with the same rules; an absent
+//! `minContains` is 1.
 //!
 //! A value that narrows what the schema accepts breaks input (the generated code may send a
 //! value the server now rejects); one that widens it breaks output (the server may send a
@@ -150,7 +163,12 @@ pub enum ChangeKind {
     TupleItemAdded,
     TupleItemRemoved,
     KeywordChanged,
+    ConstraintAdded,
+    ConstraintRemoved,
+    ConstraintChanged,
     RefUnresolved,
+    NotCompared,
+    InvalidSchema,
 }
 
 impl ChangeKind {
@@ -199,7 +217,12 @@ impl ChangeKind {
             TupleItemAdded => "tuple_item_added",
             TupleItemRemoved => "tuple_item_removed",
             KeywordChanged => "keyword_changed",
+            ConstraintAdded => "constraint_added",
+            ConstraintRemoved => "constraint_removed",
+            ConstraintChanged => "constraint_changed",
             RefUnresolved => "ref_unresolved",
+            NotCompared => "not_compared",
+            InvalidSchema => "invalid_schema",
         }
     }
 }

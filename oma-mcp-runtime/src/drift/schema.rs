@@ -1,17 +1,25 @@
 //! Schema rules: one walk over an old and a new JSON Schema (the input or the output schema of
 //! one tool), recursing through `properties`, `items`, `prefixItems`, `additionalProperties`,
-//! local `$ref` (into `$defs`/`definitions`) and `anyOf`/`oneOf`/`allOf` (JSON Schema 2020-12,
-//! "Applicator" and "Validation" vocabularies; draft-07 array-form `items` as a tuple).
+//! `propertyNames`, `unevaluatedProperties`, `unevaluatedItems`, `additionalItems`,
+//! `patternProperties`, `dependentSchemas`, local `$ref` (any `#…` JSON pointer, percent-decoded)
+//! and `anyOf`/`oneOf`/`allOf` (JSON Schema 2020-12, "Applicator" and "Validation"
+//! vocabularies; draft-07 array-form `items` as a tuple).
 //!
 //! Every keyword change is classified as narrowing (accepts fewer values), widening (accepts
 //! more) or incompatible, and the direction turns that into a severity: narrowing breaks input,
-//! widening breaks output, incompatible breaks both (see [`Effect`]).
+//! widening breaks output, incompatible breaks both (see [`Effect`]). Assertions compared as
+//! whole values ([`OPAQUE`], `if`/`then`/`else`) narrow when added, widen when removed and are
+//! incompatible when changed. A part that differs but cannot be compared (an unresolvable
+//! `$ref`, nesting past [`MAX_DEPTH`], an invalid schema on the old side) is a warning; a schema
+//! that became invalid is breaking; only annotations (`default`, `examples`, unknown keywords)
+//! are info.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
 mod applicators;
+mod assertions;
 mod shape;
 
 use super::rules::{quote, show, text_message};
@@ -20,24 +28,51 @@ use shape::{
     bare, branches, contains_ref, covers, is_union, normalize, nullable, types, union_list,
 };
 
-/// How deep the walk goes; deeper differences are reported once as a keyword change.
-const MAX_DEPTH: usize = 64;
+/// How deep the walk nests; a deeper difference is reported once, as a warning. Followed
+/// `$ref`s do not nest (their targets are compared from a queue), so this bounds only literal
+/// nesting, which `serde_json` already stops at 128 levels when parsing: the limit guards the
+/// stack against values built in code.
+const MAX_DEPTH: usize = 128;
 
 /// Upper bounds: a smaller value accepts fewer values (JSON Schema 2020-12 validation).
-const UPPER_BOUNDS: [&str; 5] = [
+const UPPER_BOUNDS: [&str; 6] = [
     "maxLength",
     "maximum",
     "exclusiveMaximum",
     "maxItems",
     "maxProperties",
+    "maxContains",
 ];
-/// Lower bounds: a larger value accepts fewer values.
-const LOWER_BOUNDS: [&str; 5] = [
+/// Lower bounds: a larger value accepts fewer values (an absent `minContains` is 1).
+const LOWER_BOUNDS: [&str; 6] = [
     "minLength",
     "minimum",
     "exclusiveMinimum",
     "minItems",
     "minProperties",
+    "minContains",
+];
+/// Subschemas that each property name, unevaluated property or item, or additional item must
+/// match: absent is `true` and a narrower subschema narrows the whole, so they are walked like
+/// `additionalProperties` (JSON Schema 2020-12 §10.3.2.4, §11; draft 2019-09 `additionalItems`).
+pub(super) const EACH: [&str; 4] = [
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+];
+/// Maps of subschemas (`patternProperties`: pattern → schema; `dependentSchemas`: property →
+/// schema): an entry added narrows, one removed widens, a common one is walked.
+pub(super) const SCHEMA_MAPS: [&str; 2] = ["patternProperties", "dependentSchemas"];
+/// Assertions compared as whole values: added → narrows, removed → widens, changed →
+/// incompatible. `if`/`then`/`else` are one such assertion ([`Ctx::conditional`]).
+pub(super) const OPAQUE: [&str; 6] = [
+    "not",
+    "contains",
+    "dependentRequired",
+    "dependencies",
+    "$dynamicRef",
+    "$recursiveRef",
 ];
 /// Keywords with their own rule; every other keyword that differs is a [`ChangeKind::KeywordChanged`].
 const HANDLED: &[&str] = &[
@@ -72,6 +107,23 @@ const HANDLED: &[&str] = &[
     "exclusiveMinimum",
     "minItems",
     "minProperties",
+    "maxContains",
+    "minContains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+    "patternProperties",
+    "dependentSchemas",
+    "not",
+    "contains",
+    "dependentRequired",
+    "dependencies",
+    "$dynamicRef",
+    "$recursiveRef",
+    "if",
+    "then",
+    "else",
 ];
 
 /// What a change does to the set of values a schema accepts.
@@ -97,9 +149,17 @@ pub(super) struct Ctx<'a> {
     root_ptr: String,
     /// Pairs of followed `$ref` targets already compared (cycles, shared definitions).
     seen: HashSet<(String, String)>,
+    /// Pairs of `$ref` targets still to compare (old, new, pointer), first found first: a
+    /// chain of references is compared without nesting.
+    pending: VecDeque<(Value, Value, String)>,
     /// Both roots have the same `$defs` and `definitions`: equal subschemas are equal even
     /// when they hold a `$ref`.
     defs_equal: bool,
+}
+
+/// A JSON value for a one-line message, compact and cut to 200 characters.
+pub(super) fn cut(value: &Value) -> String {
+    crate::snapshot::truncate_for_message(&value.to_string())
 }
 
 /// The sorted union of two objects' keys (empty for non-objects).
@@ -134,17 +194,42 @@ impl<'a> Ctx<'a> {
             new_root,
             root_ptr: String::new(),
             seen: HashSet::new(),
+            pending: VecDeque::new(),
             defs_equal: ["$defs", "definitions"]
                 .iter()
                 .all(|k| old_root.get(*k) == new_root.get(*k)),
         }
     }
 
-    /// Walks the roots; `root_ptr` is where they sit in the descriptor.
+    /// Walks the roots, then the `$ref` targets they lead to; `root_ptr` is where the roots sit
+    /// in the descriptor.
     pub(super) fn run(mut self, root_ptr: &str, out: &mut Vec<Change>) {
         self.root_ptr = root_ptr.to_owned();
         let (old, new) = (self.old_root, self.new_root);
+        if !new.is_object() {
+            // MCP 2025-06-18 "Tools": `inputSchema` and `outputSchema` are JSON Schema objects.
+            let which = match self.direction {
+                Direction::Output => "output",
+                _ => "input",
+            };
+            let msg = format!(
+                "{which} schema is not a JSON object (MCP requires one; the server declares an unusable schema): {} → {}",
+                cut(old),
+                cut(new)
+            );
+            self.push(
+                out,
+                root_ptr,
+                ChangeKind::InvalidSchema,
+                Severity::Breaking,
+                msg,
+            );
+            return;
+        }
         self.walk(old, new, root_ptr, 0, out);
+        while let Some((old, new, ptr)) = self.pending.pop_front() {
+            self.walk(&old, &new, &ptr, 0, out);
+        }
     }
 
     fn severity(&self, effect: Effect) -> Severity {
@@ -180,16 +265,17 @@ impl<'a> Ctx<'a> {
         self.push(out, ptr, kind, severity, msg);
     }
 
-    /// Resolves a local `$ref` (`#`, `#/$defs/X`, any `#/…` JSON pointer) against `root`;
-    /// sibling keywords are kept beside the target's. `None` for an external or dangling ref.
+    /// Resolves a local `$ref` (`#`, `#/$defs/X`, any `#/…` JSON pointer, percent-decoded:
+    /// [`crate::pointer::decode_fragment`]) against `root`; sibling keywords are kept beside
+    /// the target's. `None` for an external, anchor or dangling ref.
     fn resolve(root: &Value, schema: &Value) -> Option<(String, Value)> {
         let reference = schema.get("$ref")?.as_str()?;
-        let fragment = reference.strip_prefix('#')?;
-        let target = root.pointer(fragment)?;
+        let fragment = crate::pointer::decode_fragment(reference.strip_prefix('#')?)?;
+        let target = root.pointer(&fragment)?;
         let mut merged = match target {
             Value::Object(m) => m.clone(),
             Value::Bool(true) => Map::new(),
-            other => return Some((fragment.to_owned(), other.clone())),
+            other => return Some((fragment, other.clone())),
         };
         if let Some(siblings) = schema.as_object() {
             for (k, v) in siblings {
@@ -198,7 +284,7 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        Some((fragment.to_owned(), Value::Object(merged)))
+        Some((fragment, Value::Object(merged)))
     }
 
     fn walk(&mut self, old: &Value, new: &Value, ptr: &str, depth: usize, out: &mut Vec<Change>) {
@@ -209,9 +295,9 @@ impl<'a> Ctx<'a> {
             self.push(
                 out,
                 ptr,
-                ChangeKind::KeywordChanged,
-                Severity::Info,
-                format!("schema nested deeper than {MAX_DEPTH} levels changed; not compared"),
+                ChangeKind::NotCompared,
+                Severity::Warning,
+                format!("schema nested deeper than {MAX_DEPTH} levels changed; not compared, review it by hand"),
             );
             return;
         }
@@ -222,18 +308,20 @@ impl<'a> Ctx<'a> {
         // Local references: compare what they point at, once per pair of targets.
         let old_ref = old.get("$ref").map(|_| Self::resolve(self.old_root, old));
         let new_ref = new.get("$ref").map(|_| Self::resolve(self.new_root, new));
-        if matches!(old_ref, Some(None)) || matches!(new_ref, Some(None)) {
-            self.push(
-                out,
-                ptr,
-                ChangeKind::RefUnresolved,
-                Severity::Info,
-                format!(
-                    "schema with a non-local or dangling $ref changed: {} → {}",
-                    crate::snapshot::truncate_for_message(&old.to_string()),
-                    crate::snapshot::truncate_for_message(&new.to_string())
-                ),
+        let (old_lost, new_lost) = (matches!(old_ref, Some(None)), matches!(new_ref, Some(None)));
+        if old_lost || new_lost {
+            let what = match (old_lost, new_lost) {
+                (true, true) if old == new => return, // the same unresolvable text
+                (true, true) => "schema with a non-local or dangling $ref changed",
+                (false, true) => "$ref no longer resolves (non-local or dangling)",
+                _ => "$ref resolves now (was non-local or dangling)",
+            };
+            let msg = format!(
+                "{what}; not compared, review it by hand: {} → {}",
+                cut(old),
+                cut(new)
             );
+            self.push(out, ptr, ChangeKind::RefUnresolved, Severity::Warning, msg);
             return;
         }
         if old_ref.is_some() || new_ref.is_some() {
@@ -247,13 +335,36 @@ impl<'a> Ctx<'a> {
                 }
                 None => (format!("@{ptr}"), new.clone(), ptr.to_owned()),
             };
-            if !self.seen.insert((old_id, new_id)) {
-                return;
+            if self.seen.insert((old_id, new_id)) {
+                self.pending.push_back((old, new, new_ptr));
             }
-            return self.walk(&old, &new, &new_ptr, depth + 1, out);
+            return;
         }
+        let schema = |v: &Value| matches!(v, Value::Object(_) | Value::Bool(_));
         match (old, new) {
             (Value::Object(o), Value::Object(n)) => self.compare(o, n, ptr, depth, out),
+            (_, new) if !schema(new) => self.push(
+                out,
+                ptr,
+                ChangeKind::InvalidSchema,
+                Severity::Breaking,
+                format!(
+                    "schema is not a JSON Schema (an object or a boolean); the server declares an unusable schema: {} → {}",
+                    cut(old),
+                    cut(new)
+                ),
+            ),
+            (old, _) if !schema(old) => self.push(
+                out,
+                ptr,
+                ChangeKind::NotCompared,
+                Severity::Warning,
+                format!(
+                    "schema was not a JSON Schema (an object or a boolean), now is; not compared, review it by hand: {} → {}",
+                    cut(old),
+                    cut(new)
+                ),
+            ),
             (Value::Bool(false), _) => self.effect(
                 out,
                 ptr,
@@ -268,13 +379,8 @@ impl<'a> Ctx<'a> {
                 Effect::Narrow,
                 "schema now accepts nothing (false)".into(),
             ),
-            _ => self.push(
-                out,
-                ptr,
-                ChangeKind::KeywordChanged,
-                Severity::Info,
-                format!("invalid schema changed: {} → {}", show(old), show(new)),
-            ),
+            // `true` is `{}` once normalized: two objects, compared above.
+            _ => {}
         }
     }
 
@@ -310,6 +416,7 @@ impl<'a> Ctx<'a> {
         self.object(o, n, ptr, depth, out);
         self.array(o, n, ptr, depth, out);
         self.unions(o, n, ptr, depth, out);
+        self.assertions(o, n, ptr, depth, out);
         for key in union_keys(&Value::Object(o.clone()), &Value::Object(n.clone())) {
             if HANDLED.contains(&key.as_str()) {
                 continue;
@@ -317,10 +424,7 @@ impl<'a> Ctx<'a> {
             let (ov, nv) = (o.get(&key), n.get(&key));
             if ov != nv {
                 let p = format!("{ptr}/{}", escape(&key));
-                let cut = |v: Option<&Value>| match v {
-                    Some(v) => crate::snapshot::truncate_for_message(&v.to_string()),
-                    None => "absent".to_owned(),
-                };
+                let cut = |v: Option<&Value>| v.map_or_else(|| "absent".to_owned(), cut);
                 self.push(
                     out,
                     &p,
@@ -474,7 +578,20 @@ impl<'a> Ctx<'a> {
                 if a == b {
                     continue;
                 }
-                let effect = match (a.and_then(Value::as_f64), b.and_then(Value::as_f64)) {
+                // The value an absent bound stands for, when it is not "no bound".
+                let implied = (key == "minContains").then_some(1.0);
+                let num = |v: Option<&Value>| match v {
+                    None => implied,
+                    Some(v) => v.as_f64(),
+                };
+                let effect = match (num(a), num(b)) {
+                    (Some(x), Some(y)) if x == y => {
+                        let shown = |v: Option<&Value>| v.map_or_else(|| "absent".to_owned(), show);
+                        let msg = format!("{key} {} → {} (same meaning)", shown(a), shown(b));
+                        let p = format!("{ptr}/{key}");
+                        self.push(out, &p, ChangeKind::KeywordChanged, Severity::Info, msg);
+                        continue;
+                    }
                     (Some(x), Some(y)) if (y < x) == upper => Effect::Narrow,
                     (Some(_), Some(_)) => Effect::Widen,
                     (None, Some(_)) if a.is_none() => Effect::Narrow,

@@ -561,3 +561,441 @@ fn a_def_changed_behind_an_unchanged_ref_in_a_union_branch_is_found() {
         ]
     );
 }
+
+/// Every field of every change when `old` → `new` is the `key` schema (`inputSchema` or
+/// `outputSchema`) of a tool `t`: (tool, pointer, kind, severity, direction, message).
+fn exact(
+    key: &str,
+    old: &Value,
+    new: &Value,
+) -> Vec<(String, String, ChangeKind, Severity, Direction, String)> {
+    let t = |schema: &Value| json!({"name": "t", key: schema});
+    let report = diff(&snap(vec![t(old)]), &snap(vec![t(new)]));
+    // Determinism: the same inputs give the same changes in the same order.
+    assert_eq!(report, diff(&snap(vec![t(old)]), &snap(vec![t(new)])));
+    report
+        .changes
+        .into_iter()
+        .map(|c| {
+            (
+                c.tool,
+                c.pointer,
+                c.kind,
+                c.severity,
+                c.direction,
+                c.message,
+            )
+        })
+        .collect()
+}
+
+/// One expected change of tool `t`.
+fn change(
+    pointer: &str,
+    kind: ChangeKind,
+    severity: Severity,
+    direction: Direction,
+    message: &str,
+) -> (String, String, ChangeKind, Severity, Direction, String) {
+    (
+        "t".to_owned(),
+        pointer.to_owned(),
+        kind,
+        severity,
+        direction,
+        message.to_owned(),
+    )
+}
+
+/// An object schema whose property `a` goes through `n` definitions `D0` … `D<n-1>`, each an
+/// object whose property `a` refers to the next; `D<n>` has type `last`.
+fn ref_chain(n: usize, last: &str) -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        let next = format!("#/$defs/D{}", i + 1);
+        defs.insert(
+            format!("D{i}"),
+            json!({"type": "object", "properties": {"a": {"$ref": next}}}),
+        );
+    }
+    defs.insert(format!("D{n}"), json!({"type": last}));
+    json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/D0"}}, "$defs": defs})
+}
+
+#[test]
+fn a_long_chain_of_refs_is_compared_to_its_end() {
+    // 32 hops used to pass the depth limit and end as an info line; references are now
+    // compared from a queue, so a chain of any length neither nests nor stops early.
+    for n in [32, 2000] {
+        assert_eq!(
+            exact(
+                "inputSchema",
+                &ref_chain(n, "string"),
+                &ref_chain(n, "integer")
+            ),
+            [change(
+                &format!("/inputSchema/$defs/D{n}/type"),
+                K::TypeChanged,
+                B,
+                Direction::Input,
+                "type changed: string → integer"
+            )],
+            "{n} references"
+        );
+    }
+}
+
+#[test]
+fn nesting_past_the_depth_limit_is_a_warning() {
+    // Only a value built in code nests this deep (serde_json stops parsing at 128 levels).
+    let nest = |t: &str| {
+        (0..130).fold(
+            json!({"type": t}),
+            |inner, _| json!({"type": "array", "items": inner}),
+        )
+    };
+    let pointer = format!("/inputSchema{}", "/items".repeat(129));
+    assert_eq!(
+        exact("inputSchema", &nest("string"), &nest("integer")),
+        [change(
+            &pointer,
+            K::NotCompared,
+            W,
+            Direction::Input,
+            "schema nested deeper than 128 levels changed; not compared, review it by hand"
+        )]
+    );
+}
+
+#[test]
+fn ref_fragments_are_percent_decoded_and_dangling_refs_are_warnings() {
+    let schema = |t: &str| {
+        json!({"type": "object",
+            "properties": {"m": {"$ref": "#/$defs/My%20Model"}, "s": {"$ref": "#/$defs/a~1b%7E"}},
+            "$defs": {"My Model": {"type": t}, "a/b~": {"type": t}}})
+    };
+    assert_eq!(
+        exact("inputSchema", &schema("string"), &schema("integer")),
+        [
+            change(
+                "/inputSchema/$defs/My Model/type",
+                K::TypeChanged,
+                B,
+                Direction::Input,
+                "type changed: string → integer"
+            ),
+            change(
+                "/inputSchema/$defs/a~1b~/type",
+                K::TypeChanged,
+                B,
+                Direction::Input,
+                "type changed: string → integer"
+            ),
+        ]
+    );
+    // Really dangling on both sides: a difference that cannot be compared is a warning; an
+    // equal dangling reference next to changed definitions is no change.
+    let dangling = |target: &str, t: &str| {
+        json!({"type": "object",
+            "properties": {"x": {"$ref": target}, "y": {"$ref": "#/$defs/Nowhere"}},
+            "$defs": {"Other": {"type": t}}})
+    };
+    assert_eq!(
+        exact(
+            "outputSchema",
+            &dangling("#/$defs/Missing", "string"),
+            &dangling("#/$defs/Gone", "integer")
+        ),
+        [change(
+            "/outputSchema/properties/x",
+            K::RefUnresolved,
+            W,
+            Direction::Output,
+            "schema with a non-local or dangling $ref changed; not compared, review it by hand: {\"$ref\":\"#/$defs/Missing\"} → {\"$ref\":\"#/$defs/Gone\"}"
+        )]
+    );
+    // The definition behind an unchanged reference was removed.
+    let model = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/M"}},
+        "$defs": {"M": {"type": "string"}}});
+    let mut gone = model.clone();
+    gone["$defs"] = json!({});
+    assert_eq!(
+        exact("inputSchema", &model, &gone),
+        [change(
+            "/inputSchema/properties/x",
+            K::RefUnresolved,
+            W,
+            Direction::Input,
+            "$ref no longer resolves (non-local or dangling); not compared, review it by hand: {\"$ref\":\"#/$defs/M\"} → {\"$ref\":\"#/$defs/M\"}"
+        )]
+    );
+}
+
+#[test]
+fn a_schema_that_is_not_a_schema_is_breaking() {
+    let old = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+    for (key, direction, word) in [
+        ("inputSchema", Direction::Input, "input"),
+        ("outputSchema", Direction::Output, "output"),
+    ] {
+        for new in [json!("garbage"), json!(true)] {
+            assert_eq!(
+                exact(key, &old, &new),
+                [change(
+                    &format!("/{key}"),
+                    K::InvalidSchema,
+                    B,
+                    direction,
+                    &format!(
+                        "{word} schema is not a JSON object (MCP requires one; the server declares an unusable schema): {{\"properties\":{{\"a\":{{\"type\":\"string\"}}}},\"type\":\"object\"}} → {new}"
+                    )
+                )]
+            );
+        }
+    }
+    let with = |a: Value| json!({"type": "object", "properties": {"a": a}});
+    assert_eq!(
+        exact(
+            "inputSchema",
+            &with(json!({"type": "string"})),
+            &with(json!(5))
+        ),
+        [change(
+            "/inputSchema/properties/a",
+            K::InvalidSchema,
+            B,
+            Direction::Input,
+            "schema is not a JSON Schema (an object or a boolean); the server declares an unusable schema: {\"type\":\"string\"} → 5"
+        )]
+    );
+    assert_eq!(
+        exact(
+            "inputSchema",
+            &with(json!(5)),
+            &with(json!({"type": "string"}))
+        ),
+        [change(
+            "/inputSchema/properties/a",
+            K::NotCompared,
+            W,
+            Direction::Input,
+            "schema was not a JSON Schema (an object or a boolean), now is; not compared, review it by hand: 5 → {\"type\":\"string\"}"
+        )]
+    );
+}
+
+#[test]
+fn constraints_without_a_structural_rule_narrow_when_added_and_widen_when_removed() {
+    let contains = json!({"const": 1});
+    // (old, new, pointer below the schema, kind, input severity, output severity, message)
+    let cases = [
+        (
+            json!({}),
+            json!({"unevaluatedProperties": false}),
+            "/unevaluatedProperties",
+            K::ConstraintAdded,
+            B,
+            I,
+            "\"unevaluatedProperties\" became false (was absent)",
+        ),
+        (
+            json!({"unevaluatedProperties": false}),
+            json!({}),
+            "/unevaluatedProperties",
+            K::ConstraintRemoved,
+            I,
+            B,
+            "\"unevaluatedProperties\" is no longer false (now absent)",
+        ),
+        (
+            json!({}),
+            json!({"not": {"required": ["a"]}}),
+            "/not",
+            K::ConstraintAdded,
+            B,
+            I,
+            "constraint \"not\" added: {\"required\":[\"a\"]}",
+        ),
+        (
+            json!({"not": {"required": ["a"]}}),
+            json!({}),
+            "/not",
+            K::ConstraintRemoved,
+            I,
+            B,
+            "constraint \"not\" removed (was {\"required\":[\"a\"]})",
+        ),
+        (
+            json!({"not": {"required": ["a"]}}),
+            json!({"not": {"required": ["b"]}}),
+            "/not",
+            K::ConstraintChanged,
+            B,
+            B,
+            "constraint \"not\" changed: {\"required\":[\"a\"]} → {\"required\":[\"b\"]}",
+        ),
+        (
+            json!({}),
+            json!({"dependentRequired": {"a": ["b"]}}),
+            "/dependentRequired",
+            K::ConstraintAdded,
+            B,
+            I,
+            "constraint \"dependentRequired\" added: {\"a\":[\"b\"]}",
+        ),
+        (
+            json!({}),
+            json!({"dependentSchemas": {"a": {"required": ["b"]}}}),
+            "/dependentSchemas/a",
+            K::ConstraintAdded,
+            B,
+            I,
+            "dependentSchemas entry \"a\" added: {\"required\":[\"b\"]}",
+        ),
+        (
+            json!({}),
+            json!({"if": {"required": ["a"]}, "then": {"required": ["b"]}}),
+            "/if",
+            K::ConstraintAdded,
+            B,
+            I,
+            "constraint \"if/then/else\" added: {\"if\":{\"required\":[\"a\"]},\"then\":{\"required\":[\"b\"]}}",
+        ),
+        (
+            json!({"if": {"required": ["a"]}, "then": {"required": ["b"]}}),
+            json!({"if": {"required": ["a"]}, "else": {"required": ["b"]}}),
+            "/if",
+            K::ConstraintChanged,
+            B,
+            B,
+            "constraint \"if/then/else\" changed: {\"if\":{\"required\":[\"a\"]},\"then\":{\"required\":[\"b\"]}} → {\"if\":{\"required\":[\"a\"]},\"else\":{\"required\":[\"b\"]}}",
+        ),
+        (
+            json!({}),
+            json!({"if": {"required": ["a"]}}),
+            "/if",
+            K::KeywordChanged,
+            I,
+            I,
+            "if/then/else changed without asserting anything: {} → {\"if\":{\"required\":[\"a\"]}}",
+        ),
+        (
+            json!({}),
+            json!({"propertyNames": {"pattern": "^[a-z]+$"}}),
+            "/propertyNames/pattern",
+            K::PatternAdded,
+            B,
+            I,
+            "pattern added: \"^[a-z]+$\"",
+        ),
+        (
+            json!({}),
+            json!({"contains": contains}),
+            "/contains",
+            K::ConstraintAdded,
+            B,
+            I,
+            "constraint \"contains\" added: {\"const\":1}",
+        ),
+        (
+            json!({"contains": contains}),
+            json!({"contains": contains, "minContains": 2}),
+            "/minContains",
+            K::BoundTightened,
+            B,
+            I,
+            "minContains tightened: absent → 2",
+        ),
+        (
+            json!({"contains": contains}),
+            json!({"contains": contains, "minContains": 1}),
+            "/minContains",
+            K::KeywordChanged,
+            I,
+            I,
+            "minContains absent → 1 (same meaning)",
+        ),
+        (
+            json!({"contains": contains}),
+            json!({"contains": contains, "maxContains": 3}),
+            "/maxContains",
+            K::BoundTightened,
+            B,
+            I,
+            "maxContains tightened: absent → 3",
+        ),
+        (
+            json!({"type": "object"}),
+            json!({"type": "object", "patternProperties": {"^x-": {"type": "string"}}}),
+            "/patternProperties/^x-",
+            K::ConstraintAdded,
+            B,
+            I,
+            "patternProperties entry \"^x-\" added: {\"type\":\"string\"}",
+        ),
+        (
+            // Beside `additionalProperties: false` a new pattern also admits names it rejected.
+            json!({"additionalProperties": false}),
+            json!({"additionalProperties": false, "patternProperties": {"^x-": {}}}),
+            "/patternProperties/^x-",
+            K::ConstraintAdded,
+            B,
+            B,
+            "patternProperties entry \"^x-\" added: {}",
+        ),
+        (
+            json!({"patternProperties": {"^x-": {"type": "string"}}}),
+            json!({"patternProperties": {"^x-": {"type": "integer"}}}),
+            "/patternProperties/^x-/type",
+            K::TypeChanged,
+            B,
+            B,
+            "type changed: string → integer",
+        ),
+        (
+            json!({}),
+            json!({"minProperties": 1}),
+            "/minProperties",
+            K::BoundTightened,
+            B,
+            I,
+            "minProperties tightened: absent → 1",
+        ),
+        (
+            json!({"maxProperties": 3}),
+            json!({"maxProperties": 2}),
+            "/maxProperties",
+            K::BoundTightened,
+            B,
+            I,
+            "maxProperties tightened: 3 → 2",
+        ),
+        (
+            json!({"default": 1}),
+            json!({"default": 2}),
+            "/default",
+            K::KeywordChanged,
+            I,
+            I,
+            "keyword \"default\" 1 → 2",
+        ),
+    ];
+    for (old, new, below, kind, input, output, message) in cases {
+        for (key, direction, severity) in [
+            ("inputSchema", Direction::Input, input),
+            ("outputSchema", Direction::Output, output),
+        ] {
+            assert_eq!(
+                exact(key, &old, &new),
+                [change(
+                    &format!("/{key}{below}"),
+                    kind,
+                    severity,
+                    direction,
+                    message
+                )],
+                "{key}: {old} → {new}"
+            );
+        }
+    }
+}
