@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use oma_mcp_runtime::Snapshot;
 
 use crate::Error;
-use crate::codegen::{self, GenerateOptions};
+use crate::codegen;
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 
 /// Starts a [`Builder`] with the defaults (manifest `$CARGO_MANIFEST_DIR/oma-mcp.toml`, every
@@ -193,15 +193,7 @@ impl Builder {
                 .as_deref()
                 .is_some_and(|r| refresh_names(r, &pin.name));
             let (snapshot, connected) = self.snapshot_of(pin, &manifest, wants_refresh, offline)?;
-            let mut options = GenerateOptions::default()
-                .with_consequential(pin.consequential.clone())
-                .with_not_consequential(pin.not_consequential.clone())
-                .with_consequential_annotations(pin.consequential_annotations)
-                .with_schemars(pin.schemars);
-            if let Some(prefix) = &pin.prefix {
-                options = options.with_name_prefix(prefix.clone());
-            }
-            let generated = codegen::generate(&snapshot, &options)?;
+            let generated = codegen::generate(&snapshot, &pin.generate_options())?;
             let warnings: Vec<String> =
                 generated.warnings.iter().map(ToString::to_string).collect();
             for w in &warnings {

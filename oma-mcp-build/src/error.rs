@@ -116,7 +116,8 @@ pub enum Error {
     /// The pinned server could not be started or queried for a snapshot.
     #[error(
         "cannot take a snapshot of server `{server}` (manifest {manifest}, command `{command}`): \
-         {source}; check the command and that the server is installed (e.g. `npm ci`)"
+         {source}{hint}",
+        hint = install_hint(source)
     )]
     Connect {
         /// The server's name.
@@ -152,6 +153,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// The advice after a failed connect, unless the runtime's error already gives it (a server
+/// that cannot be started says to check the path and the install itself).
+fn install_hint(source: &oma_mcp_runtime::Error) -> &'static str {
+    match source {
+        oma_mcp_runtime::Error::Spawn { .. } => "",
+        _ => "; check the command and that the server is installed (e.g. `npm ci`)",
+    }
 }
 
 fn server_not_chosen(path: &std::path::Path, available: &[String]) -> String {

@@ -27,6 +27,8 @@ pub mod manifest;
 pub mod snapshot_format;
 
 pub use builder::{Builder, Compiled, compile_manifest, configure};
-pub use codegen::{ConsequentialMatcher, GenerateOptions, Generated, Warning, generate};
+pub use codegen::{
+    ConsequentialMatcher, ConsequentialPolicy, GenerateOptions, Generated, Warning, generate,
+};
 pub use error::Error;
 pub use manifest::{Manifest, ServerPin};

@@ -331,6 +331,20 @@ impl ServerPin {
         config
     }
 
+    /// The code generator's options of this pin: prefix, `consequential`,
+    /// `not-consequential`, `consequential-annotations` and `schemars`.
+    pub fn generate_options(&self) -> crate::GenerateOptions {
+        let options = crate::GenerateOptions::default()
+            .with_consequential(self.consequential.clone())
+            .with_not_consequential(self.not_consequential.clone())
+            .with_consequential_annotations(self.consequential_annotations)
+            .with_schemars(self.schemars);
+        match &self.prefix {
+            Some(prefix) => options.with_name_prefix(prefix.clone()),
+            None => options,
+        }
+    }
+
     /// The snapshot's `source`: the command and arguments as written in the manifest.
     pub fn snapshot_source(&self) -> oma_mcp_runtime::snapshot::SnapshotSource {
         oma_mcp_runtime::snapshot::SnapshotSource::new(self.command.clone(), self.args.clone())

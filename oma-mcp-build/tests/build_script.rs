@@ -604,7 +604,7 @@ fn downstream_crate_bad_inputs() {
     std::fs::remove_file(&snap).expect("remove snapshot");
 
     // A pinned command that does not exist: the server, manifest and command as written,
-    // what failed, and the hint to check the install.
+    // what failed, and the hint to check the install (once).
     d.pin(&in_profile("no-such-server"), "");
     let out = d.cargo(&["build"], &[]);
     assert_eq!(out.status.code(), Some(101), "{}", describe(&out));
@@ -622,7 +622,10 @@ fn downstream_crate_bad_inputs() {
         .find(|l| l.starts_with(&head[1..]))
         .unwrap_or_else(|| panic!("expected a line starting with{head}\n{}", describe(&out)));
     assert!(
-        line.ends_with("; check the command and that the server is installed (e.g. `npm ci`)\n"),
+        line.ends_with(
+            "; check that the command path is right and that the server is installed (a pinned \
+             npm server: run `npm ci` where its package-lock.json is)\n"
+        ),
         "{line}"
     );
     assert!(!snap.exists());

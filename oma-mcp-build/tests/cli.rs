@@ -69,6 +69,116 @@ fn call_tool_error_result_exits_2_and_prints_it() {
 }
 
 #[test]
+fn skipped_stdout_lines_are_warned_about_on_stderr() {
+    // A server that writes lines that are not JSON-RPC (a Python server's `NaN`, stray
+    // prints): the lines are skipped, and the user sees why, not just a later timeout.
+    let server = test_server().display().to_string();
+    let list = |log: Option<&str>| {
+        let mut cmd = oma_mcp();
+        cmd.args([
+            "list",
+            "--",
+            "env",
+            "OMA_TEST_SERVER_MODE=stdout-noise",
+            &server,
+        ]);
+        if let Some(log) = log {
+            cmd.env("OMA_MCP_LOG", log);
+        }
+        run(&mut cmd)
+    };
+    let out = list(None);
+    assert_exit(&out, 0);
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        stderr.lines().next(),
+        Some(
+            format!(
+                " WARN skipped a line on the MCP server's stdout that is not a JSON-RPC message \
+                 (not JSON (expected ident at line 1 column 2)): this line is not JSON \
+                 server=env OMA_TEST_SERVER_MODE=stdout-noise {server}"
+            )
+            .as_str()
+        ),
+        "{stderr}"
+    );
+    let out = list(Some("error"));
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stderr), "");
+}
+
+#[test]
+fn call_checks_arguments_before_sending() {
+    let out = run(oma_mcp()
+        .args(["call", "echo", "--args", r#"{"message": 5}"#, "--"])
+        .arg(test_server()));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: Invalid input for tool \"echo\":\n- /message: 5 is not of type \"string\"\n\
+         nothing was sent; fix --args, or pass --no-validate to let the server judge them\n"
+    );
+    // --no-validate: the server judges (and rejects) them.
+    let out = run(oma_mcp()
+        .args([
+            "call",
+            "echo",
+            "--no-validate",
+            "--args",
+            r#"{"message": 5}"#,
+            "--",
+        ])
+        .arg(test_server()));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stdout),
+        "failed to deserialize parameters: invalid type: integer `5`, expected a string\n"
+    );
+}
+
+#[test]
+fn call_needs_yes_for_a_consequential_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("oma-mcp.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[servers.own]\ncommand = {:?}\nprefix = \"own\"\nconsequential = [\"echo\"]\n",
+            test_server().display().to_string()
+        ),
+    )
+    .unwrap();
+    let call = |yes: bool| {
+        let mut cmd = oma_mcp();
+        cmd.args([
+            "call",
+            "own_echo",
+            "--args",
+            r#"{"message": "hi"}"#,
+            "--manifest",
+        ])
+        .arg(&manifest);
+        if yes {
+            cmd.arg("--yes");
+        }
+        run(&mut cmd)
+    };
+    let out = call(false);
+    assert_exit(&out, 2);
+    assert_eq!(
+        (text(&out.stdout).as_str(), text(&out.stderr).as_str()),
+        (
+            "",
+            "oma-mcp: tool \"own_echo\" is consequential (the manifest's consequential entries \
+             list it), so it was not called; pass --yes to call it anyway\n"
+        )
+    );
+    let out = call(true);
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), "Echo: hi\n");
+}
+
+#[test]
 fn a_closed_stdout_keeps_the_tool_error_exit_code() {
     let (code, stderr) =
         common::run_with_closed_stdout(oma_mcp().args(["call", "fail", "--"]).arg(test_server()));

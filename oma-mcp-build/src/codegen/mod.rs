@@ -157,6 +157,66 @@ impl GenerateOptions {
         self.schemars = schemars;
         self
     }
+
+    /// The compiled consequential rules of these options, the ones [`generate`] applies to
+    /// `McpTool::CONSEQUENTIAL` (the CLI's `list` and `call` use them too).
+    ///
+    /// # Errors
+    /// [`Error::InvalidGlob`] naming the first entry of `consequential` or
+    /// `not_consequential` that is not a valid glob.
+    pub fn consequential_policy(&self) -> Result<ConsequentialPolicy, Error> {
+        Ok(ConsequentialPolicy {
+            consequential: ConsequentialMatcher::new(&self.consequential)?,
+            not_consequential: ConsequentialMatcher::new(&self.not_consequential)?,
+            annotations: self.consequential_annotations,
+        })
+    }
+}
+
+/// Which tools need confirmation: the manifest's `consequential` entries always; else, unless
+/// `not-consequential` lists the tool, what its annotations say under the
+/// [`AnnotationPolicy`]. Made by [`GenerateOptions::consequential_policy`].
+#[derive(Debug, Clone)]
+pub struct ConsequentialPolicy {
+    consequential: ConsequentialMatcher,
+    not_consequential: ConsequentialMatcher,
+    annotations: AnnotationPolicy,
+}
+
+impl ConsequentialPolicy {
+    /// Whether the tool with raw MCP name `mcp_name` and `annotations` (its `annotations`
+    /// object as sent, if any) is consequential.
+    ///
+    /// ```
+    /// use oma_mcp_build::GenerateOptions;
+    /// let policy = GenerateOptions::default()
+    ///     .with_consequential(["write_*"])
+    ///     .with_not_consequential(["delete_draft"])
+    ///     .consequential_policy()
+    ///     .unwrap();
+    /// let destructive = serde_json::json!({"destructiveHint": true});
+    /// assert!(policy.is_consequential("write_file", None));
+    /// assert!(policy.is_consequential("drop_table", Some(&destructive)));
+    /// assert!(!policy.is_consequential("delete_draft", Some(&destructive)));
+    /// assert!(!policy.is_consequential("read_file", None));
+    /// ```
+    pub fn is_consequential(&self, mcp_name: &str, annotations: Option<&Value>) -> bool {
+        self.reason(mcp_name, annotations).is_some()
+    }
+
+    /// Why the tool is consequential, for messages: `"the manifest's consequential entries
+    /// list it"` or `"its annotations say destructiveHint: true"`; `None` when it is not.
+    pub fn reason(&self, mcp_name: &str, annotations: Option<&Value>) -> Option<&'static str> {
+        if self.consequential.matches(mcp_name) {
+            Some("the manifest's consequential entries list it")
+        } else if !self.not_consequential.matches(mcp_name)
+            && self.annotations.is_consequential(annotations)
+        {
+            Some("its annotations say destructiveHint: true")
+        } else {
+            None
+        }
+    }
 }
 
 /// A problem in a tool's schema that generation worked around (the part became
@@ -233,8 +293,7 @@ const PRELUDE_VALUES: [&str; 4] = ["Some", "None", "Ok", "Err"];
 /// - [`Error::InvalidGeneratedCode`] and [`Error::InvalidIdentifier`] only on a bug in this
 ///   crate.
 pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Generated, Error> {
-    let consequential = ConsequentialMatcher::new(&options.consequential)?;
-    let not_consequential = ConsequentialMatcher::new(&options.not_consequential)?;
+    let policy = options.consequential_policy()?;
     let prefix = options.name_prefix.as_deref();
     let framework_names = normalize_all(prefix, snapshot.tools.iter().map(|t| t.name()))?;
     let mut types = Namespace::new();
@@ -255,11 +314,7 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
             Some(schema @ Value::Object(_)) => canonical_json(schema),
             _ => r#"{"type":"object"}"#.to_owned(),
         };
-        let is_consequential = consequential.matches(mcp_name)
-            || !not_consequential.matches(mcp_name)
-                && options
-                    .consequential_annotations
-                    .is_consequential(tool.annotations());
+        let is_consequential = policy.is_consequential(mcp_name, tool.annotations());
         let mut defs = schema::input_types(
             mcp_name,
             &args,

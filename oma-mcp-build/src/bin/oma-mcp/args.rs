@@ -71,30 +71,13 @@ pub enum Command {
     },
     /// Start a server and call one tool; prints the mapped result.
     ///
+    /// As the runtime's executor does, a consequential tool (the manifest's `consequential`
+    /// entries, else `destructiveHint: true` annotations) is called only with --yes, and the
+    /// arguments are checked against the tool's input schema before anything is sent.
+    ///
     /// Exits 0 when the result is not an error, 2 when it is (`isError: true` or a failed
-    /// call), with the result still printed.
-    Call {
-        /// The tool's framework name (after the prefix and `/` → `_` rule).
-        #[arg(value_name = "TOOL")]
-        tool: String,
-        /// The arguments, a JSON object.
-        #[arg(long, value_name = "JSON")]
-        args: Option<String>,
-        /// The seed's namePrefix (default: the manifest's `prefix`).
-        #[arg(long, value_name = "P")]
-        prefix: Option<String>,
-        /// The per-request timeout in milliseconds, at least 1 (default: the manifest's, else
-        /// 60000).
-        #[arg(long, value_name = "N", value_parser = timeout_ms)]
-        timeout_ms: Option<u64>,
-        /// Output format: `text` prints the result's text (control characters escaped on a
-        /// terminal, exactly as sent when piped); `json` the whole mapped result.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// The server to start.
-        #[command(flatten)]
-        target: Target,
-    },
+    /// call), with the result still printed, and 2 when the call was refused.
+    Call(CallArgs),
     /// Connect to the pinned servers and diff their live tools/list against the snapshots.
     ///
     /// Exits 0 without drift at the --fail-on level, 1 with drift at or above it, 2 on an
@@ -139,4 +122,35 @@ fn timeout_ms(text: &str) -> Result<u64, String> {
         Ok(ms) => Ok(ms),
         Err(e) => Err(format!("expected a whole number of milliseconds ({e})")),
     }
+}
+
+/// The options of `oma-mcp call`.
+#[derive(Debug, clap::Args)]
+pub struct CallArgs {
+    /// The tool's framework name (after the prefix and `/` → `_` rule).
+    #[arg(value_name = "TOOL")]
+    pub tool: String,
+    /// The arguments, a JSON object.
+    #[arg(long, value_name = "JSON")]
+    pub args: Option<String>,
+    /// The seed's namePrefix (default: the manifest's `prefix`).
+    #[arg(long, value_name = "P")]
+    pub prefix: Option<String>,
+    /// The per-request timeout in milliseconds, at least 1 (default: the manifest's, else
+    /// 60000).
+    #[arg(long, value_name = "N", value_parser = timeout_ms)]
+    pub timeout_ms: Option<u64>,
+    /// Call a consequential tool (the confirmation the executor's gate asks for).
+    #[arg(long)]
+    pub yes: bool,
+    /// Send the arguments without checking them against the tool's input schema.
+    #[arg(long)]
+    pub no_validate: bool,
+    /// Output format: `text` prints the result's text (control characters escaped on a
+    /// terminal, exactly as sent when piped); `json` the whole mapped result.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// The server to start.
+    #[command(flatten)]
+    pub target: Target,
 }

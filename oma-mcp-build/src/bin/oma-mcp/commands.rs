@@ -4,13 +4,14 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use oma_mcp_build::codegen::{self, ConsequentialMatcher, GenerateOptions};
+use oma_mcp_build::codegen::{self, ConsequentialPolicy, GenerateOptions};
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::snapshot::SnapshotSource;
-use oma_mcp_runtime::{ConnectConfig, McpClient, Snapshot};
+use oma_mcp_runtime::validate::InputValidator;
+use oma_mcp_runtime::{ConnectConfig, DiscoveredTool, McpClient, Snapshot};
 use serde_json::{Value, json};
 
-use crate::args::{Command, Format, Target};
+use crate::args::{CallArgs, Command, Format, Target};
 use crate::terminal;
 
 /// Errors of the command line itself; library errors are wrapped with what was being done.
@@ -66,6 +67,26 @@ pub enum CliError {
         /// What is wrong.
         reason: String,
     },
+    /// The tool is consequential and `--yes` was not given.
+    #[error(
+        "tool \"{tool}\" is consequential ({reason}), so it was not called; pass --yes to \
+         call it anyway"
+    )]
+    NeedsConfirmation {
+        /// The framework name.
+        tool: String,
+        /// Why it is consequential.
+        reason: &'static str,
+    },
+    /// `--args` does not fit the tool's input schema.
+    #[error(
+        "{message}\nnothing was sent; fix --args, or pass --no-validate to let the server \
+         judge them"
+    )]
+    InvalidArgs {
+        /// `Invalid input for tool "<name>":` and one `- <pointer>: <problem>` line each.
+        message: String,
+    },
     /// The tool is not listed by the server.
     #[error("the server has no tool named \"{tool}\"; it lists: {available}")]
     UnknownTool {
@@ -111,14 +132,7 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
             format,
             target,
         } => list(prefix, timeout_ms, format, target).await,
-        Command::Call {
-            tool,
-            args,
-            prefix,
-            timeout_ms,
-            format,
-            target,
-        } => call(tool, args, prefix, timeout_ms, format, target).await,
+        Command::Call(args) => call(args).await,
         Command::Check(args) => crate::check::run(args).await,
         Command::Diff(args) => crate::diff::run(args),
         Command::Schema(args) => crate::schema::schema(&args),
@@ -225,8 +239,10 @@ async fn list(
     format: Format,
     target: Target,
 ) -> Result<Outcome, CliError> {
-    let (config, consequential) = resolve(target, prefix, timeout_ms)?;
+    let (config, policy) = resolve(target, prefix, timeout_ms)?;
     let client = connect(config).await?;
+    let consequential =
+        |t: &DiscoveredTool| policy.is_consequential(&t.mcp_name, t.descriptor.get("annotations"));
     let rows: Vec<Value> = client
         .tools()
         .iter()
@@ -235,7 +251,7 @@ async fn list(
                 "name": t.name,
                 "mcpName": t.mcp_name,
                 "description": t.descriptor.get("description").and_then(Value::as_str),
-                "consequential": consequential.matches(&t.mcp_name),
+                "consequential": consequential(t),
             })
         })
         .collect();
@@ -257,7 +273,7 @@ async fn list(
                     .and_then(Value::as_str)
                     .and_then(|d| d.lines().next())
                     .unwrap_or("");
-                let mark = if consequential.matches(&t.mcp_name) {
+                let mark = if consequential(t) {
                     " [consequential]"
                 } else {
                     ""
@@ -273,14 +289,17 @@ async fn list(
     Ok(Outcome::Success)
 }
 
-async fn call(
-    tool: String,
-    args: Option<String>,
-    prefix: Option<String>,
-    timeout_ms: Option<u64>,
-    format: Format,
-    target: Target,
-) -> Result<Outcome, CliError> {
+async fn call(call: CallArgs) -> Result<Outcome, CliError> {
+    let CallArgs {
+        tool,
+        args,
+        prefix,
+        timeout_ms,
+        yes,
+        no_validate,
+        format,
+        target,
+    } = call;
     let arguments = match args.as_deref() {
         None => None,
         Some(text) => match serde_json::from_str::<Value>(text) {
@@ -297,7 +316,7 @@ async fn call(
             }
         },
     };
-    let (config, _) = resolve(target, prefix, timeout_ms)?;
+    let (config, policy) = resolve(target, prefix, timeout_ms)?;
     let client = connect(config).await?;
     let Some(found) = client.tools().iter().find(|t| t.name == tool) else {
         let available = client
@@ -309,6 +328,25 @@ async fn call(
         client.disconnect().await;
         return Err(CliError::UnknownTool { tool, available });
     };
+    // The executor's rules, before anything is sent: the confirmation of a consequential tool
+    // (here `--yes`), then the arguments against the tool's input schema.
+    if !yes
+        && let Some(reason) = policy.reason(&found.mcp_name, found.descriptor.get("annotations"))
+    {
+        client.disconnect().await;
+        return Err(CliError::NeedsConfirmation { tool, reason });
+    }
+    if !no_validate {
+        let schema = match found.descriptor.get("inputSchema") {
+            Some(schema @ Value::Object(_)) => schema.clone(),
+            _ => json!({"type": "object"}),
+        };
+        let instance = Value::Object(arguments.clone().unwrap_or_default());
+        if let Err(message) = InputValidator::new(tool.clone(), schema).check(&instance) {
+            client.disconnect().await;
+            return Err(CliError::InvalidArgs { message });
+        }
+    }
     let mcp_name = found.mcp_name.clone();
     let result = client.call_tool(&mcp_name, arguments).await;
     client.disconnect().await;
@@ -336,21 +374,22 @@ async fn call(
     })
 }
 
-/// The connection settings and consequential patterns for a `--manifest`/`--` target.
+/// The connection settings and consequential rules for a `--manifest`/`--` target (after
+/// `--`: annotations only, as the generator's defaults).
 fn resolve(
     target: Target,
     prefix: Option<String>,
     timeout_ms: Option<u64>,
-) -> Result<(ConnectConfig, ConsequentialMatcher), CliError> {
-    let (mut config, patterns) = if let [program, args @ ..] = target.command.as_slice() {
+) -> Result<(ConnectConfig, ConsequentialPolicy), CliError> {
+    let (mut config, options) = if let [program, args @ ..] = target.command.as_slice() {
         (
             ConnectConfig::new(program.clone()).with_args(args.to_vec()),
-            Vec::new(),
+            GenerateOptions::default(),
         )
     } else if let Some(path) = &target.manifest {
         let manifest = Manifest::read(path)?;
         let pin = manifest.single(target.server.as_deref())?;
-        (pin.connect_config(), pin.consequential.clone())
+        (pin.connect_config(), pin.generate_options())
     } else {
         return Err(CliError::NoServer);
     };
@@ -360,7 +399,7 @@ fn resolve(
     if let Some(ms) = timeout_ms {
         config = config.with_request_timeout(Duration::from_millis(ms));
     }
-    Ok((config, ConsequentialMatcher::new(&patterns)?))
+    Ok((config, options.consequential_policy()?))
 }
 
 /// Connects, naming the command line in the error.

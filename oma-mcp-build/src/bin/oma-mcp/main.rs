@@ -3,6 +3,11 @@
 //! Exit codes: 0 success, 1 drift at or above `--fail-on` (`check`, `diff`), 2 any error (the
 //! error on stderr, with its causes). `call` also exits 2 when the mapped result is an error,
 //! after printing it.
+//!
+//! What the runtime logs at `warn` (a line on the server's stdout that is not JSON-RPC, an
+//! over-size message, a failed signal) goes to stderr; `OMA_MCP_LOG` takes a `tracing`
+//! filter for more (`OMA_MCP_LOG=debug`, or `oma_mcp::server_stderr=info` for the server's
+//! own stderr lines).
 
 mod args;
 mod check;
@@ -20,6 +25,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -35,6 +41,21 @@ fn main() -> ExitCode {
         Ok(commands::Outcome::Failed) => ExitCode::from(2),
         Err(e) => report(&e),
     }
+}
+
+/// Runtime warnings to stderr (filter: `OMA_MCP_LOG`, default `warn`), coloured only on a
+/// terminal; the subscriber escapes control characters in what a server sent.
+fn init_logging() {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_env("OMA_MCP_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .without_time()
+        .with_target(false)
+        .try_init();
 }
 
 /// Prints `oma-mcp: <error>: <cause>: …` to stderr (control characters escaped: the message
