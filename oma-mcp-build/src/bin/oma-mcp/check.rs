@@ -57,7 +57,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     for pin in pins {
         match check_one(pin).await {
             Ok(report) => compared.push(Compared {
-                label: format!("{} ({})", pin.name, pin.snapshot.display()),
+                label: format!("{} ({})", pin.name, report::relative(&pin.snapshot)),
                 server: several.then(|| pin.name.clone()),
                 file: pin.snapshot.clone(),
                 report,

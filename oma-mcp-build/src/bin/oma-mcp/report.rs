@@ -129,7 +129,7 @@ fn json_text(compared: &[Compared]) -> String {
 
 /// `path` relative to the current directory when it is inside it (GitHub resolves
 /// annotation paths against the repository root, where CI jobs run).
-fn relative(path: &Path) -> String {
+pub(crate) fn relative(path: &Path) -> String {
     let cwd = std::env::current_dir().ok();
     let shown = cwd
         .as_deref()
