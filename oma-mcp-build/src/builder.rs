@@ -248,13 +248,16 @@ impl Builder {
             ));
             return Ok((Snapshot::read(&pin.snapshot)?, false));
         }
+        // The committed snapshot, to say what a refresh changed (unreadable: nothing to say).
+        let previous = exists.then(|| Snapshot::read(&pin.snapshot).ok()).flatten();
         let snapshot = take_snapshot(pin, &manifest.path)?;
-        snapshot.write(&pin.snapshot)?;
-        warn(&format!(
-            "took a snapshot of server `{}` ({} tools) into {}; review and commit it",
-            pin.name,
-            snapshot.tools.len(),
-            pin.snapshot.display()
+        let written = snapshot.write(&pin.snapshot)?;
+        warn(&snapshot_message(
+            &pin.name,
+            &pin.snapshot,
+            previous.as_ref(),
+            &snapshot,
+            written,
         ));
         Ok((snapshot, true))
     }
@@ -269,6 +272,43 @@ impl Builder {
             println!("cargo::{line}");
         }
     }
+}
+
+/// The build warning after a snapshot was taken of server `server` into `path`: a first
+/// snapshot asks for a review; a refresh of `previous` says what changed in its tools (the
+/// drift engine's counts) or that nothing did. `written`: the file's bytes changed.
+fn snapshot_message(
+    server: &str,
+    path: &Path,
+    previous: Option<&Snapshot>,
+    snapshot: &Snapshot,
+    written: bool,
+) -> String {
+    let tools = snapshot.tools.len();
+    let path = path.display();
+    let Some(previous) = previous else {
+        return format!(
+            "took a snapshot of server `{server}` ({tools} tools) into {path}; review and commit it"
+        );
+    };
+    let report = oma_mcp_runtime::drift::diff(previous, snapshot);
+    if report.is_empty() {
+        let other = if written {
+            format!(" (other fields of {path} changed)")
+        } else {
+            String::new()
+        };
+        return format!(
+            "refreshed the snapshot of server `{server}` ({tools} tools): no change to its \
+             tools{other}"
+        );
+    }
+    let summary = report.summary;
+    format!(
+        "refreshed the snapshot of server `{server}` ({tools} tools): {} breaking, {} warning, \
+         {} info; review them with `oma-mcp diff` or `git diff {path}` before committing",
+        summary.breaking, summary.warning, summary.info
+    )
 }
 
 /// Whether the refresh variable's value `value` selects `server`.
@@ -318,6 +358,38 @@ fn warn(message: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn snapshot_messages_say_what_a_refresh_changed() {
+        let snapshot = |tools: Vec<serde_json::Value>| {
+            Snapshot::from_descriptors(None, None, None, tools).expect("snapshot")
+        };
+        let tool = |name: &str, description: &str| {
+            serde_json::json!({"name": name, "description": description,
+                "inputSchema": {"type": "object"}})
+        };
+        let old = snapshot(vec![tool("a", "A"), tool("b", "B")]);
+        let new = snapshot(vec![tool("a", "A, rewritten"), tool("c", "C")]);
+        let path = Path::new("mcp/s.json");
+        assert_eq!(
+            snapshot_message("s", path, None, &new, true),
+            "took a snapshot of server `s` (2 tools) into mcp/s.json; review and commit it"
+        );
+        assert_eq!(
+            snapshot_message("s", path, Some(&old), &new, true),
+            "refreshed the snapshot of server `s` (2 tools): 1 breaking, 1 warning, 1 info; \
+             review them with `oma-mcp diff` or `git diff mcp/s.json` before committing"
+        );
+        assert_eq!(
+            snapshot_message("s", path, Some(&new), &new, false),
+            "refreshed the snapshot of server `s` (2 tools): no change to its tools"
+        );
+        assert_eq!(
+            snapshot_message("s", path, Some(&new), &new, true),
+            "refreshed the snapshot of server `s` (2 tools): no change to its tools (other \
+             fields of mcp/s.json changed)"
+        );
+    }
 
     #[test]
     fn refresh_selection() {
