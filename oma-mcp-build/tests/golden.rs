@@ -116,6 +116,15 @@ fn hostile_input_generates_valid_deterministic_code() {
         "pub struct None2;",
         "pub struct Ok2;",
         "pub struct Err2;",
+        // A recursive union is one type per `$defs` entry, boxed where it refers back.
+        "    N(::std::boxed::Box<RecursiveUnionsArgsN>),\n",
+        // Root `$ref`, `allOf`, `anyOf` and `oneOf` (the unit tests in `codegen::schema`
+        // assert their exact type model).
+        "pub struct RootRefArgs {",
+        "pub struct RootAllOfArgs {",
+        "pub enum RootAnyOfArgs {",
+        "pub enum RootOneOfArgs {",
+        "pub type RootUnionUntypedArgs = ::oma_mcp_runtime::__private::serde_json::Map<",
     ] {
         assert!(code.contains(ident), "{ident} missing:\n{code}");
     }
@@ -125,6 +134,7 @@ fn hostile_input_generates_valid_deterministic_code() {
         "tool \"not-an-object\" at /inputSchema: inputSchema is a string, not a JSON object; the argument struct has no fields",
         "tool \"long\" at /inputSchema: inputSchema has type \"string\", not \"object\"; the argument struct has no fields",
         "tool \"weird-schemas\" at /inputSchema/properties/n: invalid subschema: expected an object or a boolean, found null; using serde_json::Value",
+        "tool \"root-union-untyped\" at /inputSchema/anyOf: the arguments are not typed: a branch of the root `anyOf` is not an object schema; using a JSON object map (serde_json::Map)",
     ] {
         assert!(
             messages.contains(&expected.to_owned()),

@@ -15,13 +15,19 @@
 //! | `enum` with other values, `const` | an enum of the exact JSON values (a `const` is `Default`) |
 //! | a string `const` property of an object | sent by the struct itself (`#[serde(tag)]`), no field |
 //! | `type: [T, "null"]`, `anyOf`/`oneOf` of `T` and `{"type": "null"}`, `enum` with `null` | `Option<T>` |
-//! | local `$ref` (`#`, `#/$defs/X`, `#/definitions/X`, any local pointer) | the target's type, named `<Tool>Args<X>`; `Box` when recursive |
+//! | local `$ref` (`#`, `#/$defs/X`, `#/definitions/X`, any local pointer) | the target's type, named `<Tool>Args<X>`, one per target also through union branches; `Box` when recursive |
 //! | `oneOf`/`anyOf` of objects with a constant discriminator | `#[serde(tag)]` enum |
 //! | other `oneOf`/`anyOf` whose branches the JSON shape tells apart | `#[serde(untagged)]` enum |
 //! | `allOf` of objects | one merged struct |
 //! | other unions, a missing `type`, `true` | `Value`, with a doc note |
 //! | external or unresolvable `$ref`, invalid subschemas, unknown types, nesting deeper than [`MAX_DEPTH`] | `Value`, with a warning |
+//!
+//! The root of an `inputSchema` is always the argument type `<Tool>Args`, which must serialize
+//! to a JSON object: a root `$ref`, `allOf` or union maps as above when it is of objects, and
+//! to a JSON object map with a warning when not (see `input`). An `outputSchema` root may be
+//! any type (see `output`).
 
+mod input;
 mod model;
 mod output;
 mod refs;
@@ -34,9 +40,10 @@ use serde_json::{Map, Value};
 use super::Warning;
 use super::names::{self, Namespace};
 
+pub(crate) use self::input::input_types;
 pub(crate) use self::model::*;
 pub(crate) use self::output::{OutputModel, output_types};
-use self::refs::RefState;
+use self::refs::PointerState;
 
 /// Schemas nested deeper than this become `serde_json::Value` with a warning.
 pub(crate) const MAX_DEPTH: usize = 16;
@@ -69,76 +76,6 @@ pub(crate) fn pointer_push(pointer: &str, token: &str) -> String {
     format!("{pointer}/{}", token.replace('~', "~0").replace('/', "~1"))
 }
 
-/// Maps one tool's `inputSchema` to its types: the argument struct `args_name` first, then
-/// every nested struct and enum in order of appearance. Nested type names are claimed in
-/// `types`; problems are pushed to `warnings` with pointers under `/inputSchema`.
-pub(crate) fn input_types(
-    tool: &str,
-    args_name: &str,
-    input_schema: Option<&Value>,
-    types: &mut Namespace,
-    warnings: &mut Vec<Warning>,
-) -> Vec<TypeDef> {
-    let mut cx = Converter::new(
-        tool,
-        args_name,
-        input_schema,
-        "/inputSchema",
-        types,
-        warnings,
-    );
-    let pointer = "/inputSchema";
-    let doc = format!("Arguments of the MCP tool \"{tool}\".");
-    let mut args = StructDef::new(args_name, doc, Vec::new());
-    match input_schema {
-        None => {}
-        Some(Value::Object(schema)) => {
-            let declared = schema.get("type");
-            let is_object = match declared {
-                None => true,
-                Some(Value::String(t)) => t == "object",
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
-                Some(_) => false,
-            };
-            if is_object {
-                // `{"$ref": "#"}` anywhere refers back to the argument struct.
-                cx.refs.insert(
-                    pointer.to_owned(),
-                    RefState::InProgress(Some(args_name.to_owned())),
-                );
-                let built = cx.build_struct(args_name, &[(schema, pointer.to_owned())], 1, None);
-                args.fields = built.fields;
-                args.tag = built.tag;
-                args.extra = built.extra;
-                cx.refs.insert(
-                    pointer.to_owned(),
-                    RefState::Done(RustType::Named(args_name.to_owned()), Vec::new()),
-                );
-            } else {
-                cx.warn(
-                    pointer,
-                    format!(
-                        "inputSchema has type {}, not \"object\"; the argument struct has no fields",
-                        declared.map(Value::to_string).unwrap_or_default()
-                    ),
-                );
-            }
-        }
-        Some(other) => {
-            cx.warn(
-                pointer,
-                format!(
-                    "inputSchema is {}, not a JSON object; the argument struct has no fields",
-                    kind(other)
-                ),
-            );
-        }
-    }
-    let mut defs = vec![TypeDef::Struct(args)];
-    defs.append(&mut cx.defs);
-    defs
-}
-
 struct Converter<'a> {
     tool: &'a str,
     /// The root type's name (`<Tool>Args`, `<Tool>Output`): the prefix of the names of
@@ -151,8 +88,10 @@ struct Converter<'a> {
     types: &'a mut Namespace,
     defs: Vec<TypeDef>,
     warnings: &'a mut Vec<Warning>,
-    /// `$ref` targets by JSON pointer (under `root_pointer`).
-    refs: BTreeMap<String, RefState>,
+    /// What is known about `$ref` targets and schemas mapped to named types, by JSON
+    /// pointer (under `root_pointer`): each is mapped once, and a reference back to one
+    /// being mapped is `Box`ed (see [`Converter::map`]).
+    by_pointer: BTreeMap<String, PointerState>,
     /// A name reserved in advance for the type made for the schema at a pointer:
     /// `(pointer, name)`, used by the first [`Converter::claim`] at that pointer.
     root_claim: Option<(String, String)>,
@@ -175,7 +114,7 @@ impl<'a> Converter<'a> {
             types,
             defs: Vec::new(),
             warnings,
-            refs: BTreeMap::new(),
+            by_pointer: BTreeMap::new(),
             root_claim: None,
         }
     }
@@ -204,14 +143,20 @@ impl<'a> Converter<'a> {
         Mapped::value(note)
     }
 
-    /// Claims a type name for the schema at `pointer`. When that schema is a `$ref` target
-    /// being mapped, the name is recorded so recursive references can use it.
+    /// Claims a type name for the schema at `pointer` and records it there, so the schema
+    /// reached again (through a `$ref`, or a union branch that follows one) while it is being
+    /// mapped is that type, `Box`ed. The first name recorded at a pointer stays (a `type`
+    /// list's enum, not the struct of its `object` variant).
     fn claim(&mut self, hint: &str, pointer: &str) -> String {
         let name = match self.root_claim.take_if(|(p, _)| p == pointer) {
             Some((_, name)) => name,
             None => self.types.claim_type(hint, &[]),
         };
-        if let Some(RefState::InProgress(slot @ None)) = self.refs.get_mut(pointer) {
+        if let PointerState::InProgress(slot @ None) = self
+            .by_pointer
+            .entry(pointer.to_owned())
+            .or_insert(PointerState::InProgress(None))
+        {
             *slot = Some(name.clone());
         }
         name
@@ -329,7 +274,36 @@ impl<'a> Converter<'a> {
     }
 
     /// Maps one subschema. `hint` names a nested struct or enum made for it.
+    ///
+    /// A schema mapped before to a named type, or a `$ref` target mapped before, is that
+    /// type again; one still being mapped (recursion) is that type `Box`ed. So each such
+    /// schema gives one Rust type whatever path reaches it, and the work is linear in the
+    /// schema even when `$ref`s make it a graph.
     fn map(&mut self, schema: &'a Value, hint: &str, pointer: &str, depth: usize) -> Mapped {
+        match self.by_pointer.get(pointer) {
+            Some(PointerState::Done(ty, notes)) => {
+                return Mapped {
+                    ty: ty.clone(),
+                    notes: notes.clone(),
+                };
+            }
+            Some(PointerState::InProgress(Some(name))) => {
+                return Mapped::of(RustType::Boxed(Box::new(RustType::Named(name.clone()))));
+            }
+            Some(PointerState::InProgress(None)) | None => {}
+        }
+        let mapped = self.map_new(schema, hint, pointer, depth);
+        if self.by_pointer.contains_key(pointer) {
+            self.by_pointer.insert(
+                pointer.to_owned(),
+                PointerState::Done(mapped.ty.clone(), mapped.notes.clone()),
+            );
+        }
+        mapped
+    }
+
+    /// [`Converter::map`] for a schema not mapped before.
+    fn map_new(&mut self, schema: &'a Value, hint: &str, pointer: &str, depth: usize) -> Mapped {
         if depth > MAX_DEPTH {
             return self.invalid(
                 pointer,

@@ -562,3 +562,174 @@ fn maps_and_tuples() {
         vec(RustType::Value)
     );
 }
+
+/// A field without description or notes whose Rust name is its JSON name.
+fn plain_field(json_name: &str, ty: RustType, required: bool, pointer: &str) -> Field {
+    Field {
+        ident: RustIdent::plain(json_name),
+        json_name: json_name.into(),
+        ty,
+        required,
+        description: None,
+        notes: vec![],
+        pointer: pointer.into(),
+    }
+}
+
+/// A `$defs` entry whose `properties` are all `anyOf` a `$ref` back to it and a string.
+fn recursive_union_schema(properties: usize) -> Value {
+    let union = json!({"anyOf": [{"$ref": "#/$defs/N"}, {"type": "string"}]});
+    let properties: serde_json::Map<String, Value> = (0..properties)
+        .map(|i| (format!("p{i}"), union.clone()))
+        .collect();
+    json!({
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/N"}},
+        "$defs": {"N": {"type": "object", "properties": properties}}
+    })
+}
+
+#[test]
+fn a_union_branch_ref_is_the_targets_one_type_boxed_when_recursive() {
+    let (defs, warnings) = types(recursive_union_schema(1));
+    assert_eq!(warnings, []);
+    let n = RustType::Named("TArgsN".into());
+    assert_eq!(
+        defs,
+        [
+            TypeDef::Struct(StructDef::new(
+                "TArgs",
+                "Arguments of the MCP tool \"t\".",
+                vec![plain_field(
+                    "x",
+                    n.clone(),
+                    false,
+                    "/inputSchema/properties/x"
+                )],
+            )),
+            TypeDef::Struct(StructDef::new(
+                "TArgsN",
+                "An object in the arguments of the MCP tool \"t\".",
+                vec![plain_field(
+                    "p0",
+                    RustType::Named("TArgsNP0".into()),
+                    false,
+                    "/inputSchema/$defs/N/properties/p0"
+                )],
+            )),
+            TypeDef::Untagged(UntaggedEnumDef {
+                name: "TArgsNP0".into(),
+                doc: "A value of one of several types in the arguments of the MCP tool \"t\"."
+                    .into(),
+                variants: vec![
+                    UntaggedVariant {
+                        ident: "String".into(),
+                        ty: RustType::String,
+                        doc: "A value of type `string`.".into(),
+                    },
+                    UntaggedVariant {
+                        ident: "N".into(),
+                        ty: RustType::Boxed(Box::new(n)),
+                        doc: "A value of type `object`.".into(),
+                    },
+                ],
+            }),
+        ]
+    );
+}
+
+#[test]
+fn recursive_unions_generate_code_linear_in_the_schema() {
+    // Unrolled, five such properties were 2^16 types and 41 s before running out of memory.
+    let (defs, warnings) = types(recursive_union_schema(5));
+    assert_eq!(warnings, []);
+    let names: Vec<&str> = defs.iter().map(TypeDef::name).collect();
+    assert_eq!(
+        names,
+        [
+            "TArgs", "TArgsN", "TArgsNP0", "TArgsNP1", "TArgsNP2", "TArgsNP3", "TArgsNP4"
+        ]
+    );
+    let snapshot = json!({"tools": [{"name": "t", "inputSchema": recursive_union_schema(5)}]});
+    let snapshot =
+        oma_mcp_runtime::Snapshot::parse(&snapshot.to_string(), std::path::Path::new("t.json"))
+            .expect("a valid snapshot");
+    let generated = crate::codegen::generate(&snapshot, &Default::default()).expect("generates");
+    assert_eq!(generated.warnings, []);
+    assert!(
+        generated.code.len() <= 10_000,
+        "{} bytes:\n{}",
+        generated.code.len(),
+        generated.code
+    );
+}
+
+#[test]
+fn recursion_through_tagged_unions_and_all_of_is_boxed_not_unrolled() {
+    let (defs, warnings) = types(json!({
+        "properties": {"tree": {"$ref": "#/$defs/Node"}, "chain": {"$ref": "#/$defs/Link"}},
+        "$defs": {
+            "Node": {"type": "object", "properties": {
+                "kind": {"const": "node"},
+                "left": {"oneOf": [{"$ref": "#/$defs/Node"}, {"$ref": "#/$defs/Leaf"}]},
+                "right": {"oneOf": [{"$ref": "#/$defs/Node"}, {"$ref": "#/$defs/Leaf"}]}
+            }},
+            "Leaf": {"type": "object", "properties": {
+                "kind": {"const": "leaf"}, "value": {"type": "integer"}
+            }},
+            "Link": {"type": "object", "properties": {
+                "next": {"allOf": [{"$ref": "#/$defs/Link"}, {"properties": {"label": {"type": "string"}}}]}
+            }}
+        }
+    }));
+    assert_eq!(warnings, []);
+    let named = |name: &str| RustType::Named(name.into());
+    let boxed = |name: &str| RustType::Boxed(Box::new(named(name)));
+    let field_types = |name: &str| match def(&defs, name) {
+        TypeDef::Struct(s) => s
+            .fields
+            .iter()
+            .map(|f| (f.json_name.clone(), f.ty.clone()))
+            .collect::<Vec<_>>(),
+        other => panic!("not a struct: {other:?}"),
+    };
+    let (left, right) = ("TArgsNodeLeft", "TArgsNodeLeftNodeRight");
+    // The `Node` struct, and the payload of the `node` variant of each union (the struct
+    // without its tag), whose own unions are the ones being defined, boxed.
+    assert_eq!(
+        field_types("TArgsNode"),
+        [("left".into(), named(left)), ("right".into(), named(right))]
+    );
+    assert_eq!(
+        field_types("TArgsNodeLeftNode"),
+        [("left".into(), boxed(left)), ("right".into(), named(right))]
+    );
+    assert_eq!(
+        field_types("TArgsNodeLeftNodeRightNode"),
+        [("left".into(), boxed(left)), ("right".into(), boxed(right))]
+    );
+    // The merged `allOf` refers back to itself.
+    assert_eq!(
+        field_types("TArgsLinkNext"),
+        [
+            ("next".into(), boxed("TArgsLinkNext")),
+            ("label".into(), RustType::String)
+        ]
+    );
+    let names: Vec<&str> = defs.iter().map(TypeDef::name).collect();
+    assert_eq!(
+        names,
+        [
+            "TArgs",
+            "TArgsNode",
+            "TArgsNodeLeft",
+            "TArgsNodeLeftNode",
+            "TArgsNodeLeftNodeRight",
+            "TArgsNodeLeftNodeRightNode",
+            "TArgsNodeLeftNodeRightLeaf",
+            "TArgsNodeLeftLeaf",
+            "TArgsLink",
+            "TArgsLinkNext",
+        ]
+    );
+}

@@ -50,8 +50,8 @@ pub(crate) fn output_types(
     let mapped = if output_schema.is_object() {
         if wrapped_result.is_none() {
             // `{"$ref": "#"}` inside refers back to the output type.
-            cx.refs
-                .insert(pointer.to_owned(), super::RefState::InProgress(None));
+            cx.by_pointer
+                .insert(pointer.to_owned(), super::PointerState::InProgress(None));
         }
         cx.map(schema, output_name, pointer, 1)
     } else {

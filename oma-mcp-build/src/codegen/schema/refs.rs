@@ -2,17 +2,23 @@
 //! pointer into the input or output schema) map to the target's type, mapped once per tool and named
 //! `<Tool>Args<X>`; a reference back to a type still being defined is `Box`ed. External and
 //! unresolvable references become `serde_json::Value` with a warning; nothing is fetched.
+//!
+//! The once-per-target rule is [`Converter::map`]'s: it remembers the type of every `$ref`
+//! target and of every schema given a named type, by JSON pointer ([`PointerState`]), so a
+//! union or `allOf` branch that follows a `$ref` itself reaches the same type, and recursion
+//! through it ends in a `Box` instead of being unrolled.
 
 use serde_json::Value;
 
 use super::{Converter, Mapped, RustType, names};
 
-/// What is known about a `$ref` target.
+/// What is known about the schema at a JSON pointer: a `$ref` target, or a schema mapped to
+/// a named type.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum RefState {
-    /// Being mapped; the type's name once it has one.
+pub(super) enum PointerState {
+    /// Being mapped; the type's name once it has one (a reference back to it is `Box`ed).
     InProgress(Option<String>),
-    /// Mapped.
+    /// Mapped: its type and doc notes.
     Done(RustType, Vec<String>),
 }
 
@@ -69,33 +75,23 @@ impl<'a> Converter<'a> {
             Ok(found) => found,
             Err(message) => return self.invalid(&ref_pointer, message),
         };
-        match self.refs.get(&target_pointer) {
-            Some(RefState::Done(ty, notes)) => {
-                return Mapped {
-                    ty: ty.clone(),
-                    notes: notes.clone(),
-                };
-            }
-            Some(RefState::InProgress(Some(name))) => {
-                return Mapped::of(RustType::Boxed(Box::new(RustType::Named(name.clone()))));
-            }
-            Some(RefState::InProgress(None)) => {
+        // `map` answers from what it knows about the target; only a reference back to a
+        // target that has no name yet (an array of itself) cannot be expressed.
+        match self.by_pointer.get(&target_pointer) {
+            Some(PointerState::InProgress(None)) => {
                 let message = format!(
                     "`$ref` \"{reference}\" is recursive through a schema that is not an object or enum"
                 );
                 return self.invalid(&ref_pointer, message);
             }
-            None => {}
+            Some(_) => {}
+            None => {
+                self.by_pointer
+                    .insert(target_pointer.clone(), PointerState::InProgress(None));
+            }
         }
-        self.refs
-            .insert(target_pointer.clone(), RefState::InProgress(None));
         let last = target_pointer.rsplit('/').next().unwrap_or_default();
         let hint = names::nested_type_name(self.args_name, &unescape(last));
-        let mapped = self.map(target, &hint, &target_pointer, depth + 1);
-        self.refs.insert(
-            target_pointer,
-            RefState::Done(mapped.ty.clone(), mapped.notes.clone()),
-        );
-        mapped
+        self.map(target, &hint, &target_pointer, depth + 1)
     }
 }

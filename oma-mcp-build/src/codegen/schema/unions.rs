@@ -12,7 +12,12 @@
 //! - anything else is `serde_json::Value` with a doc note.
 //!
 //! The decision is made on the schemas (following local `$ref`s) before anything is
-//! generated, so a rejected union leaves no unused types behind.
+//! generated, so a rejected union leaves no unused types behind. An untagged variant's type
+//! is then mapped from the branch as written, so a `$ref` branch is the target's one named
+//! type (`Box`ed when it refers back to a type being defined). A tagged variant's payload
+//! and a merged `allOf` are built from the followed schemas; the union or `allOf` reached
+//! again from inside them is its own type `Box`ed (see `Converter::map`), so recursion
+//! through a branch ends instead of being unrolled.
 
 use std::collections::BTreeSet;
 
@@ -62,9 +67,14 @@ impl Shape {
 }
 
 /// A branch of a union: where it is, its schema with `$ref`s followed, and a name for it.
-struct Branch<'a> {
-    pointer: String,
-    schema: &'a Value,
+pub(super) struct Branch<'a> {
+    /// The branch as written (maybe a `$ref`) and its pointer.
+    written: (&'a Value, String),
+    /// Where the followed schema is.
+    pub(super) pointer: String,
+    /// The schema, `$ref`s followed.
+    pub(super) schema: &'a Value,
+    /// The last `$ref`'s name, else the schema's `title`.
     label: Option<String>,
 }
 
@@ -104,7 +114,7 @@ fn required(schema: &Value) -> BTreeSet<&str> {
 }
 
 /// Whether `schema` describes objects only.
-fn is_object(schema: &Value) -> bool {
+pub(super) fn is_object(schema: &Value) -> bool {
     match schema.get("type") {
         Some(t) => t == "object",
         None => {
@@ -117,8 +127,10 @@ fn is_object(schema: &Value) -> bool {
 }
 
 impl<'a> Converter<'a> {
-    /// `schema` with local `$ref`s followed, its pointer and the last `$ref`'s name.
-    fn follow(&self, mut schema: &'a Value, mut pointer: String) -> Option<Branch<'a>> {
+    /// `schema` with local `$ref`s followed, its pointer and the last `$ref`'s name; `None`
+    /// when a `$ref` does not resolve or more than [`MAX_HOPS`] follow in a row.
+    pub(super) fn follow(&self, mut schema: &'a Value, mut pointer: String) -> Option<Branch<'a>> {
+        let written = (schema, pointer.clone());
         let mut label = None;
         for _ in 0..MAX_HOPS {
             let Some(reference) = schema.get("$ref") else {
@@ -129,6 +141,7 @@ impl<'a> Converter<'a> {
                         .map(str::to_owned)
                 });
                 return Some(Branch {
+                    written,
                     pointer,
                     schema,
                     label,
@@ -249,7 +262,9 @@ impl<'a> Converter<'a> {
                     .get("additionalProperties")
                     .is_some_and(|e| e.as_object().is_some_and(|e| !e.is_empty()));
             let payload = has_other.then(|| {
-                let struct_name = self.claim(&format!("{name}{ident}"), &branch.pointer);
+                // Not `claim`: the payload is not the type of the branch's schema (it lacks
+                // the tag), so a `$ref` to that schema must not find it.
+                let struct_name = self.types.claim_type(&format!("{name}{ident}"), &[]);
                 let slot = self.defs.len();
                 self.defs.push(TypeDef::Struct(StructDef::new(
                     &struct_name,
@@ -303,10 +318,11 @@ impl<'a> Converter<'a> {
                 .map(|l| names::camel_ident(l, word, "V", "_"))
                 .unwrap_or_else(|| word.to_owned());
             let ident = idents.claim_type(&label, &[]);
+            let (written, written_pointer) = &branch.written;
             let mapped = self.map(
-                branch.schema,
+                written,
                 &format!("{name}{ident}"),
-                &branch.pointer,
+                written_pointer,
                 depth + 1,
             );
             let doc = super::description(branch.schema)
