@@ -1,8 +1,11 @@
 //! Snapshot → Rust code: typed argument structs and [`McpTool`] marker types.
 //!
 //! [`generate`] turns every tool of a [`Snapshot`] into
-//! - `<Tool>Args`, the argument struct (nested structs and string enums as the schema asks,
-//!   `serde_json::Value` with a doc note where it asks for more than the type model covers),
+//! - `<Tool>Args`, the argument type: a struct (nested structs and string enums as the schema
+//!   asks, `serde_json::Value` with a doc note where it asks for more than the type model
+//!   covers); for a root `$ref` the target's struct, for a root `allOf` the merged struct, for
+//!   a root `anyOf`/`oneOf` of objects a tagged or untagged enum, and where none of these fits
+//!   a JSON object map with a [`Warning`] at the root keyword's pointer,
 //! - `<Tool>Output`, when the tool declares an `outputSchema`: the type of its
 //!   `structuredContent` by the same rules (a struct, an enum, or a type alias when the root
 //!   is neither; for FastMCP's wrapped form `{"result": ..}`, the type of `result`),
