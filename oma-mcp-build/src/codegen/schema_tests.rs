@@ -733,3 +733,38 @@ fn recursion_through_tagged_unions_and_all_of_is_boxed_not_unrolled() {
         ]
     );
 }
+
+#[test]
+fn ref_fragments_are_percent_decoded() {
+    // A `$ref` is a URI: `%20` is a space, `~1` still a `/` (RFC 3986, then RFC 6901).
+    let (defs, warnings) = types(json!({
+        "$defs": {"My Model": {"type": "object", "properties": {"v": {"type": "string"}}},
+                  "a/b": {"type": "integer"}},
+        "properties": {"m": {"$ref": "#/$defs/My%20Model"}, "n": {"$ref": "#/$defs/a~1b"},
+                       "x": {"$ref": "#/$defs/%FF"}},
+        "required": ["m", "n"]
+    }));
+    let TypeDef::Struct(args) = &defs[0] else {
+        panic!()
+    };
+    let tys: Vec<&RustType> = args.fields.iter().map(|f| &f.ty).collect();
+    assert_eq!(
+        tys,
+        [
+            &RustType::Named("TArgsMyModel".into()),
+            &RustType::I64,
+            &RustType::Value
+        ]
+    );
+    let got: Vec<(&str, &str)> = warnings
+        .iter()
+        .map(|w| (w.pointer.as_str(), w.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            "/inputSchema/properties/x/$ref",
+            "`$ref` \"#/$defs/%FF\" is not UTF-8 once percent-decoded; using serde_json::Value"
+        )]
+    );
+}

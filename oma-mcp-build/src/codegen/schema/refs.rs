@@ -1,5 +1,5 @@
 //! `$ref` resolution: local references (`#`, `#/$defs/X`, `#/definitions/X`, any JSON
-//! pointer into the input or output schema) map to the target's type, mapped once per tool and named
+//! pointer into the input or output schema, percent-decoded: `#/$defs/My%20Model`) map to the target's type, mapped once per tool and named
 //! `<Tool>Args<X>`; a reference back to a type still being defined is `Box`ed. External and
 //! unresolvable references become `serde_json::Value` with a warning; nothing is fetched.
 //!
@@ -34,6 +34,12 @@ impl<'a> Converter<'a> {
         let Some(fragment) = reference.strip_prefix('#') else {
             return Err(format!(
                 "`$ref` \"{reference}\" is not a local reference (only `#…` references are resolved; nothing is fetched)"
+            ));
+        };
+        // A URI fragment: percent-decoded before it is read as a JSON pointer.
+        let Some(fragment) = oma_mcp_runtime::pointer::decode_fragment(fragment) else {
+            return Err(format!(
+                "`$ref` \"{reference}\" is not UTF-8 once percent-decoded"
             ));
         };
         if !(fragment.is_empty() || fragment.starts_with('/')) {
