@@ -202,11 +202,22 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
             client.client_context = negotiated.client_context;
         }
         Err(failure) => {
+            // A server that went away: say how it ended (an exit code often says why).
+            let exit = if failure.error.is_disconnected() {
+                client
+                    .exit_status_within(EXIT_STATUS_WAIT)
+                    .await
+                    .map(|status| format!("; the server exited ({status})"))
+                    .unwrap_or_default()
+            } else {
+                String::new()
+            };
             client.disconnect().await;
             return Err(Error::Handshake {
                 command: client.command_line.clone(),
                 method: failure.method.to_owned(),
                 source: Box::new(failure.error),
+                exit,
                 stderr_tail: client.session.stderr_tail(),
             });
         }
@@ -500,6 +511,26 @@ impl McpClient {
         process::shutdown(&mut child, self.pid).await;
         self.session.stop_tasks(STDERR_DRAIN).await;
         tracing::debug!(server = %self.command_line, "MCP server stopped");
+    }
+}
+
+/// How long a failed handshake waits for a server whose connection closed to exit, to report
+/// its exit status (the pipes close a moment before the process is gone).
+const EXIT_STATUS_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+impl McpClient {
+    /// The server's exit status if it exits within `bound` (it is not signalled); `None`
+    /// when it is still running or was already shut down.
+    async fn exit_status_within(
+        &self,
+        bound: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let mut guard = self.child.lock().await;
+        let child = guard.as_mut()?;
+        match tokio::time::timeout(bound, child.wait()).await {
+            Ok(Ok(status)) => Some(status),
+            _ => None,
+        }
     }
 }
 

@@ -39,7 +39,7 @@ pub enum Error {
     /// The lifecycle handshake with the server failed (`initialize`, or the 2026-07-28
     /// `server/discover` of SEP-2575): it exited, did not answer within the request timeout,
     /// answered with an error, or sent an unusable result.
-    #[error("the MCP {method} handshake with `{command}` failed: {source}{stderr_tail}")]
+    #[error("the MCP {method} handshake with `{command}` failed: {source}{exit}{stderr_tail}")]
     Handshake {
         /// The server's command line.
         command: String,
@@ -51,6 +51,9 @@ pub enum Error {
         /// [`Error::InvalidResponse`], …).
         #[source]
         source: Box<Error>,
+        /// When the server went away during the handshake and its exit was seen:
+        /// `"; the server exited (exit status: 3)"` (or `(signal: 9 (SIGKILL))`); else empty.
+        exit: String,
         /// The last lines the server wrote to stderr, formatted as
         /// `"; server stderr (last lines): …"`, or empty when it wrote none.
         stderr_tail: String,

@@ -44,7 +44,8 @@ async fn exit_during_handshake() {
         format!(
             "the MCP server/discover handshake with `{}` failed: MCP error -32601: Method not \
              found; the fallback `initialize` handshake failed too: MCP error -32000: Connection \
-             closed; server stderr (last lines): fatal: this server refuses to initialize",
+             closed; the server exited (exit status: 3); server stderr (last lines): fatal: this \
+             server refuses to initialize",
             command()
         )
     );
@@ -56,7 +57,8 @@ async fn exit_during_handshake() {
         err.to_string(),
         format!(
             "the MCP initialize handshake with `{}` failed: MCP error -32000: Connection closed; \
-             server stderr (last lines): fatal: this server refuses to initialize",
+             the server exited (exit status: 3); server stderr (last lines): fatal: this server \
+             refuses to initialize",
             command()
         )
     );

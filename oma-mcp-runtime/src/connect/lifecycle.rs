@@ -690,6 +690,7 @@ mod tests {
                 }),
                 fallback: Box::new(Error::ConnectionClosed),
             }),
+            exit: String::new(),
             stderr_tail: String::new(),
         };
         assert_eq!(
