@@ -331,6 +331,64 @@ impl ServerPin {
         config
     }
 
+    /// The Rust source of `pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig`, the
+    /// connection this pin describes ([`ServerPin::connect_config`] as code), which the
+    /// builder appends to the server's generated module so that the program connects to the
+    /// server the code was generated from, with the same prefix:
+    /// `connect_mcp_tools(everything::connect_config())`.
+    ///
+    /// Paths are the ones resolved when the build script ran (the program, when the command
+    /// holds a `/`, and `cwd` are absolute), so the function suits programs run where they
+    /// were built (tools, tests, examples); a program shipped elsewhere builds its own
+    /// [`ConnectConfig`](oma_mcp_runtime::ConnectConfig). `env` literals are embedded (they
+    /// are in the committed manifest already); `pass-env` names only, never values.
+    pub fn connect_config_code(&self) -> String {
+        let name = &self.name;
+        let program = self.program.to_string_lossy().into_owned();
+        let cwd = self.cwd.to_string_lossy().into_owned();
+        // Empty lists are left out: `[]` has no element type to infer.
+        let args = (!self.args.is_empty()).then(|| {
+            let args = &self.args;
+            quote::quote!(.with_args([#(#args),*]))
+        });
+        let pass_env = (!self.pass_env.is_empty()).then(|| {
+            let names = &self.pass_env;
+            quote::quote!(.with_pass_env([#(#names),*]))
+        });
+        let env = self
+            .env
+            .iter()
+            .map(|(k, v)| quote::quote!(.with_env(#k, #v)));
+        let prefix = self
+            .prefix
+            .as_ref()
+            .map(|p| quote::quote!(.with_name_prefix(#p)));
+        let millis = proc_macro2::Literal::u64_unsuffixed(
+            u64::try_from(self.request_timeout.as_millis()).unwrap_or(u64::MAX),
+        );
+        let doc = format!(
+            " The connection to server `{name}` as the manifest pins it (command, arguments, \
+             working directory, environment, prefix, request timeout), with paths as resolved \
+             when the build script ran."
+        );
+        let tokens = quote::quote! {
+            #[doc = #doc]
+            #[allow(dead_code)]
+            pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {
+                ::oma_mcp_runtime::ConnectConfig::new(#program)
+                    #args
+                    .with_cwd(#cwd)
+                    #pass_env
+                    #(#env)*
+                    #prefix
+                    .with_request_timeout(::core::time::Duration::from_millis(#millis))
+            }
+        };
+        syn::parse2::<syn::File>(tokens)
+            .map(|file| prettyplease::unparse(&file))
+            .unwrap_or_default()
+    }
+
     /// The code generator's options of this pin: prefix, `consequential`,
     /// `not-consequential`, `consequential-annotations` and `schemars`.
     pub fn generate_options(&self) -> crate::GenerateOptions {

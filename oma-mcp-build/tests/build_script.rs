@@ -206,28 +206,25 @@ incremental = false
         );
         let build_rs = "fn main() -> Result<(), oma_mcp_build::Error> {\n    \
                         oma_mcp_build::configure().compile()?;\n    Ok(())\n}\n";
-        let main_rs = format!(
-            r#"mod own {{
+        let main_rs = r#"mod own {
     oma_mcp_runtime::include_tools!("own");
-}}
+}
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {{
-    let client = oma_mcp_runtime::connect_mcp_tools(
-        oma_mcp_runtime::ConnectConfig::new({server:?}).with_args([{token:?}]),
-    )
-    .await?;
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The pinned connection the build script generated from the manifest, without its
+    // `pass-env`: the test's trap variable guards the build script, not this run.
+    let mut config = own::connect_config();
+    config.pass_env.clear();
+    let client = oma_mcp_runtime::connect_mcp_tools(config).await?;
     let result = client
-        .call(own::Echo, own::EchoArgs {{ message: "typed".into() }})
+        .call(own::Echo, own::EchoArgs { message: "typed".into() })
         .await;
-    println!("{{}}", result.data);
+    println!("{}", result.data);
     client.disconnect().await;
     Ok(())
-}}
-"#,
-            server = test_server().display().to_string(),
-            token = root.display().to_string(),
-        );
+}
+"#;
         std::fs::create_dir_all(root.join("src")).expect("mkdir src");
         std::fs::write(root.join("Cargo.toml"), manifest).expect("write Cargo.toml");
         std::fs::write(root.join("build.rs"), build_rs).expect("write build.rs");
@@ -394,8 +391,9 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     );
     assert_eq!(d.warnings(&out), vec![took], "{}", describe(&out));
     // The generated file is exactly the generator's output for that snapshot and the pin's
-    // prefix and consequential patterns.
-    let expected_code = oma_mcp_build::generate(
+    // prefix and consequential patterns, then the pin's `connect_config()`.
+    let pinned = oma_mcp_build::Manifest::read(&manifest).expect("manifest");
+    let mut expected_code = oma_mcp_build::generate(
         &snapshot,
         &GenerateOptions::default()
             .with_name_prefix("own")
@@ -403,6 +401,23 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     )
     .expect("generate")
     .code;
+    expected_code.push('\n');
+    expected_code.push_str(&pinned.servers["own"].connect_config_code());
+    assert_eq!(
+        pinned.servers["own"].connect_config_code(),
+        format!(
+            "/// The connection to server `own` as the manifest pins it (command, arguments, \
+             working directory, environment, prefix, request timeout), with paths as resolved \
+             when the build script ran.\n#[allow(dead_code)]\npub fn connect_config() -> \
+             ::oma_mcp_runtime::ConnectConfig {{\n    ::oma_mcp_runtime::ConnectConfig::new({:?})\n        \
+             .with_args([{:?}])\n        .with_cwd({:?})\n        .with_pass_env([\"OMA_TEST_SERVER_MODE\"])\n        \
+             .with_name_prefix(\"own\")\n        \
+             .with_request_timeout(::core::time::Duration::from_millis(20000))\n}}\n",
+            Downstream::program(&in_profile("oma-mcp-test-server")),
+            d.token(),
+            target_dir().display().to_string(),
+        )
+    );
     assert_eq!(
         std::fs::read_to_string(d.generated()).expect("generated file"),
         expected_code
@@ -700,15 +715,20 @@ fn builder_in_process_writes_only_when_changed() {
     assert!(done[0].connected);
     assert_eq!(done[0].warnings, Vec::<String>::new());
     let snapshot = Snapshot::read(&snap).expect("snapshot written");
+    let pin = oma_mcp_build::Manifest::read(&manifest).expect("manifest");
     let expected = oma_mcp_build::generate(
         &snapshot,
         &GenerateOptions::default().with_name_prefix("own"),
     )
     .expect("generate")
-    .code;
-    assert_eq!(
-        std::fs::read_to_string(&generated).expect("generated"),
-        expected
+    .code
+        + "\n"
+        + &pin.servers["own"].connect_config_code();
+    // Not `assert_eq!`: a failure would print the whole module twice.
+    assert!(
+        std::fs::read_to_string(&generated).expect("generated") == expected,
+        "{} differs from the generator's output plus connect_config()",
+        generated.display()
     );
     let first = stamp(&generated);
     let snap_first = stamp(&snap);
