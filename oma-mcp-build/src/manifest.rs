@@ -15,6 +15,7 @@
 //! consequential-annotations = "trust"               # or "ignore"; default: "trust"
 //! schemars = false                                  # types derive schemars::JsonSchema
 //! request-timeout-ms = 60000                        # default: 60000 (seed requestTimeoutMs)
+//! max-message-bytes = 67108864                      # one JSON-RPC message; default: 64 MiB
 //! ```
 //!
 //! Relative paths are relative to the directory of the manifest file. Unknown keys are an
@@ -81,6 +82,9 @@ pub struct ServerPin {
     pub schemars: bool,
     /// The per-request timeout (connect, each `tools/list` page, each `tools/call`).
     pub request_timeout: Duration,
+    /// The largest JSON-RPC message (one stdout line) accepted from the server, in bytes
+    /// (`max-message-bytes`; default [`oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE`]).
+    pub max_message_size: usize,
 }
 
 /// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
@@ -137,6 +141,10 @@ struct RawServer {
     /// The per-request timeout in milliseconds, at least 1 (default: 60000).
     #[cfg_attr(feature = "cli", schemars(range(min = 1)))]
     request_timeout_ms: Option<u64>,
+    /// The largest JSON-RPC message (one line) accepted from the server, in bytes, at least
+    /// 1024 (default: 67108864, 64 MiB).
+    #[cfg_attr(feature = "cli", schemars(range(min = 1024)))]
+    max_message_bytes: Option<usize>,
 }
 
 /// `consequential-annotations`: how tool annotations count towards consequential.
@@ -207,6 +215,11 @@ impl Manifest {
             if raw.command.trim().is_empty() {
                 return Err(bad(format!("servers.{name}.command is empty")));
             }
+            if raw.max_message_bytes.is_some_and(|n| n < 1024) {
+                return Err(bad(format!(
+                    "servers.{name}.max-message-bytes must be at least 1024"
+                )));
+            }
             if raw.request_timeout_ms == Some(0) {
                 return Err(bad(format!(
                     "servers.{name}.request-timeout-ms must be greater than 0"
@@ -266,6 +279,9 @@ impl Manifest {
                     request_timeout: Duration::from_millis(
                         raw.request_timeout_ms.unwrap_or(60_000),
                     ),
+                    max_message_size: raw
+                        .max_message_bytes
+                        .unwrap_or(oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE),
                 },
             );
         }
@@ -321,7 +337,8 @@ impl ServerPin {
                 .with_args(self.args.clone())
                 .with_cwd(self.cwd.clone())
                 .with_pass_env(self.pass_env.clone())
-                .with_request_timeout(self.request_timeout);
+                .with_request_timeout(self.request_timeout)
+                .with_max_message_size(self.max_message_size);
         for (name, value) in &self.env {
             config = config.with_env(name.clone(), value.clone());
         }
@@ -366,6 +383,12 @@ impl ServerPin {
         let millis = proc_macro2::Literal::u64_unsuffixed(
             u64::try_from(self.request_timeout.as_millis()).unwrap_or(u64::MAX),
         );
+        let max_message = (self.max_message_size
+            != oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE)
+            .then(|| {
+                let bytes = proc_macro2::Literal::usize_unsuffixed(self.max_message_size);
+                quote::quote!(.with_max_message_size(#bytes))
+            });
         let doc = format!(
             " The connection to server `{name}` as the manifest pins it (command, arguments, \
              working directory, environment, prefix, request timeout), with paths as resolved \
@@ -382,6 +405,7 @@ impl ServerPin {
                     #(#env)*
                     #prefix
                     .with_request_timeout(::core::time::Duration::from_millis(#millis))
+                    #max_message
             }
         };
         syn::parse2::<syn::File>(tokens)
@@ -491,7 +515,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),
@@ -501,6 +525,10 @@ mod tests {
         assert_eq!(
             m.server("b").unwrap_err().to_string(),
             "manifest m.toml pins no server named \"b\"; it pins: a"
+        );
+        assert_eq!(
+            err("[servers.a]\ncommand = \"x\"\nmax-message-bytes = 10\n"),
+            "manifest x/oma-mcp.toml is not valid: servers.a.max-message-bytes must be at least 1024"
         );
         assert_eq!(
             err(""),

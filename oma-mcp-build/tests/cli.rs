@@ -179,6 +179,27 @@ fn call_needs_yes_for_a_consequential_tool() {
 }
 
 #[test]
+fn max_message_bytes_bounds_what_the_server_may_send() {
+    let call = |bytes: &str| {
+        run(oma_mcp()
+            .args(["call", "big", "--args", r#"{"bytes": 100000}"#])
+            .args(["--max-message-bytes", bytes, "--"])
+            .arg(test_server()))
+    };
+    let out = call("65536");
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stdout),
+        "MCP tool \"big\" failed: the MCP server sent a message larger than the limit of 65536 \
+         bytes; raise it with `ConnectConfig::with_max_message_size` (manifest: \
+         `max-message-bytes`, CLI: `--max-message-bytes`)\n"
+    );
+    let out = call("200000");
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), format!("{}\n", "x".repeat(100_000)));
+}
+
+#[test]
 fn a_closed_stdout_keeps_the_tool_error_exit_code() {
     let (code, stderr) =
         common::run_with_closed_stdout(oma_mcp().args(["call", "fail", "--"]).arg(test_server()));

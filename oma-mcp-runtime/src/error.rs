@@ -134,7 +134,8 @@ pub enum Error {
     /// pending at that moment fails with this error; the session goes on with the next line.
     #[error(
         "the MCP server sent a message larger than the limit of {limit} bytes; raise it with \
-         `ConnectConfig::with_max_message_size`"
+         `ConnectConfig::with_max_message_size` (manifest: `max-message-bytes`, CLI: \
+         `--max-message-bytes`)"
     )]
     MessageTooLarge {
         /// The limit in bytes ([`crate::ConnectConfig::max_message_size`]).

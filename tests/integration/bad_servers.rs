@@ -283,7 +283,8 @@ async fn message_too_large_fails_the_call_and_the_session_goes_on() {
     assert_eq!(
         err.to_string(),
         "the MCP server sent a message larger than the limit of 65536 bytes; raise it with \
-         `ConnectConfig::with_max_message_size`"
+         `ConnectConfig::with_max_message_size` (manifest: `max-message-bytes`, CLI: \
+         `--max-message-bytes`)"
     );
     let r = client.call_tool("big", args(json!({"bytes": 10}))).await;
     assert_eq!(r.data, "xxxxxxxxxx");

@@ -100,6 +100,10 @@ pub struct Target {
     /// The server's name in the manifest (needed when it pins several).
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
+    /// The largest JSON-RPC message (one line) accepted from the server, in bytes (default:
+    /// the manifest's `max-message-bytes`, else 67108864, 64 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_message_bytes: Option<usize>,
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND ARGS")]
     pub command: Vec<String>,

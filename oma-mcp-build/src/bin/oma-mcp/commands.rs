@@ -399,6 +399,9 @@ fn resolve(
     if let Some(ms) = timeout_ms {
         config = config.with_request_timeout(Duration::from_millis(ms));
     }
+    if let Some(bytes) = target.max_message_bytes {
+        config = config.with_max_message_size(bytes);
+    }
     Ok((config, options.consequential_policy()?))
 }
 
