@@ -391,7 +391,9 @@ impl Snapshot {
 /// Writes `bytes` to `path` atomically unless the file already holds exactly these bytes.
 ///
 /// Returns `Ok(true)` when written. Parent directories are created. The temporary file
-/// (`.<name>.<pid>.tmp` beside `path`) is removed on failure.
+/// (`.<name>.<pid>.<n>.tmp` beside `path`) is created exclusively (`O_EXCL`: an existing file
+/// or a symbolic link planted under that name is never followed or overwritten; the next `n`
+/// is tried) and removed on failure.
 ///
 /// A symbolic link is followed: the file it points to is written (atomically, in that file's
 /// directory) and the link stays. A path that exists but is not a regular file (a pipe, a
@@ -441,12 +443,40 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "snapshot".into());
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    let (tmp, mut file) = create_temp(dir, &file_name)?;
+    let result = {
+        use std::io::Write;
+        file.write_all(bytes)
+            .and_then(|()| file.flush())
+            .and_then(|()| {
+                drop(file);
+                std::fs::rename(&tmp, path)
+            })
+    };
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result.map(|()| true)
+}
+
+/// A new file `.<name>.<pid>.<n>.tmp` in `dir`, created exclusively (never an existing file,
+/// never through a symbolic link), with the first free `n` below 100.
+fn create_temp(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
+    let pid = std::process::id();
+    let mut last = None;
+    for n in 0..100 {
+        let tmp = dir.join(format!(".{name}.{pid}.{n}.tmp"));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary file name")))
 }
 
 /// `value` with the keys of every object sorted (by UTF-16 code units, as RFC 8785 says;
@@ -707,5 +737,24 @@ mod tests {
         assert_eq!(reader.join().unwrap(), "through the pipe");
         use std::os::unix::fs::FileTypeExt;
         assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_temp_file_link_is_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        // The name the first temporary file would get, linked to an unrelated file.
+        let planted = dir
+            .path()
+            .join(format!(".out.json.{}.0.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let out = dir.path().join("out.json");
+        assert!(write_if_changed(&out, b"generated").unwrap());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "generated");
+        assert!(!std::fs::symlink_metadata(&out).unwrap().is_symlink());
+        assert!(std::fs::symlink_metadata(&planted).unwrap().is_symlink());
     }
 }
