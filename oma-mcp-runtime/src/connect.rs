@@ -207,7 +207,7 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
                 client
                     .exit_status_within(EXIT_STATUS_WAIT)
                     .await
-                    .map(|status| format!("; the server exited ({status})"))
+                    .map(|status| format!("; {}", ended(status)))
                     .unwrap_or_default()
             } else {
                 String::new()
@@ -512,6 +512,19 @@ impl McpClient {
         self.session.stop_tasks(STDERR_DRAIN).await;
         tracing::debug!(server = %self.command_line, "MCP server stopped");
     }
+}
+
+/// How a server process ended, for messages: `the server exited (exit status: 3)`, or
+/// `the server was killed (signal: 9 (SIGKILL))`.
+fn ended(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if status.signal().is_some() {
+            return format!("the server was killed ({status})");
+        }
+    }
+    format!("the server exited ({status})")
 }
 
 /// How long a failed handshake waits for a server whose connection closed to exit, to report

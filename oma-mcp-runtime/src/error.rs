@@ -52,7 +52,8 @@ pub enum Error {
         #[source]
         source: Box<Error>,
         /// When the server went away during the handshake and its exit was seen:
-        /// `"; the server exited (exit status: 3)"` (or `(signal: 9 (SIGKILL))`); else empty.
+        /// `"; the server exited (exit status: 3)"` or `"; the server was killed (signal: 9
+        /// (SIGKILL))"`; else empty.
         exit: String,
         /// The last lines the server wrote to stderr, formatted as
         /// `"; server stderr (last lines): …"`, or empty when it wrote none.

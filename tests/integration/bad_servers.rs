@@ -64,6 +64,20 @@ async fn exit_during_handshake() {
     );
 }
 
+#[cfg(unix)]
+#[tokio::test]
+async fn a_server_killed_during_the_handshake_says_so() {
+    let config = oma_mcp_runtime::ConnectConfig::new("sh")
+        .with_args(["-c", "read line; kill -9 $$"])
+        .with_lifecycle(Lifecycle::Initialize);
+    let err = connect_mcp_tools(config).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the MCP initialize handshake with `sh -c \"read line; kill -9 $$\"` failed: MCP error \
+         -32000: Connection closed; the server was killed (signal: 9 (SIGKILL))"
+    );
+}
+
 #[tokio::test]
 async fn handshake_timeout() {
     let start = Instant::now();
