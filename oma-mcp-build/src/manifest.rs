@@ -246,6 +246,12 @@ impl Manifest {
                 Some(s) => base.join(s),
                 None => base.join(format!("mcp/{name}.snapshot.json")),
             };
+            if lexical(&snapshot) == lexical(&base.join(path.file_name().unwrap_or_default())) {
+                return Err(bad(format!(
+                    "servers.{name}.snapshot is the manifest itself; give the snapshot a file of \
+                     its own such as \"mcp/{name}.snapshot.json\""
+                )));
+            }
             if let Some(other) = servers
                 .values()
                 .find(|p: &&ServerPin| lexical(&p.snapshot) == lexical(&snapshot))
@@ -525,6 +531,11 @@ mod tests {
         assert_eq!(
             m.server("b").unwrap_err().to_string(),
             "manifest m.toml pins no server named \"b\"; it pins: a"
+        );
+        assert_eq!(
+            err("[servers.a]\ncommand = \"x\"\nsnapshot = \"./oma-mcp.toml\"\n"),
+            "manifest x/oma-mcp.toml is not valid: servers.a.snapshot is the manifest itself; give \
+             the snapshot a file of its own such as \"mcp/a.snapshot.json\""
         );
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nmax-message-bytes = 10\n"),
