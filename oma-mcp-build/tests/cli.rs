@@ -105,6 +105,15 @@ fn skipped_stdout_lines_are_warned_about_on_stderr() {
     let out = list(Some("error"));
     assert_exit(&out, 0);
     assert_eq!(text(&out.stderr), "");
+    let out = list(Some("["));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stderr).lines().next(),
+        Some(
+            "oma-mcp: OMA_MCP_LOG=\"[\" is not a tracing filter (invalid filter directive); \
+             logging warnings only"
+        )
+    );
 }
 
 #[test]

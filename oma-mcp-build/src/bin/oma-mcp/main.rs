@@ -47,8 +47,17 @@ fn main() -> ExitCode {
 /// terminal; the subscriber escapes control characters in what a server sent.
 fn init_logging() {
     use std::io::IsTerminal;
-    let filter = tracing_subscriber::EnvFilter::try_from_env("OMA_MCP_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let filter = match std::env::var("OMA_MCP_LOG") {
+        Err(_) => tracing_subscriber::EnvFilter::new("warn"),
+        Ok(text) => tracing_subscriber::EnvFilter::try_new(&text).unwrap_or_else(|e| {
+            let _ = writeln!(
+                std::io::stderr(),
+                "oma-mcp: OMA_MCP_LOG={} is not a tracing filter ({e}); logging warnings only",
+                terminal::safe(&format!("{text:?}"))
+            );
+            tracing_subscriber::EnvFilter::new("warn")
+        }),
+    };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
