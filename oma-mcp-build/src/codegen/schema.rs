@@ -19,6 +19,7 @@
 //! | `oneOf`/`anyOf` of objects with a constant discriminator | `#[serde(tag)]` enum |
 //! | other `oneOf`/`anyOf` whose branches the JSON shape tells apart | `#[serde(untagged)]` enum |
 //! | `allOf` of objects | one merged struct |
+//! | `$ref` beside `properties`/`required`/typed `additionalProperties`, target an object | one struct merged like `allOf: [<the target>, <the siblings>]` (2019-09+; pydantic and zod mean it in draft-07 too); siblings it cannot merge (`enum`, unions, another `type`, a target not an object) warn |
 //! | other unions, a missing `type`, `true` | `Value`, with a doc note |
 //! | external or unresolvable `$ref`, invalid subschemas, unknown types, nesting deeper than [`MAX_DEPTH`] | `Value`, with a warning |
 //!
@@ -310,6 +311,7 @@ impl<'a> Converter<'a> {
                 format!("the schema is nested deeper than {MAX_DEPTH} levels"),
             );
         }
+        let value = schema;
         let schema = match schema {
             Value::Object(schema) => schema,
             Value::Bool(true) => return Mapped::value("Any JSON value (the schema is `true`)."),
@@ -327,8 +329,8 @@ impl<'a> Converter<'a> {
                 return self.invalid(pointer, message);
             }
         };
-        if let Some(reference) = schema.get("$ref") {
-            return self.map_ref(reference, pointer, depth);
+        if schema.contains_key("$ref") {
+            return self.map_ref_siblings(value, schema, hint, pointer, depth);
         }
         if let Some(value) = schema.get("const") {
             return self.map_exact(std::slice::from_ref(value), schema, hint, pointer);

@@ -768,3 +768,100 @@ fn ref_fragments_are_percent_decoded() {
         )]
     );
 }
+
+#[test]
+fn keywords_beside_a_nested_ref_are_merged_with_its_object_target() {
+    let (defs, warnings) = types(json!({
+        "type": "object",
+        "properties": {
+            "p": {"$ref": "#/$defs/A", "required": ["x"]},
+            "q": {"$ref": "#/$defs/A", "description": "Only an annotation.", "default": {}},
+            "r": {"$ref": "#/$defs/A", "type": "object", "minProperties": 1}
+        },
+        "required": ["p"],
+        "$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}
+    }));
+    assert_eq!(warnings, []);
+    let a = RustType::Named("TArgsA".into());
+    let mut q = plain_field("q", a.clone(), false, "/inputSchema/properties/q");
+    q.description = Some("Only an annotation.".into());
+    q.notes = vec!["Default: `{}`.".into()];
+    assert_eq!(
+        defs,
+        [
+            TypeDef::Struct(StructDef::new(
+                "TArgs",
+                "Arguments of the MCP tool \"t\".",
+                vec![
+                    plain_field(
+                        "p",
+                        RustType::Named("TArgsP".into()),
+                        true,
+                        "/inputSchema/properties/p"
+                    ),
+                    q,
+                    plain_field("r", a, false, "/inputSchema/properties/r"),
+                ]
+            )),
+            TypeDef::Struct(StructDef::new(
+                "TArgsP",
+                "An object in the arguments of the MCP tool \"t\".",
+                vec![plain_field(
+                    "x",
+                    RustType::String,
+                    true,
+                    "/inputSchema/$defs/A/properties/x"
+                )]
+            )),
+            TypeDef::Struct(StructDef::new(
+                "TArgsA",
+                "An object in the arguments of the MCP tool \"t\".",
+                vec![plain_field(
+                    "x",
+                    RustType::String,
+                    false,
+                    "/inputSchema/$defs/A/properties/x"
+                )]
+            )),
+        ]
+    );
+}
+
+#[test]
+fn keywords_beside_a_ref_that_cannot_be_merged_are_warned_about() {
+    let (defs, warnings) = types(json!({
+        "type": "object",
+        "properties": {
+            "s": {"$ref": "#/$defs/S", "required": ["x"]},
+            "e": {"$ref": "#/$defs/A", "enum": [{"x": "a"}]},
+            "n": {"$ref": "#/$defs/S", "type": "string", "maxLength": 3}
+        },
+        "$defs": {
+            "A": {"type": "object", "properties": {"x": {"type": "string"}}},
+            "S": {"type": "string"}
+        }
+    }));
+    let TypeDef::Struct(args) = &defs[0] else {
+        panic!()
+    };
+    let tys: Vec<&RustType> = args.fields.iter().map(|f| &f.ty).collect();
+    assert_eq!(
+        tys,
+        [
+            &RustType::String,
+            &RustType::Named("TArgsA".into()),
+            &RustType::String
+        ]
+    );
+    assert_eq!(
+        warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        [
+            "tool \"t\" at /inputSchema/properties/s: the keywords beside `$ref` (`required`) also \
+             constrain the value, but the `$ref` target is not an object schema; the type is the \
+             `$ref` target's alone, so values built from it may fail validation",
+            "tool \"t\" at /inputSchema/properties/e: the keywords beside `$ref` (`enum`) also \
+             constrain the value, but a struct of the target cannot express them; the type is \
+             the `$ref` target's alone, so values built from it may fail validation"
+        ]
+    );
+}

@@ -4,6 +4,10 @@
 //! - an object schema (also `{}` and a missing schema) is a struct of its properties;
 //! - a root `$ref` is the schema it refers to (its `$defs` stay resolvable, and a `$ref` to
 //!   it or to `#` is the argument type, `Box`ed inside it);
+//! - keywords beside a root `$ref` that add properties or requirements are merged with its
+//!   object target, as `allOf: [<the target>, <the siblings>]` (then the target is not the
+//!   argument type: a `$ref` to it is a struct of its own); siblings that cannot be merged
+//!   are warned about;
 //! - a root `allOf` of objects is one struct with the properties of all of them, as nested;
 //! - a root `anyOf`/`oneOf` of objects is an enum, as nested unions are (a `null` branch
 //!   adds nothing: the arguments sent are always an object);
@@ -20,6 +24,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::refs::{Siblings, constraining_siblings, siblings, unmerged_message};
 use super::unions::is_object;
 use super::{AliasDef, Converter, PointerState, RustType, TypeDef, Warning, kind, pointer_push};
 use crate::codegen::names::Namespace;
@@ -135,6 +140,11 @@ impl<'a> Converter<'a> {
         mut schema: &'a Map<String, Value>,
         pointers: &mut Vec<String>,
     ) -> ArgsShape<'a> {
+        // Schemas with a `$ref` whose sibling keywords add to the argument struct, outermost
+        // first, and how many of `pointers` have the argument type as theirs (not the targets
+        // past the last of them, which lack the siblings).
+        let mut merged: Vec<(&'a Map<String, Value>, String)> = Vec::new();
+        let mut args_pointers = 0;
         while let Some(reference) = schema.get("$ref") {
             let pointer = pointers.last().map_or(ROOT, String::as_str);
             let ref_pointer = pointer_push(pointer, "$ref");
@@ -150,6 +160,18 @@ impl<'a> Converter<'a> {
                     format!("more than {MAX_ROOT_HOPS} `$ref`s follow in a row")
                 }
                 Ok((target_pointer, Value::Object(target))) => {
+                    match siblings(schema, target.get("type")) {
+                        Siblings::Nothing => {}
+                        Siblings::Merge => {
+                            merged.push((schema, pointer.to_owned()));
+                            args_pointers = pointers.len();
+                        }
+                        Siblings::Unmergeable(keys) => {
+                            let pointer = pointer.to_owned();
+                            let why = "a struct of the target cannot express them";
+                            self.warn(&pointer, unmerged_message(&keys, why));
+                        }
+                    }
                     pointers.push(target_pointer);
                     schema = target;
                     continue;
@@ -166,6 +188,32 @@ impl<'a> Converter<'a> {
             };
         }
         let pointer = pointers.last().map_or(ROOT, String::as_str).to_owned();
+        let mut shape = self.target_shape(schema, pointer);
+        if merged.is_empty() {
+            return shape;
+        }
+        // `allOf: [<the target>, <the siblings>]`, innermost siblings first.
+        match &mut shape {
+            ArgsShape::Struct(parts) if !parts.is_empty() => {
+                parts.extend(merged.into_iter().rev());
+                pointers.truncate(args_pointers);
+            }
+            _ => {
+                for (schema, pointer) in merged {
+                    let keys: Vec<String> = constraining_siblings(schema)
+                        .into_iter()
+                        .map(str::to_owned)
+                        .collect();
+                    let why = "the `$ref` target is not an object schema";
+                    self.warn(&pointer, unmerged_message(&keys, why));
+                }
+            }
+        }
+        shape
+    }
+
+    /// [`Converter::args_shape`] of the schema that is not a `$ref`, at `pointer`.
+    fn target_shape(&mut self, schema: &'a Map<String, Value>, pointer: String) -> ArgsShape<'a> {
         let declared = schema.get("type");
         let declares_object = match declared {
             None => true,

@@ -329,3 +329,91 @@ fn branch_properties_beside_the_roots_own_are_warned_about() {
         ]
     );
 }
+
+#[test]
+fn keywords_beside_a_root_ref_are_merged_with_its_target() {
+    let (defs, warnings) = types(json!({
+        "$ref": "#/$defs/A",
+        "required": ["y"],
+        "properties": {"y": {"type": "integer"}, "a": {"$ref": "#/$defs/A"}},
+        "$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}
+    }));
+    assert_eq!(warnings, [] as [String; 0]);
+    // The target's own type (without `y`) is another struct, not the argument type.
+    let a = RustType::Named("TArgsA".into());
+    assert_eq!(
+        defs,
+        [
+            args(vec![
+                field(
+                    "x",
+                    RustType::String,
+                    false,
+                    "/inputSchema/$defs/A/properties/x"
+                ),
+                field(
+                    "y",
+                    RustType::Int(crate::codegen::schema::IntType::I64),
+                    true,
+                    "/inputSchema/properties/y"
+                ),
+                field("a", a, false, "/inputSchema/properties/a"),
+            ]),
+            TypeDef::Struct(StructDef::new(
+                "TArgsA",
+                "An object in the arguments of the MCP tool \"t\".",
+                vec![field(
+                    "x",
+                    RustType::String,
+                    false,
+                    "/inputSchema/$defs/A/properties/x"
+                )]
+            )),
+        ]
+    );
+}
+
+#[test]
+fn keywords_beside_a_root_ref_to_a_non_object_are_warned_about() {
+    let (defs, warnings) = types(json!({
+        "$ref": "#/$defs/U",
+        "required": ["y"],
+        "$defs": {"U": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}
+    }));
+    assert!(matches!(defs[0], TypeDef::Alias(_)), "{defs:?}");
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert_eq!(
+        warnings[0],
+        "tool \"t\" at /inputSchema: the keywords beside `$ref` (`required`) also constrain the \
+         value, but the `$ref` target is not an object schema; the type is the `$ref` target's \
+         alone, so values built from it may fail validation"
+    );
+}
+
+#[test]
+fn the_root_ref_with_required_siblings_repro() {
+    let (defs, warnings) = types(json!({
+        "$ref": "#/$defs/A",
+        "required": ["y"],
+        "properties": {"y": {"type": "integer"}},
+        "$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}
+    }));
+    assert_eq!(warnings, [] as [String; 0]);
+    assert_eq!(
+        defs,
+        [args(vec![
+            field(
+                "x",
+                RustType::String,
+                false,
+                "/inputSchema/$defs/A/properties/x"
+            ),
+            field(
+                "y",
+                RustType::Int(crate::codegen::schema::IntType::I64),
+                true,
+                "/inputSchema/properties/y"
+            ),
+        ])]
+    );
+}
