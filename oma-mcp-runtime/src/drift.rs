@@ -38,7 +38,15 @@
 //!
 //! Subschemas (`properties`, `items`, `additionalProperties`, `propertyNames`, `$ref` targets,
 //! branches, …) are compared keyword by keyword with the same rules; an absent
-//! `minContains` is 1.
+//! `minContains` is 1. When both sides hold a `$ref`, the keywords beside it apply too
+//! (2019-09 and later): they are compared as a schema of their own at the referring pointer,
+//! and the targets at theirs, once per pair of targets (a shared or recursive definition is
+//! reported once; the keywords beside each reference to it are not skipped). When one side
+//! holds a `$ref` and the other does not, the target with the keywords beside the `$ref` laid
+//! over it faces the other side. A plain schema facing an `anyOf`/`oneOf` is one branch of
+//! it; the keywords beside the union are compared with the plain schema's same keywords
+//! (and, when they differ, left out of its branch). Enum values and union branches are
+//! matched by hash (canonical JSON), so large enums and unions take linear time.
 //!
 //! A value that narrows what the schema accepts breaks input (the generated code may send a
 //! value the server now rejects); one that widens it breaks output (the server may send a
@@ -47,7 +55,11 @@
 //! `destructiveHint` true, `idempotentHint` false, `openWorldHint` true): `readOnlyHint`
 //! true→false or `destructiveHint` false→true → breaking (the tool became more dangerous and a
 //! consequential wrapper may now be missing); any other change of a hint's value → warning; a
-//! hint that now states its default explicitly → info. Other descriptor fields (`_meta`,
+//! hint that now states its default explicitly → info, except when the code generator's
+//! `McpTool::CONSEQUENTIAL` flag (explicit `destructiveHint: true` and no explicit
+//! `readOnlyHint: true`) goes true → false, as for `destructiveHint` true → absent: that
+//! hint's line is a warning saying the generated code no longer marks the tool consequential
+//! unless the manifest lists it. Other descriptor fields (`_meta`,
 //! `icons`, `execution`, vendor keys) → info. A different protocol version or
 //! `serverInfo.version` → info.
 

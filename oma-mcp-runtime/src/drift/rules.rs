@@ -210,6 +210,14 @@ fn field_message(key: &str, old: Option<&Value>, new: Option<&Value>) -> String 
     }
 }
 
+/// Whether the code generator marks a tool with these annotations consequential
+/// (`oma-mcp-build`'s trust rule): `destructiveHint` is explicitly `true` and `readOnlyHint`
+/// is not explicitly `true`; the MCP defaults do not count.
+fn marked_consequential(annotations: Option<&Value>) -> bool {
+    let hint = |key: &str| annotations.and_then(|a| a.get(key)) == Some(&Value::Bool(true));
+    hint("destructiveHint") && !hint("readOnlyHint")
+}
+
 /// Annotation rules (MCP 2025-06-18 `ToolAnnotations`): hints compared by effective value
 /// (their defaults when absent); `title` as a text; other keys as warnings.
 pub(super) fn annotations(
@@ -262,17 +270,37 @@ pub(super) fn annotations(
             Some(v) => v.to_string(),
             None => format!("absent (default {default})"),
         };
+        // The generated code marks a tool consequential only when its annotations say
+        // `destructiveHint: true` (and not `readOnlyHint: true`), whatever the MCP default:
+        // losing that, even for the same meaning, silently drops the confirmation.
+        let yes = Some(Value::Bool(true));
+        let cause = match key.as_str() {
+            "destructiveHint" => o == yes && n != yes,
+            "readOnlyHint" => o != yes && n == yes,
+            _ => false,
+        };
+        let unmarked = cause && marked_consequential(old) && !marked_consequential(new);
+        const UNMARKED: &str = "; the generated code no longer marks the tool consequential (CONSEQUENTIAL is false) unless the manifest lists it";
         if oe == ne {
+            let (kind, severity, note) = if unmarked {
+                (
+                    ChangeKind::AnnotationChanged,
+                    Severity::Warning,
+                    format!(" (same meaning for MCP){UNMARKED}"),
+                )
+            } else {
+                (
+                    ChangeKind::AnnotationMadeExplicit,
+                    Severity::Info,
+                    " (same meaning)".to_owned(),
+                )
+            };
             push(tool_change(
                 tool,
                 &pointer,
-                ChangeKind::AnnotationMadeExplicit,
-                Severity::Info,
-                format!(
-                    "annotation {key} {} → {} (same meaning)",
-                    shown(&o),
-                    shown(&n)
-                ),
+                kind,
+                severity,
+                format!("annotation {key} {} → {}{note}", shown(&o), shown(&n)),
             ));
             continue;
         }
@@ -283,6 +311,8 @@ pub(super) fn annotations(
                 Severity::Breaking,
                 "; the tool became more dangerous: review its consequential setting",
             )
+        } else if unmarked {
+            (Severity::Warning, UNMARKED)
         } else {
             (Severity::Warning, "")
         };

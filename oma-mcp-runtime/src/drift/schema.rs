@@ -3,7 +3,10 @@
 //! `propertyNames`, `unevaluatedProperties`, `unevaluatedItems`, `additionalItems`,
 //! `patternProperties`, `dependentSchemas`, local `$ref` (any `#…` JSON pointer, percent-decoded)
 //! and `anyOf`/`oneOf`/`allOf` (JSON Schema 2020-12, "Applicator" and "Validation"
-//! vocabularies; draft-07 array-form `items` as a tuple).
+//! vocabularies; draft-07 array-form `items` as a tuple). Keywords beside a `$ref` are
+//! compared as a schema of their own beside the target (2019-09+); keywords beside a union
+//! facing a plain schema are compared with that schema's same keywords; enum values and
+//! branches are matched by hash ([`value_key`]).
 //!
 //! Every keyword change is classified as narrowing (accepts fewer values), widening (accepts
 //! more) or incompatible, and the direction turns that into a severity: narrowing breaks input,
@@ -14,7 +17,7 @@
 //! that became invalid is breaking; only annotations (`default`, `examples`, unknown keywords)
 //! are info.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
@@ -162,6 +165,23 @@ pub(super) fn cut(value: &Value) -> String {
     crate::snapshot::truncate_for_message(&value.to_string())
 }
 
+/// Text two JSON values share exactly when they are equal (`==`): their canonical JSON
+/// ([`crate::snapshot::canonical_json`]: sorted keys), with `-0.0` written as `0.0` (the two
+/// are equal as numbers). For hashed membership tests.
+pub(super) fn value_key(value: &Value) -> String {
+    fn unsigned_zero(v: &mut Value) {
+        match v {
+            Value::Number(n) if n.is_f64() && n.as_f64() == Some(0.0) => *v = Value::from(0.0),
+            Value::Array(a) => a.iter_mut().for_each(unsigned_zero),
+            Value::Object(m) => m.values_mut().for_each(unsigned_zero),
+            _ => {}
+        }
+    }
+    let mut v = value.clone();
+    unsigned_zero(&mut v);
+    crate::snapshot::canonical_json(&v)
+}
+
 /// The sorted union of two objects' keys (empty for non-objects).
 pub(crate) fn union_keys(a: &Value, b: &Value) -> Vec<String> {
     let keys = |v: &Value| -> Vec<String> {
@@ -266,16 +286,29 @@ impl<'a> Ctx<'a> {
     }
 
     /// Resolves a local `$ref` (`#`, `#/$defs/X`, any `#/…` JSON pointer, percent-decoded:
-    /// [`crate::pointer::decode_fragment`]) against `root`; sibling keywords are kept beside
-    /// the target's. `None` for an external, anchor or dangling ref.
+    /// [`crate::pointer::decode_fragment`]) against `root`: the fragment and its target alone.
+    /// `None` for an external, anchor or dangling ref.
     fn resolve(root: &Value, schema: &Value) -> Option<(String, Value)> {
         let reference = schema.get("$ref")?.as_str()?;
         let fragment = crate::pointer::decode_fragment(reference.strip_prefix('#')?)?;
         let target = root.pointer(&fragment)?;
+        Some((fragment, target.clone()))
+    }
+
+    /// A schema's keywords beside its `$ref`, as a schema of their own.
+    fn siblings(schema: &Value) -> Value {
+        let mut m = schema.as_object().cloned().unwrap_or_default();
+        m.remove("$ref");
+        Value::Object(m)
+    }
+
+    /// A `$ref` target with the keywords beside the `$ref` laid over it: what a schema that
+    /// faces one without a `$ref` is compared as.
+    fn merged(target: Value, schema: &Value) -> Value {
         let mut merged = match target {
-            Value::Object(m) => m.clone(),
+            Value::Object(m) => m,
             Value::Bool(true) => Map::new(),
-            other => return Some((fragment, other.clone())),
+            other => return other,
         };
         if let Some(siblings) = schema.as_object() {
             for (k, v) in siblings {
@@ -284,7 +317,7 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        Some((fragment, Value::Object(merged)))
+        Value::Object(merged)
     }
 
     fn walk(&mut self, old: &Value, new: &Value, ptr: &str, depth: usize, out: &mut Vec<Change>) {
@@ -324,14 +357,31 @@ impl<'a> Ctx<'a> {
             self.push(out, ptr, ChangeKind::RefUnresolved, Severity::Warning, msg);
             return;
         }
+        if let (Some(Some((old_id, old_target))), Some(Some((new_id, new_target)))) =
+            (&old_ref, &new_ref)
+        {
+            // Both sides refer: the keywords beside the `$ref`s apply too (2019-09+), so they
+            // are compared here as a schema of their own, and the targets, once per pair, from
+            // the queue.
+            self.walk(&Self::siblings(old), &Self::siblings(new), ptr, depth, out);
+            if self.seen.insert((old_id.clone(), new_id.clone())) {
+                let p = format!("{}{}", self.root_ptr, new_id);
+                self.pending
+                    .push_back((old_target.clone(), new_target.clone(), p));
+            }
+            return;
+        }
         if old_ref.is_some() || new_ref.is_some() {
-            let (old_id, old) = old_ref
-                .flatten()
-                .unwrap_or_else(|| (format!("@{ptr}"), old.clone()));
+            // One side refers: its target, with the keywords beside the `$ref` laid over it,
+            // faces the other side.
+            let (old_id, old) = match old_ref.flatten() {
+                Some((id, v)) => (id, Self::merged(v, old)),
+                None => (format!("@{ptr}"), old.clone()),
+            };
             let (new_id, new, new_ptr) = match new_ref.flatten() {
                 Some((id, v)) => {
                     let p = format!("{}{}", self.root_ptr, id);
-                    (id, v, p)
+                    (id, Self::merged(v, new), p)
                 }
                 None => (format!("@{ptr}"), new.clone(), ptr.to_owned()),
             };
@@ -402,20 +452,53 @@ impl<'a> Ctx<'a> {
                 self.push(out, &p, kind, Severity::Warning, text_message(key, ov, nv));
             }
         }
+        self.nullability(o, n, ptr, out);
         if is_union(o) != is_union(n) {
-            // A plain schema on one side, a union on the other: the plain one is compared
-            // as a single branch.
-            self.nullability(o, n, ptr, out);
-            self.unions(o, n, ptr, depth, out);
+            // A plain schema on one side, a union on the other: the keywords beside the union
+            // are compared with the same keywords of the plain schema, and the plain schema
+            // as a single branch, without the keywords that differ from those beside the
+            // union (compared once, beside it).
+            let beside: Vec<&String> = if is_union(o) { o.keys() } else { n.keys() }
+                .filter(|k| !matches!(k.as_str(), "anyOf" | "oneOf"))
+                .collect();
+            let part = |m: &Map<String, Value>| -> Map<String, Value> {
+                m.iter()
+                    .filter(|(k, _)| beside.contains(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            };
+            let branch = |m: &Map<String, Value>| {
+                let mut m = m.clone();
+                if !is_union(&m) {
+                    m.retain(|k, _| !beside.contains(&k) || o.get(k) == n.get(k));
+                }
+                m
+            };
+            let unions = (&branch(o), &branch(n));
+            self.keywords(&part(o), &part(n), unions, ptr, depth, out);
             return;
         }
-        self.nullability(o, n, ptr, out);
+        self.keywords(o, n, (o, n), ptr, depth, out);
+    }
+
+    /// Every keyword but the title, the description and nullability; `anyOf`/`oneOf` taken
+    /// from `unions` (old, new).
+    fn keywords(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        unions: (&Map<String, Value>, &Map<String, Value>),
+        ptr: &str,
+        depth: usize,
+        out: &mut Vec<Change>,
+    ) {
         self.types(o, n, ptr, out);
         self.values(o, n, ptr, out);
         self.bounds(o, n, ptr, out);
         self.object(o, n, ptr, depth, out);
         self.array(o, n, ptr, depth, out);
-        self.unions(o, n, ptr, depth, out);
+        self.any_of(unions.0, unions.1, ptr, depth, out);
+        self.all_of(o, n, ptr, depth, out);
         self.assertions(o, n, ptr, depth, out);
         for key in union_keys(&Value::Object(o.clone()), &Value::Object(n.clone())) {
             if HANDLED.contains(&key.as_str()) {
@@ -506,11 +589,14 @@ impl<'a> Ctx<'a> {
             n.get("enum").and_then(Value::as_array),
         ) {
             (Some(ov), Some(nv)) => {
-                for v in ov.iter().filter(|v| !nv.contains(v)) {
+                // Hashed membership: an enum of many values stays linear.
+                let keys = |l: &[Value]| -> HashSet<String> { l.iter().map(value_key).collect() };
+                let (ok, nk) = (keys(ov), keys(nv));
+                for v in ov.iter().filter(|v| !nk.contains(&value_key(v))) {
                     let msg = format!("enum value {} removed", show(v));
                     self.effect(out, &p, ChangeKind::EnumValueRemoved, Effect::Narrow, msg);
                 }
-                for v in nv.iter().filter(|v| !ov.contains(v)) {
+                for v in nv.iter().filter(|v| !ok.contains(&value_key(v))) {
                     let msg = format!("enum value {} added", show(v));
                     self.effect(out, &p, ChangeKind::EnumValueAdded, Effect::Widen, msg);
                 }
@@ -651,10 +737,10 @@ impl<'a> Ctx<'a> {
         self.effect(out, &format!("{ptr}/{key}"), kind, effect, msg);
     }
 
-    /// `anyOf`/`oneOf` (a branch added widens) and `allOf` (a branch added narrows). Equal
-    /// branches pair up first, the rest in order; `{"type": "null"}` branches count as
-    /// nullability instead ([`Ctx::nullability`]). A plain schema facing a union is one branch.
-    fn unions(
+    /// `anyOf`/`oneOf` (a branch added widens). Equal branches pair up first, the rest in
+    /// order; `{"type": "null"}` branches count as nullability instead ([`Ctx::nullability`]).
+    /// A plain schema facing a union is one branch.
+    fn any_of(
         &mut self,
         o: &Map<String, Value>,
         n: &Map<String, Value>,
@@ -663,32 +749,44 @@ impl<'a> Ctx<'a> {
         out: &mut Vec<Change>,
     ) {
         let (uo, un) = (union_list(o), union_list(n));
-        if uo.is_some() || un.is_some() {
-            if let (Some((ka, _)), Some((kb, _))) = (uo, un)
-                && ka != kb
-            {
-                let msg = format!("{ka} became {kb}");
-                self.effect(
-                    out,
-                    &format!("{ptr}/{kb}"),
-                    ChangeKind::KeywordChanged,
-                    Effect::Incompatible,
-                    msg,
-                );
-            }
-            let key = un.or(uo).map_or("anyOf", |(k, _)| k);
-            let ob = uo.map_or_else(|| vec![(None, bare(o))], |(_, l)| branches(l));
-            let nb = un.map_or_else(|| vec![(None, bare(n))], |(_, l)| branches(l));
-            self.match_branches(
-                &ob,
-                &nb,
-                ptr,
-                key,
-                (Effect::Widen, Effect::Narrow),
-                depth,
+        if uo.is_none() && un.is_none() {
+            return;
+        }
+        if let (Some((ka, _)), Some((kb, _))) = (uo, un)
+            && ka != kb
+        {
+            let msg = format!("{ka} became {kb}");
+            self.effect(
                 out,
+                &format!("{ptr}/{kb}"),
+                ChangeKind::KeywordChanged,
+                Effect::Incompatible,
+                msg,
             );
         }
+        let key = un.or(uo).map_or("anyOf", |(k, _)| k);
+        let ob = uo.map_or_else(|| vec![(None, bare(o))], |(_, l)| branches(l));
+        let nb = un.map_or_else(|| vec![(None, bare(n))], |(_, l)| branches(l));
+        self.match_branches(
+            &ob,
+            &nb,
+            ptr,
+            key,
+            (Effect::Widen, Effect::Narrow),
+            depth,
+            out,
+        );
+    }
+
+    /// `allOf` (a branch added narrows), paired as [`Ctx::any_of`] pairs branches.
+    fn all_of(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        ptr: &str,
+        depth: usize,
+        out: &mut Vec<Change>,
+    ) {
         let all = |m: &Map<String, Value>| {
             m.get("allOf")
                 .and_then(Value::as_array)
@@ -725,8 +823,17 @@ impl<'a> Ctx<'a> {
             |i: Option<usize>| i.map_or_else(|| ptr.to_owned(), |i| format!("{ptr}/{key}/{i}"));
         let mut matched_old = vec![false; ob.len()];
         let mut unmatched_new = Vec::new();
+        // The old branches by value, each value's indexes in order: a new branch takes the
+        // first unmatched old branch equal to it, found by hash (many branches stay linear).
+        let mut by_value: HashMap<String, VecDeque<usize>> = HashMap::new();
+        for (i, a) in ob.iter().enumerate() {
+            by_value.entry(value_key(&a.1)).or_default().push_back(i);
+        }
         for b in nb {
-            match (0..ob.len()).find(|&i| !matched_old[i] && ob[i].1 == b.1) {
+            let found = by_value
+                .get_mut(&value_key(&b.1))
+                .and_then(VecDeque::pop_front);
+            match found {
                 Some(i) => {
                     matched_old[i] = true;
                     // Equal text is not an equal schema when it holds a `$ref` and the

@@ -999,3 +999,339 @@ fn constraints_without_a_structural_rule_narrow_when_added_and_widen_when_remove
         }
     }
 }
+
+#[test]
+fn keywords_beside_a_ref_are_compared_and_a_shared_target_does_not_hide_them() {
+    use Direction::{Input, Output};
+    // Two properties share a target; each gains a keyword beside its `$ref` (2019-09+: the
+    // `$ref` and its siblings both apply). The shared target is compared once.
+    let old = json!({"type": "object",
+        "properties": {"a": {"$ref": "#/$defs/S"}, "b": {"$ref": "#/$defs/S"}},
+        "$defs": {"S": {"type": "string"}}});
+    let mut new = old.clone();
+    new["properties"]["a"]["description"] = json!("x");
+    new["properties"]["b"]["maxLength"] = json!(3);
+    for (key, direction, severity) in [("inputSchema", Input, B), ("outputSchema", Output, I)] {
+        assert_eq!(
+            exact(key, &old, &new),
+            [
+                change(
+                    &format!("/{key}/properties/a/description"),
+                    K::DescriptionChanged,
+                    W,
+                    direction,
+                    "description added: \"x\""
+                ),
+                change(
+                    &format!("/{key}/properties/b/maxLength"),
+                    K::BoundTightened,
+                    severity,
+                    direction,
+                    "maxLength tightened: absent → 3"
+                ),
+            ]
+        );
+    }
+    // A sibling keyword does not hide the target: the target's own change is reported there.
+    let old = json!({"type": "object",
+        "properties": {"a": {"$ref": "#/$defs/S", "type": "string"}},
+        "$defs": {"S": {"type": "string"}}});
+    let mut new = old.clone();
+    new["$defs"]["S"]["type"] = json!("integer");
+    assert_eq!(
+        exact("inputSchema", &old, &new),
+        [change(
+            "/inputSchema/$defs/S/type",
+            K::TypeChanged,
+            B,
+            Input,
+            "type changed: string → integer"
+        )]
+    );
+    // Both at once, in order: the siblings at the referring schema, then the target.
+    let mut both_changed = new.clone();
+    both_changed["properties"]["a"]["minLength"] = json!(2);
+    assert_eq!(
+        exact("inputSchema", &old, &both_changed),
+        [
+            change(
+                "/inputSchema/properties/a/minLength",
+                K::BoundTightened,
+                B,
+                Input,
+                "minLength tightened: absent → 2"
+            ),
+            change(
+                "/inputSchema/$defs/S/type",
+                K::TypeChanged,
+                B,
+                Input,
+                "type changed: string → integer"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn keywords_beside_a_union_facing_a_plain_schema_are_compared() {
+    use Direction::{Input, Output};
+    let plain = json!({"type": "integer"});
+    let union = json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "minimum": 10});
+    for (key, direction, tightened, added) in
+        [("inputSchema", Input, B, I), ("outputSchema", Output, I, B)]
+    {
+        assert_eq!(
+            exact(key, &plain, &union),
+            [
+                change(
+                    &format!("/{key}/minimum"),
+                    K::BoundTightened,
+                    tightened,
+                    direction,
+                    "minimum tightened: absent → 10"
+                ),
+                change(
+                    &format!("/{key}/anyOf/1"),
+                    K::BranchAdded,
+                    added,
+                    direction,
+                    "anyOf branch added: {\"type\":\"string\"}"
+                ),
+            ]
+        );
+    }
+    // The other way, with the keyword on both sides: compared once, beside the union, not
+    // again inside the plain schema's branch.
+    let plain = json!({"type": "integer", "minimum": 5});
+    assert_eq!(
+        exact("inputSchema", &union, &plain),
+        [
+            change(
+                "/inputSchema/minimum",
+                K::BoundRelaxed,
+                I,
+                Input,
+                "minimum relaxed: 10 → 5"
+            ),
+            change(
+                "/inputSchema/anyOf/1",
+                K::BranchRemoved,
+                B,
+                Input,
+                "anyOf branch removed: {\"type\":\"string\"}"
+            ),
+        ]
+    );
+    // An equal keyword beside the union stays in the plain branch too: nothing is reported
+    // for it (real history: github-mcp-server `projects_write.updated_field`).
+    let old = json!({"type": "object"});
+    let new = json!({"type": "object", "oneOf": [
+        {"type": "object", "required": ["id"]},
+        {"type": "object", "required": ["name"]}]});
+    assert_eq!(
+        exact("inputSchema", &old, &new),
+        [
+            change(
+                "/inputSchema/oneOf/0/properties/id",
+                K::PropertyNowRequired,
+                B,
+                Input,
+                "property \"id\" is now required"
+            ),
+            change(
+                "/inputSchema/oneOf/1",
+                K::BranchAdded,
+                I,
+                Input,
+                "oneOf branch added: {\"required\":[\"name\"],\"type\":\"object\"}"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn big_enums_and_unions_are_compared_by_hash_in_the_same_order() {
+    use Direction::Input;
+    let n = 20_000;
+    let values: Vec<Value> = (0..n).map(|i| json!(format!("v{i}"))).collect();
+    // Old: v0 … v19999; new: v19999 … v1 (reversed, v0 dropped), then "w".
+    let mut reversed: Vec<Value> = values[1..].iter().rev().cloned().collect();
+    reversed.push(json!("w"));
+    let old = json!({"enum": values});
+    let new = json!({"enum": reversed});
+    assert_eq!(
+        exact("inputSchema", &old, &new),
+        [
+            change(
+                "/inputSchema/enum",
+                K::EnumValueRemoved,
+                B,
+                Input,
+                "enum value \"v0\" removed"
+            ),
+            change(
+                "/inputSchema/enum",
+                K::EnumValueAdded,
+                I,
+                Input,
+                "enum value \"w\" added"
+            ),
+        ]
+    );
+    // An `anyOf` of 20k consts, reversed, one added: equal branches pair up whatever their
+    // order; the added one keeps its index.
+    let consts: Vec<Value> = (0..n).map(|i| json!({"const": i})).collect();
+    let mut reversed: Vec<Value> = consts.iter().rev().cloned().collect();
+    reversed.push(json!({"const": n}));
+    assert_eq!(
+        exact(
+            "inputSchema",
+            &json!({"anyOf": consts}),
+            &json!({"anyOf": reversed})
+        ),
+        [change(
+            "/inputSchema/anyOf/20000",
+            K::BranchAdded,
+            I,
+            Input,
+            "anyOf branch added: {\"const\":20000}"
+        )]
+    );
+    // Membership is `==`: 0.0 and -0.0 are equal, 1 and 1.0 are not (as before hashing).
+    assert_eq!(
+        exact(
+            "inputSchema",
+            &json!({"enum": [0.0, "a"]}),
+            &json!({"enum": ["a", -0.0]})
+        ),
+        []
+    );
+    assert_eq!(
+        exact(
+            "inputSchema",
+            &json!({"enum": [1]}),
+            &json!({"enum": [1.0]})
+        ),
+        [
+            change(
+                "/inputSchema/enum",
+                K::EnumValueRemoved,
+                B,
+                Input,
+                "enum value 1 removed"
+            ),
+            change(
+                "/inputSchema/enum",
+                K::EnumValueAdded,
+                I,
+                Input,
+                "enum value 1.0 added"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn losing_an_explicit_destructive_hint_unmarks_the_generated_tool_and_is_a_warning() {
+    let t = |annotations: Value| json!({"name": "t", "annotations": annotations});
+    let changes = |old: Value,
+                   new: Value|
+     -> Vec<(String, String, ChangeKind, Severity, Direction, String)> {
+        diff(&snap(vec![old]), &snap(vec![new]))
+            .changes
+            .into_iter()
+            .map(|c| {
+                (
+                    c.tool,
+                    c.pointer,
+                    c.kind,
+                    c.severity,
+                    c.direction,
+                    c.message,
+                )
+            })
+            .collect()
+    };
+    let unmarked = "the generated code no longer marks the tool consequential (CONSEQUENTIAL is false) unless the manifest lists it";
+    let hint = |key: &str, kind, severity, message: String| {
+        vec![change(
+            &format!("/annotations/{key}"),
+            kind,
+            severity,
+            Direction::Tool,
+            &message,
+        )]
+    };
+    // true → absent: the same hint for MCP (default true), but the generator trusts only an
+    // explicit `true`.
+    assert_eq!(
+        changes(t(json!({"destructiveHint": true})), json!({"name": "t"})),
+        hint(
+            "destructiveHint",
+            K::AnnotationChanged,
+            W,
+            format!(
+                "annotation destructiveHint true → absent (default true) (same meaning for MCP); {unmarked}"
+            )
+        )
+    );
+    assert_eq!(
+        changes(
+            t(json!({"destructiveHint": true})),
+            t(json!({"destructiveHint": false}))
+        ),
+        hint(
+            "destructiveHint",
+            K::AnnotationChanged,
+            W,
+            format!("annotation destructiveHint true → false; {unmarked}")
+        )
+    );
+    assert_eq!(
+        changes(
+            t(json!({"destructiveHint": true})),
+            t(json!({"destructiveHint": true, "readOnlyHint": true}))
+        ),
+        hint(
+            "readOnlyHint",
+            K::AnnotationChanged,
+            W,
+            format!("annotation readOnlyHint absent (default false) → true; {unmarked}")
+        )
+    );
+    // Gaining the explicit `true` marks it (safer): info. A `readOnlyHint: false` dropped
+    // beside a lost `destructiveHint: true` is not the cause: info.
+    assert_eq!(
+        changes(json!({"name": "t"}), t(json!({"destructiveHint": true}))),
+        hint(
+            "destructiveHint",
+            K::AnnotationMadeExplicit,
+            I,
+            "annotation destructiveHint absent (default true) → true (same meaning)".into()
+        )
+    );
+    assert_eq!(
+        changes(
+            t(json!({"destructiveHint": true, "readOnlyHint": false})),
+            t(json!({}))
+        ),
+        [
+            change(
+                "/annotations/readOnlyHint",
+                K::AnnotationMadeExplicit,
+                I,
+                Direction::Tool,
+                "annotation readOnlyHint false → absent (default false) (same meaning)"
+            ),
+            change(
+                "/annotations/destructiveHint",
+                K::AnnotationChanged,
+                W,
+                Direction::Tool,
+                &format!(
+                    "annotation destructiveHint true → absent (default true) (same meaning for MCP); {unmarked}"
+                )
+            ),
+        ]
+    );
+}
