@@ -146,6 +146,28 @@ fn call_checks_arguments_before_sending() {
 }
 
 #[test]
+fn call_does_not_send_arguments_it_cannot_check() {
+    let call = |extra: &[&str]| {
+        run(oma_mcp()
+            .args(["call", "broken", "--args", r#"{"message": "hi"}"#])
+            .args(extra)
+            .args(["--", "env", "OMA_TEST_SERVER_MODE=bad-schema"])
+            .arg(test_server()))
+    };
+    let out = call(&[]);
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: cannot check --args: the input schema of tool \"broken\" is invalid at \
+         /properties/message/type: \"strin\" is not valid under any of the schemas listed in \
+         the 'anyOf' keyword; nothing was sent; pass --no-validate to send them unchecked\n"
+    );
+    let out = call(&["--no-validate"]);
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), "Echo: hi\n");
+}
+
+#[test]
 fn call_needs_yes_for_a_consequential_tool() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("oma-mcp.toml");

@@ -86,6 +86,9 @@ pub enum Mode {
     /// result with unknown annotation values, an unknown block type, a `resource_link`
     /// without `name`, null and non-object blocks, `cacheScope: ""` and an extra key.
     Sloppy,
+    /// `bad-schema` (raw): `tools/list` has `broken`, whose input schema does not compile
+    /// (`"type": "strin"`), and `echo`.
+    BadSchema,
 }
 
 /// The tool name of the `hostile-names` mode: clears the screen and turns text red in a
@@ -118,6 +121,7 @@ impl Mode {
             Ok("endless-cursor") => Ok(Self::EndlessCursor),
             Ok("huge-tools") => Ok(Self::HugeTools),
             Ok("sloppy") => Ok(Self::Sloppy),
+            Ok("bad-schema") => Ok(Self::BadSchema),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

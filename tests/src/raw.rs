@@ -159,6 +159,11 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
             json!({"tools": [], "nextCursor": format!("page-{}", n + 1)})
         }
         (Mode::HugeTools, _) => json!({"tools": "x".repeat(1 << 20)}),
+        (Mode::BadSchema, _) => {
+            let mut broken = tool("broken");
+            broken["inputSchema"]["properties"]["message"]["type"] = json!("strin");
+            json!({"tools": [broken, tool("echo")]})
+        }
         (Mode::Sloppy, _) => {
             let mut sloppy = tool("sloppy");
             sloppy["icons"] = json!([{"src": "https://example.com/i.png", "theme": "sepia"}]);

@@ -73,7 +73,8 @@ pub enum Command {
     ///
     /// As the runtime's executor does, a consequential tool (the manifest's `consequential`
     /// entries, else `destructiveHint: true` annotations) is called only with --yes, and the
-    /// arguments are checked against the tool's input schema before anything is sent.
+    /// arguments are checked against the tool's input schema before anything is sent (a
+    /// schema that does not compile stops the call too; --no-validate skips the check).
     ///
     /// Exits 0 when the result is not an error, 2 when it is (`isError: true` or a failed
     /// call), with the result still printed, and 2 when the call was refused.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use oma_mcp_build::codegen::{self, ConsequentialPolicy, GenerateOptions};
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::snapshot::SnapshotSource;
-use oma_mcp_runtime::validate::InputValidator;
+use oma_mcp_runtime::validate::{Validator, invalid_input_message};
 use oma_mcp_runtime::{ConnectConfig, DiscoveredTool, McpClient, Snapshot};
 use serde_json::{Value, json};
 
@@ -86,6 +86,15 @@ pub enum CliError {
     InvalidArgs {
         /// `Invalid input for tool "<name>":` and one `- <pointer>: <problem>` line each.
         message: String,
+    },
+    /// The tool's input schema does not compile, so `--args` cannot be checked.
+    #[error(
+        "cannot check --args: {reason}; nothing was sent; pass --no-validate to send them \
+         unchecked"
+    )]
+    UncheckableArgs {
+        /// The schema error.
+        reason: String,
     },
     /// The tool is not listed by the server.
     #[error("the server has no tool named \"{tool}\"; it lists: {available}")]
@@ -342,9 +351,32 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
             _ => json!({"type": "object"}),
         };
         let instance = Value::Object(arguments.clone().unwrap_or_default());
-        if let Err(message) = InputValidator::new(tool.clone(), schema).check(&instance) {
+        // Unlike the runtime (which logs and sends), the CLI does not send arguments it was
+        // asked to check but cannot: the user is there to decide.
+        let checked = match Validator::new(&tool, &schema) {
+            Ok(validator) => {
+                validator
+                    .validate(&instance)
+                    .map_err(|problems| CliError::InvalidArgs {
+                        message: invalid_input_message(&tool, &problems),
+                    })
+            }
+            Err(oma_mcp_runtime::Error::InvalidSchema {
+                tool,
+                pointer,
+                reason,
+            }) => Err(CliError::UncheckableArgs {
+                reason: format!(
+                    "the input schema of tool \"{tool}\" is invalid at {pointer}: {reason}"
+                ),
+            }),
+            Err(e) => Err(CliError::UncheckableArgs {
+                reason: e.to_string(),
+            }),
+        };
+        if let Err(e) = checked {
             client.disconnect().await;
-            return Err(CliError::InvalidArgs { message });
+            return Err(e);
         }
     }
     let mcp_name = found.mcp_name.clone();
