@@ -49,7 +49,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ToolResult;
 
-pub use definition::{McpToolHandler, ToolDefinition};
+pub use definition::{McpToolHandler, ToolDefinition, mcp_llm_input_schema};
 pub use executor::{
     CONSEQUENTIAL_CONFIRMATION_REQUIRED, GateError, ToolCall, ToolCallDecision, ToolCallGate,
     ToolExecutor, gate_fn,

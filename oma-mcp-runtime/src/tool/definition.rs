@@ -160,8 +160,20 @@ fn mcp_description(mcp_name: &str, descriptor: &Value) -> String {
     }
 }
 
-/// The schema shown to the model: `inputSchema` when an object, else `{"type":"object"}`.
-fn mcp_llm_input_schema(descriptor: &Value) -> Value {
+/// The input schema of an MCP tool as the seed uses it (shown to the model, validated
+/// against): the descriptor's `inputSchema` when it is a JSON object, else
+/// `{"type":"object"}` (missing, `null` or not an object; seed, "Ordinary tools").
+///
+/// ```
+/// use oma_mcp_runtime::tool::mcp_llm_input_schema;
+/// let schema = serde_json::json!({"type": "object", "required": ["a"]});
+/// assert_eq!(mcp_llm_input_schema(&serde_json::json!({"inputSchema": schema})), schema);
+/// assert_eq!(
+///     mcp_llm_input_schema(&serde_json::json!({"inputSchema": null})),
+///     serde_json::json!({"type": "object"})
+/// );
+/// ```
+pub fn mcp_llm_input_schema(descriptor: &Value) -> Value {
     match descriptor.get("inputSchema") {
         Some(schema @ Value::Object(_)) => schema.clone(),
         _ => json!({"type": "object"}),

@@ -346,10 +346,7 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
         return Err(CliError::NeedsConfirmation { tool, reason });
     }
     if !no_validate {
-        let schema = match found.descriptor.get("inputSchema") {
-            Some(schema @ Value::Object(_)) => schema.clone(),
-            _ => json!({"type": "object"}),
-        };
+        let schema = oma_mcp_runtime::tool::mcp_llm_input_schema(&found.descriptor);
         let instance = Value::Object(arguments.clone().unwrap_or_default());
         // Unlike the runtime (which logs and sends), the CLI does not send arguments it was
         // asked to check but cannot: the user is there to decide.
