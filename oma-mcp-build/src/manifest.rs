@@ -366,33 +366,38 @@ impl ServerPin {
     /// [`ConnectConfig`](oma_mcp_runtime::ConnectConfig). `env` literals are embedded (they
     /// are in the committed manifest already); `pass-env` names only, never values.
     pub fn connect_config_code(&self) -> String {
+        // Written from `connect_config()`, so the code and the value cannot disagree.
+        let config = self.connect_config();
         let name = &self.name;
-        let program = self.program.to_string_lossy().into_owned();
-        let cwd = self.cwd.to_string_lossy().into_owned();
+        let program = &config.command;
+        let cwd = config.cwd.as_ref().map(|cwd| {
+            let cwd = cwd.to_string_lossy().into_owned();
+            quote::quote!(.with_cwd(#cwd))
+        });
         // Empty lists are left out: `[]` has no element type to infer.
-        let args = (!self.args.is_empty()).then(|| {
-            let args = &self.args;
+        let args = (!config.args.is_empty()).then(|| {
+            let args = &config.args;
             quote::quote!(.with_args([#(#args),*]))
         });
-        let pass_env = (!self.pass_env.is_empty()).then(|| {
-            let names = &self.pass_env;
+        let pass_env = (!config.pass_env.is_empty()).then(|| {
+            let names = &config.pass_env;
             quote::quote!(.with_pass_env([#(#names),*]))
         });
-        let env = self
+        let env = config
             .env
             .iter()
             .map(|(k, v)| quote::quote!(.with_env(#k, #v)));
-        let prefix = self
-            .prefix
+        let prefix = config
+            .name_prefix
             .as_ref()
             .map(|p| quote::quote!(.with_name_prefix(#p)));
         let millis = proc_macro2::Literal::u64_unsuffixed(
-            u64::try_from(self.request_timeout.as_millis()).unwrap_or(u64::MAX),
+            u64::try_from(config.request_timeout.as_millis()).unwrap_or(u64::MAX),
         );
-        let max_message = (self.max_message_size
+        let max_message = (config.max_message_size
             != oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE)
             .then(|| {
-                let bytes = proc_macro2::Literal::usize_unsuffixed(self.max_message_size);
+                let bytes = proc_macro2::Literal::usize_unsuffixed(config.max_message_size);
                 quote::quote!(.with_max_message_size(#bytes))
             });
         let doc = format!(
@@ -406,7 +411,7 @@ impl ServerPin {
             pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {
                 ::oma_mcp_runtime::ConnectConfig::new(#program)
                     #args
-                    .with_cwd(#cwd)
+                    #cwd
                     #pass_env
                     #(#env)*
                     #prefix
