@@ -403,21 +403,23 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     .code;
     expected_code.push('\n');
     expected_code.push_str(&pinned.servers["own"].connect_config_code());
-    assert_eq!(
-        pinned.servers["own"].connect_config_code(),
-        format!(
-            "/// The connection to server `own` as the manifest pins it (command, arguments, \
-             working directory, environment, prefix, request timeout), with paths as resolved \
-             when the build script ran.\n#[allow(dead_code)]\npub fn connect_config() -> \
-             ::oma_mcp_runtime::ConnectConfig {{\n    ::oma_mcp_runtime::ConnectConfig::new({:?})\n        \
-             .with_args([{:?}])\n        .with_cwd({:?})\n        .with_pass_env([\"OMA_TEST_SERVER_MODE\"])\n        \
-             .with_name_prefix(\"own\")\n        \
-             .with_request_timeout(::core::time::Duration::from_millis(20000))\n}}\n",
-            Downstream::program(&in_profile("oma-mcp-test-server")),
-            d.token(),
-            target_dir().display().to_string(),
-        )
+    // The expected source is laid out by prettyplease too: where it breaks a line depends on
+    // how long the checkout's paths are, which is not what this asserts.
+    let expected_config = format!(
+        "/// The connection to server `own` as the manifest pins it (command, arguments, \
+         working directory, environment, prefix, request timeout), with paths as resolved \
+         when the build script ran.\n#[allow(dead_code)]\npub fn connect_config() -> \
+         ::oma_mcp_runtime::ConnectConfig {{ ::oma_mcp_runtime::ConnectConfig::new({:?}) \
+         .with_args([{:?}]) .with_cwd({:?}) .with_pass_env([\"OMA_TEST_SERVER_MODE\"]) \
+         .with_name_prefix(\"own\") \
+         .with_request_timeout(::core::time::Duration::from_millis(20000)) }}\n",
+        Downstream::program(&in_profile("oma-mcp-test-server")),
+        d.token(),
+        target_dir().display().to_string(),
     );
+    let expected_config =
+        prettyplease::unparse(&syn::parse_file(&expected_config).expect("expected source parses"));
+    assert_eq!(pinned.servers["own"].connect_config_code(), expected_config);
     assert_eq!(
         std::fs::read_to_string(d.generated()).expect("generated file"),
         expected_code
