@@ -10,9 +10,12 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// Two tools of one server normalize to the same name (seed, "Tool names").
+    ///
+    /// The message is the reference implementation's, character for character
+    /// (`spec/naming-cases.json`), so logs compare across ports. No prefix can fix it (both
+    /// tools get the same one): the server has to rename one of them.
     #[error(
-        "MCP tools \"{first}\" and \"{second}\" both normalize to the tool name \"{normalized}\"; \
-         tool names must be unique after the prefix and `/` → `_` rule, so ask the server to rename one"
+        "Duplicate MCP tool name after normalization: \"{normalized}\" from \"{first}\" and \"{second}\"."
     )]
     NameCollision {
         /// The normalized name both tools map to.

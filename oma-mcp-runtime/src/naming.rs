@@ -102,8 +102,7 @@ mod tests {
         let err = normalize_all(None, ["a/b", "c", "a_b"]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "MCP tools \"a/b\" and \"a_b\" both normalize to the tool name \"a_b\"; tool names \
-             must be unique after the prefix and `/` → `_` rule, so ask the server to rename one"
+            "Duplicate MCP tool name after normalization: \"a_b\" from \"a/b\" and \"a_b\"."
         );
         assert_eq!(
             normalize_all(Some("p"), ["a/b", "c"]).unwrap(),

@@ -200,8 +200,7 @@ async fn name_collision() {
     let err = connect_mcp_tools(own("colliding-names")).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "MCP tools \"a/b\" and \"a_b\" both normalize to the tool name \"a_b\"; tool names must \
-         be unique after the prefix and `/` → `_` rule, so ask the server to rename one"
+        "Duplicate MCP tool name after normalization: \"a_b\" from \"a/b\" and \"a_b\"."
     );
 }
 

@@ -1,5 +1,8 @@
-//! Result mapping against the shared reference data (seed, "Result mapping" and "Errors"):
+//! Tool names and result mapping against the shared reference data (seed, "Tool names",
+//! "Result mapping" and "Errors"):
 //!
+//! - `spec/naming-cases.json`: the normalized names, or the exact collision message, of the
+//!   reference TypeScript implementation;
 //! - `spec/mapping-cases.json`: every case's full expected `{data, isError, modelOutput}`,
 //!   produced by the reference TypeScript implementation;
 //! - `corpus/results/*.json`: real `tools/call` responses from public servers;
@@ -9,8 +12,8 @@
 //! absent, each test prints one line and passes.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
+use oma_mcp_runtime::naming::normalize_all;
 use oma_mcp_runtime::result::{FileSource, ImageSource};
 use oma_mcp_runtime::{ModelPart, ToolResult, map_call_result};
 use serde_json::{Value, json};
@@ -88,6 +91,37 @@ fn check_truncated(case: &Value, got: &ToolResult) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[test]
+fn spec_naming_cases() {
+    let Some(shared) = shared_dir() else { return };
+    let cases = read_json(&shared.join("spec/naming-cases.json"));
+    let cases = cases.as_array().expect("naming-cases.json is an array");
+    assert!(!cases.is_empty());
+    let mut failures = Vec::new();
+    for case in cases {
+        let id = case["id"].as_str().unwrap_or("<no id>");
+        let prefix = case["namePrefix"].as_str();
+        let tools = case["tools"].as_array().expect("tools is an array");
+        let raw = tools
+            .iter()
+            .map(|t| t.as_str().expect("raw names are strings"));
+        let got = match normalize_all(prefix, raw) {
+            Ok(names) => json!({ "names": names }),
+            Err(e) => json!({ "error": e.to_string() }),
+        };
+        if got != case["expected"] {
+            failures.push(format!("  {id}: got {got}, expected {}", case["expected"]));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} naming cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -387,12 +421,11 @@ fn corpus_cases_exact() {
 
 /// 16 MiB of base64: one copy into the model part, no pretty JSON of the payload, and fast.
 #[test]
-fn sixteen_mib_image_maps_quickly() {
+fn sixteen_mib_image_maps_to_one_part() {
+    // Its speed and memory are measured by `client-bench` (the `map16` row), not here.
     let payload = "QUJD".repeat(4 * 1024 * 1024);
     let result = json!({"content": [{"type": "image", "data": payload, "mimeType": "image/png"}]});
-    let start = Instant::now();
     let r = map_call_result(&result);
-    let elapsed = start.elapsed();
     assert_eq!(r.data, "[image image/png; base64 length=16777216]");
     let Some(
         [
@@ -404,9 +437,7 @@ fn sixteen_mib_image_maps_quickly() {
     else {
         panic!("one image part expected");
     };
-    assert_eq!(data.len(), 16 * 1024 * 1024);
-    assert!(data.as_ptr() != payload.as_ptr());
-    assert!(elapsed.as_secs() < 5, "mapping took {elapsed:?}");
+    assert_eq!(*data, payload);
 
     // An error result with the same payload copies nothing.
     let mut error = result;
