@@ -261,7 +261,8 @@ fn call_errors_are_clear() {
     assert_eq!(
         text(&out.stderr),
         "oma-mcp: no server given: pass `--manifest PATH [--server NAME]` or the server command \
-         after `--` (e.g. `oma-mcp list -- npx -y @modelcontextprotocol/server-everything`)\n"
+         after `--` (e.g. `oma-mcp list -- node_modules/.bin/mcp-server-everything stdio` after \
+         `npm ci`)\n"
     );
 
     let out = run(oma_mcp().args(["list", "--", "/nonexistent/mcp-server"]));
@@ -489,4 +490,106 @@ fn list_timeout_bounds_a_silent_server() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// Whether `pid` is a live process (a zombie, killed and waiting for its parent, is not).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// A signal to `oma-mcp` (the terminal's Ctrl-C reaches only it: the server has a process
+/// group of its own) stops the server's whole group, grandchildren too, and exits 128 + the
+/// signal number.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_stops_the_server_and_its_group() {
+    for (signal, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pid_file = dir.path().join("grandchild.pid");
+        let script = format!(
+            "sleep 300 & echo $! > '{}'; exec '{}'",
+            pid_file.display(),
+            test_server().display()
+        );
+        let child = oma_mcp()
+            .args([
+                "call",
+                "sleep",
+                "--args",
+                r#"{"ms": 60000}"#,
+                "--",
+                "sh",
+                "-c",
+            ])
+            .arg(&script)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("oma-mcp starts");
+        // The grandchild's pid is written before the server starts; the call is in flight
+        // once the server has answered `tools/list`, which takes well under the 60 s sleep.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let grandchild = loop {
+            match std::fs::read_to_string(&pid_file) {
+                Ok(pid) if pid.ends_with('\n') => break pid.trim().to_owned(),
+                _ if std::time::Instant::now() > deadline => panic!("no grandchild started"),
+                _ => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        };
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        assert!(
+            alive(&grandchild),
+            "the grandchild {grandchild} is not running yet"
+        );
+        let kill = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(child.id().to_string())
+            .status()
+            .expect("kill runs");
+        assert!(kill.success());
+        let out = child.wait_with_output().expect("oma-mcp ends");
+        assert_exit(&out, code);
+        assert_eq!(
+            text(&out.stderr),
+            format!("oma-mcp: interrupted by SIG{signal}; stopped the server\n")
+        );
+        assert_eq!(text(&out.stdout), "");
+        // SIGKILL went to the group when the client was dropped, before `oma-mcp` exited;
+        // the kernel takes a moment to end the process.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while alive(&grandchild) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(
+            !alive(&grandchild),
+            "SIG{signal}: grandchild {grandchild} outlived oma-mcp"
+        );
+    }
+}
+
+/// The two ways of naming a server exclude each other (clap's usage error, exit 2).
+#[test]
+fn manifest_and_command_are_alternatives() {
+    for sub in [&["list"][..], &["call", "echo"], &["snapshot"]] {
+        for flag in [["--manifest", "oma-mcp.toml"], ["--server", "own"]] {
+            let out = run(oma_mcp().args(sub).args(flag).arg("--").arg(test_server()));
+            assert_exit(&out, 2);
+            assert!(
+                text(&out.stderr).starts_with(&format!(
+                    "error: the argument '{} <{}>' cannot be used with '[COMMAND ARGS]...'",
+                    flag[0],
+                    if flag[0] == "--manifest" {
+                        "PATH"
+                    } else {
+                        "NAME"
+                    }
+                )),
+                "{sub:?} {flag:?}: {}",
+                text(&out.stderr)
+            );
+        }
+    }
 }

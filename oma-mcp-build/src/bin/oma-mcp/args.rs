@@ -34,8 +34,8 @@ pub enum Command {
         /// 60000).
         #[arg(long, value_name = "N", value_parser = timeout_ms)]
         timeout_ms: Option<u64>,
-        /// The server command and its arguments, after `--`.
-        #[arg(last = true, value_name = "COMMAND ARGS")]
+        /// The server command and its arguments, after `--` (instead of --manifest/--server).
+        #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
         command: Vec<String>,
     },
     /// Generate Rust code from a snapshot or a bare `{"tools": [...]}` file.
@@ -105,8 +105,8 @@ pub struct Target {
     /// the manifest's `max-message-bytes`, else 67108864, 64 MiB).
     #[arg(long, value_name = "BYTES")]
     pub max_message_bytes: Option<usize>,
-    /// The server command and its arguments, after `--`.
-    #[arg(last = true, value_name = "COMMAND ARGS")]
+    /// The server command and its arguments, after `--` (instead of --manifest/--server).
+    #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
     pub command: Vec<String>,
 }
 

@@ -20,6 +20,9 @@ pub enum CliError {
     /// The async runtime could not start.
     #[error("cannot start the async runtime")]
     AsyncRuntime(#[source] std::io::Error),
+    /// The SIGINT/SIGTERM/SIGHUP handlers could not be installed.
+    #[error("cannot install the signal handlers that stop the server on Ctrl-C")]
+    Signals(#[source] std::io::Error),
     /// Writing to stdout failed (a closed pipe is not reported).
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
@@ -50,7 +53,7 @@ pub enum CliError {
     /// The flags do not name a server.
     #[error(
         "no server given: pass `--manifest PATH [--server NAME]` or the server command after `--` \
-         (e.g. `oma-mcp list -- npx -y @modelcontextprotocol/server-everything`)"
+         (e.g. `oma-mcp list -- node_modules/.bin/mcp-server-everything stdio` after `npm ci`)"
     )]
     NoServer,
     /// `--out` with several servers.
@@ -117,6 +120,8 @@ pub enum Outcome {
     /// `check` reported the servers it could check, and its errors for the others are
     /// already on stderr: exit 2.
     Failed,
+    /// A signal ended the run before the command did: exit 128 + its number.
+    Interrupted(crate::interrupt::Signal),
 }
 
 /// Runs one subcommand.

@@ -2,7 +2,10 @@
 //!
 //! Exit codes: 0 success, 1 drift at or above `--fail-on` (`check`, `diff`), 2 any error (the
 //! error on stderr, with its causes). `call` also exits 2 when the mapped result is an error,
-//! after printing it.
+//! after printing it. Interrupted by SIGINT, SIGTERM or SIGHUP, it stops the servers it started
+//! (their whole process groups: a Ctrl-C on the terminal reaches only `oma-mcp`, since each
+//! server runs in a group of its own) and exits 128 + the signal number (130, 143, 129), as a
+//! shell expects of a program a signal ended.
 //!
 //! What the runtime logs at `warn` (a line on the server's stdout that is not JSON-RPC, an
 //! over-size message, a failed signal) goes to stderr; `OMA_MCP_LOG` takes a `tracing`
@@ -13,6 +16,7 @@ mod args;
 mod check;
 mod commands;
 mod diff;
+mod interrupt;
 mod progress;
 mod report;
 mod schema;
@@ -34,7 +38,28 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return report(&commands::CliError::AsyncRuntime(e)),
     };
-    match runtime.block_on(commands::run(cli.command)) {
+    let ended = runtime.block_on(async {
+        // Installed before anything starts, so no signal can end us with a server running.
+        let mut signals = match interrupt::Signals::install() {
+            Ok(signals) => signals,
+            Err(e) => return Err(commands::CliError::Signals(e)),
+        };
+        tokio::select! {
+            ended = commands::run(cli.command) => ended,
+            // Dropping the command's future drops its clients, and each client's drop kills
+            // its server's process group.
+            signal = signals.recv() => Ok(commands::Outcome::Interrupted(signal)),
+        }
+    });
+    match ended {
+        Ok(commands::Outcome::Interrupted(signal)) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "oma-mcp: interrupted by {}; stopped the server",
+                signal.name()
+            );
+            ExitCode::from(signal.exit_code())
+        }
         Ok(commands::Outcome::Success) => ExitCode::SUCCESS,
         Ok(commands::Outcome::ToolError) => ExitCode::from(2),
         Ok(commands::Outcome::Drift) => ExitCode::from(1),
