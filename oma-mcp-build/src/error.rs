@@ -53,7 +53,10 @@ pub enum Error {
     },
 
     /// The manifest file cannot be read.
-    #[error("cannot read manifest {path}: {source}")]
+    #[error(
+        "cannot read manifest {path}: {source}; check the path (build.rs: `.manifest(path)`, \
+         CLI: --manifest PATH) or write one (the README's \"Use it in your crate\")"
+    )]
     ManifestIo {
         /// The manifest file.
         path: PathBuf,

@@ -596,7 +596,8 @@ fn downstream_crate_bad_inputs() {
     assert_build_script_error(
         &out,
         &format!(
-            "cannot read manifest {}: No such file or directory (os error 2)",
+            "cannot read manifest {}: No such file or directory (os error 2); \
+             check the path (build.rs: `.manifest(path)`, CLI: --manifest PATH) or write one (the README's \"Use it in your crate\")",
             manifest.display()
         ),
     );
@@ -780,7 +781,8 @@ fn builder_in_process_writes_only_when_changed() {
     assert_eq!(
         err.to_string(),
         format!(
-            "cannot read manifest {}: No such file or directory (os error 2)",
+            "cannot read manifest {}: No such file or directory (os error 2); \
+             check the path (build.rs: `.manifest(path)`, CLI: --manifest PATH) or write one (the README's \"Use it in your crate\")",
             root.join("absent.toml").display()
         )
     );

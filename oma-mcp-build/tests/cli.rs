@@ -279,7 +279,8 @@ fn call_errors_are_clear() {
     assert_exit(&out, 2);
     assert_eq!(
         text(&out.stderr),
-        "oma-mcp: cannot read manifest /nonexistent/oma-mcp.toml: No such file or directory (os error 2)\n"
+        "oma-mcp: cannot read manifest /nonexistent/oma-mcp.toml: No such file or directory (os error 2); \
+         check the path (build.rs: `.manifest(path)`, CLI: --manifest PATH) or write one (the README's \"Use it in your crate\")\n"
     );
 }
 

@@ -21,7 +21,12 @@
 //!   exactly as the server sent it, every field kept (also `execution`, `icons`, `_meta` and
 //!   vendor keys), only with its object keys sorted.
 //! - `digest` is `sha256:` + the lowercase hex SHA-256 of the descriptor's canonical JSON
-//!   ([`canonical_json`]: RFC 8785 style, keys sorted by UTF-16 code units, no whitespace).
+//!   ([`canonical_json`]: RFC 8785 style, keys sorted by UTF-16 code units, no whitespace;
+//!   unlike RFC 8785, numbers are written as `serde_json` writes them, so `1.0` stays `1.0`).
+//! - Numbers: an integer within the `i64`/`u64` range is kept exactly; any other number is
+//!   kept as the nearest `f64` (`123456789012345678901234` becomes `1.2345678901234569e23`).
+//!   Schemas use numbers for bounds and defaults, where this never shows; a server that
+//!   needs more digits gets them rounded in the snapshot, the same on every run.
 //! - `source` records the command and arguments the snapshot was taken from, never
 //!   environment values.
 //!

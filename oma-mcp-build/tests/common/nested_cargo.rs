@@ -4,9 +4,11 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// `cargo` (the one running these tests) with `CARGO_TARGET_DIR` set to `target`, no colour,
-/// standard input closed, and none of the outer `cargo test`'s jobserver or flag variables: a
-/// nested cargo shares no file descriptors or settings with the run around it.
+/// `cargo` (the one running these tests) with `CARGO_TARGET_DIR` set to `target`, offline
+/// (`CARGO_NET_OFFLINE`: the tests download nothing; every crate is in the workspace's
+/// `Cargo.lock`, fetched by the outer build), no colour, standard input closed, and none of the
+/// outer `cargo test`'s jobserver or flag variables: a nested cargo shares no file descriptors
+/// or settings with the run around it.
 ///
 /// Where `/dev/null` is not a character device (a regular file collecting what other
 /// programs discard), cargo's `rustc -` target-info probe would read that file as Rust
@@ -17,6 +19,7 @@ pub fn cargo(target: &Path) -> Command {
     let mut cmd = Command::new(cargo);
     cmd.env("CARGO_TARGET_DIR", target)
         .env("CARGO_TERM_COLOR", "never")
+        .env("CARGO_NET_OFFLINE", "true")
         .stdin(Stdio::null());
     for name in [
         "CARGO_MAKEFLAGS",
