@@ -1,7 +1,9 @@
 //! Workspace integration tests: `oma-mcp-runtime`'s stdio client against the project's own
 //! test server (`oma-mcp-test-server`, every `OMA_TEST_SERVER_MODE`) and the pinned
 //! `@modelcontextprotocol/server-everything`; `typed` calls both through the code `build.rs`
-//! generates from `tests/oma-mcp.toml` and checks that their committed snapshots are current.
+//! generates from `tests/oma-mcp.toml` and checks that their committed snapshots are current;
+//! `filesystem` runs the pinned `@modelcontextprotocol/server-filesystem` through the typed
+//! markers, the tool layer and its consequential-confirmation gate.
 //!
 //! Run with `cargo test -p oma-mcp-test-server`. The server-everything tests need
 //! `npm ci --prefix tests/servers` and `node`; without them they print one line and pass.
@@ -10,6 +12,7 @@
 
 mod bad_servers;
 mod everything;
+mod filesystem;
 mod hostile;
 mod lifecycle;
 mod own_server;
@@ -123,16 +126,14 @@ pub fn init_tracing() {
     }
 }
 
-/// A config for server-everything as `tests/oma-mcp.toml` pins it
-/// (`tests/servers/node_modules/.bin/mcp-server-everything stdio`), or `None` after one line on
-/// stderr when `npm ci --prefix tests/servers` has not run or `node` is missing.
-pub fn everything_config(test: &str) -> Option<ConnectConfig> {
-    let servers = workspace_root().join("tests/servers");
-    let bin: PathBuf = servers.join("node_modules/.bin/mcp-server-everything");
-    if !bin.exists() {
-        eprintln!(
-            "skipping {test}: server-everything is not installed (run `npm ci --prefix tests/servers`)"
-        );
+/// The pinned npm server binary `tests/servers/node_modules/.bin/<bin>`, or `None` after one
+/// line on stderr when `npm ci --prefix tests/servers` has not run or `node` is missing.
+pub fn npm_server(test: &str, bin: &str) -> Option<PathBuf> {
+    let path = workspace_root()
+        .join("tests/servers/node_modules/.bin")
+        .join(bin);
+    if !path.exists() {
+        eprintln!("skipping {test}: {bin} is not installed (run `npm ci --prefix tests/servers`)");
         return None;
     }
     let node = std::process::Command::new("node").arg("--version").output();
@@ -140,10 +141,18 @@ pub fn everything_config(test: &str) -> Option<ConnectConfig> {
         eprintln!("skipping {test}: `node` is not on PATH");
         return None;
     }
+    Some(path)
+}
+
+/// A config for server-everything as `tests/oma-mcp.toml` pins it
+/// (`tests/servers/node_modules/.bin/mcp-server-everything stdio`), or `None` as
+/// [`npm_server`] says.
+pub fn everything_config(test: &str) -> Option<ConnectConfig> {
+    let bin = npm_server(test, "mcp-server-everything")?;
     Some(
         ConnectConfig::new(bin.to_string_lossy())
             .with_args(["stdio"])
-            .with_cwd(servers)
+            .with_cwd(workspace_root().join("tests/servers"))
             .with_name_prefix("everything")
             .with_request_timeout(Duration::from_secs(20)),
     )
