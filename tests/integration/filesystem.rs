@@ -34,20 +34,35 @@ fn filesystem_config(test: &str, dir: &std::path::Path) -> Option<ConnectConfig>
     )
 }
 
+/// A marker's framework name and `CONSEQUENTIAL` flag.
+fn flag<T: McpTool>() -> (&'static str, bool) {
+    (T::NAME, T::CONSEQUENTIAL)
+}
+
 #[test]
 fn markers_carry_the_consequential_policy() {
-    // `destructiveHint: true` and not `readOnlyHint` (the default policy trusts annotations).
-    assert!(fs::WriteFile::CONSEQUENTIAL);
-    assert!(fs::EditFile::CONSEQUENTIAL);
-    assert!(fs::MoveFile::CONSEQUENTIAL);
-    // The manifest adds one the server calls harmless (`destructiveHint: false`).
-    assert!(fs::CreateDirectory::CONSEQUENTIAL);
-    assert!(!fs::ReadTextFile::CONSEQUENTIAL);
-    assert!(!fs::ListDirectory::CONSEQUENTIAL);
     assert_eq!(
-        (fs::WriteFile::NAME, fs::WriteFile::MCP_NAME),
-        ("fs_write_file", "write_file")
+        [
+            // `destructiveHint: true` and not `readOnlyHint` (the default policy trusts
+            // annotations).
+            flag::<fs::WriteFile>(),
+            flag::<fs::EditFile>(),
+            flag::<fs::MoveFile>(),
+            // The manifest adds one the server calls harmless (`destructiveHint: false`).
+            flag::<fs::CreateDirectory>(),
+            flag::<fs::ReadTextFile>(),
+            flag::<fs::ListDirectory>(),
+        ],
+        [
+            ("fs_write_file", true),
+            ("fs_edit_file", true),
+            ("fs_move_file", true),
+            ("fs_create_directory", true),
+            ("fs_read_text_file", false),
+            ("fs_list_directory", false),
+        ]
     );
+    assert_eq!(fs::WriteFile::MCP_NAME, "write_file");
 }
 
 #[tokio::test]
