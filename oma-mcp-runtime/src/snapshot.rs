@@ -294,7 +294,8 @@ impl Snapshot {
                 Some(d) => {
                     return Err(bad(format!(
                         "/tools/{i}/digest of tool \"{}\" is {d} but its descriptor hashes to {}; \
-                         the file was edited by hand",
+                         the file was edited by hand (to keep the edit, set the digest to the \
+                         new value)",
                         tool.name(),
                         tool.digest
                     )));
@@ -607,6 +608,28 @@ mod tests {
         let reparsed = Snapshot::parse(&text, Path::new("x.json")).unwrap();
         assert_eq!(reparsed, snap);
         assert_eq!(reparsed.to_canonical_string(), text);
+    }
+
+    #[test]
+    fn a_hand_edited_descriptor_is_refused_with_what_to_do() {
+        let snap = sample();
+        let text = snap
+            .to_canonical_string()
+            .replace("\"description\": \"A\"", "\"description\": \"B\"");
+        let edited = SnapshotTool::from_descriptor(
+            json!({"description": "B", "inputSchema": {"properties": {}, "type": "object"}, "name": "alpha"}),
+        )
+        .unwrap();
+        let err = Snapshot::parse(&text, Path::new("mcp/x.json")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "snapshot mcp/x.json is not valid: /tools/0/digest of tool \"alpha\" is {} but \
+                 its descriptor hashes to {}; the file was edited by hand (to keep the edit, set \
+                 the digest to the new value); regenerate it with `oma-mcp snapshot`",
+                snap.tools[0].digest, edited.digest
+            )
+        );
     }
 
     #[test]
