@@ -36,10 +36,12 @@
 //!   its `supportedVersions` lists: a 2026-07-28 session. A JSON-RPC error -32022 (unsupported
 //!   protocol version) retries with a version from its `data.supported`, as rmcp does. Any
 //!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found), or no answer
-//!   within the probe bound (the smaller of [`ConnectConfig::request_timeout`] and
+//!   within the probe bound (the smaller of half of [`ConnectConfig::request_timeout`] and
 //!   [`DISCOVER_PROBE_TIMEOUT`], 10 s, for all attempts; the probe is then abandoned without
 //!   `notifications/cancelled`), marks a server before 2026-07-28: the client falls back to
-//!   `initialize` on the same connection, as [`Lifecycle::Initialize`]. -32020, -32021, a
+//!   `initialize` on the same connection, as [`Lifecycle::Initialize`], within what is left of
+//!   the one connect deadline (`request_timeout` from the first request: the whole lifecycle,
+//!   probe and fallback together, never takes longer). -32020, -32021, a
 //!   closed connection, an invalid result or no version in common fail at once. When the
 //!   fallback fails too, [`Error::Handshake`] holds an [`Error::FallbackFailed`] that says
 //!   what both phases got.
@@ -150,9 +152,11 @@ impl std::fmt::Debug for Session {
 /// Spawns the command, establishes the lifecycle [`ConnectConfig::lifecycle`] selects
 /// (`server/discover` of protocol 2026-07-28 with fallback to `initialize` by default; see
 /// the [module docs](self), "Lifecycle"), and pages through `tools/list` until `nextCursor`
-/// is absent or not a non-empty string. Each step is bounded by
-/// [`ConnectConfig::request_timeout`] (the `Auto` probe by at most
-/// [`DISCOVER_PROBE_TIMEOUT`]). When anything fails, the server is stopped (see
+/// is absent or not a non-empty string. The lifecycle as a whole (with `Auto`: the probe and
+/// the fallback `initialize` together, one deadline) is bounded by
+/// [`ConnectConfig::request_timeout`], and so is each `tools/list` page (the `Auto` probe
+/// gets at most half of the lifecycle's time, and at most [`DISCOVER_PROBE_TIMEOUT`]). When
+/// anything fails, the server is stopped (see
 /// [`McpClient::disconnect`]) before the error is returned, so no child is left running.
 ///
 /// # Errors

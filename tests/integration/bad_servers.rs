@@ -122,6 +122,47 @@ async fn handshake_timeout() {
     }
 }
 
+/// `request_timeout` bounds connect as a whole: with `Lifecycle::Auto` the probe gets half of
+/// it and the fallback `initialize` the rest of the same deadline (not a fresh timeout).
+#[tokio::test]
+async fn auto_lifecycle_shares_one_deadline() {
+    let timeout = Duration::from_millis(600);
+    let start = Instant::now();
+    let err = connect_mcp_tools(own("never-answer").with_request_timeout(timeout))
+        .await
+        .unwrap_err();
+    let took = start.elapsed();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP server/discover handshake with `{}` failed: MCP error -32001: Request timed \
+             out; the fallback `initialize` handshake failed too: MCP error -32001: Request timed \
+             out",
+            command()
+        )
+    );
+    let Error::Handshake { method, source, .. } = &err else {
+        panic!("not a handshake error: {err:?}");
+    };
+    assert_eq!(method, "server/discover");
+    let Error::FallbackFailed { discover, fallback } = source.as_ref() else {
+        panic!("not a failed fallback: {source:?}");
+    };
+    assert!(
+        matches!(discover.as_ref(), Error::Timeout { method, timeout }
+            if method == "server/discover" && *timeout == Duration::from_millis(300)),
+        "{discover:?}"
+    );
+    assert!(
+        matches!(fallback.as_ref(), Error::Timeout { method, timeout: t }
+            if method == "initialize" && *t == timeout),
+        "{fallback:?}"
+    );
+    // Before: 600 ms for the probe, then a fresh 600 ms for `initialize`.
+    assert!(took >= timeout, "{took:?}");
+    assert!(took < timeout + Duration::from_millis(500), "{took:?}");
+}
+
 #[tokio::test]
 async fn handshake_json_rpc_error_and_bad_version() {
     let err = connect_mcp_tools(own("error-on-initialize"))

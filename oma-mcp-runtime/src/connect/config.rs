@@ -11,8 +11,9 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 
 /// The longest [`Lifecycle::Auto`] waits for the `server/discover` probe before it falls back
-/// to `initialize` (rmcp 3.11's bound, `DEFAULT_AUTO_DISCOVER_TIMEOUT`): 10 s, or
-/// [`ConnectConfig::request_timeout`] when that is shorter.
+/// to `initialize` (rmcp 3.11's bound, `DEFAULT_AUTO_DISCOVER_TIMEOUT`): 10 s, or half of
+/// [`ConnectConfig::request_timeout`] when that is shorter (the fallback gets the rest of the
+/// one connect deadline).
 pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How [`connect_mcp_tools`](crate::connect_mcp_tools) establishes the MCP lifecycle; the
@@ -25,11 +26,13 @@ pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Lifecycle {
-    /// Probe with `server/discover` (bounded by [`DISCOVER_PROBE_TIMEOUT`]); fall back to
+    /// Probe with `server/discover` (bounded by [`DISCOVER_PROBE_TIMEOUT`] and by half of
+    /// [`ConnectConfig::request_timeout`]); fall back to
     /// `initialize` on the same connection when the server answers it with a JSON-RPC error
     /// other than a 2026-07-28 rejection (-32020 header mismatch, -32021 missing client
     /// capability; -32022 unsupported protocol version is negotiated) or does not answer in
-    /// time. Works with servers on every revision. The default.
+    /// time. Probe and fallback share one deadline, [`ConnectConfig::request_timeout`] from
+    /// the start. Works with servers on every revision. The default.
     #[default]
     Auto,
     /// Only the `initialize` handshake (protocol 2025-11-25 offered, any known revision
@@ -76,7 +79,9 @@ pub struct ConnectConfig {
     pub cwd: Option<PathBuf>,
     /// Segment prepended to every discovered tool name (seed, "Tool names"). Default: none.
     pub name_prefix: Option<String>,
-    /// Timeout for the handshake, each `tools/list` page and each `tools/call`.
+    /// Timeout for the lifecycle handshake as a whole (one deadline, also across the
+    /// [`Lifecycle::Auto`] probe and its fallback), each `tools/list` page and each
+    /// `tools/call`.
     /// Default: [`DEFAULT_REQUEST_TIMEOUT`] (60 s, the seed's `requestTimeoutMs`).
     pub request_timeout: Duration,
     /// Client name reported in `initialize` (or in the 2026-07-28 client context). Default:

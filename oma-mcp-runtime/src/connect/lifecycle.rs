@@ -65,8 +65,11 @@ pub(crate) async fn establish(
 ) -> Result<Negotiated, Failure> {
     let client = Implementation::new(config.client_name.clone(), config.client_version.clone());
     let fail = |method| move |error| Failure { method, error };
+    // One deadline for the whole lifecycle: the `Auto` probe and its fallback share it.
+    let timeout = config.request_timeout;
+    let deadline = Instant::now() + timeout;
     match config.lifecycle {
-        Lifecycle::Initialize => initialize(session, client, command_line)
+        Lifecycle::Initialize => initialize(session, client, command_line, deadline, timeout)
             .await
             .map_err(fail(INITIALIZE)),
         Lifecycle::Discover => {
@@ -89,7 +92,7 @@ pub(crate) async fn establish(
             }
         }
         Lifecycle::Auto => {
-            let bound = probe_bound(config.request_timeout);
+            let bound = probe_bound(timeout);
             match discover(session, &client, command_line, bound).await {
                 Ok(Discovered::Modern(negotiated)) => Ok(negotiated),
                 Ok(Discovered::Legacy(discover_error)) => {
@@ -97,7 +100,7 @@ pub(crate) async fn establish(
                         server = %command_line,
                         "`server/discover` got {discover_error}; falling back to `initialize`"
                     );
-                    initialize(session, client, command_line)
+                    initialize(session, client, command_line, deadline, timeout)
                         .await
                         .map_err(|fallback| Failure {
                             method: DISCOVER,
@@ -117,9 +120,12 @@ pub(crate) async fn establish(
 }
 
 /// How long [`Lifecycle::Auto`] waits for `server/discover` (all its attempts together): the
-/// smaller of the request timeout and [`DISCOVER_PROBE_TIMEOUT`].
+/// smaller of half the request timeout and [`DISCOVER_PROBE_TIMEOUT`]. The fallback
+/// `initialize` gets the rest of the one connect deadline (`request_timeout` from the start),
+/// so a server that answers neither fails after `request_timeout`, not after twice it, and a
+/// server that ignores `server/discover` still has at least half of it for `initialize`.
 pub(crate) fn probe_bound(request_timeout: Duration) -> Duration {
-    request_timeout.min(DISCOVER_PROBE_TIMEOUT)
+    (request_timeout / 2).min(DISCOVER_PROBE_TIMEOUT)
 }
 
 /// The versions offered in `server/discover`, most preferred first: every known revision
@@ -365,16 +371,32 @@ fn read_discover_result(
 /// `notifications/initialized`; rejects a `protocolVersion` rmcp does not know (as the
 /// TypeScript SDK does). A version without the handshake in the answer (2026-07-28) gets the
 /// client context on later requests, as in rmcp's `legacy_startup`.
+///
+/// The request is bounded by what is left until `deadline` (the connect deadline); when it
+/// elapses the error is [`Error::Timeout`] with `timeout` = `request_timeout`, the bound of
+/// the whole lifecycle that elapsed.
 async fn initialize(
     session: &Session,
     client: Implementation,
     command_line: &str,
+    deadline: Instant,
+    request_timeout: Duration,
 ) -> Result<Negotiated, Error> {
     let params = InitializeRequestParams::new(ClientCapabilities::default(), client.clone())
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
-    let result = session
-        .request(INITIALIZE, framing::to_params(&params)?)
-        .await?;
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    let result = match session
+        .request_within(INITIALIZE, framing::to_params(&params)?, remaining)
+        .await
+    {
+        Err(Error::Timeout { method, .. }) => {
+            return Err(Error::Timeout {
+                method,
+                timeout: request_timeout,
+            });
+        }
+        other => other?,
+    };
     let Value::Object(mut result) = result else {
         return Err(invalid(
             command_line,
@@ -522,7 +544,11 @@ mod tests {
             Duration::from_secs(10)
         );
         assert_eq!(
-            probe_bound(Duration::from_millis(300)),
+            probe_bound(Duration::from_secs(20)),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            probe_bound(Duration::from_millis(600)),
             Duration::from_millis(300)
         );
     }

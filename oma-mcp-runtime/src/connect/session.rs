@@ -148,6 +148,22 @@ impl Session {
             .await
     }
 
+    /// As [`Session::request`], bounded by `timeout` instead of the request timeout (the rest
+    /// of the connect deadline for `initialize`). A zero `timeout` fails with
+    /// [`Error::Timeout`] without sending anything.
+    ///
+    /// # Errors
+    /// As [`Session::request`].
+    pub(crate) async fn request_within(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Reply {
+        self.send_and_wait(method, params, None, timeout, true)
+            .await
+    }
+
     /// A probe: as [`Session::request`], bounded by `timeout` instead of the request timeout,
     /// and abandoned silently when it elapses (no `notifications/cancelled`: the
     /// `server/discover` probe of a server that may not be initialized yet, as rmcp does).
@@ -174,6 +190,13 @@ impl Session {
         };
         if cancel.is_some_and(CancellationToken::is_cancelled) {
             return Err(cancelled_error());
+        }
+        if timeout.is_zero() {
+            // Nothing left of the deadline: sending would only make the server do useless work.
+            return Err(Error::Timeout {
+                method: method.to_owned(),
+                timeout,
+            });
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
