@@ -58,7 +58,12 @@
 //! the request's own `_meta` keys (the context's three keys win, as in rmcp).
 //!
 //! # Process and environment
-//! The child gets piped stdin/stdout/stderr and its own process group (unix). Its environment
+//! The child gets piped stdin/stdout/stderr and its own process group (unix). A task awaits
+//! the server's exit: when it exits (also while a grandchild, e.g. of `sh -c 'x & exec
+//! server'`, still holds its stdout open, so no EOF arrives), the rest of its process group
+//! gets SIGKILL, the answers it wrote before exiting are still read (up to 500 ms), and the
+//! session closes: pending requests fail with [`Error::ConnectionClosed`] (`MCP error -32000:
+//! Connection closed`), later ones with [`Error::NotConnected`]. Its environment
 //! starts **empty**; it then gets [`DEFAULT_INHERITED_ENV`] from the parent when set (as the MCP
 //! TypeScript SDK does), the [`ConnectConfig::pass_env`] names from the parent when set, and
 //! the literal [`ConnectConfig::env`] values, later ones winning. So an unrelated API key in
@@ -82,7 +87,6 @@ use std::hash::{BuildHasher, RandomState};
 use rmcp::model::ProtocolVersion;
 use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use serde_json::{Map, Value};
-use tokio::process::Child;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{
@@ -128,7 +132,10 @@ pub struct DiscoveredTool {
 #[derive(Debug)]
 pub struct McpClient {
     session: Session,
-    child: tokio::sync::Mutex<Option<Child>>,
+    /// The server process, owned by its exit watcher.
+    process: process::Watched,
+    /// Set by the first [`McpClient::disconnect`]; a second one waits for the first.
+    stopped: tokio::sync::Mutex<bool>,
     pid: Option<u32>,
     command: String,
     args: Vec<String>,
@@ -181,9 +188,16 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
         config.max_message_size,
         command_line.clone(),
     );
+    // The server's exit closes the session even when no EOF arrives on its stdout.
+    let process = process::watch(
+        spawned.child,
+        spawned.pid,
+        session.close_after_exit(EXIT_DRAIN),
+    );
     let mut client = McpClient {
         session,
-        child: tokio::sync::Mutex::new(Some(spawned.child)),
+        process,
+        stopped: tokio::sync::Mutex::new(false),
         pid: spawned.pid,
         command: config.command.clone(),
         args: config.args.clone(),
@@ -209,8 +223,10 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
             // A server that went away: say how it ended (an exit code often says why).
             let exit = if failure.error.is_disconnected() {
                 client
-                    .exit_status_within(EXIT_STATUS_WAIT)
+                    .process
+                    .exited_within(EXIT_STATUS_WAIT)
                     .await
+                    .flatten()
                     .map(|status| format!("; {}", ended(status)))
                     .unwrap_or_default()
             } else {
@@ -507,12 +523,13 @@ impl McpClient {
     /// then SIGKILLs the group; whatever is left of the group after the server exited also
     /// gets SIGKILL. At most about 4.5 s.
     pub async fn disconnect(&self) {
-        let mut guard = self.child.lock().await;
-        let Some(mut child) = guard.take() else {
+        let mut stopped = self.stopped.lock().await;
+        if *stopped {
             return;
-        };
+        }
+        *stopped = true;
         self.session.close();
-        process::shutdown(&mut child, self.pid).await;
+        self.process.shutdown().await;
         self.session.stop_tasks(STDERR_DRAIN).await;
         tracing::debug!(server = %self.command_line, "MCP server stopped");
     }
@@ -535,27 +552,17 @@ fn ended(status: std::process::ExitStatus) -> String {
 /// its exit status (the pipes close a moment before the process is gone).
 const EXIT_STATUS_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
-impl McpClient {
-    /// The server's exit status if it exits within `bound` (it is not signalled); `None`
-    /// when it is still running or was already shut down.
-    async fn exit_status_within(
-        &self,
-        bound: std::time::Duration,
-    ) -> Option<std::process::ExitStatus> {
-        let mut guard = self.child.lock().await;
-        let child = guard.as_mut()?;
-        match tokio::time::timeout(bound, child.wait()).await {
-            Ok(Ok(status)) => Some(status),
-            _ => None,
-        }
-    }
-}
+/// How long the session stays open after the server process exited, for the reader to
+/// deliver what the server wrote before it exited (it reaches EOF at once unless something
+/// outside the server's process group still holds its stdout).
+const EXIT_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Drop for McpClient {
     fn drop(&mut self) {
-        if self.child.get_mut().is_some() {
-            // `kill_on_drop` kills the server itself; this takes its whole process group.
-            process::signal_group(self.pid, process::GroupSignal::Kill);
+        if !*self.stopped.get_mut() {
+            // The whole process group, and the server itself through its watcher (or, when the
+            // runtime is already gone, `kill_on_drop` of the dropped watcher's `Child`).
+            self.process.kill_now();
         }
     }
 }

@@ -76,6 +76,106 @@ async fn disconnect_and_drop_take_grandchildren() {
     );
 }
 
+/// The command line of [`with_grandchild`] as errors quote it.
+fn grandchild_command_line() -> String {
+    format!(
+        "sh -c {:?}",
+        r#"sleep 300 & echo $! > "$PIDFILE"; exec "$SERVER""#
+    )
+}
+
+/// The server exits mid-call while its grandchild `sleep` still holds its stdout open, so no
+/// EOF arrives: the exit watcher closes the session (the call gets the seed's "Connection
+/// closed", not a timeout) and kills the rest of the process group.
+#[cfg(unix)]
+#[tokio::test]
+async fn server_exit_is_seen_while_a_grandchild_holds_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("sleep.pid");
+    let config = with_grandchild(&pidfile).with_request_timeout(Duration::from_secs(20));
+    let client = connect_mcp_tools(config).await.unwrap();
+    let sleep = read_pid(&pidfile);
+    assert!(alive(sleep));
+    let start = Instant::now();
+    let r = client.call_tool("exit", args(json!({"code": 0}))).await;
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        (
+            "MCP tool \"exit\" failed: MCP error -32000: Connection closed",
+            true
+        )
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    let err = client
+        .call_tool_raw("echo", args(json!({"message": "x"})))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Not connected");
+    assert!(
+        gone_within_5s(sleep).await,
+        "grandchild {sleep} survived the server's exit"
+    );
+    client.disconnect().await;
+}
+
+/// A failed connect or discovery leaves no process behind, grandchildren included; a server
+/// that exits at `initialize` while its grandchild holds stdout is seen as closed (not as a
+/// timeout).
+#[cfg(unix)]
+#[tokio::test]
+async fn failed_connect_leaves_no_grandchild() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = grandchild_command_line();
+    let cases = [
+        (
+            "exit-on-initialize",
+            format!(
+                "the MCP server/discover handshake with `{command}` failed: MCP error -32601: \
+                 Method not found; the fallback `initialize` handshake failed too: MCP error \
+                 -32000: Connection closed; the server exited (exit status: 3); server stderr \
+                 (last lines): fatal: this server refuses to initialize"
+            ),
+        ),
+        (
+            "repeat-cursor",
+            format!(
+                "the MCP server `{command}` repeated the tools/list cursor \"again\"; stopped \
+                 paging instead of looping forever (this is a server bug)"
+            ),
+        ),
+        (
+            "colliding-names",
+            "MCP tools \"a/b\" and \"a_b\" both normalize to the tool name \"a_b\"; tool \
+             names must be unique after the prefix and `/` → `_` rule, so ask the server to \
+             rename one"
+                .to_owned(),
+        ),
+    ];
+    for (mode, expected) in cases {
+        let pidfile = dir.path().join(format!("{mode}.pid"));
+        let config = with_grandchild(&pidfile)
+            .with_env(oma_mcp_test_server::MODE_VAR, mode)
+            .with_request_timeout(Duration::from_secs(20));
+        let start = Instant::now();
+        let err = connect_mcp_tools(config).await.unwrap_err();
+        assert_eq!(err.to_string(), expected, "{mode}");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{mode}: {:?}",
+            start.elapsed()
+        );
+        let sleep = read_pid(&pidfile);
+        assert!(
+            gone_within_5s(sleep).await,
+            "{mode}: grandchild {sleep} survived the failed connect"
+        );
+    }
+}
+
 #[cfg(unix)]
 #[tokio::test]
 async fn stubborn_server_is_killed_after_the_grace_periods() {

@@ -3,10 +3,14 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::ConnectConfig;
 use crate::Error;
@@ -202,27 +206,112 @@ pub(crate) fn signal_group(pgid: Option<u32>, signal: GroupSignal) {
     let _ = (pgid, signal);
 }
 
-/// Waits up to `bound` for the child to exit; `true` when it did.
-async fn exited_within(child: &mut Child, bound: Duration) -> bool {
-    matches!(tokio::time::timeout(bound, child.wait()).await, Ok(Ok(_)))
+/// How the server process ended: its exit status, or `None` when waiting for it failed.
+pub(crate) type Exit = Option<ExitStatus>;
+
+/// The server process, owned by a task that awaits its exit (so the client learns of it
+/// even when no EOF arrives on stdout: a grandchild of `sh -c` may hold the pipe open).
+///
+/// When the server exits, the task publishes the status, SIGKILLs what is left of its process
+/// group (on unix) and then runs the `on_exit` future given to [`watch`] (the session closes
+/// there). Dropping the task (the runtime shuts down) drops the [`Child`], which
+/// `kill_on_drop` kills.
+pub(crate) struct Watched {
+    exit: watch::Receiver<Option<Exit>>,
+    kill: CancellationToken,
+    task: Mutex<Option<JoinHandle<()>>>,
+    pgid: Option<u32>,
 }
 
-/// Stops a server whose stdin the caller has already closed: waits [`EOF_GRACE`] for it to
-/// exit, then SIGTERMs its process group and waits [`TERM_GRACE`], then SIGKILLs the group.
-/// Whatever is left of the group once the server itself has exited (grandchildren of
-/// `sh -c`, `npx`, …) gets SIGKILL. At most about 4 s.
-pub(crate) async fn shutdown(child: &mut Child, pgid: Option<u32>) {
-    if !exited_within(child, EOF_GRACE).await {
-        signal_group(pgid, GroupSignal::Term);
-        #[cfg(not(unix))]
-        let _ = child.start_kill();
-        if !exited_within(child, TERM_GRACE).await {
-            signal_group(pgid, GroupSignal::Kill);
-            let _ = child.start_kill();
-            let _ = child.wait().await;
+impl std::fmt::Debug for Watched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watched")
+            .field("pgid", &self.pgid)
+            .field("exit", &*self.exit.borrow())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Hands `child` (whose process group is `pgid`, see [`spawn`]) to a task on the current
+/// Tokio runtime that awaits its exit, SIGKILLs the rest of its group, then awaits `on_exit`.
+pub(crate) fn watch<F>(mut child: Child, pgid: Option<u32>, on_exit: F) -> Watched
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let (tx, exit) = watch::channel(None);
+    let kill = CancellationToken::new();
+    let killed = kill.clone();
+    let task = tokio::spawn(async move {
+        let status = tokio::select! {
+            status = child.wait() => status,
+            () = killed.cancelled() => {
+                let _ = child.start_kill();
+                child.wait().await
+            }
+        };
+        let status = status.ok();
+        tracing::debug!(?status, "MCP server process exited");
+        let _ = tx.send(Some(status));
+        // Grandchildren (`sh -c 'x & exec server'`, `npx`) may hold stdout open: without them
+        // the session's reader sees EOF after the server's last lines.
+        signal_group(pgid, GroupSignal::Kill);
+        on_exit.await;
+    });
+    Watched {
+        exit,
+        kill,
+        task: Mutex::new(Some(task)),
+        pgid,
+    }
+}
+
+impl Watched {
+    /// How the server ended, if it ends within `bound`; `None` while it still runs.
+    pub(crate) async fn exited_within(&self, bound: Duration) -> Option<Exit> {
+        let mut exit = self.exit.clone();
+        match tokio::time::timeout(bound, exit.wait_for(Option::is_some)).await {
+            Ok(Ok(seen)) => *seen,
+            // The task is gone (only when the runtime shut down): its `Child` was killed.
+            Ok(Err(_)) => Some(None),
+            Err(_) => None,
         }
     }
-    signal_group(pgid, GroupSignal::Kill);
+
+    /// SIGKILLs the server's process group and asks the task to kill the server itself (off
+    /// unix, the only way); does not wait. For `Drop`.
+    pub(crate) fn kill_now(&self) {
+        signal_group(self.pgid, GroupSignal::Kill);
+        self.kill.cancel();
+    }
+
+    /// Stops a server whose session the caller has already closed (stdin EOF): waits [`EOF_GRACE`] for it
+    /// to exit, then SIGTERMs its process group and waits [`TERM_GRACE`], then SIGKILLs the
+    /// group (and the server) and waits for it. Whatever is left of the group once the server
+    /// itself has exited (grandchildren of `sh -c`, `npx`, …) gets SIGKILL. At most about 4 s.
+    pub(crate) async fn shutdown(&self) {
+        if self.exited_within(EOF_GRACE).await.is_none() {
+            signal_group(self.pgid, GroupSignal::Term);
+            #[cfg(not(unix))]
+            self.kill.cancel();
+            if self.exited_within(TERM_GRACE).await.is_none() {
+                self.kill_now();
+                // SIGKILL cannot be ignored; the bound only guards against a process stuck
+                // in the kernel.
+                let _ = self.exited_within(TERM_GRACE).await;
+            }
+        }
+        signal_group(self.pgid, GroupSignal::Kill);
+        let task = self
+            .task
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(task) = task {
+            // The server is gone; what the task has left (closing the session) the caller
+            // has done.
+            task.abort();
+        }
+    }
 }
 
 #[cfg(test)]

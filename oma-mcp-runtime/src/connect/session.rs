@@ -57,6 +57,8 @@ struct Shared {
     stderr_tail: Mutex<VecDeque<String>>,
     max_message_size: usize,
     command_line: String,
+    /// Cancelled when the reader task ends (EOF, a read error, or aborted).
+    reader_done: CancellationToken,
 }
 
 /// Locks ignoring poisoning (the data stays consistent: every critical section is a few map
@@ -105,6 +107,7 @@ impl Session {
             stderr_tail: Mutex::new(VecDeque::new()),
             max_message_size,
             command_line,
+            reader_done: CancellationToken::new(),
         });
         let (out, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_loop(stdin, rx, Arc::clone(&shared)));
@@ -267,6 +270,30 @@ impl Session {
         let _ = self.out.send(Outgoing::Close);
     }
 
+    /// What the server-exit watcher runs once the server process has exited (and the rest of
+    /// its process group was killed): waits up to `drain` for the reader to reach EOF, so the
+    /// answers the server wrote before exiting are still delivered, then closes the session
+    /// as [`Session::close`] does: pending requests fail with [`Error::ConnectionClosed`],
+    /// later ones with [`Error::NotConnected`]. `drain` only matters when something outside
+    /// the process group still holds the server's stdout open.
+    pub(crate) fn close_after_exit(&self, drain: Duration) -> impl Future<Output = ()> + use<> {
+        let shared = Arc::clone(&self.shared);
+        let out = self.out.clone();
+        async move {
+            if tokio::time::timeout(drain, shared.reader_done.cancelled())
+                .await
+                .is_err()
+            {
+                tracing::debug!(
+                    server = %shared.command_line,
+                    "the MCP server exited but its stdout is still open; closing the session"
+                );
+            }
+            shared.close();
+            let _ = out.send(Outgoing::Close);
+        }
+    }
+
     /// Stops the reader and writer tasks, then gives the stderr task up to `bound` to drain
     /// what the (now dead) server wrote before stopping it too.
     pub(crate) async fn stop_tasks(&self, bound: Duration) {
@@ -407,6 +434,7 @@ async fn write_loop(
 
 /// Reads stdout line by line until it closes, then closes the session.
 async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>, out: mpsc::UnboundedSender<Outgoing>) {
+    let _done = shared.reader_done.clone().drop_guard();
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut buf = Vec::new();
     loop {
