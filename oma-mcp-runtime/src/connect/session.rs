@@ -456,15 +456,31 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>, out: mpsc::Unbounde
                 }
             }
             Ok(LineRead::Line) => {
-                if buf.iter().all(u8::is_ascii_whitespace) {
-                    continue;
+                if !buf.iter().all(u8::is_ascii_whitespace) {
+                    dispatch(framing::classify(&buf), &buf, &shared, &out);
                 }
-                dispatch(framing::classify(&buf), &buf, &shared, &out);
             }
         }
+        // The message is handed over (parsed into its own `Value`): do not keep a 20 MiB
+        // buffer on every idle connection.
+        recycle_line_buffer(&mut buf);
     }
     shared.close();
     tracing::debug!(server = %shared.command_line, "MCP server closed stdout");
+}
+
+/// The largest line buffer capacity the reader keeps between messages (1 MiB): a buffer that
+/// grew past it for a large message is freed once that message is handed over, so an idle
+/// connection holds at most this much (plus the 64 KiB read buffer) for its next line.
+const RETAINED_LINE_CAPACITY: usize = 1024 * 1024;
+
+/// Empties `buf` for the next line; frees it when its capacity is over
+/// [`RETAINED_LINE_CAPACITY`] (smaller buffers are kept, to avoid reallocating per message).
+fn recycle_line_buffer(buf: &mut Vec<u8>) {
+    buf.clear();
+    if buf.capacity() > RETAINED_LINE_CAPACITY {
+        *buf = Vec::new();
+    }
 }
 
 /// Handles one classified stdout line.
@@ -583,6 +599,52 @@ mod tests {
         assert_eq!(response_id(&json!(-1)), None);
         assert_eq!(response_id(&json!("seven")), None);
         assert_eq!(response_id(&json!(null)), None);
+    }
+
+    /// After a large message the reader's line buffer is freed; a small one is kept as is.
+    #[tokio::test]
+    async fn the_line_buffer_does_not_stay_large_after_a_large_message() {
+        use super::super::framing::{LineRead, read_line};
+        use super::{RETAINED_LINE_CAPACITY, recycle_line_buffer};
+
+        let big = 20 * 1024 * 1024;
+        let mut input = vec![b'x'; big];
+        input.extend_from_slice(b"\nsmall line\n");
+        let mut reader = tokio::io::BufReader::with_capacity(64 * 1024, input.as_slice());
+        let mut buf = Vec::new();
+        assert_eq!(
+            read_line(&mut reader, &mut buf, 64 * 1024 * 1024)
+                .await
+                .unwrap(),
+            LineRead::Line
+        );
+        assert_eq!(buf.len(), big);
+        assert!(buf.capacity() >= big);
+        recycle_line_buffer(&mut buf);
+        assert_eq!((buf.len(), buf.capacity()), (0, 0));
+
+        assert_eq!(
+            read_line(&mut reader, &mut buf, 64 * 1024 * 1024)
+                .await
+                .unwrap(),
+            LineRead::Line
+        );
+        assert_eq!(buf, b"small line");
+        let small_capacity = buf.capacity();
+        assert!(small_capacity <= RETAINED_LINE_CAPACITY);
+        recycle_line_buffer(&mut buf);
+        assert_eq!((buf.len(), buf.capacity()), (0, small_capacity));
+
+        // Exactly at the bound is kept; one byte over is freed.
+        let mut at_bound = Vec::with_capacity(RETAINED_LINE_CAPACITY);
+        at_bound.push(1);
+        let kept = at_bound.capacity();
+        recycle_line_buffer(&mut at_bound);
+        assert_eq!((at_bound.len(), at_bound.capacity()), (0, kept));
+        let mut over = Vec::with_capacity(RETAINED_LINE_CAPACITY + 1);
+        over.push(1);
+        recycle_line_buffer(&mut over);
+        assert_eq!(over.capacity(), 0);
     }
 
     #[test]
