@@ -134,8 +134,13 @@ pub enum Error {
         command: String,
     },
 
-    /// The server sent a message (one line) larger than the configured limit. Every request
-    /// pending at that moment fails with this error; the session goes on with the next line.
+    /// The server sent a message (one line) larger than the configured limit; the session goes
+    /// on with the next line. When the message's first 4 KiB show a response with an `id`
+    /// (`{"jsonrpc":"2.0","id":7,"result":…`, the order rmcp and the Python SDK write), only
+    /// that request fails with this error; an oversized server request or notification fails
+    /// none. When the `id` cannot be read there (the TypeScript SDK writes it after `result`),
+    /// every request pending at that moment fails with this error, as the lost answer may be
+    /// any of theirs.
     #[error(
         "the MCP server sent a message larger than the limit of {limit} bytes; raise it with \
          `ConnectConfig::with_max_message_size` (manifest: `max-message-bytes`, CLI: \

@@ -344,3 +344,71 @@ async fn message_too_large_fails_the_call_and_the_session_goes_on() {
     assert_eq!(r.data, "xxxxxxxxxx");
     client.disconnect().await;
 }
+
+/// An oversized answer whose `id` is in its first bytes fails only its own request; a huge
+/// notification fails none; one whose `id` comes last (the TypeScript SDK's order) cannot be
+/// attributed, so every pending request fails.
+#[tokio::test]
+async fn an_oversized_answer_fails_only_its_request_when_its_id_is_readable() {
+    let limit = 64 * 1024;
+    let client = connect_mcp_tools(own("huge-line").with_max_message_size(limit))
+        .await
+        .unwrap();
+    let too_large = format!(
+        "the MCP server sent a message larger than the limit of {limit} bytes; raise it with \
+         `ConnectConfig::with_max_message_size` (manifest: `max-message-bytes`, CLI: \
+         `--max-message-bytes`)"
+    );
+    let kept =
+        |message: &str| json!({"content": [{"type": "text", "text": format!("Echo: {message}")}]});
+
+    // `join!` polls (and so sends) `deferred` first.
+    let (deferred, huge) = tokio::join!(
+        client.call_tool_raw("deferred", args(json!({"message": "one"}))),
+        client.call_tool_raw("huge_id_first", args(json!({"message": "x"}))),
+    );
+    assert_eq!(huge.unwrap_err().to_string(), too_large);
+    assert_eq!(deferred.unwrap(), kept("one"));
+
+    let (deferred, huge) = tokio::join!(
+        client.call_tool_raw("deferred", args(json!({"message": "two"}))),
+        client.call_tool_raw("huge_notification", args(json!({"message": "n"}))),
+    );
+    assert_eq!(huge.unwrap(), kept("n"));
+    assert_eq!(deferred.unwrap(), kept("two"));
+
+    let (deferred, huge) = tokio::join!(
+        client.call_tool_raw("deferred", args(json!({"message": "three"}))),
+        client.call_tool_raw("huge_id_last", args(json!({"message": "x"}))),
+    );
+    assert_eq!(huge.unwrap_err().to_string(), too_large);
+    assert_eq!(deferred.unwrap_err().to_string(), too_large);
+
+    // The session goes on.
+    let (deferred, huge) = tokio::join!(
+        client.call_tool_raw("deferred", args(json!({"message": "four"}))),
+        client.call_tool_raw("huge_notification", args(json!({"message": "m"}))),
+    );
+    assert_eq!(huge.unwrap(), kept("m"));
+    assert_eq!(deferred.unwrap(), kept("four"));
+    client.disconnect().await;
+}
+
+/// Each `tools/list` page is bounded by the request timeout: a server that answers the
+/// handshake and the first page but never the second fails connect with the seed's timeout.
+#[tokio::test]
+async fn a_tools_list_page_that_never_comes_times_out() {
+    let timeout = Duration::from_millis(800);
+    let start = Instant::now();
+    let err = connect_mcp_tools(own("stall-second-page").with_request_timeout(timeout))
+        .await
+        .unwrap_err();
+    let took = start.elapsed();
+    assert!(
+        matches!(&err, Error::Timeout { method, timeout: t } if method == "tools/list" && *t == timeout),
+        "{err:?}"
+    );
+    assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
+    assert!(took >= timeout, "{took:?}");
+    assert!(took < timeout + Duration::from_secs(2), "{took:?}");
+}

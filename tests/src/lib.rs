@@ -89,7 +89,21 @@ pub enum Mode {
     /// `bad-schema` (raw): `tools/list` has `broken`, whose input schema does not compile
     /// (`"type": "strin"`), and `echo`.
     BadSchema,
+    /// `huge-line` (raw): messages of over [`HUGE_LINE_BYTES`] on one line. Tools:
+    /// `deferred {message}` is answered (`Echo: <message>`) only right after the next huge
+    /// line; `huge_id_first` answers with a huge text result whose line starts
+    /// `{"jsonrpc":"2.0","id":<id>,"result":…`; `huge_id_last` the same with the `id` last
+    /// (the TypeScript SDK's order, `{"result":…,"jsonrpc":"2.0","id":<id>}`);
+    /// `huge_notification` first sends a huge `notifications/message`, then answers
+    /// `Echo: ` normally.
+    HugeLine,
+    /// `stall-second-page` (raw): the first `tools/list` page has `echo` and the cursor
+    /// `page-2`; the request for page 2 is never answered (later requests are).
+    StallSecondPage,
 }
+
+/// The size of the large text in the `huge-line` mode's messages: 256 KiB.
+pub const HUGE_LINE_BYTES: usize = 256 * 1024;
 
 /// The tool name of the `hostile-names` mode: clears the screen and turns text red in a
 /// terminal that interprets it.
@@ -122,6 +136,8 @@ impl Mode {
             Ok("huge-tools") => Ok(Self::HugeTools),
             Ok("sloppy") => Ok(Self::Sloppy),
             Ok("bad-schema") => Ok(Self::BadSchema),
+            Ok("huge-line") => Ok(Self::HugeLine),
+            Ok("stall-second-page") => Ok(Self::StallSecondPage),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

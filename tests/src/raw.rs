@@ -36,6 +36,8 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut out = std::io::stdout().lock();
+    // `huge-line`: the id and message of the `deferred` call waiting for the next huge line.
+    let mut deferred: Option<(Value, String)> = None;
     while let Some(line) = lines.next() {
         let line = line?;
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
@@ -50,6 +52,34 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
         if mode == Mode::NeverAnswer {
             continue;
+        }
+        if mode == Mode::StallSecondPage
+            && method == "tools/list"
+            && params.get("cursor").is_some_and(|c| !c.is_null())
+        {
+            continue;
+        }
+        if mode == Mode::HugeLine && method == "tools/call" {
+            let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+            let message = params
+                .pointer("/arguments/message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            if huge_line(name, &id, &mut out)? {
+                if let Some((deferred_id, message)) = deferred.take() {
+                    let text = json!([{"type": "text", "text": format!("Echo: {message}")}]);
+                    let answer = json!({"jsonrpc": "2.0", "id": deferred_id,
+                                        "result": {"content": text}});
+                    send(&mut out, &answer)?;
+                }
+                if name != "huge_notification" {
+                    continue;
+                }
+            } else if name == "deferred" {
+                deferred = Some((id, message));
+                continue;
+            }
         }
         if mode == Mode::StdoutNoise {
             writeln!(out, "this line is not JSON")?;
@@ -117,6 +147,24 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Writes the huge line of the `huge-line` tool `name` (answering request `id`, except for
+/// `huge_notification`); `false` for other tools.
+fn huge_line(name: &str, id: &Value, out: &mut impl Write) -> std::io::Result<bool> {
+    let text = "x".repeat(crate::HUGE_LINE_BYTES);
+    let result = format!(r#"{{"content":[{{"type":"text","text":"{text}"}}]}}"#);
+    match name {
+        "huge_id_first" => writeln!(out, r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)?,
+        "huge_id_last" => writeln!(out, r#"{{"result":{result},"jsonrpc":"2.0","id":{id}}}"#)?,
+        "huge_notification" => writeln!(
+            out,
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{text}"}}}}"#
+        )?,
+        _ => return Ok(false),
+    }
+    out.flush()?;
+    Ok(true)
+}
+
 /// The `tools/call` result of `sloppy`: every shape rmcp 3.11's typed parsing rejects or
 /// drops (DESIGN.md), which the mapping must still see raw.
 fn sloppy_result() -> Value {
@@ -158,6 +206,10 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
                 .unwrap_or(0);
             json!({"tools": [], "nextCursor": format!("page-{}", n + 1)})
         }
+        (Mode::HugeLine, _) => json!({"tools": [
+            tool("deferred"), tool("huge_id_first"), tool("huge_id_last"), tool("huge_notification")
+        ]}),
+        (Mode::StallSecondPage, _) => json!({"tools": [tool("echo")], "nextCursor": "page-2"}),
         (Mode::HugeTools, _) => json!({"tools": "x".repeat(1 << 20)}),
         (Mode::BadSchema, _) => {
             let mut broken = tool("broken");

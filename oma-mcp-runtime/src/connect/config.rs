@@ -91,9 +91,10 @@ pub struct ConnectConfig {
     /// Default: `0.0.0`.
     pub client_version: String,
     /// The largest message (one stdout line, in bytes) accepted from the server. A larger one
-    /// fails the requests pending at that moment with
-    /// [`Error::MessageTooLarge`](crate::Error::MessageTooLarge). Default:
-    /// [`DEFAULT_MAX_MESSAGE_SIZE`] (64 MiB).
+    /// is skipped and fails the request it answers with
+    /// [`Error::MessageTooLarge`](crate::Error::MessageTooLarge) when its `id` can be read
+    /// from its first 4 KiB, else every request pending at that moment (see the error's
+    /// docs). Default: [`DEFAULT_MAX_MESSAGE_SIZE`] (64 MiB).
     pub max_message_size: usize,
     /// Whether the [`ToolDefinition`](crate::tool::ToolDefinition)s of this connection
     /// validate arguments against each tool's input schema before calling the server (local

@@ -18,7 +18,8 @@ use crate::Error;
 pub(crate) enum LineRead {
     /// A complete line is in the buffer, without its `\n` (and without a trailing `\r`).
     Line,
-    /// The line was longer than the limit; its bytes were read and discarded.
+    /// The line was longer than the limit; it was read to its end and discarded except for
+    /// its first [`OVERSIZED_HEAD`] bytes, which are in the buffer (see [`oversized_head`]).
     TooLong {
         /// The length of the discarded line in bytes (without the `\n`).
         len: usize,
@@ -27,11 +28,17 @@ pub(crate) enum LineRead {
     Eof,
 }
 
+/// How many bytes of an over-long line [`read_line`] keeps: enough for the `jsonrpc`, `id`
+/// and the start of `result` of a response that lists them first (as rmcp and the Python SDK
+/// serialize), so [`oversized_head`] can tell which request the lost answer was for.
+pub(crate) const OVERSIZED_HEAD: usize = 4096;
+
 /// Reads one `\n`-terminated line into `buf` (cleared first), keeping at most `limit` bytes.
 ///
-/// A longer line is consumed up to its newline and reported as [`LineRead::TooLong`], so memory
-/// stays bounded by `limit` plus the reader's buffer and the stream stays in sync for the next
-/// line. A last line without a newline before end of stream counts as a line.
+/// A longer line is consumed up to its newline and reported as [`LineRead::TooLong`], with
+/// only its first [`OVERSIZED_HEAD`] bytes left in `buf`, so memory stays bounded by the larger
+/// of `limit` and [`OVERSIZED_HEAD`] plus the reader's buffer, and the stream stays in sync for
+/// the next line. A last line without a newline before end of stream counts as a line.
 ///
 /// # Errors
 /// The reader's I/O error.
@@ -57,13 +64,16 @@ where
         let newline = available.iter().position(|&b| b == b'\n');
         let take = newline.unwrap_or(available.len());
         total = total.saturating_add(take);
-        if !too_long {
-            if total > limit {
-                too_long = true;
-                *buf = Vec::new();
-            } else {
-                buf.extend_from_slice(&available[..take]);
-            }
+        if !too_long && total > limit {
+            too_long = true;
+            // Keep the head only (and drop the large allocation).
+            *buf = buf[..buf.len().min(OVERSIZED_HEAD)].to_vec();
+        }
+        if too_long {
+            let room = OVERSIZED_HEAD.saturating_sub(buf.len());
+            buf.extend_from_slice(&available[..take.min(room)]);
+        } else {
+            buf.extend_from_slice(&available[..take]);
         }
         let consumed = newline.map_or(take, |i| i + 1);
         reader.consume(consumed);
@@ -78,6 +88,153 @@ where
         buf.pop();
     }
     Ok(LineRead::Line)
+}
+
+/// What the first bytes of a message too large to parse (see [`read_line`]) say about it.
+#[derive(Debug, PartialEq)]
+pub(crate) enum OversizedHead {
+    /// A response to the request with this `id` (as sent): the head holds a top-level `id`
+    /// and a top-level `result` or `error` key, and no `method`.
+    Response(Value),
+    /// A request or notification from the server (a top-level `method` key): none of our
+    /// requests lost its answer.
+    ServerMessage,
+    /// Not readable from the head (e.g. the TypeScript SDK's order, `{"result": …, "jsonrpc":
+    /// "2.0", "id": 7}`, has the `id` after the large part; or not a JSON object).
+    Unknown,
+}
+
+/// Reads the top-level keys of a JSON object from the head of a message (a prefix of the
+/// line) as far as they are complete, to find which request an oversized answer is for.
+///
+/// Only complete top-level members count: a value that runs past the head ends the scan (a
+/// `result` or `error` key is enough to mark a response, whatever its value). Nothing is
+/// parsed into memory beyond the `id` and the keys.
+pub(crate) fn oversized_head(head: &[u8]) -> OversizedHead {
+    let mut scan = Scanner { b: head, i: 0 };
+    scan.ws();
+    if !scan.eat(b'{') {
+        return OversizedHead::Unknown;
+    }
+    let mut id = None;
+    let mut response = false;
+    loop {
+        scan.ws();
+        let Some(key) = scan
+            .string()
+            .and_then(|k| serde_json::from_slice::<String>(k).ok())
+        else {
+            break;
+        };
+        scan.ws();
+        if !scan.eat(b':') {
+            break;
+        }
+        scan.ws();
+        match key.as_str() {
+            "method" => return OversizedHead::ServerMessage,
+            "result" | "error" => response = true,
+            _ => {}
+        }
+        let Some(value) = scan.value() else { break };
+        if key == "id" {
+            id = serde_json::from_slice::<Value>(value).ok();
+        }
+        scan.ws();
+        if !scan.eat(b',') {
+            break;
+        }
+    }
+    match id {
+        Some(id) if response && !id.is_null() => OversizedHead::Response(id),
+        _ => OversizedHead::Unknown,
+    }
+}
+
+/// A cursor over the bytes of a JSON prefix; every method returns `None` (or `false`) when
+/// the prefix ends first.
+struct Scanner<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn ws(&mut self) {
+        while self.b.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        if self.b.get(self.i) == Some(&c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A complete string token at the cursor (with its quotes).
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let start = self.i;
+        if !self.eat(b'"') {
+            return None;
+        }
+        let mut escaped = false;
+        while let Some(&c) = self.b.get(self.i) {
+            self.i += 1;
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => return self.b.get(start..self.i),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// A complete JSON value token at the cursor (not validated beyond its extent).
+    fn value(&mut self) -> Option<&'a [u8]> {
+        let start = self.i;
+        match self.b.get(self.i)? {
+            b'"' => {
+                self.string()?;
+            }
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.b.get(self.i)? {
+                        b'"' => {
+                            self.string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.i += 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.i += 1;
+                }
+            }
+            _ => {
+                // A number or literal ends at a delimiter; one cut by the head's end is not
+                // complete (`12` could be `123`).
+                loop {
+                    match self.b.get(self.i)? {
+                        b',' | b'}' | b']' => break,
+                        c if c.is_ascii_whitespace() => break,
+                        _ => self.i += 1,
+                    }
+                }
+            }
+        }
+        self.b.get(start..self.i)
+    }
 }
 
 /// The deepest nesting `serde_json` parses (its recursion limit).
@@ -339,13 +496,82 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (LineRead::TooLong { len: 10 }, String::new()),
+                (LineRead::TooLong { len: 10 }, "0123456789".to_owned()),
                 (LineRead::Line, "abc".to_owned()),
                 (LineRead::Line, "12345".to_owned()),
             ]
         );
         let got = lines(b"0123456789", 5).await;
-        assert_eq!(got, vec![(LineRead::TooLong { len: 10 }, String::new())]);
+        assert_eq!(
+            got,
+            vec![(LineRead::TooLong { len: 10 }, "0123456789".to_owned())]
+        );
+    }
+
+    #[tokio::test]
+    async fn too_long_line_keeps_only_its_head() {
+        let mut input = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 100_000));
+        input.extend_from_slice(b"\"}\nnext\n");
+        let mut reader = tokio::io::BufReader::with_capacity(1000, input.as_slice());
+        let mut buf = Vec::new();
+        let r = read_line(&mut reader, &mut buf, 50_000).await.unwrap();
+        assert_eq!(r, LineRead::TooLong { len: 100_036 });
+        assert_eq!(buf.len(), OVERSIZED_HEAD);
+        assert_eq!(&buf[..35], b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"x");
+        assert!(buf.capacity() < 50_000, "{}", buf.capacity());
+        assert_eq!(oversized_head(&buf), OversizedHead::Response(json!(7)));
+        let r = read_line(&mut reader, &mut buf, 50_000).await.unwrap();
+        assert_eq!((r, buf.as_slice()), (LineRead::Line, b"next".as_slice()));
+    }
+
+    #[test]
+    fn reads_the_id_of_an_oversized_message_from_its_head() {
+        let response = |head: &str| oversized_head(head.as_bytes());
+        assert_eq!(
+            response(r#"{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"xx"#),
+            OversizedHead::Response(json!(12))
+        );
+        assert_eq!(
+            response(r#" { "id" : "s-1" , "error" : {"code": -1, "message": "xx"#),
+            OversizedHead::Response(json!("s-1"))
+        );
+        // Keys with escapes, nested values and strings with brackets before the `id`.
+        assert_eq!(
+            response(r#"{"x\"y":{"a":["]}",{"b":1}]},"jsonrpc":"2.0","id":3,"result":"#),
+            OversizedHead::Response(json!(3))
+        );
+        // The TypeScript SDK's order: the `id` comes after the large `result`.
+        assert_eq!(
+            response(r#"{"result":{"content":[{"type":"text","text":"xxxx"#),
+            OversizedHead::Unknown
+        );
+        // A number cut by the head's end is not read (`1` could be `12`).
+        assert_eq!(response(r#"{"result":{},"id":1"#), OversizedHead::Unknown);
+        assert_eq!(
+            response(r#"{"result":{},"id":1}"#),
+            OversizedHead::Response(json!(1))
+        );
+        // An `id` without `result`/`error` yet, a null id, not an object.
+        assert_eq!(
+            response(r#"{"jsonrpc":"2.0","id":4,"#),
+            OversizedHead::Unknown
+        );
+        assert_eq!(
+            response(r#"{"id":null,"error":{"code":-32700,"message":"xx"#),
+            OversizedHead::Unknown
+        );
+        assert_eq!(response("[1,2,3"), OversizedHead::Unknown);
+        assert_eq!(response("xxxx"), OversizedHead::Unknown);
+        // A server request or notification: no answer of ours was lost.
+        assert_eq!(
+            response(r#"{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params":{"#),
+            OversizedHead::ServerMessage
+        );
+        assert_eq!(
+            response(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"x"#),
+            OversizedHead::ServerMessage
+        );
     }
 
     #[test]

@@ -444,17 +444,7 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>, out: mpsc::Unbounde
                 tracing::warn!(server = %shared.command_line, "cannot read the MCP server's stdout: {e}");
                 break;
             }
-            Ok(LineRead::TooLong { len }) => {
-                let limit = shared.max_message_size;
-                tracing::warn!(
-                    server = %shared.command_line,
-                    "skipped a {len}-byte message from the MCP server, over the limit of {limit} bytes"
-                );
-                let pending = std::mem::take(&mut lock(&shared.state).pending);
-                for (_, tx) in pending {
-                    let _ = tx.send(Err(Error::MessageTooLarge { limit }));
-                }
-            }
+            Ok(LineRead::TooLong { len }) => oversized(&buf, len, &shared),
             Ok(LineRead::Line) => {
                 if !buf.iter().all(u8::is_ascii_whitespace) {
                     dispatch(framing::classify(&buf), &buf, &shared, &out);
@@ -480,6 +470,45 @@ fn recycle_line_buffer(buf: &mut Vec<u8>) {
     buf.clear();
     if buf.capacity() > RETAINED_LINE_CAPACITY {
         *buf = Vec::new();
+    }
+}
+
+/// Handles a stdout line over the message size limit (`head`: its first bytes, see
+/// [`framing::oversized_head`]): a response whose `id` is in the head fails only that request
+/// with [`Error::MessageTooLarge`]; a server request or notification fails none; a message
+/// whose `id` cannot be read from the head fails every pending request (its answer is lost,
+/// and which one it was is unknown).
+fn oversized(head: &[u8], len: usize, shared: &Shared) {
+    let limit = shared.max_message_size;
+    let server = &shared.command_line;
+    match framing::oversized_head(head) {
+        framing::OversizedHead::Response(id) => {
+            let tx = response_id(&id).and_then(|n| lock(&shared.state).pending.remove(&n));
+            tracing::warn!(
+                %server,
+                "skipped a {len}-byte response to request {id} from the MCP server, over the \
+                 limit of {limit} bytes"
+            );
+            if let Some(tx) = tx {
+                let _ = tx.send(Err(Error::MessageTooLarge { limit }));
+            }
+        }
+        framing::OversizedHead::ServerMessage => tracing::warn!(
+            %server,
+            "skipped a {len}-byte request or notification from the MCP server, over the limit \
+             of {limit} bytes"
+        ),
+        framing::OversizedHead::Unknown => {
+            tracing::warn!(
+                %server,
+                "skipped a {len}-byte message from the MCP server, over the limit of {limit} \
+                 bytes; its id is not in its first bytes, so every pending request fails"
+            );
+            let pending = std::mem::take(&mut lock(&shared.state).pending);
+            for (_, tx) in pending {
+                let _ = tx.send(Err(Error::MessageTooLarge { limit }));
+            }
+        }
     }
 }
 
