@@ -405,7 +405,9 @@ impl McpClient {
     ///
     /// # Errors
     /// [`Error::Rpc`] (`MCP error <code>: <message>`), [`Error::Timeout`]
-    /// (`MCP error -32001: Request timed out`, after `notifications/cancelled`),
+    /// (`MCP error -32001: Request timed out`, after `notifications/cancelled` with the
+    /// request's id and the TypeScript SDK's reason `McpError: MCP error -32001: Request timed
+    /// out`),
     /// [`Error::ConnectionClosed`] (`MCP error -32000: Connection closed`),
     /// [`Error::NotConnected`] (`Not connected`), [`Error::MessageTooLarge`].
     pub async fn call_tool_raw(

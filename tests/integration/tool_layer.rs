@@ -231,6 +231,52 @@ async fn validation_off_sends_the_call() {
     client.disconnect().await;
 }
 
+/// The first message the client sent with `method`, waiting up to 5 s for `tee` to log it.
+async fn first_sent(log: &Path, method: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match sent(log).into_iter().find(|m| m["method"] == method) {
+            Some(m) => return m,
+            None if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            None => panic!("no {method} was sent"),
+        }
+    }
+}
+
+/// A call that times out tells the server with `notifications/cancelled` for its request id,
+/// with the reason the TypeScript SDK sends.
+#[tokio::test]
+async fn a_timed_out_call_sends_notifications_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, log) = logged(dir.path());
+    let client = connect_mcp_tools(config.with_request_timeout(Duration::from_millis(500)))
+        .await
+        .unwrap();
+    let err = client
+        .call_tool_raw("sleep", args(json!({"ms": 5_000})))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
+    calls_through(&log, ("sleep", json!({"ms": 5_000}))).await;
+    let (id, name, _) = calls(&log).pop().unwrap();
+    assert_eq!(name, "sleep");
+    let cancelled = first_sent(&log, "notifications/cancelled").await;
+    assert_eq!(
+        cancelled,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {
+                "requestId": id,
+                "reason": "McpError: MCP error -32001: Request timed out"
+            }
+        })
+    );
+    client.disconnect().await;
+}
+
 #[tokio::test]
 async fn cancelling_an_in_flight_call() {
     let dir = tempfile::tempdir().unwrap();

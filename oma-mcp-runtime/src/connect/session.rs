@@ -29,6 +29,11 @@ const STDERR_MAX_LINE: usize = 64 * 1024;
 /// (`String(signal.reason)` of a `DOMException` `AbortError`).
 pub(crate) const ABORT_REASON: &str = "AbortError: This operation was aborted";
 
+/// The `reason` of the `notifications/cancelled` sent when a request times out: what the
+/// TypeScript SDK (1.32, `Protocol.request`'s timeout handler) sends, `String()` of its
+/// `McpError(-32001, "Request timed out")`.
+pub(crate) const TIMEOUT_REASON: &str = "McpError: MCP error -32001: Request timed out";
+
 /// The most bytes the writer gathers from queued lines into one write.
 const MAX_WRITE_BATCH: usize = 256 * 1024;
 
@@ -240,7 +245,7 @@ impl Session {
                     reply
                 }
                 Err(_) => {
-                    guard.cancel("MCP error -32001: Request timed out");
+                    guard.cancel(TIMEOUT_REASON);
                     Err(Error::Timeout {
                         method: method.to_owned(),
                         timeout,
