@@ -69,6 +69,34 @@
 //! the literal [`ConnectConfig::env`] values, later ones winning. So an unrelated API key in
 //! the parent never reaches a third-party server (seed, "Egress and process boundaries").
 //!
+//! # When your process ends without dropping the client
+//! Cleanup runs in [`McpClient::disconnect`] (bounded: stdin EOF, then SIGTERM, then SIGKILL to
+//! the server's process group) or in the client's `Drop` (SIGKILL to the group at once, also
+//! after the Tokio runtime is gone). Neither runs when the process ends without dropping the
+//! client: `std::process::exit`, death by a signal without a handler (SIGKILL, or SIGINT /
+//! SIGTERM while nothing handles them), `panic = "abort"`, `std::mem::forget` or a client
+//! kept in a `static`. (A panic that unwinds through the client's owner does drop it.) Then:
+//!
+//! - **Cleaned up** (by the kernel closing our pipe ends): the server's stdin reaches EOF and
+//!   its stdout has no reader. A server that exits at stdin EOF, as the MCP stdio transport
+//!   expects and as the TypeScript, Python and rmcp servers do, then exits by itself.
+//! - **Not cleaned up**: no signal reaches the process group. A server that ignores EOF keeps
+//!   running, and so does everything else in its group: grandchildren that do not watch
+//!   stdin (`sh -c 'worker & exec server'`, processes spawned by `npx` or `uv run` that outlive
+//!   their parent) are re-parented to init and run on. Because the server has its own process
+//!   group, a terminal's Ctrl-C (SIGINT to the foreground group) does not reach it either.
+//!   A Linux `PR_SET_PDEATHSIG` would need `pre_exec`, which is `unsafe` (forbidden in this
+//!   workspace), and would not reach grandchildren anyway.
+//!
+//! So: call [`McpClient::disconnect`] (or drop the client) before exiting: return from `main`
+//! instead of calling `std::process::exit`, and handle SIGINT/SIGTERM (for example with
+//! `tokio::signal::ctrl_c()`) by disconnecting. Where the process can be killed outright, run
+//! it under a supervisor that stops the whole tree: a systemd unit (the default
+//! `KillMode=control-group` kills every process of the unit's cgroup), a container (all its
+//! processes end with it), or a parent that kills the process group or session it started
+//! you in.
+//!
+//! # Server output
 //! stderr is always drained line by line into `tracing` at `INFO` with target
 //! `oma_mcp::server_stderr`. Non-JSON lines on stdout are skipped with a `WARN` and the
 //! session goes on. Server requests are answered: `ping` with `{}`, anything else with
@@ -128,7 +156,9 @@ pub struct DiscoveredTool {
 ///
 /// One client serves many calls, also concurrently (`&self`). Call [`McpClient::disconnect`]
 /// when done (the seed's only shutdown hook); dropping the client SIGKILLs the server's
-/// process group instead, so no server (nor its children) outlives the client.
+/// process group instead, so no server (nor its children) outlives the client. A process that
+/// ends without either (`std::process::exit`, a fatal signal) only closes the server's pipes:
+/// see the [module docs](self), "When your process ends without dropping the client".
 #[derive(Debug)]
 pub struct McpClient {
     session: Session,
@@ -165,6 +195,14 @@ impl std::fmt::Debug for Session {
 /// gets at most half of the lifecycle's time, and at most [`DISCOVER_PROBE_TIMEOUT`]). When
 /// anything fails, the server is stopped (see
 /// [`McpClient::disconnect`]) before the error is returned, so no child is left running.
+///
+/// The server runs until [`McpClient::disconnect`] or until the client is dropped. If your
+/// process ends without either (`std::process::exit`, killed by a signal, `panic = "abort"`),
+/// no signal reaches the server's process group: a server that exits at stdin EOF ends, but
+/// one that ignores EOF and any grandchildren keep running. See the [module docs](self),
+/// "When your process ends without dropping the client", for what is and is not cleaned up
+/// and what to do (disconnect before exiting, handle SIGINT/SIGTERM, or run under a
+/// supervisor such as systemd or a container).
 ///
 /// # Errors
 /// - [`Error::Spawn`]: the command cannot be started.

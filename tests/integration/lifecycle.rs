@@ -255,3 +255,52 @@ fn drop_after_the_runtime_is_gone_does_not_panic_and_kills() {
     }
     assert!(!alive(pid), "server {pid} outlived the dropped client");
 }
+
+/// The environment variable that makes [`helper_connect_then_process_exit`] run: the folder
+/// for its pid files.
+const EXIT_HELPER_DIR: &str = "OMA_TEST_EXIT_HELPER_DIR";
+
+/// Helper of [`process_exit_without_disconnect_only_closes_the_pipes`], run in a child
+/// process: connects to the server behind [`with_grandchild`], writes the server's pid and
+/// ends the process with `std::process::exit` (no `Drop`, no `disconnect`).
+#[tokio::test]
+#[ignore = "a helper: runs in a child process of process_exit_without_disconnect_only_closes_the_pipes"]
+async fn helper_connect_then_process_exit() {
+    let Some(dir) = std::env::var_os(EXIT_HELPER_DIR).map(std::path::PathBuf::from) else {
+        return;
+    };
+    let client = connect_mcp_tools(with_grandchild(&dir.join("sleep.pid")))
+        .await
+        .unwrap();
+    std::fs::write(dir.join("server.pid"), client.pid().unwrap().to_string()).unwrap();
+    std::process::exit(0);
+}
+
+/// What the connect docs say of a process that exits without dropping the client: the
+/// server (which exits at stdin EOF) ends, its grandchild is not cleaned up.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn process_exit_without_disconnect_only_closes_the_pipes() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "lifecycle::helper_connect_then_process_exit",
+        ])
+        .env(EXIT_HELPER_DIR, dir.path())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let server = read_pid(&dir.path().join("server.pid"));
+    let sleep = read_pid(&dir.path().join("sleep.pid"));
+    // stdin EOF ends the server...
+    assert!(gone_within_5s(server).await, "server {server} still runs");
+    // ...but nothing signalled its process group: the grandchild runs on.
+    let still_running = alive(sleep);
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &sleep.to_string()])
+        .status();
+    assert!(still_running, "grandchild {sleep} was cleaned up after all");
+}
