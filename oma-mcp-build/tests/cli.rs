@@ -468,7 +468,7 @@ fn relative_manifest_path_and_relative_command() {
 }
 
 /// `list` takes `--timeout-ms` like `call` and `snapshot`: a server that never answers fails
-/// fast (both handshakes are tried, each bounded).
+/// fast (both handshakes are tried, within the one connect deadline).
 #[test]
 fn list_timeout_bounds_a_silent_server() {
     let started = std::time::Instant::now();

@@ -108,7 +108,9 @@ pub enum Error {
         /// The JSON-RPC method that timed out (`server/discover`, `initialize`, `tools/list`,
         /// `tools/call`).
         method: String,
-        /// The timeout that elapsed.
+        /// The timeout that elapsed: the request timeout; for the `server/discover` probe of
+        /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto) the probe's bound; for its
+        /// fallback `initialize` the request timeout, the one deadline of the whole lifecycle.
         timeout: std::time::Duration,
     },
 
