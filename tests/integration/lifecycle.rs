@@ -149,9 +149,7 @@ async fn failed_connect_leaves_no_grandchild() {
         ),
         (
             "colliding-names",
-            "MCP tools \"a/b\" and \"a_b\" both normalize to the tool name \"a_b\"; tool \
-             names must be unique after the prefix and `/` → `_` rule, so ask the server to \
-             rename one"
+            "Duplicate MCP tool name after normalization: \"a_b\" from \"a/b\" and \"a_b\"."
                 .to_owned(),
         ),
     ];
