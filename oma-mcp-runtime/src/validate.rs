@@ -10,9 +10,11 @@
 //! - **Offline**: `jsonschema` is built without its `resolve-http`/`resolve-file` features and
 //!   with an offline retriever, so only local `$ref`s (`#/$defs/…`, `#/definitions/…`) resolve;
 //!   anything else makes the schema uncompilable.
-//! - **Formats are not asserted** (`format` is an annotation, as 2019-09 and later specify and
-//!   draft-07 allows), so a value a server would accept is never rejected locally because of an
-//!   unusual `format` (schemars emits `uint64`, `int32`, …).
+//! - **Formats are asserted** when the `jsonschema` crate knows them for the dialect
+//!   (`date-time`, `date`, `time`, `email`, `uri`, `ipv4`, `uuid` from 2019-09 on, …): a bad
+//!   value is a [`Problem`] at its JSON pointer, as a missing field is. **Unknown formats are
+//!   ignored** (the crate's default), so the formats schemars and OpenAPI emit (`int32`,
+//!   `uint64`, `double`, …) never reject a value.
 //! - **Never panics**: compiling or evaluating a schema runs under `catch_unwind`; a panic in the
 //!   `jsonschema` crate counts as an uncompilable schema, or as "no problems found".
 //!
@@ -151,7 +153,8 @@ impl Validator {
         let built = catch_unwind(AssertUnwindSafe(|| {
             jsonschema::options()
                 .with_draft(dialect.draft())
-                .should_validate_formats(false)
+                .should_validate_formats(true)
+                .should_ignore_unknown_formats(true)
                 .offline()
                 .build(schema)
         }));
@@ -418,13 +421,91 @@ mod tests {
     }
 
     #[test]
-    fn formats_are_not_asserted() {
+    fn known_formats_are_asserted_with_pointers() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "format": "uuid"},
+                "at": {"type": "string", "format": "date-time"},
+                "items": {"type": "array", "items": {"type": "string", "format": "uuid"}}
+            }
+        });
+        let good = json!({
+            "id": "67e55044-10b1-426f-9247-bb680e5fe0c8",
+            "at": "2024-01-01T00:00:00Z",
+            "items": ["00000000-0000-0000-0000-000000000000"]
+        });
+        assert_eq!(problems(schema.clone(), good), []);
+        assert_eq!(
+            problems(
+                schema,
+                json!({"id": "not-a-uuid", "at": "yesterday", "items": ["a", "00000000-0000-0000-0000-000000000000"]})
+            ),
+            [
+                (
+                    "/at".to_owned(),
+                    "\"yesterday\" is not a \"date-time\"".to_owned()
+                ),
+                (
+                    "/id".to_owned(),
+                    "\"not-a-uuid\" is not a \"uuid\"".to_owned()
+                ),
+                ("/items/0".to_owned(), "\"a\" is not a \"uuid\"".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn draft07_asserts_its_formats() {
+        let schema = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "properties": {"at": {"type": "string", "format": "date-time"},
+                           "mail": {"type": "string", "format": "email"},
+                           "link": {"type": "string", "format": "uri"}}
+        });
+        assert_eq!(
+            problems(
+                schema.clone(),
+                json!({"at": "2024-01-01T00:00:00Z", "mail": "a@example.com", "link": "https://example.com/"})
+            ),
+            []
+        );
+        assert_eq!(
+            problems(
+                schema,
+                json!({"at": "2024-13-01", "mail": "nobody", "link": "no scheme"})
+            ),
+            [
+                (
+                    "/at".to_owned(),
+                    "\"2024-13-01\" is not a \"date-time\"".to_owned()
+                ),
+                (
+                    "/link".to_owned(),
+                    "\"no scheme\" is not a \"uri\"".to_owned()
+                ),
+                (
+                    "/mail".to_owned(),
+                    "\"nobody\" is not a \"email\"".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_formats_are_ignored() {
         let schema = json!({
             "$schema": "http://json-schema.org/draft-07/schema#",
             "properties": {"ms": {"type": "integer", "format": "uint64"},
-                           "at": {"type": "string", "format": "date-time"}}
+                           "n": {"type": "integer", "format": "int32"},
+                           "x": {"type": "number", "format": "double"},
+                           "raw": {"type": "string", "format": "json"}}
         });
-        assert_eq!(problems(schema, json!({"ms": 5, "at": "yesterday"})), []);
+        assert_eq!(
+            problems(schema, json!({"ms": 5, "n": -3, "x": 1.5, "raw": "{"})),
+            []
+        );
     }
 
     fn corpus_case(name: &str) -> Option<Value> {

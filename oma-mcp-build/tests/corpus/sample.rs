@@ -131,6 +131,11 @@ fn string(schema: &Map<String, Value>) -> String {
         Some("email") => "a@example.com".to_owned(),
         Some("uuid") => "00000000-0000-0000-0000-000000000000".to_owned(),
         Some("ipv4") => "127.0.0.1".to_owned(),
+        Some("ipv6") => "::1".to_owned(),
+        Some("hostname" | "idn-hostname") => "example.com".to_owned(),
+        Some("duration") => "P1D".to_owned(),
+        Some("json-pointer") => "/x".to_owned(),
+        Some("relative-json-pointer") => "0".to_owned(),
         _ => "x".to_owned(),
     };
     let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;

@@ -219,3 +219,65 @@ fn integral_floats_fit_integer_fields() {
         "Output of MCP tool \"counts\" does not fit its Rust type: invalid type: floating point `1.5`, expected i64"
     );
 }
+
+#[derive(Debug, Serialize)]
+struct EventArgs {
+    id: String,
+    at: String,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct EventOutput {
+    link: String,
+}
+
+test_tool!(
+    /// `format`s in the input and output schemas (no `$schema`: 2020-12).
+    Event,
+    "event" as "cal_event",
+    EventArgs => EventOutput,
+    r#"{"properties":{"at":{"format":"date-time","type":"string"},"id":{"format":"uuid","type":"string"}},"required":["id","at"],"type":"object"}"#,
+    Some(
+        r#"{"properties":{"link":{"format":"uri","type":"string"}},"required":["link"],"type":"object"}"#
+    ),
+    false
+);
+
+#[test]
+fn formats_are_checked_locally() {
+    let ok = EventArgs {
+        id: "67e55044-10b1-426f-9247-bb680e5fe0c8".into(),
+        at: "2024-01-01T00:00:00Z".into(),
+    };
+    assert_eq!(
+        check_args::<Event>(&ok).unwrap(),
+        Some(
+            json!({"id": "67e55044-10b1-426f-9247-bb680e5fe0c8", "at": "2024-01-01T00:00:00Z"})
+                .as_object()
+                .cloned()
+                .unwrap()
+        )
+    );
+    let bad = EventArgs {
+        id: "67e55044".into(),
+        at: "2024-01-01 noon".into(),
+    };
+    assert_eq!(
+        check_args::<Event>(&bad).unwrap_err().to_string(),
+        "Invalid input for tool \"cal_event\":\n\
+         - /at: \"2024-01-01 noon\" is not a \"date-time\"\n\
+         - /id: \"67e55044\" is not a \"uuid\""
+    );
+    let raw = json!({"structuredContent": {"link": "https://example.com/e/1"}});
+    assert_eq!(
+        typed_output::<Event>(&raw).unwrap().output,
+        EventOutput {
+            link: "https://example.com/e/1".into()
+        }
+    );
+    let raw = json!({"structuredContent": {"link": "e/1"}});
+    assert_eq!(
+        typed_output::<Event>(&raw).unwrap_err().to_string(),
+        "Invalid output from MCP tool \"event\":\n- /link: \"e/1\" is not a \"uri\""
+    );
+}
