@@ -120,24 +120,67 @@ fn shapes(operation: ShapesArgsOperation) -> ShapesArgs {
 
 #[test]
 fn constants_are_filled_in_and_required_nullable_is_null() {
-    // `kind` is a `const`: no field, always sent; `note` is required and nullable: `null`.
+    // Every `const` (strings, the integer `schemaVersion`, the boolean `dryRun`, optional or
+    // required) has no field and is always sent; `note` is required and nullable: `null`.
     let args = shapes(ShapesArgsOperation::Clear);
-    assert_eq!(
-        serde_json::to_value(&args).unwrap(),
-        json!({"kind": "shapes/v1", "note": null, "operation": {"type": "clear"}})
-    );
-    let back: ShapesArgs = serde_json::from_value(
-        json!({"kind": "shapes/v1", "note": null, "operation": {"type": "clear"}}),
-    )
+    let wire = json!({
+        "dryRun": true, "kind": "shapes/v1", "note": null, "operation": {"type": "clear"},
+        "schemaVersion": 1, "unit": "mm"
+    });
+    assert_eq!(serde_json::to_value(&args).unwrap(), wire);
+    assert_eq!(serde_json::from_value::<ShapesArgs>(wire).unwrap(), args);
+    // Optional constants may be absent; `1.0` is the schema's `1`.
+    let back: ShapesArgs = serde_json::from_value(json!({
+        "kind": "shapes/v1", "note": null, "operation": {"type": "clear"}, "schemaVersion": 1.0
+    }))
     .unwrap();
     assert_eq!(back, args);
     // Required means present: a missing `note` is an error, not `None` (else an untagged
     // union would take this struct for an object without the field, dropping the rest).
     let missing = serde_json::from_value::<ShapesArgs>(
-        json!({"kind": "shapes/v1", "operation": {"type": "clear"}}),
+        json!({"kind": "shapes/v1", "operation": {"type": "clear"}, "schemaVersion": 1}),
     )
     .unwrap_err();
     assert_eq!(missing.to_string(), "missing field `note`");
+    let missing = serde_json::from_value::<ShapesArgs>(
+        json!({"kind": "shapes/v1", "note": null, "operation": {"type": "clear"}}),
+    )
+    .unwrap_err();
+    assert_eq!(missing.to_string(), "missing field `schemaVersion`");
+}
+
+#[test]
+fn wrong_constants_are_rejected() {
+    let read = |member: &str, value: serde_json::Value| {
+        let mut wire = json!({
+            "kind": "shapes/v1", "note": null, "operation": {"type": "clear"}, "schemaVersion": 1
+        });
+        wire[member] = value;
+        serde_json::from_value::<ShapesArgs>(wire)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        read("kind", json!("shapes/v2")),
+        Err(r#"property "kind" must be "shapes/v1", found "shapes/v2""#.to_owned())
+    );
+    assert_eq!(
+        read("schemaVersion", json!(2)),
+        Err(r#"property "schemaVersion" must be 1, found 2"#.to_owned())
+    );
+    assert_eq!(
+        read("schemaVersion", json!("1")),
+        Err(r#"property "schemaVersion" must be 1, found "1""#.to_owned())
+    );
+    assert_eq!(
+        read("dryRun", json!(false)),
+        Err(r#"property "dryRun" must be true, found false"#.to_owned())
+    );
+    assert_eq!(
+        read("unit", json!("cm")),
+        Err(r#"property "unit" must be "mm", found "cm""#.to_owned())
+    );
+    assert_eq!(read("unit", json!("mm")), Ok(()));
 }
 
 #[test]
@@ -236,15 +279,18 @@ fn exact_values_unions_maps_tuples_and_refs() {
     });
     let wire = json!({
         "both": {"a": true},
+        "dryRun": true,
         "id": "a",
         "kind": "shapes/v1",
         "labels": {"k": "v"},
         "note": null,
         "operation": {"type": "clear"},
         "point": [1.5, 2.0],
+        "schemaVersion": 1,
         "small": 255,
         "tagged": {"name": "n", "extra": 1},
         "tree": {"children": [{"label": "leaf"}], "label": "root", "parent": {"label": "up"}},
+        "unit": "mm",
     });
     let value = serde_json::to_value(&args).unwrap();
     assert_eq!(value, wire);

@@ -92,11 +92,75 @@ pub mod __private {
         }
     }
 
+    /// The value of a `const` property, from its JSON text, for a generated struct's
+    /// `Serialize` (the struct has no field for it and always writes it).
+    ///
+    /// # Errors
+    /// When `json` is not JSON text, which generated code never passes.
+    pub fn const_value<E: serde::ser::Error>(json: &str) -> Result<Value, E> {
+        serde_json::from_str(json).map_err(E::custom)
+    }
+
+    /// Checks a `const` property read by a generated struct's `Deserialize`: `found` (`None`
+    /// when an optional one is absent) must equal the JSON text `json` ([`json_equal`]).
+    ///
+    /// # Errors
+    /// `property "<name>" must be <json>, found <value>` for any other value.
+    pub fn check_const<E: serde::de::Error>(
+        property: &str,
+        json: &str,
+        found: Option<&Value>,
+    ) -> Result<(), E> {
+        let Some(found) = found else {
+            return Ok(());
+        };
+        let expected: Value = serde_json::from_str(json).map_err(E::custom)?;
+        if json_equal(&expected, found) {
+            Ok(())
+        } else {
+            Err(E::custom(format!(
+                "property \"{property}\" must be {json}, found {found}"
+            )))
+        }
+    }
+
+    /// Adds the `const` properties of a generated struct to the schema `schemars` derived
+    /// for it (the struct has no fields for them): `(name, JSON text of the value, required)`.
+    #[cfg(feature = "schemars")]
+    pub fn schema_consts(schema: &mut schemars::Schema, consts: &[(&str, &str, bool)]) {
+        let Some(object) = schema.as_object_mut() else {
+            return;
+        };
+        for (name, json, required) in consts {
+            let Ok(value) = serde_json::from_str::<Value>(json) else {
+                continue;
+            };
+            let properties = object
+                .entry("properties")
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if let Value::Object(properties) = properties {
+                let mut constant = serde_json::Map::new();
+                constant.insert("const".to_owned(), value);
+                properties.insert((*name).to_owned(), Value::Object(constant));
+            }
+            if *required {
+                let list = object
+                    .entry("required")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(list) = list
+                    && !list.iter().any(|r| r == *name)
+                {
+                    list.push(Value::from(*name));
+                }
+            }
+        }
+    }
+
     #[cfg(test)]
     mod tests {
         use serde_json::json;
 
-        use super::json_equal;
+        use super::{check_const, json_equal};
 
         #[test]
         fn numbers_compare_by_value_everywhere() {
@@ -109,6 +173,24 @@ pub mod __private {
             assert!(!json_equal(&json!([1]), &json!([1, 1])));
             assert!(!json_equal(&json!({"a": 1}), &json!({"a": 1, "b": 1})));
             assert!(!json_equal(&json!(-1), &json!(u64::MAX)));
+        }
+
+        #[test]
+        fn consts_are_checked_by_value() {
+            let check = |json: &str, found: Option<serde_json::Value>| {
+                check_const::<serde_json::Error>("v", json, found.as_ref())
+                    .map_err(|e| e.to_string())
+            };
+            assert_eq!(check("1", Some(json!(1.0))), Ok(()));
+            assert_eq!(check("true", None), Ok(()));
+            assert_eq!(
+                check("true", Some(json!(false))),
+                Err("property \"v\" must be true, found false".to_owned())
+            );
+            assert_eq!(
+                check("\"a\"", Some(json!("b"))),
+                Err("property \"v\" must be \"a\", found \"b\"".to_owned())
+            );
         }
     }
 }

@@ -209,48 +209,211 @@ fn alias_item(tool: &ToolModel, def: &AliasDef) -> Result<TokenStream, Error> {
 }
 
 fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> {
+    if !def.consts.is_empty() {
+        return const_struct_item(tool, def);
+    }
     let name = type_ident(&def.name).ok_or_else(|| bad_ident(tool, &def.name))?;
     let doc = docs::doc_lines(&def.doc);
     let default = def.all_optional().then(|| quote!(Default,));
-    let mut fields = def
-        .fields
-        .iter()
-        .map(|f| field(tool, f))
-        .collect::<Result<Vec<_>, _>>()?;
-    if let Some(extra) = &def.extra {
-        let ident =
-            field_ident(&extra.ident).ok_or_else(|| bad_ident(tool, &extra.ident.to_string()))?;
-        let ty = rust_type(&RustType::Map(Box::new(extra.value.clone())));
-        fields.push(quote! {
-            /// Properties beyond the declared ones (`additionalProperties`).
-            #[serde(flatten)]
-            pub #ident: #ty
-        });
-    }
-    let mut doc = doc;
-    let tag = def.tag.as_ref().map(|t| {
-        let (property, value) = (&t.property, &t.value);
-        doc.push(String::new());
-        doc.push(format!(
-            " Always sends `\"{}\": \"{}\"` by itself: the schema makes it a constant, so \
-             there is no field for it.",
-            docs::inline(&property.replace('`', "'")),
-            docs::inline(&value.replace('`', "'"))
-        ));
-        quote!(#[serde(tag = #property, rename = #value)])
-    });
+    let fields = struct_fields(tool, def, FieldUse::Public { serde: true })?;
     let attrs = serde_type_attrs(tool, quote!(Debug, Clone, PartialEq, #default), quote!());
     Ok(quote! {
         #(#[doc = #doc])*
         #attrs
-        #tag
         pub struct #name {
             #(#fields,)*
         }
     })
 }
 
-fn field(tool: &ToolModel, f: &Field) -> Result<TokenStream, Error> {
+/// Where a struct's fields are emitted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FieldUse {
+    /// The public struct, with docs, and `#[serde]` attributes when `serde` (its derives read
+    /// them).
+    Public { serde: bool },
+    /// The private helper struct a hand-written `Deserialize` reads into: `#[serde]`
+    /// attributes for deserializing only, no docs.
+    Wire,
+}
+
+/// The fields of a struct, then the flattened map of additional properties.
+fn struct_fields(
+    tool: &ToolModel,
+    def: &StructDef,
+    usage: FieldUse,
+) -> Result<Vec<TokenStream>, Error> {
+    let mut fields = def
+        .fields
+        .iter()
+        .map(|f| field(tool, f, usage))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(extra) = &def.extra {
+        let ident =
+            field_ident(&extra.ident).ok_or_else(|| bad_ident(tool, &extra.ident.to_string()))?;
+        let ty = rust_type(&RustType::Map(Box::new(extra.value.clone())));
+        fields.push(match usage {
+            FieldUse::Public { serde } => {
+                let flatten = serde.then(|| quote!(#[serde(flatten)]));
+                quote! {
+                    /// Properties beyond the declared ones (`additionalProperties`).
+                    #flatten
+                    pub #ident: #ty
+                }
+            }
+            FieldUse::Wire => quote!(#[serde(flatten)] #ident: #ty),
+        });
+    }
+    Ok(fields)
+}
+
+/// A struct with `const` properties: no fields for them, and hand-written serde impls that
+/// always write them and reject other values (a derived helper struct reads the fields).
+fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> {
+    let name = type_ident(&def.name).ok_or_else(|| bad_ident(tool, &def.name))?;
+    let serde = quote!(::oma_mcp_runtime::__private::serde);
+    let json = quote!(::oma_mcp_runtime::__private::serde_json);
+    let private = quote!(::oma_mcp_runtime::__private);
+    let mut doc = docs::doc_lines(&def.doc);
+    doc.push(String::new());
+    let shown: Vec<String> = def
+        .consts
+        .iter()
+        .map(|c| {
+            format!(
+                "`\"{}\": {}`",
+                docs::inline(&c.property.replace('`', "'")),
+                docs::inline(&c.value.replace('`', "'"))
+            )
+        })
+        .collect();
+    doc.push(format!(
+        " Always sends {} by itself: the schema makes {} constant, so there is no field for \
+         {}, and reading another value is an error.",
+        shown.join(", "),
+        if shown.len() == 1 { "it" } else { "them" },
+        if shown.len() == 1 { "it" } else { "them" },
+    ));
+    let default = def.all_optional().then(|| quote!(Default,));
+    // `JsonSchema` reads the `#[serde]` field attributes (its derive declares them); without
+    // it nothing else would, so the public struct carries them only then.
+    let (schemars_derive, schemars_attr) = schemars_derive(tool);
+    let schemars_consts = tool.schemars.then(|| {
+        let entries = def.consts.iter().map(|c| {
+            let (property, value, required) = (&c.property, &c.value, c.required);
+            quote!((#property, #value, #required))
+        });
+        quote! {
+            #[schemars(transform = &mut |schema: &mut #private::schemars::Schema| {
+                #private::schema_consts(schema, &[#(#entries),*]);
+            })]
+        }
+    });
+    let fields = struct_fields(
+        tool,
+        def,
+        FieldUse::Public {
+            serde: tool.schemars,
+        },
+    )?;
+    let wire_fields = struct_fields(tool, def, FieldUse::Wire)?;
+    let const_idents = def
+        .consts
+        .iter()
+        .map(|c| field_ident(&c.ident).ok_or_else(|| bad_ident(tool, &c.ident.to_string())))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let mut wire_consts = Vec::new();
+    let mut checks = Vec::new();
+    let mut writes = Vec::new();
+    for (c, ident) in def.consts.iter().zip(&const_idents) {
+        let (property, value) = (&c.property, &c.value);
+        writes.push(quote! {
+            map.serialize_entry(#property, &#private::const_value::<S::Error>(#value)?)?;
+        });
+        if c.required {
+            wire_consts.push(quote!(#[serde(rename = #property)] #ident: #json::Value));
+            checks.push(quote!(#private::check_const::<D::Error>(#property, #value, ::core::option::Option::Some(&wire.#ident))?;));
+        } else {
+            wire_consts.push(quote!(
+                #[serde(rename = #property, default)]
+                #ident: ::core::option::Option<#json::Value>
+            ));
+            checks.push(quote!(#private::check_const::<D::Error>(#property, #value, wire.#ident.as_ref())?;));
+        }
+    }
+    for f in &def.fields {
+        let ident = field_ident(&f.ident).ok_or_else(|| bad_ident(tool, &f.ident.to_string()))?;
+        let property = &f.json_name;
+        writes.push(if f.required {
+            quote!(map.serialize_entry(#property, &self.#ident)?;)
+        } else {
+            quote! {
+                if let ::core::option::Option::Some(value) = &self.#ident {
+                    map.serialize_entry(#property, value)?;
+                }
+            }
+        });
+    }
+    let mut moved = def
+        .fields
+        .iter()
+        .map(|f| field_ident(&f.ident).ok_or_else(|| bad_ident(tool, &f.ident.to_string())))
+        .collect::<Result<Vec<_>, Error>>()?;
+    if let Some(extra) = &def.extra {
+        let ident =
+            field_ident(&extra.ident).ok_or_else(|| bad_ident(tool, &extra.ident.to_string()))?;
+        writes.push(quote! {
+            for (key, value) in &self.#ident {
+                map.serialize_entry(key, value)?;
+            }
+        });
+        moved.push(ident);
+    }
+    let serde_crate = SERDE_CRATE;
+    Ok(quote! {
+        #(#[doc = #doc])*
+        #[allow(dead_code, clippy::type_complexity)]
+        #[derive(Debug, Clone, PartialEq, #default #schemars_derive)]
+        #schemars_attr
+        #schemars_consts
+        pub struct #name {
+            #(#fields,)*
+        }
+
+        impl #serde::Serialize for #name {
+            fn serialize<S: #serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                use #serde::ser::SerializeMap as _;
+                let mut map = #serde::Serializer::serialize_map(serializer, ::core::option::Option::None)?;
+                #(#writes)*
+                map.end()
+            }
+        }
+
+        impl<'de> #serde::Deserialize<'de> for #name {
+            fn deserialize<D: #serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                #[allow(clippy::type_complexity)]
+                #[derive(#serde::Deserialize)]
+                #[serde(crate = #serde_crate)]
+                struct Wire {
+                    #(#wire_consts,)*
+                    #(#wire_fields,)*
+                }
+                let wire = <Wire as #serde::Deserialize>::deserialize(deserializer)?;
+                #(#checks)*
+                ::core::result::Result::Ok(Self {
+                    #(#moved: wire.#moved,)*
+                })
+            }
+        }
+    })
+}
+
+fn field(tool: &ToolModel, f: &Field, usage: FieldUse) -> Result<TokenStream, Error> {
     let ident = field_ident(&f.ident).ok_or_else(|| Error::InvalidIdentifier {
         tool: tool.mcp_name.clone(),
         pointer: f.pointer.clone(),
@@ -267,7 +430,9 @@ fn field(tool: &ToolModel, f: &Field) -> Result<TokenStream, Error> {
         let json = &f.json_name;
         serde_args.push(quote!(rename = #json));
     }
-    if optional {
+    if optional && usage == FieldUse::Wire {
+        serde_args.push(quote!(default));
+    } else if optional {
         serde_args.push(quote!(
             skip_serializing_if = "::core::option::Option::is_none",
             default
@@ -279,7 +444,11 @@ fn field(tool: &ToolModel, f: &Field) -> Result<TokenStream, Error> {
             deserialize_with = "::oma_mcp_runtime::__private::required_nullable"
         ));
     }
-    let serde_attr = (!serde_args.is_empty()).then(|| quote!(#[serde(#(#serde_args),*)]));
+    let serde_attr = (usage != FieldUse::Public { serde: false } && !serde_args.is_empty())
+        .then(|| quote!(#[serde(#(#serde_args),*)]));
+    if usage == FieldUse::Wire {
+        return Ok(quote!(#serde_attr #ident: #ty));
+    }
     let mut doc = f
         .description
         .as_deref()

@@ -13,7 +13,7 @@
 //! | `object` without `properties` | `serde_json::Map<String, Value>` |
 //! | string `enum` | an enum `<Parent><Field>` with `Display`/`FromStr`, one variant per value |
 //! | `enum` with other values, `const` | an enum of the exact JSON values (a `const` is `Default`) |
-//! | a string `const` property of an object | sent by the struct itself (`#[serde(tag)]`), no field |
+//! | a `const` property of an object (any JSON type) | no field: the struct sends it by itself and rejects other values |
 //! | `type: [T, "null"]`, `anyOf`/`oneOf` of `T` and `{"type": "null"}`, `enum` with `null` | `Option<T>` |
 //! | local `$ref` (`#`, `#/$defs/X`, `#/definitions/X`, any local pointer) | the target's type, named `<Tool>Args<X>`, one per target also through union branches; `Box` when recursive |
 //! | `oneOf`/`anyOf` of objects with a constant discriminator | `#[serde(tag)]` enum |
@@ -175,8 +175,8 @@ impl<'a> Converter<'a> {
     }
 
     /// A struct for object schemas (one, or the branches of an `allOf`, each with its
-    /// pointer): their `properties` (the first of a name wins; except `skip`), a string
-    /// `const` property as the struct's tag, and typed `additionalProperties` as a
+    /// pointer): their `properties` (the first of a name wins; except `skip`), `const`
+    /// properties as the struct's constants (no fields), and typed `additionalProperties` as a
     /// flattened map. A property is required when any part requires it.
     fn build_struct(
         &mut self,
@@ -236,12 +236,12 @@ impl<'a> Converter<'a> {
             if skip == Some(json_name.as_str()) {
                 continue;
             }
-            if def.tag.is_none()
-                && let Some(Value::String(value)) = prop.get("const")
-            {
-                def.tag = Some(ConstTag {
+            if let Some(value) = prop.get("const") {
+                def.consts.push(ConstProperty {
+                    ident: idents.claim_field(names::snake_ident(json_name)),
                     property: json_name.clone(),
-                    value: value.clone(),
+                    value: oma_mcp_runtime::snapshot::canonical_json(value),
+                    required: required.contains(json_name.as_str()),
                 });
                 continue;
             }

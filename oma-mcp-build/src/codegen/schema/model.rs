@@ -115,14 +115,21 @@ pub(crate) struct Field {
     pub pointer: String,
 }
 
-/// A string property with a `const` value that the struct always sends by itself
-/// (`#[serde(tag = "<property>", rename = "<value>")]`): the struct has no field for it.
+/// A property whose schema is a `const` (of any JSON type): the struct has no field for it,
+/// always sends it by itself (hand-written `Serialize`), and rejects any other value when
+/// deserializing.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct ConstTag {
+pub(crate) struct ConstProperty {
+    /// The name of the property in the deserializing helper struct (distinct from the
+    /// fields' names).
+    pub ident: RustIdent,
     /// The JSON property name.
     pub property: String,
-    /// The constant string value.
+    /// The constant value as canonical JSON text.
     pub value: String,
+    /// Whether the schema lists the property in `required` (then it must be present when
+    /// deserializing).
+    pub required: bool,
 }
 
 /// The `#[serde(flatten)]` map that holds properties beyond the declared ones, when
@@ -144,8 +151,8 @@ pub(crate) struct StructDef {
     pub doc: String,
     /// The fields, in the schema's property order.
     pub fields: Vec<Field>,
-    /// A constant string property the struct sends by itself.
-    pub tag: Option<ConstTag>,
+    /// The `const` properties the struct sends by itself, in the schema's property order.
+    pub consts: Vec<ConstProperty>,
     /// The map of additional properties.
     pub extra: Option<ExtraField>,
 }
@@ -157,7 +164,7 @@ impl StructDef {
             name: name.into(),
             doc: doc.into(),
             fields,
-            tag: None,
+            consts: Vec::new(),
             extra: None,
         }
     }
