@@ -313,9 +313,13 @@ fn generated_code_compiles() {
             ),
         );
         let snapshot = Snapshot::read(path).unwrap();
+        // The corpus servers derive `JsonSchema` (the fixtures have a module of each kind).
+        let is_fixture = path.starts_with(&fixtures);
         let generated = generate(
             &snapshot,
-            &GenerateOptions::default().with_name_prefix(name),
+            &GenerateOptions::default()
+                .with_name_prefix(name)
+                .with_schemars(!is_fixture),
         )
         .unwrap();
         write_if_changed(&krate.join(format!("src/{module}.rs")), &generated.code);
@@ -325,9 +329,15 @@ fn generated_code_compiles() {
              /// Tools of `{name}`.\npub mod {module} {{\n    include!(\"{module}.rs\");\n}}\n"
         );
         let mut round_trip = String::from(ROUND_TRIP_HEADER);
-        round_trip.push_str(&round_trip_test(&module, &snapshot, &generated, &mut stats));
+        round_trip.push_str(&round_trip_test(
+            &module,
+            &snapshot,
+            &generated,
+            !is_fixture,
+            &mut stats,
+        ));
         // The fixtures again with `schemars::JsonSchema` derived (`GenerateOptions::with_schemars`).
-        if path.starts_with(&fixtures) {
+        if is_fixture {
             let options = GenerateOptions::default()
                 .with_name_prefix(name)
                 .with_schemars(true);
@@ -360,6 +370,10 @@ fn generated_code_compiles() {
         "round trip: {} tools, {} sampled (required and all fields), {} without a sample that \
          passes its own schema, {} with a missing required field, {} with a violated bound",
         stats.tools, stats.sampled, stats.unsampled, stats.missing, stats.bad
+    );
+    println!(
+        "exact JsonSchema: {} argument types, {} output types",
+        stats.exact_args, stats.exact_outputs
     );
     // clippy, not just check: users who deny clippy warnings include this code too.
     run_cargo(
@@ -400,6 +414,7 @@ use ::oma_mcp_runtime::McpTool;
 use ::oma_mcp_runtime::__private::serde::de::DeserializeOwned;
 use ::oma_mcp_runtime::__private::serde_json::{self, Value};
 use ::oma_mcp_runtime::typed::check_args;
+use ::oma_mcp_runtime::__private::schemars::{JsonSchema, schema_for};
 
 fn check<T: McpTool>(samples: [&str; 2], missing: Option<&str>, bad: Option<&str>)
 where
@@ -424,36 +439,104 @@ where
         }
     }
 }
+
+/// `schema_for!(T::Args)` is the tool's input schema (but for the `title` and `$schema`
+/// schemars sets on a root).
+#[allow(dead_code)]
+fn exact_args_schema<T: McpTool>()
+where
+    T::Args: JsonSchema,
+{
+    let want: Value = serde_json::from_str(T::INPUT_SCHEMA).unwrap();
+    same_schema(T::MCP_NAME, "input", schema_for!(T::Args).to_value(), want);
+}
+
+/// `schema_for!(T::Output)` is the tool's output schema (its `result` member when wrapped).
+#[allow(dead_code)]
+fn exact_output_schema<T: McpTool>()
+where
+    T::Output: JsonSchema,
+{
+    let mut want: Value = serde_json::from_str(T::OUTPUT_SCHEMA.unwrap()).unwrap();
+    let got = schema_for!(T::Output).to_value();
+    if T::OUTPUT_WRAPPED {
+        want = want["properties"]["result"].clone();
+        assert_eq!(got.get("properties"), want.get("properties"), "{}: output", T::MCP_NAME);
+        return;
+    }
+    same_schema(T::MCP_NAME, "output", got, want);
+}
+
+#[allow(dead_code)]
+fn same_schema(tool: &str, what: &str, mut got: Value, mut want: Value) {
+    let required = |v: &Value| {
+        let mut names: Vec<String> = v
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    assert_eq!(got.get("properties"), want.get("properties"), "{tool}: {what} properties");
+    assert_eq!(required(&got), required(&want), "{tool}: {what} required");
+    for schema in [&mut got, &mut want] {
+        if let Some(object) = schema.as_object_mut() {
+            object.remove("title");
+            object.remove("$schema");
+        }
+    }
+    assert_eq!(got, want, "{tool}: {what} schema");
+}
 "#;
 
-/// What the `JsonSchema` derives give: schemas a user can re-expose.
+/// What the `JsonSchema` impls give: schemas a user can re-expose; the root types have the
+/// tool's exact schema, nested types derived ones.
 const SCHEMARS_TEST: &str = r##"
 #[test]
 fn schemars_derives() {
-    use ::oma_mcp_runtime::__private::schemars::schema_for;
-    let args = schema_for!(super::golden_schemars::GetSumArgs).to_value();
+    use super::golden_schemars as g;
+    let args = schema_for!(g::GetSumArgs).to_value();
     assert_eq!(args["required"], serde_json::json!(["a", "b"]));
     assert_eq!(
-        args["properties"]["roundMode"]["anyOf"][0]["$ref"],
-        "#/$defs/GetSumArgsRoundMode"
+        args["properties"]["roundMode"],
+        serde_json::json!({"enum": ["up", "down", "half-even"], "type": "string"})
     );
-    assert_eq!(
-        args["$defs"]["GetSumArgsRoundMode"]["oneOf"][2]["const"],
-        "half-even"
-    );
-    let output = schema_for!(super::golden_schemars::GetSumOutput).to_value();
+    assert_eq!(args["title"], "GetSumArgs");
+    let output = schema_for!(g::GetSumOutput).to_value();
     assert_eq!(output["required"], serde_json::json!(["sum"]));
-    let shapes = schema_for!(super::golden_schemars::ShapesArgs).to_value();
+    assert_eq!(output["additionalProperties"], false);
+    // FastMCP's wrapped form: the type is the `result` member.
+    let ping = schema_for!(g::PingOutput).to_value();
+    assert_eq!(ping["enum"], serde_json::json!(["pong", "busy"]));
+    // Constants and required nullable fields are in the root schema, as the server sent it.
+    let shapes = schema_for!(g::ShapesArgs).to_value();
     assert_eq!(
-        shapes["$defs"]["ShapesArgsLevel"]["enum"],
+        shapes["required"],
+        serde_json::json!(["operation", "kind", "note", "schemaVersion"])
+    );
+    assert_eq!(shapes["properties"]["schemaVersion"], serde_json::json!({"const": 1, "type": "integer"}));
+    assert_eq!(shapes["$defs"]["Sign"]["enum"], serde_json::json!(["+1", "-1", ",", "."]));
+    // A nested struct derives its schema; its constants are added to it.
+    let tagged = schema_for!(g::ShapesArgsTagged).to_value();
+    assert_eq!(tagged["properties"]["v"], serde_json::json!({"const": 2}));
+    assert_eq!(tagged["properties"]["name"]["type"], serde_json::json!(["string", "null"]));
+    assert_eq!(
+        schema_for!(g::ShapesArgsLevel).to_value()["enum"],
         serde_json::json!([1, 2, 3])
     );
+    exact_args_schema::<g::Shapes>();
+    exact_args_schema::<g::GetSum>();
+    exact_output_schema::<g::GetSum>();
+    exact_output_schema::<g::Ping>();
 }
 "##;
 
 #[derive(Default)]
 struct RoundTripStats {
     tools: usize,
+    exact_args: usize,
+    exact_outputs: usize,
     sampled: usize,
     unsampled: usize,
     missing: usize,
@@ -461,17 +544,40 @@ struct RoundTripStats {
 }
 
 /// The `#[test]` of one generated module: a `check` call per tool with samples built from
-/// its input schema (see `corpus/sample.rs`) that pass that schema.
+/// its input schema (see `corpus/sample.rs`) that pass that schema; with `schemars`, checks
+/// that the `JsonSchema` of the argument and output types is the tool's exact schema.
 fn round_trip_test(
     module: &str,
     snapshot: &Snapshot,
     generated: &Generated,
+    schemars: bool,
     stats: &mut RoundTripStats,
 ) -> String {
     let markers = markers(&generated.code);
     let mut body = String::new();
     for tool in &snapshot.tools {
         stats.tools += 1;
+        if schemars {
+            let marker = &markers[tool.name()];
+            // A type alias (a JSON object map, `i32`) has its foreign type's schema.
+            if !generated.code.contains(&format!("pub type {marker}Args =")) {
+                stats.exact_args += 1;
+                body.push_str(&format!(
+                    "    exact_args_schema::<super::{module}::{marker}>();\n"
+                ));
+            }
+            let output = format!("{marker}Output");
+            if generated
+                .code
+                .contains(&format!("    type Output = {output};\n"))
+                && !generated.code.contains(&format!("pub type {output} ="))
+            {
+                stats.exact_outputs += 1;
+                body.push_str(&format!(
+                    "    exact_output_schema::<super::{module}::{marker}>();\n"
+                ));
+            }
+        }
         let schema = match tool.input_schema() {
             Some(s @ Value::Object(_)) => s.clone(),
             _ => json!({"type": "object"}),

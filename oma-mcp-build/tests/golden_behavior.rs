@@ -288,7 +288,7 @@ fn exact_values_unions_maps_tuples_and_refs() {
         "point": [1.5, 2.0],
         "schemaVersion": 1,
         "small": 255,
-        "tagged": {"name": "n", "extra": 1},
+        "tagged": {"name": "n", "v": 2, "extra": 1},
         "tree": {"children": [{"label": "leaf"}], "label": "root", "parent": {"label": "up"}},
         "unit": "mm",
     });

@@ -156,6 +156,36 @@ pub mod __private {
         }
     }
 
+    /// The `JsonSchema` of a generated root type (`<Tool>Args`, `<Tool>Output`): the tool's
+    /// exact schema from its canonical JSON text `json`, not one derived from the Rust type
+    /// (which cannot say everything the schema says). For FastMCP's wrapped form (`wrapped`),
+    /// the type is the `result` member: its schema, with the root's `$defs` and
+    /// `definitions` beside it so local `$ref`s still resolve. Text that is not a JSON schema
+    /// (never generated) gives the schema `true`.
+    #[cfg(feature = "schemars")]
+    pub fn exact_schema(json: &str, wrapped: bool) -> schemars::Schema {
+        let Ok(mut value) = serde_json::from_str::<Value>(json) else {
+            return schemars::Schema::default();
+        };
+        if wrapped {
+            let defs: Vec<(String, Value)> = ["$defs", "definitions"]
+                .into_iter()
+                .filter_map(|k| value.get(k).map(|d| (k.to_owned(), d.clone())))
+                .collect();
+            let mut result = value
+                .pointer("/properties/result")
+                .cloned()
+                .unwrap_or(Value::Bool(true));
+            if let Value::Object(result) = &mut result {
+                for (key, defs) in defs {
+                    result.entry(key).or_insert(defs);
+                }
+            }
+            value = result;
+        }
+        schemars::Schema::try_from(value).unwrap_or_default()
+    }
+
     #[cfg(test)]
     mod tests {
         use serde_json::json;

@@ -156,15 +156,81 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
             TypeDef::Untagged(e) => untagged_item(tool, e)?,
         });
     }
+    tokens.extend(exact_schema_items(tool, &marker)?);
     Ok(tokens)
 }
 
 const SERDE_CRATE: &str = "::oma_mcp_runtime::__private::serde";
 const SCHEMARS_CRATE: &str = "::oma_mcp_runtime::__private::schemars";
 
-/// The `JsonSchema` derive and its crate attribute, when the tool asks for them.
-fn schemars_derive(tool: &ToolModel) -> (TokenStream, TokenStream) {
-    if tool.schemars {
+/// Whether the type `name` derives (or, for exact-value enums, builds) its `JsonSchema`:
+/// when the tool asks for schemars, except for the root argument and output types, whose
+/// `JsonSchema` is the tool's exact schema ([`exact_schema_items`]).
+fn derives_schemars(tool: &ToolModel, name: &str) -> bool {
+    tool.schemars
+        && !exact_schema_roots(tool)
+            .iter()
+            .any(|(root, _, _)| *root == name)
+}
+
+/// The root types whose `JsonSchema` is the tool's own schema: `(type name, the schema's
+/// `McpTool` constant, wrapped)`. Type aliases (of a JSON object map, an `i32`, ..) are not
+/// among them: a foreign type has its own `JsonSchema`.
+fn exact_schema_roots(tool: &ToolModel) -> Vec<(&str, &'static str, bool)> {
+    let is_defined = |name: &str| {
+        tool.types
+            .iter()
+            .any(|d| d.name() == name && !matches!(d, TypeDef::Alias(_)))
+    };
+    let mut roots = Vec::new();
+    if is_defined(&tool.args) {
+        roots.push((tool.args.as_str(), "INPUT_SCHEMA", false));
+    }
+    if let Some(output) = &tool.output
+        && let RustType::Named(name) = &output.ty
+        && is_defined(name)
+    {
+        roots.push((name.as_str(), "OUTPUT_SCHEMA", output.wrapped));
+    }
+    roots
+}
+
+/// `impl JsonSchema` for the root types of [`exact_schema_roots`]: the schema is the tool's
+/// embedded `INPUT_SCHEMA` / `OUTPUT_SCHEMA`, exactly as the server sent it (the `result`
+/// member of FastMCP's wrapped form).
+fn exact_schema_items(tool: &ToolModel, marker: &Ident) -> Result<TokenStream, Error> {
+    let mut tokens = TokenStream::new();
+    if !tool.schemars {
+        return Ok(tokens);
+    }
+    let private = quote!(::oma_mcp_runtime::__private);
+    for (name, constant, wrapped) in exact_schema_roots(tool) {
+        let ident = type_ident(name).ok_or_else(|| bad_ident(tool, name))?;
+        let constant = Ident::new(constant, Span::call_site());
+        let schema = if constant == "INPUT_SCHEMA" {
+            quote!(<#marker as ::oma_mcp_runtime::McpTool>::INPUT_SCHEMA)
+        } else {
+            quote!(<#marker as ::oma_mcp_runtime::McpTool>::#constant.unwrap_or("true"))
+        };
+        tokens.extend(quote! {
+            /// The tool's exact schema, as the server sent it.
+            impl #private::schemars::JsonSchema for #ident {
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    ::std::borrow::Cow::Borrowed(#name)
+                }
+
+                fn json_schema(_: &mut #private::schemars::SchemaGenerator) -> #private::schemars::Schema {
+                    #private::exact_schema(#schema, #wrapped)
+                }
+            }
+        });
+    }
+    Ok(tokens)
+}
+
+/// The `JsonSchema` derive and its crate attribute, when the type `name` derives it.
+fn schemars_derive(tool: &ToolModel, name: &str) -> (TokenStream, TokenStream) {
+    if derives_schemars(tool, name) {
         (
             quote!(::oma_mcp_runtime::__private::schemars::JsonSchema,),
             quote!(#[schemars(crate = #SCHEMARS_CRATE)]),
@@ -177,8 +243,13 @@ fn schemars_derive(tool: &ToolModel) -> (TokenStream, TokenStream) {
 /// The attributes every generated serde type carries: `allow`s for code a user may not use,
 /// the `std` derives in `derives` (each followed by a comma), `JsonSchema` when the tool asks
 /// for it, serde's derives through the runtime's re-export, and `#[serde(crate = .., args)]`.
-fn serde_type_attrs(tool: &ToolModel, derives: TokenStream, args: TokenStream) -> TokenStream {
-    let (schemars_derive, schemars_attr) = schemars_derive(tool);
+fn serde_type_attrs(
+    tool: &ToolModel,
+    name: &str,
+    derives: TokenStream,
+    args: TokenStream,
+) -> TokenStream {
+    let (schemars_derive, schemars_attr) = schemars_derive(tool, name);
     quote! {
         #[allow(dead_code, clippy::type_complexity)]
         #[derive(
@@ -216,7 +287,12 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
     let doc = docs::doc_lines(&def.doc);
     let default = def.all_optional().then(|| quote!(Default,));
     let fields = struct_fields(tool, def, FieldUse::Public { serde: true })?;
-    let attrs = serde_type_attrs(tool, quote!(Debug, Clone, PartialEq, #default), quote!());
+    let attrs = serde_type_attrs(
+        tool,
+        &def.name,
+        quote!(Debug, Clone, PartialEq, #default),
+        quote!(),
+    );
     Ok(quote! {
         #(#[doc = #doc])*
         #attrs
@@ -297,8 +373,8 @@ fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, E
     let default = def.all_optional().then(|| quote!(Default,));
     // `JsonSchema` reads the `#[serde]` field attributes (its derive declares them); without
     // it nothing else would, so the public struct carries them only then.
-    let (schemars_derive, schemars_attr) = schemars_derive(tool);
-    let schemars_consts = tool.schemars.then(|| {
+    let (schemars_derive, schemars_attr) = schemars_derive(tool, &def.name);
+    let schemars_consts = derives_schemars(tool, &def.name).then(|| {
         let entries = def.consts.iter().map(|c| {
             let (property, value, required) = (&c.property, &c.value, c.required);
             quote!((#property, #value, #required))
@@ -313,7 +389,7 @@ fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, E
         tool,
         def,
         FieldUse::Public {
-            serde: tool.schemars,
+            serde: derives_schemars(tool, &def.name),
         },
     )?;
     let wire_fields = struct_fields(tool, def, FieldUse::Wire)?;
@@ -504,6 +580,7 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
     let values: Vec<&str> = def.variants.iter().map(|v| v.value.as_str()).collect();
     let attrs = serde_type_attrs(
         tool,
+        &def.name,
         quote!(Debug, Clone, Copy, PartialEq, Eq, Hash,),
         quote!(),
     );
@@ -583,7 +660,7 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
     });
     let serde = quote!(::oma_mcp_runtime::__private::serde);
     let json = quote!(::oma_mcp_runtime::__private::serde_json);
-    let exact_schema = tool.schemars.then(|| {
+    let exact_schema = derives_schemars(tool, &def.name).then(|| {
         let schemars = quote!(::oma_mcp_runtime::__private::schemars);
         let type_name = &def.name;
         quote! {
@@ -693,7 +770,12 @@ fn tagged_item(tool: &ToolModel, def: &TaggedEnumDef) -> Result<TokenStream, Err
             })
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    let attrs = serde_type_attrs(tool, quote!(Debug, Clone, PartialEq,), quote!(, tag = #tag));
+    let attrs = serde_type_attrs(
+        tool,
+        &def.name,
+        quote!(Debug, Clone, PartialEq,),
+        quote!(, tag = #tag),
+    );
     Ok(quote! {
         #(#[doc = #doc])*
         #attrs
@@ -721,7 +803,12 @@ fn untagged_item(tool: &ToolModel, def: &UntaggedEnumDef) -> Result<TokenStream,
             })
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    let attrs = serde_type_attrs(tool, quote!(Debug, Clone, PartialEq,), quote!(, untagged));
+    let attrs = serde_type_attrs(
+        tool,
+        &def.name,
+        quote!(Debug, Clone, PartialEq,),
+        quote!(, untagged),
+    );
     Ok(quote! {
         #(#[doc = #doc])*
         #attrs
