@@ -375,6 +375,23 @@ fn generated_code_compiles() {
         "exact JsonSchema: {} argument types, {} output types",
         stats.exact_args, stats.exact_outputs
     );
+    // Every corpus tool gets samples (`pattern`s included: see `sample::matching`); only
+    // fixture tools whose schemas are broken on purpose do not (they do not compile: an
+    // external `$ref`, `"bad": "object"`; or nest past the sampler's depth).
+    let fixtures_only = [
+        "hostile::deep",
+        "hostile::long",
+        "hostile::ref-siblings",
+        "hostile::root-union-untyped",
+        "hostile::weird-schemas",
+        "golden::files/delete",
+        "golden::shapes",
+    ];
+    assert_eq!(
+        stats.unsampled_tools, fixtures_only,
+        "tools without a sample that passes their own schema"
+    );
+    assert_eq!(stats.unsampled, fixtures_only.len());
     // clippy, not just check: users who deny clippy warnings include this code too.
     run_cargo(
         &target,
@@ -539,6 +556,7 @@ struct RoundTripStats {
     exact_outputs: usize,
     sampled: usize,
     unsampled: usize,
+    unsampled_tools: Vec<String>,
     missing: usize,
     bad: usize,
 }
@@ -584,6 +602,9 @@ fn round_trip_test(
         };
         let Ok(validator) = Validator::new(tool.name(), &schema) else {
             stats.unsampled += 1;
+            stats
+                .unsampled_tools
+                .push(format!("{module}::{}", tool.name()));
             continue;
         };
         // Arguments are an object; a tool whose schema wants anything else gets none.
@@ -593,6 +614,9 @@ fn round_trip_test(
             sample::sample(&schema, &schema, true).filter(accepts),
         ) else {
             stats.unsampled += 1;
+            stats
+                .unsampled_tools
+                .push(format!("{module}::{}", tool.name()));
             continue;
         };
         stats.sampled += 1;
@@ -651,4 +675,25 @@ fn write_if_changed(path: &Path, text: &str) {
     if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
         std::fs::write(path, text).unwrap();
     }
+}
+
+/// The sampler's strings for the corpus's `pattern`s, and its rules.
+#[test]
+fn pattern_samples() {
+    let m = |pattern: &str, min: usize| sample::matching(pattern, min);
+    assert_eq!(
+        m(r"^[A-Z][A-Z0-9_]+-\d+(?:-\d+)*$", 0).as_deref(),
+        Some("A0-0")
+    );
+    assert_eq!(m("^[A-Z][A-Z0-9_]+$", 0).as_deref(), Some("A0"));
+    assert_eq!(
+        m(r"^[.\-A-Za-z0-9]+([=!,]{1,2}[./\-A-Za-z0-9]+)+$", 0).as_deref(),
+        Some("0!0")
+    );
+    assert_eq!(m(r"^([/_.\-A-Za-z0-9=, ()!])+$", 0).as_deref(), Some("0"));
+    // `minLength` stretches the repetitions; alternations take their first branch.
+    assert_eq!(m("^[a-z]+$", 3).as_deref(), Some("aaa"));
+    assert_eq!(m("^(foo|bar){1,2}x?$", 5).as_deref(), Some("foofoox"));
+    // ECMA-262 look-arounds are not Rust regex syntax.
+    assert_eq!(m("^(?=a)a$", 0), None);
 }

@@ -4,9 +4,10 @@
 //!
 //! Samples are built from the schema (not the type model, which is internal to the
 //! generator) and kept only when they pass the schema themselves, so a sample is a value the
-//! server would accept; what cannot be sampled this way (a `pattern` that `"x"` does not
-//! match, `not`, exotic combinations) is counted and skipped.
+//! server would accept; what cannot be sampled this way (a `pattern` the `regex-syntax` crate
+//! cannot parse, `not`, exotic combinations) is counted, and the corpus has none.
 
+use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Map, Value, json};
 
 /// How deep samples go; deeper optional parts are left out, deeper required ones give up.
@@ -122,6 +123,14 @@ fn with_parent(
 }
 
 fn string(schema: &Map<String, Value>) -> String {
+    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+    if let Some(text) = schema
+        .get("pattern")
+        .and_then(Value::as_str)
+        .and_then(|p| matching(p, min))
+    {
+        return text;
+    }
     let format = schema.get("format").and_then(Value::as_str);
     let text = match format {
         Some("date-time") => "2024-01-01T00:00:00Z".to_owned(),
@@ -138,7 +147,6 @@ fn string(schema: &Map<String, Value>) -> String {
         Some("relative-json-pointer") => "0".to_owned(),
         _ => "x".to_owned(),
     };
-    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
     let max = schema
         .get("maxLength")
         .and_then(Value::as_u64)
@@ -153,6 +161,68 @@ fn string(schema: &Map<String, Value>) -> String {
         text = text.chars().take(max).collect();
     }
     text
+}
+
+/// A string that the regular expression `pattern` matches, at least `min_len` characters
+/// long where repetitions allow: the first alternative of each alternation, a letter or digit
+/// of each class where it has one, each repetition as few times as it may (more, evenly, to
+/// reach `min_len`). `None` when `regex-syntax` cannot parse the pattern (ECMA-262
+/// look-arounds or back references); the caller validates the result anyway.
+pub fn matching(pattern: &str, min_len: usize) -> Option<String> {
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    let mut text = String::new();
+    for extra in 0..=min_len {
+        text.clear();
+        write(&hir, extra, &mut text)?;
+        if text.chars().count() >= min_len {
+            break;
+        }
+    }
+    Some(text)
+}
+
+/// Appends a match of `hir` to `out`, each repetition `extra` times more than its minimum
+/// (within its maximum).
+fn write(hir: &Hir, extra: usize, out: &mut String) -> Option<()> {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => {}
+        HirKind::Literal(literal) => out.push_str(std::str::from_utf8(&literal.0).ok()?),
+        HirKind::Class(Class::Unicode(class)) => {
+            let chars = class.ranges().iter().flat_map(|r| r.start()..=r.end());
+            let mut first = None;
+            let mut pick = None;
+            for c in chars.take(512) {
+                first.get_or_insert(c);
+                if c.is_ascii_alphanumeric() {
+                    pick = Some(c);
+                    break;
+                }
+            }
+            out.push(pick.or(first)?);
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            let byte = class.ranges().first()?.start();
+            out.push(char::from(byte).is_ascii().then_some(char::from(byte))?);
+        }
+        HirKind::Repetition(repetition) => {
+            let min = repetition.min as usize;
+            let count = match repetition.max {
+                Some(max) => (min + extra).min(max as usize),
+                None => min + extra,
+            };
+            for _ in 0..count {
+                write(&repetition.sub, extra, out)?;
+            }
+        }
+        HirKind::Capture(capture) => write(&capture.sub, extra, out)?,
+        HirKind::Concat(parts) => {
+            for part in parts {
+                write(part, extra, out)?;
+            }
+        }
+        HirKind::Alternation(branches) => write(branches.first()?, extra, out)?,
+    }
+    Some(())
 }
 
 fn array(schema: &Map<String, Value>, root: &Value, all: bool, depth: usize) -> Option<Value> {
