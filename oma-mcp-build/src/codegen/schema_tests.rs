@@ -879,3 +879,70 @@ fn keywords_beside_a_ref_that_cannot_be_merged_are_warned_about() {
         ]
     );
 }
+
+/// notion's `parent: anyOf[$ref → oneOf of objects, string]`: the inner union is one object
+/// branch of an untagged enum, and its objects are told apart by a required property no
+/// other declares or by a `const` of another value.
+#[test]
+fn a_union_of_objects_is_an_object_branch() {
+    let (defs, warnings) = types(json!({
+        "properties": {"parent": {"anyOf": [{"$ref": "#/$defs/P"}, {"type": "string"}]}},
+        "$defs": {"P": {"oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+            {"type": "object", "properties": {"kind": {"const": "w"}, "b": {"type": "string"}},
+             "required": ["kind"]},
+            {"type": "object", "properties": {"kind": {"const": "x"}}, "required": ["kind"]}
+        ]}}
+    }));
+    assert_eq!(warnings, []);
+    let variants = |name: &str| match def(&defs, name) {
+        TypeDef::Untagged(u) => u
+            .variants
+            .iter()
+            .map(|v| (v.ident.clone(), v.ty.clone()))
+            .collect::<Vec<_>>(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        variants("TArgsParent"),
+        [
+            ("String".to_owned(), RustType::String),
+            ("P".to_owned(), RustType::Named("TArgsP".into())),
+        ]
+    );
+    assert_eq!(
+        variants("TArgsP"),
+        [
+            ("Object".to_owned(), RustType::Named("TArgsPObject".into())),
+            (
+                "Object2".to_owned(),
+                RustType::Named("TArgsPObject2".into())
+            ),
+            (
+                "Object3".to_owned(),
+                RustType::Named("TArgsPObject3".into())
+            ),
+        ]
+    );
+}
+
+/// An untagged variant keeps its branch's notes, so a `Vec<Value>` inside is documented.
+#[test]
+fn untagged_variants_keep_branch_notes() {
+    let (defs, _) = types(json!({"properties": {"x": {"anyOf": [
+        {"type": "string", "format": "uri"},
+        {"type": "array", "prefixItems": [{"type": "string"}]}
+    ]}}}));
+    let TypeDef::Untagged(u) = def(&defs, "TArgsX") else {
+        panic!()
+    };
+    let docs: Vec<&str> = u.variants.iter().map(|v| v.doc.as_str()).collect();
+    assert_eq!(
+        docs,
+        [
+            "A value of type `string`.\n\nFormat: `uri`.",
+            "A value of type `array`.\n\nItems typed as `serde_json::Value`: the array is a tuple \
+             whose length is not fixed."
+        ]
+    );
+}

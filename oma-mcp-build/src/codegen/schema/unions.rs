@@ -5,7 +5,9 @@
 //!   an `enum` of one value), each a different one, become a `#[serde(tag)]` enum whose
 //!   variants hold the branches' other properties;
 //! - branches the JSON value's shape tells apart (at most one of each JSON type, where
-//!   objects count as apart when each has a required property no other one declares)
+//!   objects count as apart when each has a required property that no other one declares,
+//!   or declares with another `const`; a branch that is itself a union of objects is an
+//!   object)
 //!   become a `#[serde(untagged)]` enum, tried integers before numbers and string enums
 //!   before strings;
 //! - `allOf` of objects is one struct with the properties of all of them;
@@ -155,8 +157,10 @@ impl<'a> Converter<'a> {
         None
     }
 
-    /// The shape of a (followed) branch, `None` when it may take several.
-    fn shape(schema: &Value) -> Option<Shape> {
+    /// The shape of a (followed) branch, `None` when it may take several. A branch that is
+    /// itself an `anyOf`/`oneOf` whose branches are all objects (local `$ref`s followed) is
+    /// an object too: its own type decides between them.
+    fn shape(&self, schema: &'a Value) -> Option<Shape> {
         if constant(schema).is_some() {
             return Some(Shape::StringEnum);
         }
@@ -172,8 +176,32 @@ impl<'a> Converter<'a> {
         match schema.get("type") {
             Some(Value::String(t)) => Shape::of_type(t),
             None if is_object(schema) => Some(Shape::Object),
+            None => self.union_of_objects(schema).then_some(Shape::Object),
             _ => None,
         }
+    }
+
+    /// Whether `schema` is only an `anyOf` or `oneOf` (no `properties` or `allOf` beside it)
+    /// of one or more object schemas, none `null`.
+    fn union_of_objects(&self, schema: &'a Value) -> bool {
+        let Some(object) = schema.as_object() else {
+            return false;
+        };
+        if ["properties", "allOf", "enum", "const", "$ref"]
+            .iter()
+            .any(|k| object.contains_key(*k))
+        {
+            return false;
+        }
+        let alternatives = match (object.get("anyOf"), object.get("oneOf")) {
+            (Some(Value::Array(a)), None) | (None, Some(Value::Array(a))) => a,
+            _ => return false,
+        };
+        !alternatives.is_empty()
+            && alternatives.iter().all(|a| {
+                self.follow(a, String::new())
+                    .is_some_and(|b| is_object(b.schema))
+            })
     }
 
     /// `anyOf` / `oneOf` (`key`) with `alternatives`.
@@ -212,7 +240,7 @@ impl<'a> Converter<'a> {
                     (Some(branches), Some(tag)) => {
                         self.tagged(&branches, &tag, schema, hint, pointer, depth)
                     }
-                    (Some(branches), None) if distinguishable(&branches) => {
+                    (Some(branches), None) if self.distinguishable(&branches) => {
                         self.untagged(branches, schema, hint, pointer, depth)
                     }
                     _ => Mapped::value(format!(
@@ -303,7 +331,7 @@ impl<'a> Converter<'a> {
         pointer: &str,
         depth: usize,
     ) -> Mapped {
-        branches.sort_by_key(|b| Self::shape(b.schema));
+        branches.sort_by_key(|b| self.shape(b.schema));
         let name = self.claim(hint, pointer);
         let slot = self.defs.len();
         self.defs
@@ -311,7 +339,7 @@ impl<'a> Converter<'a> {
         let mut idents = names::Namespace::new();
         let mut variants = Vec::with_capacity(branches.len());
         for branch in &branches {
-            let word = Self::shape(branch.schema).map_or("Value", Shape::word);
+            let word = self.shape(branch.schema).map_or("Value", Shape::word);
             let label = branch
                 .label
                 .as_deref()
@@ -325,8 +353,13 @@ impl<'a> Converter<'a> {
                 written_pointer,
                 depth + 1,
             );
-            let doc = super::description(branch.schema)
+            let mut doc = super::description(branch.schema)
                 .unwrap_or_else(|| format!("A value of type `{}`.", word.to_lowercase()));
+            // The branch's notes (its format, a `serde_json::Value` fallback inside it).
+            for note in &mapped.notes {
+                doc.push_str("\n\n");
+                doc.push_str(note);
+            }
             variants.push(UntaggedVariant {
                 ident,
                 ty: mapped.ty,
@@ -374,10 +407,15 @@ impl<'a> Converter<'a> {
         for (shape, t) in shapes {
             let ident = shape.word().to_owned();
             let mapped = self.map_typed(t, schema, &format!("{name}{ident}"), pointer, depth);
+            let mut doc = format!("A value of type `{t}`.");
+            for note in &mapped.notes {
+                doc.push_str("\n\n");
+                doc.push_str(note);
+            }
             variants.push(UntaggedVariant {
                 ident,
                 ty: mapped.ty,
-                doc: format!("A value of type `{t}`."),
+                doc,
             });
         }
         self.defs[slot] = TypeDef::Untagged(UntaggedEnumDef {
@@ -458,29 +496,44 @@ fn tag_property(branches: &[Branch<'_>]) -> Option<String> {
         .cloned()
 }
 
-/// Whether an untagged enum can tell the branches apart by the value's shape.
-fn distinguishable(branches: &[Branch<'_>]) -> bool {
-    let mut shapes = BTreeSet::new();
-    let mut objects = Vec::new();
-    for branch in branches {
-        let Some(shape) = Converter::shape(branch.schema) else {
-            return false;
-        };
-        if shape == Shape::Object {
-            objects.push(branch.schema);
-        } else if !shapes.insert(shape) {
-            return false;
+impl<'a> Converter<'a> {
+    /// Whether an untagged enum can tell the branches apart by the value's shape.
+    fn distinguishable(&self, branches: &[Branch<'a>]) -> bool {
+        let mut shapes = BTreeSet::new();
+        let mut objects = Vec::new();
+        for branch in branches {
+            let Some(shape) = self.shape(branch.schema) else {
+                return false;
+            };
+            if shape == Shape::Object {
+                objects.push(branch.schema);
+            } else if !shapes.insert(shape) {
+                return false;
+            }
         }
-    }
-    if objects.len() < 2 {
-        return true;
-    }
-    // Each object branch needs a required property that no other branch declares.
-    objects.iter().enumerate().all(|(i, object)| {
-        required(object).iter().any(|key| {
-            objects.iter().enumerate().all(|(j, other)| {
-                i == j || !properties(other).is_some_and(|p| p.contains_key(*key))
+        if objects.len() < 2 {
+            return true;
+        }
+        // Each object branch needs a required property that every other branch either does
+        // not declare or declares with another `const` (generated structs reject a constant
+        // of another value).
+        let const_of = |object: &Value, key: &str| {
+            properties(object)
+                .and_then(|p| p.get(key))
+                .and_then(|s| s.get("const"))
+                .cloned()
+        };
+        objects.iter().enumerate().all(|(i, object)| {
+            required(object).iter().any(|key| {
+                let own = const_of(object, key);
+                objects.iter().enumerate().all(|(j, other)| {
+                    i == j
+                        || !properties(other).is_some_and(|p| p.contains_key(*key))
+                        || own
+                            .as_ref()
+                            .is_some_and(|c| const_of(other, key).is_some_and(|o| o != *c))
+                })
             })
         })
-    })
+    }
 }
