@@ -25,8 +25,8 @@
 //! | optional property added | info | info |
 //! | required property added / property newly required | breaking | info |
 //! | property no longer required | info | breaking |
-//! | type narrowed, became non-nullable, enum value removed, `const` added, bound tightened, `pattern` added, `additionalProperties`/`unevaluatedProperties`/`unevaluatedItems`/`additionalItems` became false, union branch removed, `allOf` branch added | breaking | info |
-//! | type widened, became nullable, enum value added, `const` removed, bound relaxed, `pattern` removed, one of those keywords no longer false, union branch added, `allOf` branch removed | info | breaking |
+//! | type narrowed, became non-nullable, enum value removed, `const` added, bound tightened, `pattern` added, `additionalProperties`/`unevaluatedProperties`/`unevaluatedItems`/`additionalItems` became false, union branch removed, `allOf` branch added, `anyOf` became `oneOf` | breaking | info |
+//! | type widened, became nullable, enum value added, `const` removed, bound relaxed, `pattern` removed, one of those keywords no longer false, union branch added, `allOf` branch removed, `oneOf` became `anyOf` | info | breaking |
 //! | assertion added: `not`, `contains`, `dependentRequired`, `dependencies`, `if`/`then`/`else`, a `patternProperties` or `dependentSchemas` entry | breaking | info |
 //! | such an assertion removed | info | breaking |
 //! | type, `const`, `pattern`, `format` or such an assertion changed to an unrelated value; a `patternProperties` entry added or removed beside a constraining `additionalProperties`/`unevaluatedProperties` | breaking | breaking |
@@ -45,8 +45,13 @@
 //! holds a `$ref` and the other does not, the target with the keywords beside the `$ref` laid
 //! over it faces the other side. A plain schema facing an `anyOf`/`oneOf` is one branch of
 //! it; the keywords beside the union are compared with the plain schema's same keywords
-//! (and, when they differ, left out of its branch). Enum values and union branches are
-//! matched by hash (canonical JSON), so large enums and unions take linear time.
+//! (and, when they differ, left out of its branch). Enum values are matched by hash
+//! (canonical JSON). Union and `allOf` branches are paired whatever their order: equal
+//! branches first, then branches equal apart from their annotations (`description`, `title`,
+//! `default`, `examples`, `$comment`), then branches of the same type or shape, then the rest
+//! by position; each pass is hashed, so large enums and unions take linear time. `oneOf`
+//! → `anyOf` at the same place widens (a value matching exactly one branch matches at least
+//! one), `anyOf` → `oneOf` narrows.
 //!
 //! A value that narrows what the schema accepts breaks input (the generated code may send a
 //! value the server now rejects); one that widens it breaks output (the server may send a

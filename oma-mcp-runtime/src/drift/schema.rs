@@ -737,9 +737,10 @@ impl<'a> Ctx<'a> {
         self.effect(out, &format!("{ptr}/{key}"), kind, effect, msg);
     }
 
-    /// `anyOf`/`oneOf` (a branch added widens). Equal branches pair up first, the rest in
-    /// order; `{"type": "null"}` branches count as nullability instead ([`Ctx::nullability`]).
-    /// A plain schema facing a union is one branch.
+    /// `anyOf`/`oneOf` (a branch added widens; `oneOf` → `anyOf` widens, `anyOf` → `oneOf`
+    /// narrows). Branches are paired by [`Ctx::match_branches`]; `{"type": "null"}` branches
+    /// count as nullability instead ([`Ctx::nullability`]). A plain schema facing a union is
+    /// one branch.
     fn any_of(
         &mut self,
         o: &Map<String, Value>,
@@ -755,12 +756,24 @@ impl<'a> Ctx<'a> {
         if let (Some((ka, _)), Some((kb, _))) = (uo, un)
             && ka != kb
         {
-            let msg = format!("{ka} became {kb}");
+            // A value valid against exactly one branch is valid against at least one, so
+            // `anyOf` accepts everything `oneOf` does over the same branches (JSON Schema
+            // 2020-12 §10.2.1.2, §10.2.1.3): oneOf → anyOf widens, anyOf → oneOf narrows.
+            let effect = if kb == "anyOf" {
+                Effect::Widen
+            } else {
+                Effect::Narrow
+            };
+            let word = match effect {
+                Effect::Widen => "widened",
+                _ => "narrowed",
+            };
+            let msg = format!("{ka} became {kb} ({word})");
             self.effect(
                 out,
                 &format!("{ptr}/{kb}"),
                 ChangeKind::KeywordChanged,
-                Effect::Incompatible,
+                effect,
                 msg,
             );
         }
@@ -807,7 +820,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Pairs equal branches, then the rest in order; `effects` is (added, removed).
+    /// Pairs the branches of two unions (or `allOf` lists) and compares each pair; `effects`
+    /// is (added, removed). Four passes, each over the branches the passes before left
+    /// unpaired, each pairing a new branch with the first unpaired old branch of the same key
+    /// (hashed, so many branches stay linear): equal branches ([`value_key`]); equal apart from
+    /// annotations ([`shape::stripped_key`]: `description`, `title`, `default`, `examples`,
+    /// `$comment`, at every schema position); the same type or shape ([`shape::kind_key`]);
+    /// then the rest by position. Pairs are compared in the order of the new branches, at the
+    /// new branch's pointer; old branches left over are removed, new ones added.
     #[allow(clippy::too_many_arguments)]
     fn match_branches(
         &mut self,
@@ -821,46 +841,47 @@ impl<'a> Ctx<'a> {
     ) {
         let at =
             |i: Option<usize>| i.map_or_else(|| ptr.to_owned(), |i| format!("{ptr}/{key}/{i}"));
-        let mut matched_old = vec![false; ob.len()];
-        let mut unmatched_new = Vec::new();
-        // The old branches by value, each value's indexes in order: a new branch takes the
-        // first unmatched old branch equal to it, found by hash (many branches stay linear).
-        let mut by_value: HashMap<String, VecDeque<usize>> = HashMap::new();
-        for (i, a) in ob.iter().enumerate() {
-            by_value.entry(value_key(&a.1)).or_default().push_back(i);
-        }
-        for b in nb {
-            let found = by_value
-                .get_mut(&value_key(&b.1))
-                .and_then(VecDeque::pop_front);
-            match found {
-                Some(i) => {
-                    matched_old[i] = true;
-                    // Equal text is not an equal schema when it holds a `$ref` and the
-                    // `$defs` differ: compare what the references point at.
-                    if !self.defs_equal && contains_ref(&b.1) {
-                        self.walk(&ob[i].1, &b.1, &at(b.0.or(ob[i].0)), depth + 1, out);
-                    }
+        // `old_of[j]`: the old branch paired with new branch `j`; `paired[i]`: old `i` is taken.
+        let mut old_of: Vec<Option<usize>> = vec![None; nb.len()];
+        let mut paired = vec![false; ob.len()];
+        let mut exact = vec![false; nb.len()];
+        let passes: [fn(&Value) -> String; 3] = [value_key, shape::stripped_key, shape::kind_key];
+        for (pass, key_of) in passes.into_iter().enumerate() {
+            let mut by_key: HashMap<String, VecDeque<usize>> = HashMap::new();
+            for (i, a) in ob.iter().enumerate().filter(|(i, _)| !paired[*i]) {
+                by_key.entry(key_of(&a.1)).or_default().push_back(i);
+            }
+            for (j, b) in nb.iter().enumerate() {
+                if old_of[j].is_some() {
+                    continue;
                 }
-                None => unmatched_new.push(b),
+                if let Some(i) = by_key.get_mut(&key_of(&b.1)).and_then(VecDeque::pop_front) {
+                    old_of[j] = Some(i);
+                    paired[i] = true;
+                    exact[j] = pass == 0;
+                }
             }
         }
-        let unmatched_old: Vec<_> = ob
-            .iter()
-            .zip(&matched_old)
-            .filter(|(_, m)| !**m)
-            .map(|(b, _)| b)
-            .collect();
-        let pairs = unmatched_old.len().min(unmatched_new.len());
-        for (a, b) in unmatched_old.iter().zip(&unmatched_new) {
-            self.walk(&a.1, &b.1, &at(b.0.or(a.0)), depth + 1, out);
+        let rest_old: Vec<usize> = (0..ob.len()).filter(|i| !paired[*i]).collect();
+        let rest_new = old_of.iter_mut().filter(|s| s.is_none());
+        for (slot, i) in rest_new.zip(rest_old) {
+            *slot = Some(i);
+            paired[i] = true;
+        }
+        for (j, b) in nb.iter().enumerate() {
+            let Some(i) = old_of[j] else { continue };
+            // Equal text is not an equal schema when it holds a `$ref` and the `$defs`
+            // differ: compare what the references point at.
+            if !exact[j] || (!self.defs_equal && contains_ref(&b.1)) {
+                self.walk(&ob[i].1, &b.1, &at(b.0.or(ob[i].0)), depth + 1, out);
+            }
         }
         let cut = |v: &Value| crate::snapshot::truncate_for_message(&v.to_string());
-        for a in &unmatched_old[pairs..] {
+        for (a, _) in ob.iter().zip(&paired).filter(|(_, p)| !**p) {
             let msg = format!("{key} branch removed: {}", cut(&a.1));
             self.effect(out, &at(a.0), ChangeKind::BranchRemoved, effects.1, msg);
         }
-        for b in &unmatched_new[pairs..] {
+        for (b, _) in nb.iter().zip(&old_of).filter(|(_, o)| o.is_none()) {
             let msg = format!("{key} branch added: {}", cut(&b.1));
             self.effect(out, &at(b.0), ChangeKind::BranchAdded, effects.0, msg);
         }

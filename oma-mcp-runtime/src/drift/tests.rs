@@ -59,8 +59,24 @@ fn tools_removed_and_added() {
 
 #[test]
 fn equal_digests_take_the_fast_path() {
-    let t = json!({"name": "a", "inputSchema": {"type": "object"}});
-    assert!(diff(&snap(vec![t.clone()]), &snap(vec![t])).is_empty());
+    // Two different descriptors (a required property added: breaking when compared) given the
+    // same digest: no change is reported, so the schemas were never looked at.
+    let old = snap(vec![
+        json!({"name": "a", "inputSchema": {"type": "object"}}),
+    ]);
+    let mut new = snap(vec![json!({"name": "a", "inputSchema": {
+        "type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]
+    }})]);
+    assert_ne!(old.tools[0].descriptor, new.tools[0].descriptor);
+    assert_eq!(
+        tool(
+            old.tools[0].descriptor.clone(),
+            new.tools[0].descriptor.clone()
+        ),
+        one(K::RequiredPropertyAdded, B, "/inputSchema/properties/q")
+    );
+    new.tools[0].digest = old.tools[0].digest.clone();
+    assert_eq!(diff(&old, &new), DriftReport::new(Vec::new()));
 }
 
 #[test]
@@ -1333,5 +1349,185 @@ fn losing_an_explicit_destructive_hint_unmarks_the_generated_tool_and_is_a_warni
                 )
             ),
         ]
+    );
+}
+
+#[test]
+fn reordered_union_branches_pair_by_value_then_without_annotations_then_by_type() {
+    use Direction::{Input, Output};
+    // Only the order changed: nothing to report.
+    assert_eq!(
+        exact(
+            "inputSchema",
+            &json!({"anyOf": [{"type": "string", "description": "s"}, {"type": "integer", "description": "i"}]}),
+            &json!({"anyOf": [{"type": "integer", "description": "i"}, {"type": "string", "description": "s"}]}),
+        ),
+        []
+    );
+    // Reordered and the texts rewritten: each branch pairs with its own old text, no type
+    // change.
+    assert_eq!(
+        exact(
+            "inputSchema",
+            &json!({"anyOf": [{"type": "string", "description": "s"}, {"type": "integer", "description": "i"}]}),
+            &json!({"anyOf": [{"type": "integer", "description": "i2"}, {"type": "string", "description": "s2"}]}),
+        ),
+        [
+            change(
+                "/inputSchema/anyOf/0/description",
+                K::DescriptionChanged,
+                W,
+                Input,
+                "description changed: \"i\" → \"i2\""
+            ),
+            change(
+                "/inputSchema/anyOf/1/description",
+                K::DescriptionChanged,
+                W,
+                Input,
+                "description changed: \"s\" → \"s2\""
+            ),
+        ]
+    );
+    // Annotations are stripped at every schema position (a nested property's `default`,
+    // `examples`, `$comment`, `title`), but a property named `description` is kept.
+    assert_eq!(
+        exact(
+            "outputSchema",
+            &json!({"oneOf": [
+                {"type": "object", "properties": {"description": {"type": "string", "default": "a"}}},
+                {"type": "object", "properties": {"n": {"type": "integer", "$comment": "x"}}},
+            ]}),
+            &json!({"oneOf": [
+                {"type": "object", "properties": {"n": {"type": "integer", "$comment": "y", "examples": [1]}}},
+                {"type": "object", "properties": {"description": {"type": "string", "title": "T"}}},
+            ]}),
+        ),
+        [
+            change(
+                "/outputSchema/oneOf/0/properties/n/$comment",
+                K::KeywordChanged,
+                I,
+                Output,
+                "keyword \"$comment\" \"x\" → \"y\""
+            ),
+            change(
+                "/outputSchema/oneOf/0/properties/n/examples",
+                K::KeywordChanged,
+                I,
+                Output,
+                "keyword \"examples\" absent → [1]"
+            ),
+            change(
+                "/outputSchema/oneOf/1/properties/description/title",
+                K::TitleChanged,
+                W,
+                Output,
+                "title added: \"T\""
+            ),
+            change(
+                "/outputSchema/oneOf/1/properties/description/default",
+                K::KeywordChanged,
+                I,
+                Output,
+                "keyword \"default\" \"a\" → absent"
+            ),
+        ]
+    );
+    // Reordered and changed beyond annotations: paired by type, so the bound change is
+    // found on the right branch instead of two type changes.
+    assert_eq!(
+        exact(
+            "inputSchema",
+            &json!({"anyOf": [{"type": "string", "maxLength": 10}, {"type": "integer", "maximum": 5}]}),
+            &json!({"anyOf": [{"type": "integer", "maximum": 9}, {"type": "string", "maxLength": 3}]}),
+        ),
+        [
+            change(
+                "/inputSchema/anyOf/0/maximum",
+                K::BoundRelaxed,
+                I,
+                Input,
+                "maximum relaxed: 5 → 9"
+            ),
+            change(
+                "/inputSchema/anyOf/1/maxLength",
+                K::BoundTightened,
+                B,
+                Input,
+                "maxLength tightened: 10 → 3"
+            ),
+        ]
+    );
+    // Nothing in common: paired by position (one type change), the extra branch added.
+    assert_eq!(
+        exact(
+            "inputSchema",
+            &json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+            &json!({"anyOf": [{"type": "integer"}, {"type": "boolean"}, {"type": "array"}]}),
+        ),
+        [
+            change(
+                "/inputSchema/anyOf/1/type",
+                K::TypeChanged,
+                B,
+                Input,
+                "type changed: string → boolean"
+            ),
+            change(
+                "/inputSchema/anyOf/2",
+                K::BranchAdded,
+                I,
+                Input,
+                "anyOf branch added: {\"type\":\"array\"}"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn one_of_to_any_of_widens_and_any_of_to_one_of_narrows() {
+    use Direction::{Input, Output};
+    let one_of = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+    let any_of = json!({"anyOf": [{"type": "string"}, {"type": "integer"}]});
+    assert_eq!(
+        exact("inputSchema", &one_of, &any_of),
+        [change(
+            "/inputSchema/anyOf",
+            K::KeywordChanged,
+            I,
+            Input,
+            "oneOf became anyOf (widened)"
+        )]
+    );
+    assert_eq!(
+        exact("outputSchema", &one_of, &any_of),
+        [change(
+            "/outputSchema/anyOf",
+            K::KeywordChanged,
+            B,
+            Output,
+            "oneOf became anyOf (widened)"
+        )]
+    );
+    assert_eq!(
+        exact("inputSchema", &any_of, &one_of),
+        [change(
+            "/inputSchema/oneOf",
+            K::KeywordChanged,
+            B,
+            Input,
+            "anyOf became oneOf (narrowed)"
+        )]
+    );
+    assert_eq!(
+        exact("outputSchema", &any_of, &one_of),
+        [change(
+            "/outputSchema/oneOf",
+            K::KeywordChanged,
+            I,
+            Output,
+            "anyOf became oneOf (narrowed)"
+        )]
     );
 }

@@ -205,3 +205,111 @@ pub(super) fn contains_ref(value: &Value) -> bool {
         _ => false,
     }
 }
+
+/// Annotations left out of [`stripped_key`]: text and examples for humans that do not change
+/// what a schema accepts (JSON Schema 2020-12 meta-data vocabulary §9, `$comment` §8.3).
+const ANNOTATIONS: [&str; 5] = ["description", "title", "default", "examples", "$comment"];
+
+/// Keywords whose value is one subschema.
+const ONE_SCHEMA: [&str; 11] = [
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+/// Keywords whose value is a list of subschemas (`items` too, in its draft-07 tuple form).
+const SCHEMA_LISTS: [&str; 5] = ["items", "prefixItems", "anyOf", "oneOf", "allOf"];
+/// Keywords whose value maps names to subschemas.
+const SCHEMA_MAPS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+
+/// `schema` without [`ANNOTATIONS`], at its root and in every subschema (a property named
+/// `description` is kept: only schema positions are stripped).
+fn strip_annotations(schema: &Value) -> Value {
+    let Value::Object(m) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (k, v) in m {
+        if ANNOTATIONS.contains(&k.as_str()) {
+            continue;
+        }
+        let v = match v {
+            Value::Object(_) if ONE_SCHEMA.contains(&k.as_str()) => strip_annotations(v),
+            Value::Array(list) if SCHEMA_LISTS.contains(&k.as_str()) => {
+                Value::Array(list.iter().map(strip_annotations).collect())
+            }
+            Value::Object(map) if SCHEMA_MAPS.contains(&k.as_str()) => Value::Object(
+                map.iter()
+                    .map(|(name, s)| (name.clone(), strip_annotations(s)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        };
+        out.insert(k.clone(), v);
+    }
+    Value::Object(out)
+}
+
+/// The hash key of a union branch apart from its annotations: two branches that differ only
+/// in text (a reordered union whose descriptions were rewritten) share it.
+pub(super) fn stripped_key(branch: &Value) -> String {
+    super::value_key(&strip_annotations(branch))
+}
+
+/// The hash key of a union branch's kind of value: its non-null `type`s; else the JSON type
+/// of its `const` or of its `enum` values; else `object` for `properties`, `array` for
+/// `items`/`prefixItems`; else its `$ref`; else its keyword names (booleans: `true`/`false`).
+pub(super) fn kind_key(branch: &Value) -> String {
+    fn json_type(v: &Value) -> &'static str {
+        match v {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_f64() => "number",
+            Value::Number(_) => "integer",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+    let Value::Object(m) = branch else {
+        return format!("schema:{branch}");
+    };
+    if let Some(t) = types(m) {
+        return format!("type:{}", t.into_iter().collect::<Vec<_>>().join("|"));
+    }
+    if let Some(c) = m.get("const") {
+        return format!("type:{}", json_type(c));
+    }
+    if let Some(Value::Array(values)) = m.get("enum") {
+        let t: BTreeSet<&str> = values.iter().map(json_type).collect();
+        return format!("type:{}", t.into_iter().collect::<Vec<_>>().join("|"));
+    }
+    if m.contains_key("properties") {
+        return "type:object".to_owned();
+    }
+    if m.contains_key("items") || m.contains_key("prefixItems") {
+        return "type:array".to_owned();
+    }
+    if let Some(r) = m.get("$ref") {
+        return format!("ref:{r}");
+    }
+    let keys: Vec<&str> = m
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !ANNOTATIONS.contains(k))
+        .collect();
+    format!("keys:{}", keys.join(","))
+}
