@@ -119,9 +119,11 @@ impl DriftReport {
     }
 
     /// GitHub Actions annotations, one per change: `::error` for breaking, `::warning`,
-    /// `::notice` for info, each with `file=<snapshot>` and, when `line_of` finds one, the
-    /// line of the tool in that file.
-    pub fn to_github(&self, file: &str, line_of: &dyn Fn(&Change) -> Option<usize>) -> String {
+    /// `::notice` for info, each with `file=<file>` and, when there is one, `line=<line>`:
+    /// `place` gives both for each change (the caller decides which file holds the change's
+    /// tool; `oma-mcp` points at the old file, the pin, and at the new one only for a tool
+    /// the old file does not hold).
+    pub fn to_github(&self, place: &dyn Fn(&Change) -> (String, Option<usize>)) -> String {
         let mut out = String::new();
         for c in &self.changes {
             let command = match c.severity {
@@ -135,7 +137,8 @@ impl DriftReport {
                 c.tool.as_str()
             };
             let title = format!("MCP drift ({}): {tool} {}", c.severity, c.kind);
-            let line = line_of(c).map(|l| format!(",line={l}")).unwrap_or_default();
+            let (file, line) = place(c);
+            let line = line.map(|l| format!(",line={l}")).unwrap_or_default();
             let place = if c.pointer.is_empty() {
                 String::new()
             } else {
@@ -143,7 +146,7 @@ impl DriftReport {
             };
             out.push_str(&format!(
                 "::{command} file={}{line},title={}::{}\n",
-                gh_property(file),
+                gh_property(&file),
                 gh_property(&title),
                 gh_data(&format!("{place}{}", c.message)),
             ));

@@ -492,7 +492,7 @@ fn renderings() {
         "a\n  warning  tool   /description  tool description changed: \"x\" → \"y\\u{1b}[2J\"\n0 breaking, 1 warning, 0 info\n"
     );
     assert_eq!(
-        r.to_github("mcp/s.json", &|_| Some(7)),
+        r.to_github(&|_| ("mcp/s.json".to_owned(), Some(7))),
         "::warning file=mcp/s.json,line=7,title=MCP drift (warning)%3A a description_changed::/description tool description changed: \"x\" → \"y\\u{1b}[2J\"\n"
     );
     assert!(

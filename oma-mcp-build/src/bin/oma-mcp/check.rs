@@ -60,6 +60,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
                 label: format!("{} ({})", pin.name, report::relative(&pin.snapshot)),
                 server: several.then(|| pin.name.clone()),
                 file: pin.snapshot.clone(),
+                new_file: None,
                 report,
             }),
             Err(source) if several => failed.push(ServerFailed {

@@ -10,11 +10,18 @@ use crate::report::{self, Compared, FailOn, ReportFormat};
 
 /// Flags of `diff`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "With --format github, each annotation points at the file that holds \
+the change's tool, at the tool's line: OLD (the reference, as `check` points at the committed \
+snapshot) for removed and changed tools, NEW only for added tools (OLD does not hold them), \
+OLD without a line for server lines."
+)]
 pub struct DiffArgs {
-    /// The old file (e.g. the committed snapshot).
+    /// The old file, the reference (e.g. the committed snapshot); GitHub annotations point
+    /// at it.
     #[arg(value_name = "OLD")]
     pub old: PathBuf,
-    /// The new file; GitHub annotations point at it.
+    /// The new file; GitHub annotations of added tools point at it.
     #[arg(value_name = "NEW")]
     pub new: PathBuf,
     /// Exit 1 when a change at or above this level is found.
@@ -32,7 +39,8 @@ pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
     let compared = [Compared {
         label: format!("{} → {}", args.old.display(), args.new.display()),
         server: None,
-        file: args.new.clone(),
+        file: args.old.clone(),
+        new_file: Some(args.new.clone()),
         report: drift::diff(&old, &new),
     }];
     crate::commands::print(&report::render(&compared, args.format))?;

@@ -35,7 +35,8 @@ pub enum ReportFormat {
     Text,
     /// `{"changes": [...], "summary": {...}}`.
     Json,
-    /// GitHub Actions annotations pointing at the snapshot file.
+    /// GitHub Actions annotations at the file that holds each change's tool: the old file
+    /// (`check`: the committed snapshot; `diff`: OLD), or NEW for a tool only NEW holds.
     Github,
     /// A Markdown table for a pull-request comment or a job summary.
     Markdown,
@@ -47,8 +48,12 @@ pub struct Compared {
     pub label: String,
     /// The server's name in JSON output when several servers were checked.
     pub server: Option<String>,
-    /// The file GitHub annotations point at.
+    /// The old side's file, the reference: the committed snapshot (`check`) or OLD
+    /// (`diff`). GitHub annotations point at it, at the tool's line when it holds the tool.
     pub file: PathBuf,
+    /// The new side's file (`diff`: NEW; `check`: none, the server is live). Annotations of
+    /// a tool that `file` does not hold (an added tool) point at it, at the tool's line.
+    pub new_file: Option<PathBuf>,
     /// The drift.
     pub report: DriftReport,
 }
@@ -83,11 +88,12 @@ pub fn render(compared: &[Compared], format: ReportFormat) -> String {
         ReportFormat::Github => {
             let mut out = String::new();
             for c in compared {
-                let text = std::fs::read_to_string(&c.file).unwrap_or_default();
-                let file = relative(&c.file);
+                let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+                let old = (relative(&c.file), read(&c.file));
+                let new = c.new_file.as_deref().map(|p| (relative(p), read(p)));
                 out.push_str(
                     &c.report
-                        .to_github(&file, &|change| tool_line(&text, change)),
+                        .to_github(&|change| place(&old, new.as_ref(), change)),
                 );
             }
             out
@@ -138,17 +144,39 @@ pub(crate) fn relative(path: &Path) -> String {
     shown.to_string_lossy().into_owned()
 }
 
-/// The 1-based line of a tool's `"name"` in canonical snapshot text (a descriptor key sits
-/// at 8 spaces); `None` for a tool the file does not hold.
-fn tool_line(text: &str, change: &Change) -> Option<usize> {
-    if change.tool.is_empty() {
+/// Where a change's GitHub annotation points, as (file, line), from the old file and the
+/// new one (each as (shown path, text)). The rule: the file that holds the change's tool,
+/// the old one first (it is the reference, as `check`'s committed snapshot is), at the
+/// tool's line; the new file only for a tool the old one does not hold (an added tool); the
+/// old file without a line when neither holds it (a server line, a tool added to a live
+/// server).
+fn place(
+    old: &(String, String),
+    new: Option<&(String, String)>,
+    change: &Change,
+) -> (String, Option<usize>) {
+    if let Some(line) = tool_line(&old.1, &change.tool) {
+        return (old.0.clone(), Some(line));
+    }
+    match new.and_then(|(file, text)| Some((file, tool_line(text, &change.tool)?))) {
+        Some((file, line)) => (file.clone(), Some(line)),
+        None => (old.0.clone(), None),
+    }
+}
+
+/// The 1-based line of tool `tool`'s `"name"` in a snapshot file (canonical text: a
+/// descriptor key sits at 8 spaces) or in a bare `{"tools": [...]}` file with 2-space indent
+/// (a tool key at 6 spaces); `None` for an empty name or a tool the file does not hold.
+fn tool_line(text: &str, tool: &str) -> Option<usize> {
+    if tool.is_empty() {
         return None;
     }
-    let needle = format!(
-        "        \"name\": {}",
-        serde_json::to_string(&change.tool).ok()?
-    );
-    text.lines()
-        .position(|l| l == needle || l.strip_suffix(',') == Some(needle.as_str()))
-        .map(|i| i + 1)
+    let name = serde_json::to_string(tool).ok()?;
+    let at = |indent: usize| {
+        let needle = format!("{}\"name\": {name}", " ".repeat(indent));
+        text.lines()
+            .position(|l| l == needle || l.strip_suffix(',') == Some(needle.as_str()))
+            .map(|i| i + 1)
+    };
+    at(8).or_else(|| at(6))
 }
