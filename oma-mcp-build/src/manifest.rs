@@ -358,7 +358,10 @@ impl ServerPin {
     /// connection this pin describes ([`ServerPin::connect_config`] as code), which the
     /// builder appends to the server's generated module so that the program connects to the
     /// server the code was generated from, with the same prefix:
-    /// `connect_mcp_tools(everything::connect_config())`.
+    /// `connect_mcp_tools(everything::connect_config())`; then `pub async fn
+    /// connect(policy: DriftPolicy) -> Result<(McpClient, DriftReport), Error>`, which
+    /// connects with it and checks drift against the module's `SNAPSHOT` in one call
+    /// ([`oma_mcp_runtime::connect_checked`] with the server's name).
     ///
     /// Paths are the ones resolved when the build script ran (the program, when the command
     /// holds a `/`, and `cwd` are absolute), so the function suits programs run where they
@@ -405,6 +408,11 @@ impl ServerPin {
              working directory, environment, prefix, request timeout), with paths as resolved \
              when the build script ran."
         );
+        let connect_doc = format!(
+            " Connects to server `{name}` with [`connect_config()`] and checks its live tools \
+             against [`SNAPSHOT`] under `policy`, in one call \
+             ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report."
+        );
         let tokens = quote::quote! {
             #[doc = #doc]
             #[allow(dead_code)]
@@ -417,6 +425,21 @@ impl ServerPin {
                     #prefix
                     .with_request_timeout(::core::time::Duration::from_millis(#millis))
                     #max_message
+            }
+
+            #[doc = #connect_doc]
+            ///
+            /// # Errors
+            /// A connection error, or [`oma_mcp_runtime::Error::Drift`] when `policy` refuses
+            /// the drift (the server is disconnected first).
+            #[allow(dead_code)]
+            pub async fn connect(
+                policy: ::oma_mcp_runtime::DriftPolicy,
+            ) -> ::core::result::Result<
+                (::oma_mcp_runtime::McpClient, ::oma_mcp_runtime::DriftReport),
+                ::oma_mcp_runtime::Error,
+            > {
+                ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, #name, policy).await
             }
         };
         syn::parse2::<syn::File>(tokens)

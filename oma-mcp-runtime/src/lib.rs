@@ -30,7 +30,9 @@ pub mod typed;
 pub mod validate;
 
 pub use connect::{ConnectConfig, DiscoveredTool, Lifecycle, McpClient, connect_mcp_tools};
-pub use drift::{Change, ChangeKind, Direction, DriftPolicy, DriftReport, Severity};
+pub use drift::{
+    Change, ChangeKind, Direction, DriftPolicy, DriftReport, Severity, connect_checked,
+};
 pub use error::Error;
 pub use naming::normalize_tool_name;
 pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};

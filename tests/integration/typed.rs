@@ -8,7 +8,10 @@
 use std::time::Duration;
 
 use oma_mcp_runtime::snapshot::SnapshotSource;
-use oma_mcp_runtime::{McpClient, McpTool, connect_mcp_tools, map_call_result};
+use oma_mcp_runtime::{
+    DriftPolicy, DriftReport, Error, McpClient, McpTool, Snapshot, connect_checked,
+    connect_mcp_tools, map_call_result,
+};
 use serde_json::{Value, json};
 
 use crate::{everything_config, shared_dir, workspace_root};
@@ -378,9 +381,219 @@ async fn embedded_snapshot_drift_check() {
     );
 }
 
+/// One captured `tracing` event: level, target and every field as text.
+#[derive(Debug, PartialEq, Eq)]
+struct Captured {
+    level: tracing::Level,
+    target: String,
+    fields: Vec<(String, String)>,
+}
+
+/// A `tracing` layer that keeps every event.
+#[derive(Clone, Default)]
+struct Capture(std::sync::Arc<std::sync::Mutex<Vec<Captured>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Capture {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Fields(Vec<(String, String)>);
+        impl tracing::field::Visit for Fields {
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                self.0.push((field.name().to_owned(), value.to_owned()));
+            }
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.0.push((field.name().to_owned(), format!("{value:?}")));
+            }
+        }
+        let mut fields = Fields(Vec::new());
+        event.record(&mut fields);
+        self.0.lock().unwrap().push(Captured {
+            level: *event.metadata().level(),
+            target: event.metadata().target().to_owned(),
+            fields: fields.0,
+        });
+    }
+}
+
+impl Capture {
+    /// The events captured so far, taken out.
+    fn take(&self) -> Vec<Captured> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+/// `own::SNAPSHOT` with the `echo` tool's description rewritten (a rug pull): against the
+/// live own server exactly one change, a warning.
+fn own_snapshot_with_rewritten_echo() -> String {
+    let pinned = Snapshot::parse(own::SNAPSHOT, std::path::Path::new("own")).unwrap();
+    let descriptors = pinned.tools.iter().map(|t| {
+        let mut d = t.descriptor.clone();
+        if t.name() == "echo" {
+            d["description"] = json!("Echo the message back.");
+        }
+        d
+    });
+    Snapshot::from_descriptors(
+        pinned.server_info.clone(),
+        pinned.protocol_version.clone(),
+        pinned.source.clone(),
+        descriptors,
+    )
+    .unwrap()
+    .to_canonical_string()
+}
+
+/// Connect and check drift in one call (issue 5, "At run time"): `FailOnBreaking` refuses a
+/// server whose tools differ from the pin; it lets a warning pass, `FailOnAny` does not.
+#[tokio::test]
+async fn connect_checked_applies_the_drift_policy() {
+    // The own pin against the `bad-schema` server (tools `broken` and `echo`).
+    let err = connect_checked(
+        crate::own("bad-schema"),
+        own::SNAPSHOT,
+        "own",
+        DriftPolicy::FailOnBreaking,
+    )
+    .await
+    .unwrap_err();
+    let Error::Drift {
+        server,
+        breaking,
+        warning,
+        info,
+        first,
+    } = &err
+    else {
+        panic!("not a drift error: {err}");
+    };
+    assert_eq!(
+        (server.as_str(), *breaking, *warning, *info, first.as_str()),
+        ("own", 12, 2, 3, "add: tool \"add\" was removed")
+    );
+
+    // The same server as pinned: no change, whatever the policy.
+    let (client, report) = connect_checked(
+        crate::own("normal"),
+        own::SNAPSHOT,
+        "own",
+        DriftPolicy::FailOnAny,
+    )
+    .await
+    .unwrap();
+    assert_eq!(report, DriftReport::new(Vec::new()));
+    assert_eq!(client.tools().len(), own::TOOL_NAMES.len());
+    client.disconnect().await;
+
+    // A rewritten description is a warning: FailOnBreaking connects, FailOnAny refuses.
+    let pin = own_snapshot_with_rewritten_echo();
+    let (client, report) = connect_checked(
+        crate::own("normal"),
+        &pin,
+        "own",
+        DriftPolicy::FailOnBreaking,
+    )
+    .await
+    .unwrap();
+    client.disconnect().await;
+    assert_eq!(
+        (
+            report.summary.breaking,
+            report.summary.warning,
+            report.summary.info
+        ),
+        (0, 1, 0)
+    );
+    let err = connect_checked(crate::own("normal"), &pin, "own", DriftPolicy::FailOnAny)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "MCP server `own` drifted from its snapshot (0 breaking, 1 warning, 0 info; first: \
+         echo/description: tool description changed: \"Echo the message back.\" → \
+         \"Echoes the message back as `Echo: <message>`\"); review with `oma-mcp check` and update the pin with \
+         `oma-mcp snapshot`"
+    );
+
+    // A pin that is not a snapshot stops before any server is started.
+    let err = connect_checked(crate::own("normal"), "{}", "own", DriftPolicy::Ignore)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::SnapshotFormat { .. }), "{err}");
+}
+
+/// `DriftPolicy::Log` logs every change with `tracing` (target `oma_mcp::drift`) and
+/// connects; `Ignore` logs nothing.
+#[tokio::test]
+async fn connect_checked_log_policy_emits_one_tracing_event_per_change() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let capture = Capture::default();
+    // tracing-core 0.1.36 computes a new callsite's interest from the registering thread's
+    // default alone while at most one dispatcher exists (`has_just_one`): a test on another
+    // thread would then cache "never" for the drift callsites. A second live dispatcher makes
+    // every registration ask all of them.
+    let _second = tracing::Dispatch::new(tracing_subscriber::registry());
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    let pin = own_snapshot_with_rewritten_echo();
+    let (client, report) = connect_checked(crate::own("normal"), &pin, "own", DriftPolicy::Log)
+        .await
+        .unwrap();
+    client.disconnect().await;
+    assert_eq!(report.changes.len(), 1);
+    let drift: Vec<Captured> = capture
+        .take()
+        .into_iter()
+        .filter(|e| e.target == "oma_mcp::drift")
+        .collect();
+    let field = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    assert_eq!(
+        drift,
+        [Captured {
+            level: tracing::Level::WARN,
+            target: "oma_mcp::drift".to_owned(),
+            fields: vec![
+                field(
+                    "message",
+                    "tool description changed: \"Echo the message back.\" → \"Echoes the message back as `Echo: <message>`\""
+                ),
+                field("server", "own"),
+                field("tool", "echo"),
+                field("pointer", "/description"),
+                field("kind", "description_changed"),
+                field("severity", "warning"),
+            ],
+        }]
+    );
+    let (client, report) = connect_checked(crate::own("normal"), &pin, "own", DriftPolicy::Ignore)
+        .await
+        .unwrap();
+    client.disconnect().await;
+    assert_eq!(report.changes.len(), 1);
+    assert_eq!(
+        capture
+            .take()
+            .into_iter()
+            .filter(|e| e.target == "oma_mcp::drift")
+            .count(),
+        0
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // server-everything
 // ---------------------------------------------------------------------------------------------
+
+/// The generated `connect(policy)` (manifest server `everything`): the pinned server as
+/// committed connects under `FailOnAny` with an empty report.
+#[tokio::test]
+async fn everything_generated_connect_checks_drift() {
+    if everything_config("everything_generated_connect_checks_drift").is_none() {
+        return;
+    }
+    let (client, report) = everything::connect(DriftPolicy::FailOnAny).await.unwrap();
+    assert_eq!(report, DriftReport::new(Vec::new()));
+    assert_eq!(client.tools().len(), everything::TOOL_NAMES.len());
+    client.disconnect().await;
+}
 
 #[tokio::test]
 async fn everything_text_tools() {
