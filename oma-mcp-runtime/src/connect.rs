@@ -563,13 +563,25 @@ impl McpClient {
     /// then SIGKILLs the group; whatever is left of the group after the server exited also
     /// gets SIGKILL. At most about 4.5 s.
     pub async fn disconnect(&self) {
+        self.disconnect_within(EOF_GRACE).await;
+    }
+
+    /// [`disconnect`](Self::disconnect) with `eof_grace` instead of [`EOF_GRACE`]: how long
+    /// the server may take to exit on its own after its stdin is closed before its process
+    /// group gets SIGTERM (then [`TERM_GRACE`], then SIGKILL, as there).
+    ///
+    /// `Duration::ZERO` sends SIGTERM right after the EOF. That suits a connection that only
+    /// listed tools: nothing the server did needs a clean exit, and some servers take a while
+    /// to exit on EOF (server-everything about 350 ms), which `oma-mcp check` would otherwise
+    /// wait out. After a tool call, prefer `disconnect()`, so the server can finish its work.
+    pub async fn disconnect_within(&self, eof_grace: std::time::Duration) {
         let mut stopped = self.stopped.lock().await;
         if *stopped {
             return;
         }
         *stopped = true;
         self.session.close();
-        self.process.shutdown().await;
+        self.process.shutdown(eof_grace).await;
         self.session.stop_tasks(STDERR_DRAIN).await;
         tracing::debug!(server = %self.command_line, "MCP server stopped");
     }

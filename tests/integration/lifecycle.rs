@@ -187,6 +187,21 @@ async fn stubborn_server_is_killed_after_the_grace_periods() {
     assert!(took < Duration::from_secs(6), "{took:?}");
 }
 
+/// `disconnect_within(ZERO)` skips the EOF grace: SIGTERM comes at once, so only
+/// `TERM_GRACE` (2 s) passes before SIGKILL.
+#[cfg(unix)]
+#[tokio::test]
+async fn disconnect_within_zero_skips_the_eof_grace() {
+    let client = connect_mcp_tools(own("stubborn")).await.unwrap();
+    let pid = client.pid().unwrap();
+    let start = Instant::now();
+    client.disconnect_within(Duration::ZERO).await;
+    let took = start.elapsed();
+    assert!(!alive(pid), "stubborn server {pid} still running");
+    assert!(took >= oma_mcp_runtime::connect::TERM_GRACE, "{took:?}");
+    assert!(took < Duration::from_millis(3500), "{took:?}");
+}
+
 #[tokio::test]
 async fn environment_is_hygienic() {
     let Ok(parent_value) = std::env::var("CARGO_MANIFEST_DIR") else {

@@ -284,12 +284,13 @@ impl Watched {
         self.kill.cancel();
     }
 
-    /// Stops a server whose session the caller has already closed (stdin EOF): waits [`EOF_GRACE`] for it
-    /// to exit, then SIGTERMs its process group and waits [`TERM_GRACE`], then SIGKILLs the
-    /// group (and the server) and waits for it. Whatever is left of the group once the server
-    /// itself has exited (grandchildren of `sh -c`, `npx`, …) gets SIGKILL. At most about 4 s.
-    pub(crate) async fn shutdown(&self) {
-        if self.exited_within(EOF_GRACE).await.is_none() {
+    /// Stops a server whose session the caller has already closed (stdin EOF): waits
+    /// `eof_grace` ([`EOF_GRACE`] for `disconnect()`) for it to exit, then SIGTERMs its process
+    /// group and waits [`TERM_GRACE`], then SIGKILLs the group (and the server) and waits for
+    /// it. Whatever is left of the group once the server itself has exited (grandchildren of
+    /// `sh -c`, `npx`, …) gets SIGKILL. At most about `eof_grace` + 4 s.
+    pub(crate) async fn shutdown(&self, eof_grace: Duration) {
+        if self.exited_within(eof_grace).await.is_none() {
             signal_group(self.pgid, GroupSignal::Term);
             #[cfg(not(unix))]
             self.kill.cancel();

@@ -96,6 +96,6 @@ async fn check_one(pin: &ServerPin) -> Result<oma_mcp_runtime::DriftReport, CliE
     progress.finish().await;
     let client = client?;
     let drift = client.drift_against(&snapshot);
-    client.disconnect().await;
+    crate::commands::stop_listed(&client).await;
     Ok(drift)
 }

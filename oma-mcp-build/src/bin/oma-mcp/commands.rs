@@ -169,7 +169,7 @@ async fn snapshot(
         let client = connect(config).await?;
         let snapshot =
             client.snapshot_with_source(SnapshotSource::new(program.clone(), args.to_vec()));
-        client.disconnect().await;
+        stop_listed(&client).await;
         let snapshot = snapshot?;
         match out {
             Some(path) => {
@@ -203,7 +203,7 @@ async fn snapshot(
         }
         let client = connect(config).await?;
         let snapshot = client.snapshot_with_source(pin.snapshot_source());
-        client.disconnect().await;
+        stop_listed(&client).await;
         let snapshot = snapshot?;
         let path = out.clone().unwrap_or_else(|| pin.snapshot.clone());
         let changed = snapshot.write(&path)?;
@@ -269,7 +269,7 @@ async fn list(
             })
         })
         .collect();
-    client.disconnect().await;
+    stop_listed(&client).await;
     let text = match format {
         Format::Json => pretty(&Value::Array(rows)),
         Format::Text => {
@@ -339,7 +339,7 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
             .map(|t| t.name.as_str())
             .collect::<Vec<_>>()
             .join(", ");
-        client.disconnect().await;
+        stop_listed(&client).await;
         return Err(CliError::UnknownTool { tool, available });
     };
     // The executor's rules, before anything is sent: the confirmation of a consequential tool
@@ -347,7 +347,7 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
     if !yes
         && let Some(reason) = policy.reason(&found.mcp_name, found.descriptor.get("annotations"))
     {
-        client.disconnect().await;
+        stop_listed(&client).await;
         return Err(CliError::NeedsConfirmation { tool, reason });
     }
     if !no_validate {
@@ -377,12 +377,13 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
             }),
         };
         if let Err(e) = checked {
-            client.disconnect().await;
+            stop_listed(&client).await;
             return Err(e);
         }
     }
     let mcp_name = found.mcp_name.clone();
     let result = client.call_tool(&mcp_name, arguments).await;
+    // A tool ran: the server gets the full grace to finish its work and exit.
     client.disconnect().await;
     let text = match format {
         Format::Json => pretty(&result.to_json()),
@@ -486,4 +487,11 @@ pub(crate) fn print(text: &str) -> Result<(), CliError> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.map_err(CliError::Stdout),
     }
+}
+
+/// Stops a server this run only listed the tools of (`snapshot`, `list`, `check`, a refused
+/// `call`): SIGTERM right after the EOF instead of waiting for the server to exit on its own
+/// (server-everything takes about 350 ms), since nothing it did needs a clean exit.
+pub async fn stop_listed(client: &McpClient) {
+    client.disconnect_within(Duration::ZERO).await;
 }
