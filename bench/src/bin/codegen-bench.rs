@@ -10,6 +10,7 @@
 //!
 //! The corpus is `$OMA_MCP_SHARED/corpus` (default: `../shared` beside the workspace).
 
+use oma_mcp_bench::{median, ms};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -173,15 +174,6 @@ fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-fn median(times: &mut [Duration]) -> Duration {
-    times.sort();
-    times.get(times.len() / 2).copied().unwrap_or_default()
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 fn usage(message: &str) -> ExitCode {

@@ -16,6 +16,7 @@
 //! (`$CARGO_TARGET_DIR` instead of `target` when set); `check` runs with
 //! `--manifest tests/oma-mcp.toml --server everything`.
 
+use oma_mcp_bench::{median, ms};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -388,15 +389,6 @@ fn load() -> String {
         .ok()
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|| "?".to_owned())
-}
-
-fn median(times: &mut [Duration]) -> Duration {
-    times.sort();
-    times.get(times.len() / 2).copied().unwrap_or_default()
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 fn usage(message: &str) -> ExitCode {
