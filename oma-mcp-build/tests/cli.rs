@@ -594,3 +594,34 @@ fn manifest_and_command_are_alternatives() {
         }
     }
 }
+
+/// Commands that start no server keep the default signal action: `generate` blocked opening
+/// a FIFO nobody writes ends at SIGTERM (no handler swallows it).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_ends_a_command_that_starts_no_server() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("tools.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let mut child = oma_mcp()
+        .arg("generate")
+        .arg(&fifo)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("oma-mcp starts");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let kill = std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    let status = child.wait().expect("oma-mcp ends");
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+}

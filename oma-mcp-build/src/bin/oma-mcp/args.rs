@@ -92,6 +92,22 @@ pub enum Command {
     Completions(crate::schema::CompletionsArgs),
 }
 
+impl Command {
+    /// Whether the command starts MCP servers (and so must stop them when a signal comes).
+    pub fn starts_servers(&self) -> bool {
+        match self {
+            Command::Snapshot { .. }
+            | Command::List { .. }
+            | Command::Call(_)
+            | Command::Check(_) => true,
+            Command::Generate { .. }
+            | Command::Diff(_)
+            | Command::Schema(_)
+            | Command::Completions(_) => false,
+        }
+    }
+}
+
 /// A server given by manifest or by command line.
 #[derive(Debug, Args)]
 pub struct Target {

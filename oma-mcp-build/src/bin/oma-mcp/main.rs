@@ -2,7 +2,8 @@
 //!
 //! Exit codes: 0 success, 1 drift at or above `--fail-on` (`check`, `diff`), 2 any error (the
 //! error on stderr, with its causes). `call` also exits 2 when the mapped result is an error,
-//! after printing it. Interrupted by SIGINT, SIGTERM or SIGHUP, it stops the servers it started
+//! after printing it. Interrupted by SIGINT, SIGTERM or SIGHUP, a command that starts servers
+//! (`snapshot`, `list`, `call`, `check`) stops the servers it started
 //! (their whole process groups: a Ctrl-C on the terminal reaches only `oma-mcp`, since each
 //! server runs in a group of its own) and exits 128 + the signal number (130, 143, 129), as a
 //! shell expects of a program a signal ended.
@@ -38,7 +39,14 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return report(&commands::CliError::AsyncRuntime(e)),
     };
+    // Only commands that start servers handle signals; the others (generate, diff, schema,
+    // completions) keep the default, so a signal ends them at once, even mid-computation or
+    // blocked opening a FIFO.
+    let starts_servers = cli.command.starts_servers();
     let ended = runtime.block_on(async {
+        if !starts_servers {
+            return commands::run(cli.command).await;
+        }
         // Installed before anything starts, so no signal can end us with a server running.
         let mut signals = match interrupt::Signals::install() {
             Ok(signals) => signals,
