@@ -37,6 +37,12 @@ use shape::{
 /// stack against values built in code.
 const MAX_DEPTH: usize = 128;
 
+/// How many pairs of `$ref` targets one schema comparison follows; each distinct pair is
+/// followed once, so only a schema with thousands of definitions reaches this. Past it the
+/// rest is one warning: the comparison stays bounded in time and memory whatever the server
+/// sends.
+const MAX_REF_PAIRS: usize = 10_000;
+
 /// Upper bounds: a smaller value accepts fewer values (JSON Schema 2020-12 validation).
 const UPPER_BOUNDS: [&str; 6] = [
     "maxLength",
@@ -246,10 +252,31 @@ impl<'a> Ctx<'a> {
             );
             return;
         }
+        let start = out.len();
         self.walk(old, new, root_ptr, 0, out);
+        let mut followed = 0usize;
         while let Some((old, new, ptr)) = self.pending.pop_front() {
+            followed += 1;
+            if followed > MAX_REF_PAIRS {
+                let msg = format!(
+                    "more than {MAX_REF_PAIRS} pairs of $ref targets to compare; the rest ({} \
+                     more) not compared, review the schema by hand",
+                    self.pending.len() + 1
+                );
+                self.push(out, &ptr, ChangeKind::NotCompared, Severity::Warning, msg);
+                break;
+            }
             self.walk(&old, &new, &ptr, 0, out);
         }
+        // One `$ref` target reached from two places with the same difference (a recursive
+        // definition, a shared one) is one change: the pointer is the target's.
+        let added = out.split_off(start);
+        let mut once = HashSet::new();
+        out.extend(
+            added
+                .into_iter()
+                .filter(|c| once.insert((c.pointer.clone(), c.kind, c.message.clone()))),
+        );
     }
 
     fn severity(&self, effect: Effect) -> Severity {
@@ -373,19 +400,22 @@ impl<'a> Ctx<'a> {
         }
         if old_ref.is_some() || new_ref.is_some() {
             // One side refers: its target, with the keywords beside the `$ref` laid over it,
-            // faces the other side.
-            let (old_id, old) = match old_ref.flatten() {
-                Some((id, v)) => (id, Self::merged(v, old)),
-                None => (format!("@{ptr}"), old.clone()),
+            // faces the other side. The pair is keyed by content, not by pointer: a recursive
+            // target (`T = anyOf[array of T, string]`) facing a plain schema meets the same
+            // pair again one level down, at a new pointer, and would be queued forever.
+            let old = match old_ref.flatten() {
+                Some((_, v)) => Self::merged(v, old),
+                None => old.clone(),
             };
-            let (new_id, new, new_ptr) = match new_ref.flatten() {
-                Some((id, v)) => {
-                    let p = format!("{}{}", self.root_ptr, id);
-                    (id, Self::merged(v, new), p)
-                }
-                None => (format!("@{ptr}"), new.clone(), ptr.to_owned()),
+            let (new, new_ptr) = match new_ref.flatten() {
+                Some((id, v)) => (Self::merged(v, new), format!("{}{}", self.root_ptr, id)),
+                None => (new.clone(), ptr.to_owned()),
             };
-            if self.seen.insert((old_id, new_id)) {
+            let key = (
+                format!("={}", value_key(&old)),
+                format!("={}", value_key(&new)),
+            );
+            if self.seen.insert(key) {
                 self.pending.push_back((old, new, new_ptr));
             }
             return;

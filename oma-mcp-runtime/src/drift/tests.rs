@@ -1531,3 +1531,101 @@ fn one_of_to_any_of_widens_and_any_of_to_one_of_narrows() {
         )]
     );
 }
+
+/// A recursive definition (`T = anyOf[array of T, string]`, an ordinary "string or nested
+/// list") facing a plain schema: each pair of (schema, target) is compared once, so the walk
+/// ends (it queued the same pair one level deeper forever and ran out of memory), and a
+/// difference reached twice is reported once.
+#[test]
+fn recursive_ref_facing_a_plain_schema_ends_and_reports_once() {
+    let recursive = json!({
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/T"}},
+        "$defs": {"T": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/T"}}, {"type": "string"}]}}
+    });
+    let plain = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    let t = |schema: &Value| json!({"name": "t", "inputSchema": schema});
+    assert_eq!(
+        tool(t(&recursive), t(&plain)),
+        [
+            (
+                K::TypeChanged,
+                B,
+                "/inputSchema/properties/n/anyOf/0/type".to_owned()
+            ),
+            (
+                K::BranchRemoved,
+                B,
+                "/inputSchema/properties/n/anyOf/1".to_owned()
+            ),
+            (
+                K::TypeWidened,
+                I,
+                "/inputSchema/properties/n/anyOf/0/items/anyOf/0/type".to_owned()
+            ),
+            (
+                K::BranchRemoved,
+                B,
+                "/inputSchema/properties/n/anyOf/0/items/anyOf/1".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(
+        tool(t(&plain), t(&recursive)),
+        [
+            (
+                K::TypeChanged,
+                B,
+                "/inputSchema/$defs/T/anyOf/0/type".to_owned()
+            ),
+            (K::BranchAdded, I, "/inputSchema/$defs/T/anyOf/1".to_owned()),
+            (
+                K::TypeNarrowed,
+                B,
+                "/inputSchema/$defs/T/anyOf/0/type".to_owned()
+            ),
+        ]
+    );
+    // A definition that refers to itself directly, with no type in between.
+    let degenerate = json!({
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/T"}},
+        "$defs": {"T": {"anyOf": [{"$ref": "#/$defs/T"}, {"type": "string"}]}}
+    });
+    assert_eq!(
+        tool(t(&degenerate), t(&plain)),
+        one(K::BranchRemoved, B, "/inputSchema/properties/n/anyOf/1")
+    );
+}
+
+/// Thousands of distinct `$ref` pairs stay bounded: past the limit, one warning.
+#[test]
+fn ref_pairs_are_bounded() {
+    let n = 10_050;
+    let defs: serde_json::Map<String, Value> = (0..n)
+        .map(|i| (format!("D{i}"), json!({"type": "string", "maxLength": i})))
+        .collect();
+    let props: serde_json::Map<String, Value> = (0..n)
+        .map(|i| (format!("p{i}"), json!({"$ref": format!("#/$defs/D{i}")})))
+        .collect();
+    let old = json!({"type": "object", "properties": props, "$defs": defs});
+    let mut new = old.clone();
+    for i in 0..n {
+        new["$defs"][format!("D{i}")]["maxLength"] = json!(i + 1);
+    }
+    let got = tool(
+        json!({"name": "t", "inputSchema": old}),
+        json!({"name": "t", "inputSchema": new}),
+    );
+    assert_eq!(got.len(), 10_001);
+    assert_eq!(
+        got[0],
+        (
+            K::BoundRelaxed,
+            I,
+            "/inputSchema/$defs/D0/maxLength".to_owned()
+        )
+    );
+    assert_eq!(got[10_000].0, K::NotCompared);
+    assert_eq!(got[10_000].1, W);
+}
