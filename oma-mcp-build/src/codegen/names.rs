@@ -265,6 +265,11 @@ pub(crate) fn needs_rename(ident: &RustIdent, json: &str) -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Namespace {
     used: BTreeSet<String>,
+    /// Per numbering pattern (the prefix before the number, and the type suffixes), the number
+    /// the last claim took. Names are never given back, so every smaller number is still
+    /// taken: the next claim starts after it (the same name as a search from 2, without the
+    /// quadratic cost of thousands of claims of one base, e.g. a 6,000-branch `anyOf`).
+    last: std::collections::HashMap<(String, String), u64>,
 }
 
 impl Namespace {
@@ -280,12 +285,17 @@ impl Namespace {
             return ident;
         }
         // `self_` → `self_2`, not `self__2` (which `non_snake_case` rejects).
-        let base = ident.name.trim_end_matches('_').to_owned();
-        (2u64..)
-            .map(|n| format!("{base}_{n}"))
-            .find(|candidate| self.used.insert(candidate.clone()))
-            .map(RustIdent::plain)
-            .unwrap_or_else(|| RustIdent::plain(base))
+        let prefix = format!("{}_", ident.name.trim_end_matches('_'));
+        let start = self
+            .last
+            .get(&(prefix.clone(), String::new()))
+            .map_or(2, |n| n + 1);
+        let (n, name) = (start..)
+            .map(|n| (n, format!("{prefix}{n}")))
+            .find(|(_, candidate)| self.used.insert(candidate.clone()))
+            .unwrap_or((start, prefix.clone()));
+        self.last.insert((prefix, String::new()), n);
+        RustIdent::plain(name)
     }
 
     /// Claims an UpperCamelCase name: `base`, or `base2`, `base3`, … such that `name` and
@@ -307,10 +317,14 @@ impl Namespace {
             } else {
                 ""
             };
-            (2u64..)
-                .map(|n| format!("{base}{sep}{n}"))
-                .find(|candidate| free(&self.used, candidate))
-                .unwrap_or_else(|| base.to_owned())
+            let pattern = (format!("{base}{sep}"), suffixes.join("\u{0}"));
+            let start = self.last.get(&pattern).map_or(2, |n| n + 1);
+            let (n, name) = (start..)
+                .map(|n| (n, format!("{}{n}", pattern.0)))
+                .find(|(_, candidate)| free(&self.used, candidate))
+                .unwrap_or((start, base.to_owned()));
+            self.last.insert(pattern, n);
+            name
         };
         self.used.insert(name.clone());
         for s in suffixes {
@@ -411,6 +425,26 @@ mod tests {
         assert!(ident.name.len() <= MAX_IDENT_LEN, "{}", ident.name);
         assert!(is_plain_ident(&ident.name));
         assert!(camel_part(&long).len() <= MAX_IDENT_LEN);
+    }
+
+    /// Numbering resumes after the last number of its pattern: the same names as a search
+    /// from 2 (numbers below it are all taken), also around names claimed literally.
+    #[test]
+    fn numbering_resumes_where_the_last_claim_stopped() {
+        let mut types = Namespace::new();
+        assert_eq!(types.claim_type("X3", &[]), "X3");
+        let got: Vec<String> = (0..5).map(|_| types.claim_type("X", &[])).collect();
+        assert_eq!(got, ["X", "X2", "X4", "X5", "X6"]);
+        // Another suffix set is another pattern: it searches from 2 again, skipping every
+        // number whose name (or name + suffix) is taken.
+        assert_eq!(types.claim_type("X", &["Args"]), "X7");
+        let mut fields = Namespace::new();
+        let got: Vec<String> = (0..4)
+            .map(|_| fields.claim_field(snake_ident("a")).to_string())
+            .collect();
+        assert_eq!(got, ["a", "a_2", "a_3", "a_4"]);
+        assert_eq!(fields.claim_field(snake_ident("a_5")).to_string(), "a_5");
+        assert_eq!(fields.claim_field(snake_ident("a")).to_string(), "a_6");
     }
 
     #[test]

@@ -215,9 +215,14 @@ impl<'a> Converter<'a> {
         depth: usize,
     ) -> Mapped {
         let nullable = alternatives.iter().any(is_null);
+        // Repeated branches count once: hashed by canonical JSON (sorted keys, equal exactly
+        // when the values are), so thousands of branches stay linear.
         let mut rest: Vec<(usize, &'a Value)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for (i, alternative) in alternatives.iter().enumerate() {
-            if !is_null(alternative) && !rest.iter().any(|(_, seen)| *seen == alternative) {
+            if !is_null(alternative)
+                && seen.insert(oma_mcp_runtime::snapshot::canonical_json(alternative))
+            {
                 rest.push((i, alternative));
             }
         }
@@ -523,16 +528,28 @@ impl<'a> Converter<'a> {
                 .and_then(|s| s.get("const"))
                 .cloned()
         };
+        // Which branches declare each property: a key only one branch declares settles that
+        // branch at once, so thousands of branches stay near linear.
+        let mut declaring: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, object) in objects.iter().enumerate() {
+            for key in properties(object).into_iter().flat_map(|p| p.keys()) {
+                declaring.entry(key.as_str()).or_default().push(i);
+            }
+        }
         objects.iter().enumerate().all(|(i, object)| {
             required(object).iter().any(|key| {
                 let own = const_of(object, key);
-                objects.iter().enumerate().all(|(j, other)| {
-                    i == j
-                        || !properties(other).is_some_and(|p| p.contains_key(*key))
-                        || own
-                            .as_ref()
-                            .is_some_and(|c| const_of(other, key).is_some_and(|o| o != *c))
-                })
+                declaring
+                    .get(*key)
+                    .map_or(&[][..], Vec::as_slice)
+                    .iter()
+                    .all(|&j| {
+                        i == j
+                            || own
+                                .as_ref()
+                                .is_some_and(|c| const_of(objects[j], key).is_some_and(|o| o != *c))
+                    })
             })
         })
     }
