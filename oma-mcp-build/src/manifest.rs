@@ -220,6 +220,20 @@ impl Manifest {
                     "servers.{name}.max-message-bytes must be at least 1024"
                 )));
             }
+            // An environment variable name cannot be empty or hold `=` or NUL (POSIX); the
+            // spawn would fail with an error that points at the command instead.
+            let bad_env = raw
+                .env
+                .keys()
+                .map(|k| ("env", k))
+                .chain(raw.pass_env.iter().map(|k| ("pass-env", k)))
+                .find(|(_, k)| k.is_empty() || k.contains(['=', '\0']));
+            if let Some((key, var)) = bad_env {
+                return Err(bad(format!(
+                    "servers.{name}.{key} has the variable name {var:?}; a name must be \
+                     non-empty, without `=` or NUL"
+                )));
+            }
             if raw.request_timeout_ms == Some(0) {
                 return Err(bad(format!(
                     "servers.{name}.request-timeout-ms must be greater than 0"
@@ -573,6 +587,16 @@ mod tests {
             err(""),
             "manifest x/oma-mcp.toml is not valid: it pins no servers; add a [servers.<name>] \
              table with at least `command`"
+        );
+        assert_eq!(
+            err("[servers.a]\ncommand = \"x\"\nenv = { \"A=B\" = \"1\" }\n"),
+            "manifest x/oma-mcp.toml is not valid: servers.a.env has the variable name \"A=B\"; \
+             a name must be non-empty, without `=` or NUL"
+        );
+        assert_eq!(
+            err("[servers.a]\ncommand = \"x\"\npass-env = [\"\"]\n"),
+            "manifest x/oma-mcp.toml is not valid: servers.a.pass-env has the variable name \"\"; \
+             a name must be non-empty, without `=` or NUL"
         );
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nsnapshot = \"\"\n"),
