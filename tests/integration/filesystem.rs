@@ -13,6 +13,7 @@ use oma_mcp_runtime::{
 };
 use serde_json::json;
 
+use crate::typed::consequential;
 use crate::{npm_server, workspace_root};
 
 /// The pinned server-filesystem (manifest server `filesystem`, prefix `fs`).
@@ -34,24 +35,19 @@ fn filesystem_config(test: &str, dir: &std::path::Path) -> Option<ConnectConfig>
     )
 }
 
-/// A marker's framework name and `CONSEQUENTIAL` flag.
-fn flag<T: McpTool>() -> (&'static str, bool) {
-    (T::NAME, T::CONSEQUENTIAL)
-}
-
 #[test]
 fn markers_carry_the_consequential_policy() {
     assert_eq!(
         [
             // `destructiveHint: true` and not `readOnlyHint` (the default policy trusts
             // annotations).
-            flag::<fs::WriteFile>(),
-            flag::<fs::EditFile>(),
-            flag::<fs::MoveFile>(),
+            consequential::<fs::WriteFile>(),
+            consequential::<fs::EditFile>(),
+            consequential::<fs::MoveFile>(),
             // The manifest adds one the server calls harmless (`destructiveHint: false`).
-            flag::<fs::CreateDirectory>(),
-            flag::<fs::ReadTextFile>(),
-            flag::<fs::ListDirectory>(),
+            consequential::<fs::CreateDirectory>(),
+            consequential::<fs::ReadTextFile>(),
+            consequential::<fs::ListDirectory>(),
         ],
         [
             ("fs_write_file", true),

@@ -60,7 +60,7 @@ fn committed_names(path: &str) -> Vec<String> {
 }
 
 /// A tool's framework name and `CONSEQUENTIAL` flag.
-fn consequential<T: McpTool>() -> (&'static str, bool) {
+pub(crate) fn consequential<T: McpTool>() -> (&'static str, bool) {
     (T::NAME, T::CONSEQUENTIAL)
 }
 
