@@ -210,8 +210,10 @@ pub(super) fn contains_ref(value: &Value) -> bool {
 /// what a schema accepts (JSON Schema 2020-12 meta-data vocabulary §9, `$comment` §8.3).
 const ANNOTATIONS: [&str; 5] = ["description", "title", "default", "examples", "$comment"];
 
-/// Keywords whose value is one subschema.
-const ONE_SCHEMA: [&str; 11] = [
+/// Every keyword position that holds subschemas, for [`strip_annotations`] (the walk's own
+/// lists in `schema.rs`, [`super::EACH`] and [`super::SCHEMA_MAPS`], are the subsets each of
+/// its rules covers). Keywords whose value is one subschema:
+const SUBSCHEMA: [&str; 11] = [
     "items",
     "additionalProperties",
     "additionalItems",
@@ -225,9 +227,9 @@ const ONE_SCHEMA: [&str; 11] = [
     "else",
 ];
 /// Keywords whose value is a list of subschemas (`items` too, in its draft-07 tuple form).
-const SCHEMA_LISTS: [&str; 5] = ["items", "prefixItems", "anyOf", "oneOf", "allOf"];
+const SUBSCHEMA_LISTS: [&str; 5] = ["items", "prefixItems", "anyOf", "oneOf", "allOf"];
 /// Keywords whose value maps names to subschemas.
-const SCHEMA_MAPS: [&str; 5] = [
+const SUBSCHEMA_MAPS: [&str; 5] = [
     "properties",
     "patternProperties",
     "dependentSchemas",
@@ -247,11 +249,11 @@ fn strip_annotations(schema: &Value) -> Value {
             continue;
         }
         let v = match v {
-            Value::Object(_) if ONE_SCHEMA.contains(&k.as_str()) => strip_annotations(v),
-            Value::Array(list) if SCHEMA_LISTS.contains(&k.as_str()) => {
+            Value::Object(_) if SUBSCHEMA.contains(&k.as_str()) => strip_annotations(v),
+            Value::Array(list) if SUBSCHEMA_LISTS.contains(&k.as_str()) => {
                 Value::Array(list.iter().map(strip_annotations).collect())
             }
-            Value::Object(map) if SCHEMA_MAPS.contains(&k.as_str()) => Value::Object(
+            Value::Object(map) if SUBSCHEMA_MAPS.contains(&k.as_str()) => Value::Object(
                 map.iter()
                     .map(|(name, s)| (name.clone(), strip_annotations(s)))
                     .collect(),
