@@ -107,133 +107,76 @@ pub(crate) enum OversizedHead {
 /// Reads the top-level keys of a JSON object from the head of a message (a prefix of the
 /// line) as far as they are complete, to find which request an oversized answer is for.
 ///
-/// Only complete top-level members count: a value that runs past the head ends the scan (a
-/// `result` or `error` key is enough to mark a response, whatever its value). Nothing is
-/// parsed into memory beyond the `id` and the keys.
+/// `serde_json` parses the prefix member by member and stops with an error where it is cut;
+/// what was read before counts. A `result` or `error` key marks a response whatever its
+/// value; an `id` that is a number counts only once a delimiter follows it (the head may end
+/// inside it: `12` could be `123`). Values other than the `id` are skipped, not built.
 pub(crate) fn oversized_head(head: &[u8]) -> OversizedHead {
-    let mut scan = Scanner { b: head, i: 0 };
-    scan.ws();
-    if !scan.eat(b'{') {
-        return OversizedHead::Unknown;
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+    #[derive(Default)]
+    struct Seen {
+        id: Option<Value>,
+        response: bool,
+        server_message: bool,
     }
-    let mut id = None;
-    let mut response = false;
-    loop {
-        scan.ws();
-        let Some(key) = scan
-            .string()
-            .and_then(|k| serde_json::from_slice::<String>(k).ok())
-        else {
-            break;
-        };
-        scan.ws();
-        if !scan.eat(b':') {
-            break;
-        }
-        scan.ws();
-        match key.as_str() {
-            "method" => return OversizedHead::ServerMessage,
-            "result" | "error" => response = true,
-            _ => {}
-        }
-        let Some(value) = scan.value() else { break };
-        if key == "id" {
-            id = serde_json::from_slice::<Value>(value).ok();
-        }
-        scan.ws();
-        if !scan.eat(b',') {
-            break;
+    struct Members<'s>(&'s mut Seen);
+    impl<'de> DeserializeSeed<'de> for Members<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_map(self)
         }
     }
-    match id {
-        Some(id) if response && !id.is_null() => OversizedHead::Response(id),
+    impl<'de> Visitor<'de> for Members<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON-RPC message object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            // A number `id` waits for the next key (or the object's end) to be complete.
+            let mut number_id = None;
+            while let Some(key) = map.next_key::<String>()? {
+                if let Some(id) = number_id.take() {
+                    self.0.id = Some(id);
+                }
+                match key.as_str() {
+                    "method" => {
+                        self.0.server_message = true;
+                        return Ok(());
+                    }
+                    "result" | "error" => self.0.response = true,
+                    _ => {}
+                }
+                if key == "id" {
+                    match map.next_value::<Value>()? {
+                        id @ Value::Number(_) => number_id = Some(id),
+                        id => self.0.id = Some(id),
+                    }
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            if let Some(id) = number_id {
+                self.0.id = Some(id);
+            }
+            Ok(())
+        }
+    }
+
+    let mut seen = Seen::default();
+    // The error is where the head ends (or what is not an object); what was read stands.
+    let _ = Members(&mut seen).deserialize(&mut serde_json::Deserializer::from_slice(head));
+    match seen {
+        Seen {
+            server_message: true,
+            ..
+        } => OversizedHead::ServerMessage,
+        Seen {
+            id: Some(id),
+            response: true,
+            ..
+        } if !id.is_null() => OversizedHead::Response(id),
         _ => OversizedHead::Unknown,
-    }
-}
-
-/// A cursor over the bytes of a JSON prefix; every method returns `None` (or `false`) when
-/// the prefix ends first.
-struct Scanner<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl<'a> Scanner<'a> {
-    fn ws(&mut self) {
-        while self.b.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
-            self.i += 1;
-        }
-    }
-
-    fn eat(&mut self, c: u8) -> bool {
-        if self.b.get(self.i) == Some(&c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    /// A complete string token at the cursor (with its quotes).
-    fn string(&mut self) -> Option<&'a [u8]> {
-        let start = self.i;
-        if !self.eat(b'"') {
-            return None;
-        }
-        let mut escaped = false;
-        while let Some(&c) = self.b.get(self.i) {
-            self.i += 1;
-            match c {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => return self.b.get(start..self.i),
-                _ => {}
-            }
-        }
-        None
-    }
-
-    /// A complete JSON value token at the cursor (not validated beyond its extent).
-    fn value(&mut self) -> Option<&'a [u8]> {
-        let start = self.i;
-        match self.b.get(self.i)? {
-            b'"' => {
-                self.string()?;
-            }
-            b'{' | b'[' => {
-                let mut depth = 0usize;
-                loop {
-                    match self.b.get(self.i)? {
-                        b'"' => {
-                            self.string()?;
-                            continue;
-                        }
-                        b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                self.i += 1;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    self.i += 1;
-                }
-            }
-            _ => {
-                // A number or literal ends at a delimiter; one cut by the head's end is not
-                // complete (`12` could be `123`).
-                loop {
-                    match self.b.get(self.i)? {
-                        b',' | b'}' | b']' => break,
-                        c if c.is_ascii_whitespace() => break,
-                        _ => self.i += 1,
-                    }
-                }
-            }
-        }
-        self.b.get(start..self.i)
     }
 }
 
