@@ -452,7 +452,8 @@ pub async fn connect_checked(
     server: &str,
     policy: DriftPolicy,
 ) -> Result<(crate::McpClient, DriftReport), crate::Error> {
-    let snapshot = Snapshot::parse(snapshot_json, std::path::Path::new("<embedded snapshot>"))?;
+    // Parsed before the server is started: a broken snapshot fails without spawning anything.
+    let snapshot = parse_embedded(snapshot_json)?;
     let client = crate::connect_mcp_tools(config).await?;
     let report = client.drift_against(&snapshot);
     match report.apply(policy, server) {
@@ -490,7 +491,11 @@ impl crate::McpClient {
     /// [`Error::SnapshotFormat`](crate::Error::SnapshotFormat) when `snapshot_json` is not a
     /// snapshot (generated code always embeds a valid one).
     pub fn drift_against_embedded(&self, snapshot_json: &str) -> Result<DriftReport, crate::Error> {
-        let snapshot = Snapshot::parse(snapshot_json, std::path::Path::new("<embedded snapshot>"))?;
-        Ok(self.drift_against(&snapshot))
+        Ok(self.drift_against(&parse_embedded(snapshot_json)?))
     }
+}
+
+/// Snapshot text embedded in code (named `<embedded snapshot>` in errors).
+fn parse_embedded(snapshot_json: &str) -> Result<Snapshot, crate::Error> {
+    Snapshot::parse(snapshot_json, std::path::Path::new("<embedded snapshot>"))
 }
