@@ -618,12 +618,6 @@ fn worker(client: &str, opts: &Opts) -> Res<()> {
     Ok(())
 }
 
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".to_owned())
-}
-
 /// Runs one worker process and returns its JSON line.
 fn run_worker(client: &str, opts: &Opts) -> Res<Value> {
     let exe = std::env::current_exe()?;
@@ -676,7 +670,7 @@ const METRICS: [&str; 10] = [
 
 fn parent(opts: &Opts) -> Res<()> {
     let wanted = |c: &str| opts.only.as_ref().is_none_or(|o| o.iter().any(|x| x == c));
-    let load_start = loadavg();
+    let load_start = oma_mcp_bench::load_average();
     let started = Instant::now();
     let clients: Vec<&str> = CLIENTS.iter().copied().filter(|c| wanted(c)).collect();
     let mut runs: Vec<Vec<Value>> = vec![Vec::new(); clients.len()];
@@ -693,7 +687,7 @@ fn parent(opts: &Opts) -> Res<()> {
     } else {
         None
     };
-    let load_end = loadavg();
+    let load_end = oma_mcp_bench::load_average();
 
     let mut summary = Map::new();
     for (client, rs) in clients.iter().zip(&runs) {

@@ -16,7 +16,7 @@
 //! (`$CARGO_TARGET_DIR` instead of `target` when set); `check` runs with
 //! `--manifest tests/oma-mcp.toml --server everything`.
 
-use oma_mcp_bench::{median, ms};
+use oma_mcp_bench::{load_average, median, ms};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -71,11 +71,11 @@ fn main() -> ExitCode {
             );
         }
     };
-    println!("load average before: {}", load());
+    println!("load average before: {}", load_average());
     println!("oma-mcp binary: {}", cli.display());
     match run(&workspace, &cli, repeat) {
         Ok(()) => {
-            println!("load average after: {}", load());
+            println!("load average after: {}", load_average());
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -381,14 +381,6 @@ fn default_cli(workspace: &Path) -> Option<PathBuf> {
         .iter()
         .map(|profile| target.join(profile).join("oma-mcp"))
         .find(|p| p.exists())
-}
-
-/// `/proc/loadavg`'s three averages, or `?`.
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|| "?".to_owned())
 }
 
 fn usage(message: &str) -> ExitCode {
