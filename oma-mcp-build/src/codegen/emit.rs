@@ -170,13 +170,22 @@ fn derives_schemars(tool: &ToolModel, name: &str) -> bool {
     tool.schemars
         && !exact_schema_roots(tool)
             .iter()
-            .any(|(root, _, _)| *root == name)
+            .any(|(root, _)| *root == name)
 }
 
-/// The root types whose `JsonSchema` is the tool's own schema: `(type name, the schema's
-/// `McpTool` constant, wrapped)`. Type aliases (of a JSON object map, an `i32`, ..) are not
-/// among them: a foreign type has its own `JsonSchema`.
-fn exact_schema_roots(tool: &ToolModel) -> Vec<(&str, &'static str, bool)> {
+/// Which of the tool's schemas a root type is.
+#[derive(Clone, Copy)]
+enum RootSchema {
+    /// `<Tool>Args`: `inputSchema`.
+    Input,
+    /// `<Tool>Output`: `outputSchema`, or its `result` member in FastMCP's wrapped form.
+    Output { wrapped: bool },
+}
+
+/// The root types whose `JsonSchema` is the tool's own schema, with the schema each is.
+/// Type aliases (of a JSON object map, an `i32`, ..) are not among them: a foreign type has
+/// its own `JsonSchema`.
+fn exact_schema_roots(tool: &ToolModel) -> Vec<(&str, RootSchema)> {
     let is_defined = |name: &str| {
         tool.types
             .iter()
@@ -184,13 +193,14 @@ fn exact_schema_roots(tool: &ToolModel) -> Vec<(&str, &'static str, bool)> {
     };
     let mut roots = Vec::new();
     if is_defined(&tool.args) {
-        roots.push((tool.args.as_str(), "INPUT_SCHEMA", false));
+        roots.push((tool.args.as_str(), RootSchema::Input));
     }
     if let Some(output) = &tool.output
         && let RustType::Named(name) = &output.ty
         && is_defined(name)
     {
-        roots.push((name.as_str(), "OUTPUT_SCHEMA", output.wrapped));
+        let wrapped = output.wrapped;
+        roots.push((name.as_str(), RootSchema::Output { wrapped }));
     }
     roots
 }
@@ -204,13 +214,14 @@ fn exact_schema_items(tool: &ToolModel, marker: &Ident) -> Result<TokenStream, E
         return Ok(tokens);
     }
     let private = quote!(::oma_mcp_runtime::__private);
-    for (name, constant, wrapped) in exact_schema_roots(tool) {
+    let constants = quote!(<#marker as ::oma_mcp_runtime::McpTool>);
+    for (name, root) in exact_schema_roots(tool) {
         let ident = type_ident(name).ok_or_else(|| bad_ident(tool, name))?;
-        let constant = Ident::new(constant, Span::call_site());
-        let schema = if constant == "INPUT_SCHEMA" {
-            quote!(<#marker as ::oma_mcp_runtime::McpTool>::INPUT_SCHEMA)
-        } else {
-            quote!(<#marker as ::oma_mcp_runtime::McpTool>::#constant.unwrap_or("true"))
+        let (schema, wrapped) = match root {
+            RootSchema::Input => (quote!(#constants::INPUT_SCHEMA), false),
+            RootSchema::Output { wrapped } => {
+                (quote!(#constants::OUTPUT_SCHEMA.unwrap_or("true")), wrapped)
+            }
         };
         tokens.extend(quote! {
             /// The tool's exact schema, as the server sent it.
