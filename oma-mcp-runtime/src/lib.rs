@@ -1,16 +1,28 @@
 //! Runtime for oma-mcp: what generated MCP tool code calls at run time.
 //!
+//! **The behaviour contract.** Connecting, tool names, result mapping and errors follow
+//! open-multi-agent's `connectMCPTools()` exactly, as its `docs/mcp.md` documents them; the
+//! docs here cite that page's sections by title ("Tool names", "Result mapping", "Errors",
+//! "Granting MCP tools to an agent"). Protocol behaviour cites the MCP specification by
+//! revision (2025-11-25, 2026-07-28), schema behaviour JSON Schema by keyword.
+//!
 //! - [`connect`]: spawn a pinned MCP server over stdio, page through `tools/list`, call tools
-//!   (the seed's `connectMCPTools()`, see `shared/seed/mcp.md`, "Connecting to a server").
-//! - [`naming`]: the seed's tool-name rule, `<prefix>_<name>` with every `/` replaced by `_`.
-//! - [`pointer`]: the JSON pointer of a local `$ref` (percent-decoded URI fragment).
-//! - [`result`]: the pure mapping from a raw `tools/call` result to a [`ToolResult`].
+//!   (`connectMCPTools()`, "Connecting to a server").
+//! - [`naming`]: the contract's tool-name rule, `<prefix>_<name>` with every `/` replaced by `_`
+//!   ("Tool names").
+//! - [`pointer`](mod@pointer): the JSON pointer of a local `$ref` (percent-decoded URI fragment).
+//! - [`result`]: the pure mapping from a raw `tools/call` result to a [`ToolResult`]
+//!   ("Result mapping").
 //! - [`snapshot`]: the canonical, committed snapshot of a server's `tools/list`.
 //! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and typed calls.
-//! - [`tool`]: MCP tools as ordinary tools (seed, "MCP tools are ordinary OMA tools"):
+//! - [`tool`]: MCP tools as ordinary tools of an agent ("Granting MCP tools to an agent"):
 //!   [`ToolDefinition`], [`ToolRegistry`], default-deny [`ToolGrants`], and the
 //!   [`ToolExecutor`] pipeline (gate, consequential confirmation, output truncation).
-//! - [`validate`]: local argument validation against a tool's JSON Schema (beyond the seed).
+//! - [`validate`]: local argument validation against a tool's JSON Schema (beyond the contract,
+//!   which leaves validation to the server).
+//! - [`drift`]: what changed between two `tools/list`s (a committed snapshot and the live
+//!   server), each change classified breaking, warning or info, and [`connect_checked`].
+//! - [`error`]: the crate's [`Error`].
 //!
 //! Cargo feature `schemars`: re-exports `schemars` for generated code made with
 //! `oma_mcp_build::codegen::GenerateOptions::with_schemars(true)` (manifest: `schemars = true`),
@@ -37,7 +49,7 @@ pub use error::Error;
 pub use naming::normalize_tool_name;
 pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use snapshot::{Snapshot, SnapshotTool};
-/// The seed's abort signal for a call ([`tool::ToolContext::cancel`],
+/// The abort signal of a call (open-multi-agent's `abortSignal`) ([`tool::ToolContext::cancel`],
 /// [`McpClient::call_tool_with_cancel`]), re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry};

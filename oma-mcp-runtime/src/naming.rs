@@ -1,4 +1,5 @@
-//! Tool names, exactly as the seed's `connectMCPTools()` forms them (seed, "Tool names").
+//! Tool names, exactly as open-multi-agent's `connectMCPTools()` forms them (open-multi-agent's
+//! `docs/mcp.md`, "Tool names").
 //!
 //! The framework tool name is `<prefix>_<mcpToolName>` when the trimmed prefix is non-empty,
 //! then every `/` in the result becomes `_` (Anthropic and other providers reject `/` in tool
@@ -51,7 +52,7 @@ pub fn normalize_tool_name(prefix: Option<&str>, raw: &str) -> String {
 ///
 /// # Errors
 /// [`Error::NameCollision`] for the first normalized name that two tools share, naming both
-/// raw names in list order. The seed throws here too; it never silently drops a tool.
+/// raw names in list order. open-multi-agent throws here too; it never silently drops a tool.
 pub fn normalize_all<'a, I>(prefix: Option<&str>, raw_names: I) -> Result<Vec<String>, Error>
 where
     I: IntoIterator<Item = &'a str>,

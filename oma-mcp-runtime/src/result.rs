@@ -1,11 +1,11 @@
-//! The pure mapping from a raw `tools/call` result to a [`ToolResult`] (seed, "Result
-//! mapping" and "Errors"). No I/O in this module.
+//! The pure mapping from a raw `tools/call` result to a [`ToolResult`] (open-multi-agent's
+//! `docs/mcp.md`, "Result mapping" and "Errors"). No I/O in this module.
 //!
 //! [`map_call_result`] reads the raw JSON result (never an SDK-typed parse, which would drop the
 //! legacy `toolResult` or reject unknown block types) and produces:
 //!
 //! - `data`: the legacy `toolResult` as pretty JSON if present (also when it is `null`);
-//!   otherwise one line per content block (see the seed's table), joined with `\n`; when
+//!   otherwise one line per content block (see open-multi-agent's table), joined with `\n`; when
 //!   `content` yields no lines, `structuredContent` as pretty JSON if present (also `null`),
 //!   then the whole result as compact JSON.
 //! - `is_error`: `true` only when the result has `"isError": true` exactly.
@@ -38,26 +38,29 @@ use serde_json::{Map, Value, json};
 
 use media::{filename, http_url, is_bare_media_type, media_type_or_default, utf16_len};
 
-/// What a tool call gives the model (seed's `ToolResult`, sections "Result mapping" and
-/// "Errors").
+/// What a tool call gives the model (open-multi-agent's `ToolResult`, `docs/mcp.md`, sections
+/// "Result mapping" and "Errors").
 ///
 /// Build one with [`map_call_result`] (a server's result) or [`ToolResult::failed`] (a call
 /// that did not produce a result); [`ToolResult::to_json`] gives its JSON form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ToolResult {
-    /// The text form of the result (seed, "Text (`data`)").
+    /// The text form of the result (open-multi-agent's `docs/mcp.md`, "Text (`data`)").
     pub data: String,
-    /// `true` when the server set `isError: true` or the call failed (seed, "Errors").
+    /// `true` when the server set `isError: true` or the call failed (open-multi-agent's
+    /// `docs/mcp.md`, "Errors").
     pub is_error: bool,
     /// Model-visible parts, present only when the result is not an error and at least one
-    /// block converts to media (seed, "Model-visible parts (`modelOutput`)").
+    /// block converts to media (open-multi-agent's `docs/mcp.md`, "Model-visible parts
+    /// (`modelOutput`)").
     pub model_output: Option<Vec<ModelPart>>,
 }
 
-/// One model-visible part (seed, "Model-visible parts (`modelOutput`)").
+/// One model-visible part (open-multi-agent's `docs/mcp.md`, "Model-visible parts
+/// (`modelOutput`)").
 ///
-/// Serializes (serde) to exactly the seed's shapes:
+/// Serializes (serde) to exactly open-multi-agent's shapes:
 /// `{"type":"text","text":…}`, `{"type":"image","source":{"type":"base64","media_type":…,
 /// "data":…}}` and `{"type":"file","filename":…,"source":{"type":"base64","media_type":…,
 /// "data":…}}` or `…"source":{"type":"url","media_type":…,"url":…}}`.
@@ -161,7 +164,7 @@ impl ToolResult {
     }
 
     /// An error result: `data` is `message` verbatim, `is_error: true`, no model output (the
-    /// seed executor's `errorResult`).
+    /// open-multi-agent executor's `errorResult`).
     pub fn error(message: impl Into<String>) -> Self {
         Self {
             data: message.into(),
@@ -170,9 +173,9 @@ impl ToolResult {
         }
     }
 
-    /// The seed's failed-call result (seed, "Errors"): a thrown or rejected call becomes
-    /// `MCP tool "<raw_name>" failed: <message>` with `is_error` and no model output.
-    /// `raw_name` is the server's tool name, not the prefixed framework name.
+    /// Open-multi-agent's failed-call result (open-multi-agent's `docs/mcp.md`, "Errors"): a thrown
+    /// or rejected call becomes `MCP tool "<raw_name>" failed: <message>` with `is_error` and no
+    /// model output. `raw_name` is the server's tool name, not the prefixed framework name.
     pub fn failed(raw_name: &str, message: &str) -> Self {
         Self {
             data: format!("MCP tool \"{raw_name}\" failed: {message}"),
@@ -193,8 +196,8 @@ impl ToolResult {
     }
 }
 
-/// Maps a raw `tools/call` result object to a [`ToolResult`] (seed, "Result mapping" and the
-/// first rule of "Errors").
+/// Maps a raw `tools/call` result object to a [`ToolResult`] (open-multi-agent's `docs/mcp.md`,
+/// "Result mapping" and the first rule of "Errors").
 ///
 /// `result` is the JSON-RPC `result` member as the server sent it. Pure and total: never
 /// panics and never fails. Media payloads are copied once, into their [`ModelPart`], and only
@@ -285,9 +288,10 @@ fn str_field<'a>(fields: Option<&'a Map<String, Value>>, key: &str) -> Option<&'
     fields?.get(key)?.as_str()
 }
 
-/// The text line of one content block (seed, "Text (`data`)" table): the known form for
-/// `text`, `image`, `audio`, `resource` and `resource_link` blocks, else `[<type>]` (type as
-/// JavaScript's `String()`, `unknown` when absent or null) and the block as pretty JSON.
+/// The text line of one content block (open-multi-agent's `docs/mcp.md`, "Text (`data`)" table):
+/// the known form for `text`, `image`, `audio`, `resource` and `resource_link` blocks, else
+/// `[<type>]` (type as JavaScript's `String()`, `unknown` when absent or null) and the block as
+/// pretty JSON.
 fn block_text(block: &Value) -> String {
     known_block_text(block).unwrap_or_else(|| {
         let label = match fields_of(block).and_then(|f| f.get("type")) {
@@ -298,7 +302,7 @@ fn block_text(block: &Value) -> String {
     })
 }
 
-/// The seed's text form of a known block type, `None` when the block does not have the
+/// Open-multi-agent's text form of a known block type, `None` when the block does not have the
 /// fields that form needs (then [`block_text`] falls back to pretty JSON).
 fn known_block_text(block: &Value) -> Option<String> {
     let fields = fields_of(block);
@@ -343,8 +347,8 @@ fn known_block_text(block: &Value) -> Option<String> {
     }
 }
 
-/// A block that converts to media (seed, "Model-visible parts"), borrowing from the result
-/// so nothing is copied until its parts are built.
+/// A block that converts to media (open-multi-agent's `docs/mcp.md`, "Model-visible parts"),
+/// borrowing from the result so nothing is copied until its parts are built.
 #[derive(Debug, Clone, Copy)]
 enum Media<'a> {
     /// An `image` with string `data` and a bare `type/subtype` `mimeType`.

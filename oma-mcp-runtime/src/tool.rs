@@ -1,5 +1,5 @@
-//! The tool layer: MCP tools as ordinary tools (seed, "MCP tools are ordinary OMA tools" and
-//! "Granting MCP tools to an agent"; issue 3, "Tool layer").
+//! The tool layer: MCP tools as ordinary tools of an agent (open-multi-agent's `docs/mcp.md`,
+//! its introduction and "Granting MCP tools to an agent").
 //!
 //! - [`ToolDefinition`]: one tool: name, description, the schema shown to the model, whether
 //!   it is consequential, an optional local input validator and its execution
@@ -8,10 +8,11 @@
 //! - [`ToolRegistry`]: register / get / list / unregister; a duplicate name is an error.
 //! - [`ToolGrants`]: default-deny grants per agent (allowlist minus denylist; runtime-added
 //!   tools are granted by registration, still subject to the denylist).
-//! - [`ToolExecutor`]: the seed's pipeline (unknown tool, not granted, aborted before start,
+//! - [`ToolExecutor`]: open-multi-agent's pipeline (unknown tool, not granted, aborted before
+//!   start,
 //!   input validation, the per-call gate with consequential confirmation, execution, output
-//!   truncation), every message exactly the seed's.
-//! - [`truncate_tool_output`]: the seed framework's head/tail truncation in UTF-16 units.
+//!   truncation), every message exactly open-multi-agent's.
+//! - [`truncate_tool_output`]: the open-multi-agent's head/tail truncation in UTF-16 units.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
@@ -60,8 +61,8 @@ pub use truncate::{truncate_result, truncate_tool_output};
 /// A boxed, sendable future: what [`ToolHandler`] and [`ToolCallGate`] return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// What a tool execution gets besides its input (the seed's `ToolUseContext`, reduced to what
-/// this crate uses).
+/// What a tool execution gets besides its input (open-multi-agent's `ToolUseContext`, reduced to
+/// what this crate uses).
 ///
 /// ```
 /// use oma_mcp_runtime::CancellationToken;
@@ -82,12 +83,12 @@ pub struct ToolContext {
     pub run_id: Option<String>,
     /// The task, when the caller has one (passed to the gate as `taskId`).
     pub task_id: Option<String>,
-    /// The seed's `abortSignal`: cancelled before the call, the executor refuses to start it;
-    /// cancelled during an MCP call, the request is cancelled (`notifications/cancelled`) and
+    /// Open-multi-agent's `abortSignal`: cancelled before the call, the executor refuses to start
+    /// it; cancelled during an MCP call, the request is cancelled (`notifications/cancelled`) and
     /// the result is `MCP tool "<raw>" failed: This operation was aborted`.
     pub cancel: CancellationToken,
-    /// The seed's `requireConsequentialConfirmation`: a [`ToolDefinition::consequential`] tool
-    /// then runs only when the gate approves it (see [`ToolExecutor`]).
+    /// Open-multi-agent's `requireConsequentialConfirmation`: a [`ToolDefinition::consequential`]
+    /// tool then runs only when the gate approves it (see [`ToolExecutor`]).
     pub require_consequential_confirmation: bool,
 }
 
@@ -101,7 +102,7 @@ impl ToolContext {
         }
     }
 
-    /// Sets the cancellation token (the seed's abort signal).
+    /// Sets the cancellation token (open-multi-agent's abort signal).
     #[must_use]
     pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
         self.cancel = cancel;

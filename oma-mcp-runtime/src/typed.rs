@@ -4,7 +4,7 @@
 //! an output type (`<Tool>Output`, when the tool declares an `outputSchema`) and a zero-sized
 //! marker type (`<Tool>`) implementing [`McpTool`]. Two calls take a marker:
 //!
-//! - [`McpClient::call`]: the seed's call, mapped to a [`ToolResult`]; never fails.
+//! - [`McpClient::call`]: open-multi-agent's call, mapped to a [`ToolResult`]; never fails.
 //! - [`McpClient::call_typed`]: validates the arguments against the tool's exact input schema
 //!   before anything is sent, and on success deserializes `structuredContent` into
 //!   [`McpTool::Output`] after validating it against the output schema
@@ -48,8 +48,8 @@ pub trait McpTool {
 
     /// The raw MCP tool name, as the server lists it and as sent in `tools/call`.
     const MCP_NAME: &'static str;
-    /// The framework tool name (seed, "Tool names"): `<prefix>_<MCP_NAME>` when a prefix was
-    /// given at generation, with every `/` replaced by `_`.
+    /// The framework tool name (open-multi-agent's `docs/mcp.md`, "Tool names"):
+    /// `<prefix>_<MCP_NAME>` when a prefix was given at generation, with every `/` replaced by `_`.
     const NAME: &'static str;
     /// The tool's `description` as the server sent it, or `None` when it sent none.
     const DESCRIPTION: Option<&'static str>;
@@ -165,13 +165,13 @@ pub fn check_args<T: McpTool>(args: &T::Args) -> Result<Option<Map<String, Value
 }
 
 impl McpClient {
-    /// Calls the tool `T` with typed arguments and maps the result per the seed.
+    /// Calls the tool `T` with typed arguments and maps the result as open-multi-agent maps it.
     ///
     /// The marker value only selects the tool (`client.call(Echo, EchoArgs { .. })`). The
     /// arguments are serialized to a JSON object and sent as `tools/call` to
     /// [`McpTool::MCP_NAME`]; nothing is validated locally (see [`McpClient::call_typed`]).
-    /// Never fails: like the seed, a failed call (timeout, JSON-RPC error, closed connection,
-    /// arguments that do not serialize to an object) is a [`ToolResult`] with
+    /// Never fails: like open-multi-agent, a failed call (timeout, JSON-RPC error, closed
+    /// connection, arguments that do not serialize to an object) is a [`ToolResult`] with
     /// `is_error: true` and `data` = `MCP tool "<MCP_NAME>" failed: <message>`.
     pub async fn call<T: McpTool>(&self, _tool: T, args: T::Args) -> ToolResult {
         match serde_json::to_value(&args) {

@@ -7,7 +7,7 @@
 //!    same server code the snapshot was taken from), talks MCP to it over stdio, checks its
 //!    live tools against the embedded snapshot (`connect_checked`: a breaking change refuses
 //!    the connection), and calls tools through the generated types. The results are mapped
-//!    as the seed's `connectMCPTools()` maps them.
+//!    as open-multi-agent's `connectMCPTools()` maps them.
 //!
 //! Run: `cargo run -p oma-mcp-demo`.
 
@@ -98,7 +98,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Prints one mapped result: the tool's framework name, `isError`, `data` and the
-/// model-visible parts in the seed's JSON shapes.
+/// model-visible parts in open-multi-agent's JSON shapes.
 fn show<T: McpTool>(result: ToolResult) {
     println!("== {} (isError: {})", T::NAME, result.is_error);
     println!("{}", result.data);

@@ -1,7 +1,7 @@
-//! JSON text exactly as JavaScript's `JSON.stringify` writes it (seed, "Result mapping": the
-//! legacy `toolResult`, unknown blocks and `structuredContent` are "pretty-printed JSON", the
-//! whole-response fallback is compact JSON, and `resource_link` names and URIs are quoted with
-//! `JSON.stringify`).
+//! JSON text exactly as JavaScript's `JSON.stringify` writes it (open-multi-agent's `docs/mcp.md`,
+//! "Result mapping": the legacy `toolResult`, unknown blocks and `structuredContent` are
+//! "pretty-printed JSON", the whole-response fallback is compact JSON, and `resource_link` names
+//! and URIs are quoted with `JSON.stringify`).
 //!
 //! # Why not `serde_json::to_string_pretty`
 //!

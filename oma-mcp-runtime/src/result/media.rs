@@ -1,6 +1,6 @@
-//! The small rules behind the seed's model-visible parts (seed, "Result mapping",
-//! "Model-visible parts"): UTF-16 lengths, bare MIME types, HTTP(S) links and file names. Each
-//! follows the JavaScript semantics of the reference implementation.
+//! The small rules behind open-multi-agent's model-visible parts (open-multi-agent's `docs/mcp.md`,
+//! "Result mapping", "Model-visible parts"): UTF-16 lengths, bare MIME types, HTTP(S) links and
+//! file names. Each follows the JavaScript semantics of the reference implementation.
 
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};

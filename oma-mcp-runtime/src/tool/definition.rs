@@ -1,5 +1,5 @@
-//! [`ToolDefinition`], and the definitions of an MCP server's tools (seed, "MCP tools are
-//! ordinary OMA tools" and "Input validation is delegated to the server").
+//! [`ToolDefinition`], and the definitions of an MCP server's tools (open-multi-agent's
+//! `docs/mcp.md`: its introduction and "Input validation is delegated to the server").
 
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use crate::connect::DiscoveredTool;
 use crate::validate::InputValidator;
 use crate::{McpClient, McpTool, ToolResult};
 
-/// One tool as the tool layer sees it (the seed's `ToolDefinition`).
+/// One tool as the tool layer sees it (open-multi-agent's `ToolDefinition`).
 ///
 /// Build one with [`ToolDefinition::new`] (a tool written in Rust) or get one per MCP tool
 /// from [`McpClient::tool_definitions`]. Cloning is cheap apart from the schema (the handler
@@ -22,13 +22,13 @@ pub struct ToolDefinition {
     pub name: String,
     /// What the model reads about the tool.
     pub description: String,
-    /// The JSON Schema of the input shown to the model (the seed's `llmInputSchema`).
+    /// The JSON Schema of the input shown to the model (open-multi-agent's `llmInputSchema`).
     pub llm_input_schema: Value,
     /// Whether the tool has real side effects; with
     /// [`ToolContext::require_consequential_confirmation`] it runs only when the gate approves.
     pub consequential: bool,
-    /// A per-tool output limit in UTF-16 units, taking priority over the executor's (the seed's
-    /// per-tool `maxOutputChars`). `None`: the executor's limit applies.
+    /// A per-tool output limit in UTF-16 units, taking priority over the executor's
+    /// (open-multi-agent's per-tool `maxOutputChars`). `None`: the executor's limit applies.
     pub max_output_chars: Option<usize>,
     /// Local input validation, run by the executor before the gate and the execution; `None`
     /// validates nothing.
@@ -70,9 +70,9 @@ impl ToolDefinition {
         }
     }
 
-    /// Marks the tool consequential (or not): the seed's `consequential` metadata. MCP tools
-    /// are not consequential unless the caller says so (seed, "Granting MCP tools to an
-    /// agent").
+    /// Marks the tool consequential (or not): open-multi-agent's `consequential` metadata. MCP
+    /// tools are not consequential unless the caller says so (open-multi-agent's `docs/mcp.md`,
+    /// "Granting MCP tools to an agent").
     #[must_use]
     pub fn with_consequential(mut self, consequential: bool) -> Self {
         self.consequential = consequential;
@@ -80,7 +80,7 @@ impl ToolDefinition {
     }
 
     /// Sets the per-tool output limit in UTF-16 units. `None`: the executor's limit applies;
-    /// `Some(0)`: this tool's output is never cut (as the seed's `maxOutputChars ?? …`).
+    /// `Some(0)`: this tool's output is never cut (as open-multi-agent's `maxOutputChars ?? …`).
     #[must_use]
     pub fn with_max_output_chars(mut self, max: Option<usize>) -> Self {
         self.max_output_chars = max;
@@ -160,9 +160,10 @@ fn mcp_description(mcp_name: &str, descriptor: &Value) -> String {
     }
 }
 
-/// The input schema of an MCP tool as the seed uses it (shown to the model, validated
+/// The input schema of an MCP tool as open-multi-agent uses it (shown to the model, validated
 /// against): the descriptor's `inputSchema` when it is a JSON object, else
-/// `{"type":"object"}` (missing, `null` or not an object; seed, "Ordinary tools").
+/// `{"type":"object"}` (missing, `null` or not an object; open-multi-agent's `docs/mcp.md`,
+/// "Ordinary tools").
 ///
 /// ```
 /// use oma_mcp_runtime::tool::mcp_llm_input_schema;
@@ -181,7 +182,7 @@ pub fn mcp_llm_input_schema(descriptor: &Value) -> Value {
 }
 
 /// The execution of one MCP tool: `tools/call` to its raw name on a shared client, with the
-/// context's cancellation token as the abort signal, the result mapped per the seed.
+/// context's cancellation token as the abort signal, the result mapped as open-multi-agent maps it.
 #[derive(Debug, Clone)]
 pub struct McpToolHandler {
     client: Arc<McpClient>,

@@ -1,5 +1,5 @@
-//! [`ToolExecutor`]: the seed's per-call pipeline, and the per-call gate (the seed's
-//! `onToolCall`) with consequential confirmation (the seed's
+//! [`ToolExecutor`]: open-multi-agent's per-call pipeline, and the per-call gate
+//! (open-multi-agent's `onToolCall`) with consequential confirmation (open-multi-agent's
 //! `requireConsequentialConfirmation`).
 
 use std::future::Future;
@@ -11,17 +11,17 @@ use super::{BoxFuture, ToolContext, ToolGrants, ToolRegistry, truncate_result};
 use crate::ToolResult;
 
 /// The reason a consequential tool is denied with when confirmation is required and no gate
-/// can approve it (the seed's text).
+/// can approve it (open-multi-agent's text).
 pub const CONSEQUENTIAL_CONFIRMATION_REQUIRED: &str =
     "Consequential tool confirmation required before execution.";
 
-/// What the gate sees of a call (the seed's `onToolCall` context).
+/// What the gate sees of a call (open-multi-agent's `onToolCall` context).
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct ToolCall<'a> {
     /// The tool's registered name.
     pub tool_name: &'a str,
-    /// The input as the model gave it (after local validation, when that is on; the seed
+    /// The input as the model gave it (after local validation, when that is on; open-multi-agent
     /// passes MCP arguments raw, "there is no parsed shape to narrow them to").
     pub input: &'a Value,
     /// [`ToolContext::agent_name`].
@@ -34,7 +34,7 @@ pub struct ToolCall<'a> {
     pub consequential: bool,
 }
 
-/// The gate's answer (the seed's `{ action: 'allow' }` / `{ action: 'deny', reason? }`).
+/// The gate's answer (open-multi-agent's `{ action: 'allow' }` / `{ action: 'deny', reason? }`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ToolCallDecision {
@@ -58,17 +58,17 @@ impl ToolCallDecision {
     }
 }
 
-/// A gate failure (the seed's thrown error): the result is
+/// A gate failure (open-multi-agent's thrown error): the result is
 /// `Tool "<name>" onToolCall hook threw an error: <error's Display>`.
 pub type GateError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The per-call gate (the seed's `onToolCall`): decides, after input validation and before
+/// The per-call gate (open-multi-agent's `onToolCall`): decides, after input validation and before
 /// execution, whether a call runs. Use [`gate_fn`] for a closure.
 pub trait ToolCallGate: Send + Sync {
     /// Decides about `call`.
     ///
     /// # Errors
-    /// A [`GateError`] fails the call with the seed's "hook threw an error" text.
+    /// A [`GateError`] fails the call with open-multi-agent's "hook threw an error" text.
     fn check<'a>(
         &'a self,
         call: &'a ToolCall<'a>,
@@ -97,7 +97,8 @@ where
 /// let gate = gate_fn(|call| {
 ///     let read_only = call.tool_name.starts_with("github_get");
 ///     async move {
-///         Ok(if read_only { ToolCallDecision::Allow } else { ToolCallDecision::deny_because("read-only agent") })
+///         Ok(if read_only { ToolCallDecision::Allow } else {
+/// ToolCallDecision::deny_because("read-only agent") })
 ///     }
 /// });
 /// # let _ = gate;
@@ -110,8 +111,8 @@ where
     FnGate(f)
 }
 
-/// Runs registered tools for one agent through the seed's pipeline (seed, "MCP tools are
-/// ordinary OMA tools"; the framework's `ToolExecutor.execute`).
+/// Runs registered tools for one agent through open-multi-agent's pipeline (the framework's
+/// `ToolExecutor.execute`, which its `docs/mcp.md` applies to MCP tools like any other).
 ///
 /// [`ToolExecutor::execute`] never fails; each step that stops a call returns an error
 /// [`ToolResult`] (`is_error: true`) with exactly this text, in this order:
@@ -123,8 +124,8 @@ where
 ///    `Tool "<name>" was aborted before execution began.`
 /// 4. input validation (when the tool has a validator): `Invalid input for tool "<name>":` and
 ///    one `\n- <pointer>: <message>` line per problem; the tool is never called. Then the
-///    abort check again (validation can take a while), as the seed does.
-/// 5. the gate, with consequential confirmation composed in as the seed composes it: for a
+///    abort check again (validation can take a while), as open-multi-agent does.
+/// 5. the gate, with consequential confirmation composed in as open-multi-agent composes it: for a
 ///    [`consequential`](super::ToolDefinition::consequential) tool when
 ///    [`ToolContext::require_consequential_confirmation`] is set, the gate's decision is the
 ///    confirmation (only [`ToolCallDecision::Allow`] runs it) and without a gate the call is
@@ -166,14 +167,14 @@ impl ToolExecutor {
         }
     }
 
-    /// Sets the per-call gate (the seed's `onToolCall`).
+    /// Sets the per-call gate (open-multi-agent's `onToolCall`).
     pub fn with_gate(mut self, gate: impl ToolCallGate + 'static) -> Self {
         self.gate = Some(Arc::new(gate));
         self
     }
 
-    /// Sets the agent-level output limit in UTF-16 units (the seed's `maxToolOutputChars`); a
-    /// tool's own [`max_output_chars`](super::ToolDefinition::max_output_chars) wins.
+    /// Sets the agent-level output limit in UTF-16 units (open-multi-agent's `maxToolOutputChars`);
+    /// a tool's own [`max_output_chars`](super::ToolDefinition::max_output_chars) wins.
     pub fn with_max_tool_output_chars(mut self, max: Option<usize>) -> Self {
         self.max_tool_output_chars = max;
         self

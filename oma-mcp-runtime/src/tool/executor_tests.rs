@@ -1,4 +1,4 @@
-//! Unit tests of the executor's pipeline: every step and every seed string.
+//! Unit tests of the executor's pipeline: every step and every string of open-multi-agent's.
 
 #![allow(clippy::unwrap_used)]
 
@@ -278,7 +278,7 @@ async fn consequential_confirmation() {
     let f = fixture();
     let confirm = ctx().with_consequential_confirmation(true);
     let input = || json!({"n": 1});
-    // Required, no gate: denied with the seed's reason, through the gate's wording.
+    // Required, no gate: denied with open-multi-agent's reason, through the gate's wording.
     assert_eq!(
         run(&f.executor(), "danger", input(), &confirm).await,
         err(

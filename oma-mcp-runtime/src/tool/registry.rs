@@ -1,5 +1,5 @@
-//! [`ToolRegistry`] and [`ToolGrants`] (seed, "Tool names": "`ToolRegistry.register()` throws
-//! on a duplicate name", and "Granting MCP tools to an agent").
+//! [`ToolRegistry`] and [`ToolGrants`] (open-multi-agent's `docs/mcp.md`, "Tool names":
+//! "`ToolRegistry.register()` throws on a duplicate name", and "Granting MCP tools to an agent").
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -7,7 +7,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use super::ToolDefinition;
 use crate::Error;
 
-/// The tools known to a set of agents, by name (the seed's `ToolRegistry`).
+/// The tools known to a set of agents, by name (open-multi-agent's `ToolRegistry`).
 ///
 /// Shared by reference (`&self` everywhere, internally locked), usually behind an `Arc` that
 /// [`ToolExecutor`](super::ToolExecutor)s hold. Registration is not a grant (see
@@ -66,15 +66,15 @@ impl ToolRegistry {
     /// [`ToolGrants`] allowlist.
     ///
     /// # Errors
-    /// [`Error::DuplicateTool`] when the name is taken, exactly the seed's text:
+    /// [`Error::DuplicateTool`] when the name is taken, exactly open-multi-agent's text:
     /// `ToolRegistry: a tool named "<name>" is already registered. Use a unique name or
     /// deregister the existing one first.` The registry is then unchanged.
     pub fn register(&self, tool: ToolDefinition) -> Result<(), Error> {
         self.insert(tool, false)
     }
 
-    /// Registers `tool` as runtime-added (the seed's `AgentConfig.customTools`): registration
-    /// is then the grant, though a [`ToolGrants`] denylist still wins.
+    /// Registers `tool` as runtime-added (open-multi-agent's `AgentConfig.customTools`):
+    /// registration is then the grant, though a [`ToolGrants`] denylist still wins.
     ///
     /// # Errors
     /// [`Error::DuplicateTool`], as [`ToolRegistry::register`].
@@ -82,7 +82,7 @@ impl ToolRegistry {
         self.insert(tool, true)
     }
 
-    /// Registers each tool in order, as the seed's `for (const tool of tools)
+    /// Registers each tool in order, as open-multi-agent's `for (const tool of tools)
     /// registry.register(tool)`: stops at the first duplicate, keeping those registered before.
     ///
     /// # Errors
@@ -134,11 +134,11 @@ impl ToolRegistry {
     }
 }
 
-/// Which registered tools one agent may run: default-deny (seed, "Granting MCP tools to an
-/// agent").
+/// Which registered tools one agent may run: default-deny (open-multi-agent's `docs/mcp.md`,
+/// "Granting MCP tools to an agent").
 ///
-/// A tool is granted when its name is in the allowlist (the seed's `AgentConfig.tools`) or it
-/// was registered as runtime-added ([`ToolRegistry::register_runtime`], the seed's
+/// A tool is granted when its name is in the allowlist (open-multi-agent's `AgentConfig.tools`) or
+/// it was registered as runtime-added ([`ToolRegistry::register_runtime`], open-multi-agent's
 /// `customTools`), **and** its name is not in the denylist (`disallowedTools`), which always
 /// wins.
 ///
@@ -163,13 +163,13 @@ impl ToolGrants {
         Self::default()
     }
 
-    /// Adds names to the allowlist (the seed's `AgentConfig.tools`).
+    /// Adds names to the allowlist (open-multi-agent's `AgentConfig.tools`).
     pub fn allow(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed.extend(names.into_iter().map(Into::into));
         self
     }
 
-    /// Adds names to the denylist (the seed's `disallowedTools`); it wins over everything.
+    /// Adds names to the denylist (open-multi-agent's `disallowedTools`); it wins over everything.
     pub fn deny(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.denied.extend(names.into_iter().map(Into::into));
         self
@@ -191,7 +191,7 @@ impl ToolGrants {
         !self.denied.contains(name) && (runtime_added || self.allowed.contains(name))
     }
 
-    /// As [`ToolGrants::allows`], with the refusal text the executor returns: the seed's
+    /// As [`ToolGrants::allows`], with the refusal text the executor returns: open-multi-agent's
     /// `Tool "<name>" is not granted to this agent.` followed by a hint, either
     /// ` It is in the agent's disallowed tools; remove it from ToolGrants::deny to grant it.`
     /// or ` Grant it by name with ToolGrants::allow (the agent's allowed tools), or register it
@@ -255,7 +255,7 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_is_the_seeds_error() {
+    fn duplicate_is_the_contract_error() {
         let registry = ToolRegistry::new();
         registry.register(tool("github_search")).unwrap();
         let e = registry.register(tool("github_search")).unwrap_err();

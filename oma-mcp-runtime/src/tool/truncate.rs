@@ -1,6 +1,6 @@
-//! Output truncation (seed, "MCP tools are ordinary OMA tools": "output truncation"; the
-//! framework's `truncateToolOutput`), with lengths in UTF-16 code units as JavaScript counts
-//! them.
+//! Output truncation (open-multi-agent's `docs/mcp.md` introduction: MCP tools get the
+//! framework's "output truncation" like any tool; its `truncateToolOutput`), with lengths in
+//! UTF-16 code units as JavaScript counts them.
 
 use crate::ToolResult;
 
@@ -11,12 +11,12 @@ const MARKER_OVERHEAD: usize = 33;
 /// Cuts `data` to at most `max_chars` UTF-16 code units, keeping its head (about 70 %) and
 /// tail (about 30 %) around a marker saying how many units were removed.
 ///
-/// Exactly the seed framework's algorithm: with `len` the text's length, nothing changes when
+/// Exactly the open-multi-agent's algorithm: with `len` the text's length, nothing changes when
 /// `len <= max_chars`; otherwise `overhead = 33 + digits(len)`; if `max_chars <= overhead` the
 /// result is the first `max_chars` units; else `avail = max_chars - overhead`,
 /// `head = floor(avail * 0.7)` (computed in `f64`, as JavaScript does: `90 * 0.7` is
-/// `62.99999999999999`, so `head` is 62 there, not 63), `tail = avail - head`, and the result is the
-/// first `head` units, `\n\n[...truncated <len - head - tail> characters...]\n\n`, then the
+/// `62.99999999999999`, so `head` is 62 there, not 63), `tail = avail - head`, and the result is
+/// the first `head` units, `\n\n[...truncated <len - head - tail> characters...]\n\n`, then the
 /// last `tail` units.
 ///
 /// A cut through a surrogate pair leaves half a character, which Rust strings cannot hold: it
@@ -58,7 +58,7 @@ pub fn truncate_tool_output(data: &str, max_chars: usize) -> String {
     )
 }
 
-/// Applies [`truncate_tool_output`] to a result's `data` when the seed does: `max_chars` is
+/// Applies [`truncate_tool_output`] to a result's `data` when open-multi-agent does: `max_chars` is
 /// `Some(max)` with `max > 0`, the result has no `model_output` (rich results are never cut),
 /// and `data` is longer than `max` UTF-16 units. `is_error` is kept.
 pub fn truncate_result(mut result: ToolResult, max_chars: Option<usize>) -> ToolResult {
@@ -83,9 +83,9 @@ mod tests {
         "abcdefghijklmnopqrstuvwxyz".repeat(4)
     }
 
-    /// The five worked examples of issue 3 ("Seed strings to keep exactly").
+    /// Five worked examples of the framework's head/tail cut, with the exact marker text.
     #[test]
-    fn issue_examples() {
+    fn worked_examples_of_the_head_tail_cut() {
         let text = alphabet4();
         assert_eq!(text.len(), 104);
         assert_eq!(truncate_tool_output(&text, 104), text);

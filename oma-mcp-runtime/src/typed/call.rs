@@ -6,7 +6,7 @@ use super::{McpTool, check_args, output_validator_for};
 use crate::validate::{Problem, invalid_input_message};
 use crate::{McpClient, ToolResult, map_call_result};
 
-/// A successful typed call: the typed output and the seed's mapping of the same result (the
+/// A successful typed call: the typed output and open-multi-agent's mapping of the same result (the
 /// text and model-visible parts to show a model).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -14,7 +14,7 @@ pub struct TypedResult<O> {
     /// `structuredContent` deserialized into the tool's output type (unwrapped from
     /// `{"result": ..}` for FastMCP's wrapped form).
     pub output: O,
-    /// The result mapped per the seed ([`map_call_result`]); `is_error` is `false`.
+    /// The result mapped as open-multi-agent maps it ([`map_call_result`]); `is_error` is `false`.
     pub result: ToolResult,
 }
 
@@ -32,7 +32,7 @@ pub enum CallError {
         /// Every violation, sorted by pointer.
         problems: Vec<Problem>,
     },
-    /// The call itself failed (timeout, JSON-RPC error, closed connection); the seed's
+    /// The call itself failed (timeout, JSON-RPC error, closed connection); open-multi-agent's
     /// `MCP tool "<MCP_NAME>" failed: <message>`.
     #[error("MCP tool \"{tool}\" failed: {message}")]
     Failed {
@@ -41,7 +41,7 @@ pub enum CallError {
         /// The runtime error's text (`MCP error -32001: Request timed out`, …).
         message: String,
     },
-    /// The server answered with `isError: true`. Displayed as the seed's mapping of the
+    /// The server answered with `isError: true`. Displayed as open-multi-agent's mapping of the
     /// result (its `data`); never validated against the output schema.
     #[error("{}", result.data)]
     Tool {
@@ -57,7 +57,7 @@ pub enum CallError {
     MissingStructuredContent {
         /// The raw MCP name.
         tool: &'static str,
-        /// The result mapped per the seed (its text is still usable).
+        /// The result mapped as open-multi-agent maps it (its text is still usable).
         result: ToolResult,
     },
     /// `structuredContent` violates the tool's output schema.
@@ -87,7 +87,7 @@ fn problem_lines(problems: &[Problem]) -> String {
 }
 
 impl CallError {
-    /// The error as the seed's [`ToolResult`] (what to show a model): the tool's own error
+    /// The error as open-multi-agent's [`ToolResult`] (what to show a model): the tool's own error
     /// result for [`CallError::Tool`], else `is_error: true` with this error's text.
     pub fn into_tool_result(self) -> ToolResult {
         match self {
@@ -100,7 +100,7 @@ impl CallError {
 /// The typed output of `T` from a raw `tools/call` result object (pure; what
 /// [`McpClient::call_typed`] does after the call):
 ///
-/// 1. `isError: true` → [`CallError::Tool`] with the seed's mapping, never validated;
+/// 1. `isError: true` → [`CallError::Tool`] with open-multi-agent's mapping, never validated;
 /// 2. with an output schema: no `structuredContent` → [`CallError::MissingStructuredContent`];
 ///    else validated against the schema (dialect from its `$schema`) →
 ///    [`CallError::InvalidOutput`]; FastMCP's wrapped form is unwrapped (`result` member);
@@ -198,11 +198,12 @@ impl McpClient {
     /// The arguments are checked against the tool's exact input schema first
     /// ([`check_args`]: compiled once per tool, dialect from `$schema`); a violation is
     /// [`CallError::InvalidArguments`] with JSON pointers and nothing is sent. The result is
-    /// then read as [`typed_output`] says. [`McpClient::call`] stays the seed's untyped call.
+    /// then read as [`typed_output`] says. [`McpClient::call`] stays open-multi-agent's untyped
+    /// call.
     ///
     /// # Errors
-    /// Every [`CallError`] variant; [`CallError::into_tool_result`] turns one into the seed's
-    /// error result.
+    /// Every [`CallError`] variant; [`CallError::into_tool_result`] turns one into
+    /// open-multi-agent's error result.
     pub async fn call_typed<T: McpTool>(
         &self,
         _tool: T,
