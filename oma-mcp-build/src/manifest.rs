@@ -453,7 +453,10 @@ impl ServerPin {
                 let bytes = proc_macro2::Literal::usize_unsuffixed(config.max_message_size);
                 quote::quote!(.with_max_message_size(#bytes))
             });
-        let client_name = self.client_name.as_ref().map(|n| quote::quote!(.with_client_name(#n)));
+        let client_name = self
+            .client_name
+            .as_ref()
+            .map(|n| quote::quote!(.with_client_name(#n)));
         let client_version = self
             .client_version
             .as_ref()
@@ -594,6 +597,35 @@ mod tests {
         assert!(
             err.contains("unknown variant `maybe`, expected `trust` or `ignore`"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn client_name_and_version_reach_connect_config_and_its_code() {
+        let text = "[servers.a]\ncommand = \"x\"\nclient-name = \"my-agent\"\nclient-version = \"1.2.0\"\n";
+        let m = Manifest::parse(text, Path::new("/p/oma-mcp.toml")).unwrap();
+        let config = m.servers["a"].connect_config();
+        assert_eq!(
+            (config.client_name.as_str(), config.client_version.as_str()),
+            ("my-agent", "1.2.0")
+        );
+        let code = m.servers["a"].connect_config_code();
+        assert!(
+            code.contains(
+                ".with_client_name(\"my-agent\")\n        .with_client_version(\"1.2.0\")"
+            ),
+            "{code}"
+        );
+        let plain = Manifest::parse("[servers.a]\ncommand = \"x\"\n", Path::new("m.toml")).unwrap();
+        let config = plain.servers["a"].connect_config();
+        assert_eq!(
+            (config.client_name.as_str(), config.client_version.as_str()),
+            ("open-multi-agent", "0.0.0")
+        );
+        assert!(
+            !plain.servers["a"]
+                .connect_config_code()
+                .contains("with_client")
         );
     }
 

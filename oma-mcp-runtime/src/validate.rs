@@ -370,8 +370,11 @@ mod tests {
 
     #[test]
     fn enum_problems_list_every_allowed_value_up_to_the_bound() {
-        let schema = |values: Vec<Value>| json!({"type": "object", "properties": {"k": {"enum": values}}});
-        let four: Vec<Value> = ["basic", "aggregates", "full", "raw"].map(Value::from).to_vec();
+        let schema =
+            |values: Vec<Value>| json!({"type": "object", "properties": {"k": {"enum": values}}});
+        let four: Vec<Value> = ["basic", "aggregates", "full", "raw"]
+            .map(Value::from)
+            .to_vec();
         assert_eq!(
             problems(schema(four), json!({"k": "x"})),
             [(
@@ -380,10 +383,16 @@ mod tests {
             )]
         );
         let many: Vec<Value> = (1..=25).map(Value::from).collect();
-        let listed = (1..=20).map(|n| n.to_string()).collect::<Vec<_>>().join(", ");
+        let listed = (1..=20)
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
         assert_eq!(
             problems(schema(many), json!({"k": 0})),
-            [("/k".to_owned(), format!("0 is not one of {listed} and 5 more"))]
+            [(
+                "/k".to_owned(),
+                format!("0 is not one of {listed} and 5 more")
+            )]
         );
         assert_eq!(
             problems(schema(vec![json!(null)]), json!({"k": 1})),
@@ -391,7 +400,10 @@ mod tests {
         );
         assert_eq!(
             problems(schema(vec![]), json!({"k": 1})),
-            [("/k".to_owned(), "1 is not allowed: the enum lists no value".to_owned())]
+            [(
+                "/k".to_owned(),
+                "1 is not allowed: the enum lists no value".to_owned()
+            )]
         );
     }
 

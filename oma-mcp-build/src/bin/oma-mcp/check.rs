@@ -9,8 +9,8 @@ use oma_mcp_runtime::Snapshot;
 
 use crate::commands::{CliError, Outcome};
 use crate::progress::Progress;
-use crate::server_env::ServerEnv;
 use crate::report::{self, Compared, FailOn, Failed, Outputs, ReportFormat};
+use crate::server_env::ServerEnv;
 
 /// Flags of `check`.
 #[derive(Debug, Args)]

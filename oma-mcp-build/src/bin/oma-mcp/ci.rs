@@ -7,7 +7,7 @@ use std::path::Path;
 use oma_mcp_runtime::{Change, Severity};
 use serde_json::{Value, json};
 
-use crate::report::{Compared, Failed, FailOn, files, place, relative};
+use crate::report::{Compared, FailOn, Failed, files, place, relative};
 
 /// The rule id of a server that could not be compared (every other rule id is a change
 /// kind's `snake_case` name, as in the JSON output).
@@ -179,8 +179,12 @@ pub fn junit(compared: &[Compared], failed: &[Failed], fail_on: FailOn) -> Strin
         let (mut tests, mut failures) = (0, 0);
         let names = std::iter::once("").chain(c.tools.iter().map(String::as_str));
         for tool in names {
-            let changes: Vec<&Change> =
-                c.report.changes.iter().filter(|ch| ch.tool == tool).collect();
+            let changes: Vec<&Change> = c
+                .report
+                .changes
+                .iter()
+                .filter(|ch| ch.tool == tool)
+                .collect();
             tests += 1;
             let shown = if tool.is_empty() { "(server)" } else { tool };
             let failing = changes.iter().filter(|ch| ch.severity >= at).count();
@@ -196,7 +200,11 @@ pub fn junit(compared: &[Compared], failed: &[Failed], fail_on: FailOn) -> Strin
             let lines: String = changes
                 .iter()
                 .map(|ch| {
-                    let pointer = if ch.pointer.is_empty() { "/" } else { &ch.pointer };
+                    let pointer = if ch.pointer.is_empty() {
+                        "/"
+                    } else {
+                        &ch.pointer
+                    };
                     format!(
                         "{} {} {} {}\n",
                         ch.severity.as_str(),

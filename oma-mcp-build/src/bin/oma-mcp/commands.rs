@@ -528,7 +528,13 @@ fn by_prefix<'m>(manifest: &'m Manifest, tool: &str) -> Result<&'m ServerPin, Cl
             manifest: manifest.path.clone(),
             servers: several
                 .iter()
-                .map(|pin| format!("{} (prefix {})", pin.name, pin.prefix.as_deref().unwrap_or("")))
+                .map(|pin| {
+                    format!(
+                        "{} (prefix {})",
+                        pin.name,
+                        pin.prefix.as_deref().unwrap_or("")
+                    )
+                })
                 .collect(),
         }),
     }

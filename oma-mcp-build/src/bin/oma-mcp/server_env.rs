@@ -187,32 +187,42 @@ mod tests {
         };
         assert_eq!(
             err(&["TOKEN"], &[]),
-            Err("--env \"TOKEN\" has no `=`; give --env TOKEN=VALUE, or copy the variable from \
+            Err(
+                "--env \"TOKEN\" has no `=`; give --env TOKEN=VALUE, or copy the variable from \
                  this environment with --pass-env TOKEN"
-                .to_owned())
+                    .to_owned()
+            )
         );
         assert_eq!(
             err(&["=s3cr3t"], &[]),
-            Err("--env has an empty variable name (the argument starts with `=`); give NAME=VALUE"
-                .to_owned())
+            Err(
+                "--env has an empty variable name (the argument starts with `=`); give NAME=VALUE"
+                    .to_owned()
+            )
         );
         assert_eq!(
             err(&["A=s3\0cr3t"], &[]),
-            Err("--env \"A\": the name or the value holds a NUL character, which no environment \
+            Err(
+                "--env \"A\": the name or the value holds a NUL character, which no environment \
                  variable can hold"
-                .to_owned())
+                    .to_owned()
+            )
         );
         assert_eq!(
             err(&[], &["TOKEN=s3cr3t"]),
-            Err("--pass-env takes a variable name, not NAME=VALUE; to set a value, use --env \
+            Err(
+                "--pass-env takes a variable name, not NAME=VALUE; to set a value, use --env \
                  TOKEN=VALUE"
-                .to_owned())
+                    .to_owned()
+            )
         );
         assert_eq!(
             err(&[], &[""]),
-            Err("--pass-env has the variable name \"\"; a name must be non-empty, without `=` \
+            Err(
+                "--pass-env has the variable name \"\"; a name must be non-empty, without `=` \
                  or NUL"
-                .to_owned())
+                    .to_owned()
+            )
         );
         assert_eq!(err(&["A=1=2", "B="], &["HOME"]), Ok(()));
         let config = ServerEnv {
