@@ -897,3 +897,26 @@ fn client_info_is_oma_mcp_unless_the_manifest_sets_it() {
         "{\"name\":\"open-multi-agent\",\"version\":\"0.0.0\"}"
     );
 }
+
+/// A value outside a wide `enum`: the message lists the allowed values (up to 20, then how
+/// many more), not three and "or N other candidates".
+#[test]
+fn a_wrong_enum_value_lists_the_allowed_values() {
+    let out = run(oma_mcp()
+        .args(["call", "pick", "--args", r#"{"level": "level-99"}"#])
+        .args(["--env", "OMA_TEST_SERVER_MODE=wide-enum", "--"])
+        .arg(test_server()));
+    assert_exit(&out, 2);
+    let listed = (1..=20)
+        .map(|n| format!("\"level-{n:02}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "oma-mcp: Invalid input for tool \"pick\":\n- /level: \"level-99\" is not one of \
+             {listed} and 5 more\nnothing was sent; fix --args, or pass --no-validate to let the \
+             server judge them\n"
+        )
+    );
+}

@@ -103,6 +103,9 @@ pub enum Mode {
     /// `client-info` (raw): one tool, `client_info` (no arguments), whose text is the
     /// `clientInfo` the client sent in `initialize`, as compact JSON (`null` when none).
     ClientInfo,
+    /// `wide-enum` (raw): one tool, `pick {level}`, whose `level` is an `enum` of 25 strings
+    /// (`level-01` … `level-25`); a call answers `Picked <level>`.
+    WideEnum,
 }
 
 /// The size of the large text in the `huge-line` mode's messages: 256 KiB.
@@ -142,6 +145,7 @@ impl Mode {
             Ok("huge-line") => Ok(Self::HugeLine),
             Ok("stall-second-page") => Ok(Self::StallSecondPage),
             Ok("client-info") => Ok(Self::ClientInfo),
+            Ok("wide-enum") => Ok(Self::WideEnum),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

@@ -123,6 +123,10 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
                 let name = params.get("name").and_then(Value::as_str).unwrap_or("");
                 if name == "probe_client" {
                     Ok(probe_client(&mut lines, &mut out)?)
+                } else if mode == Mode::WideEnum {
+                    let level = params.pointer("/arguments/level").and_then(Value::as_str);
+                    let text = format!("Picked {}", level.unwrap_or(""));
+                    Ok(json!({"content": [{"type": "text", "text": text}]}))
                 } else if mode == Mode::ClientInfo {
                     let text = client_info.to_string();
                     Ok(json!({"content": [{"type": "text", "text": text}]}))
@@ -218,6 +222,15 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
             tool("deferred"), tool("huge_id_first"), tool("huge_id_last"), tool("huge_notification")
         ]}),
         (Mode::StallSecondPage, _) => json!({"tools": [tool("echo")], "nextCursor": "page-2"}),
+        (Mode::WideEnum, _) => {
+            let levels: Vec<String> = (1..=25).map(|n| format!("level-{n:02}")).collect();
+            json!({"tools": [{
+                "name": "pick",
+                "description": "Picks one of 25 levels",
+                "inputSchema": {"type": "object", "properties": {"level": {"enum": levels}},
+                                "required": ["level"]}
+            }]})
+        }
         (Mode::ClientInfo, _) => json!({"tools": [{
             "name": "client_info",
             "description": "The clientInfo this server received in initialize",
