@@ -629,7 +629,7 @@ fn a_signal_ends_a_command_that_starts_no_server() {
 
 /// A TOML basic string of a path.
 fn toml_path(path: &std::path::Path) -> String {
-    serde_json::to_string(&path.display().to_string()).unwrap()
+    serde_json::to_string(&path.display().to_string()).expect("a path is a JSON string")
 }
 
 /// `--env NAME=VALUE` reaches the server and nothing else: not the snapshot (its `source`
