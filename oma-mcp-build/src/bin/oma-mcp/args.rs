@@ -85,7 +85,9 @@ pub enum Command {
     /// Connect to the pinned servers and diff their live tools/list against the snapshots.
     ///
     /// Exits 0 without drift at the --fail-on level, 1 with drift at or above it, 2 on an
-    /// error.
+    /// error. A server that cannot be checked (it does not start, its snapshot cannot be
+    /// read) is reported on stderr and in every format but text: JSON `errors`, a GitHub
+    /// `::error` on the manifest, a Markdown section, a SARIF result, a JUnit `<error>`.
     Check(crate::check::CheckArgs),
     /// Compare two snapshot (or bare `{"tools": [...]}`) files; exit codes as `check`.
     Diff(crate::diff::DiffArgs),

@@ -142,7 +142,7 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
                     "::error file={},title={}::{}\n",
                     drift::gh_property(&relative(&f.manifest)),
                     drift::gh_property(&format!("MCP check: server {} failed", f.server)),
-                    drift::gh_data(&f.message)
+                    drift::gh_data(&crate::terminal::safe(&f.message))
                 ));
             }
             for c in compared {
