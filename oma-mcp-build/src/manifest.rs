@@ -16,6 +16,8 @@
 //! schemars = false                                  # types derive schemars::JsonSchema
 //! request-timeout-ms = 60000                        # default: 60000 (seed requestTimeoutMs)
 //! max-message-bytes = 67108864                      # one JSON-RPC message; default: 64 MiB
+//! client-name = "my-agent"                          # clientInfo of connect_config(); default:
+//! client-version = "1.2.0"                          #   the runtime's (open-multi-agent 0.0.0)
 //! ```
 //!
 //! Relative paths are relative to the directory of the manifest file. Unknown keys are an
@@ -85,6 +87,13 @@ pub struct ServerPin {
     /// The largest JSON-RPC message (one stdout line) accepted from the server, in bytes
     /// (`max-message-bytes`; default [`oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE`]).
     pub max_message_size: usize,
+    /// The `clientInfo.name` the connection reports (`client-name`; default: the runtime's,
+    /// [`ConnectConfig::client_name`](oma_mcp_runtime::ConnectConfig::client_name); the
+    /// `oma-mcp` CLI reports `oma-mcp`).
+    pub client_name: Option<String>,
+    /// The `clientInfo.version` the connection reports (`client-version`; default: the
+    /// runtime's; the `oma-mcp` CLI reports its own version).
+    pub client_version: Option<String>,
 }
 
 /// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
@@ -145,6 +154,14 @@ struct RawServer {
     /// 1024 (default: 67108864, 64 MiB).
     #[cfg_attr(feature = "cli", schemars(range(min = 1024)))]
     max_message_bytes: Option<usize>,
+    /// The `clientInfo.name` reported to the server by `connect_config()` (default:
+    /// `open-multi-agent`, the runtime's; the `oma-mcp` CLI reports `oma-mcp`).
+    #[cfg_attr(feature = "cli", schemars(length(min = 1)))]
+    client_name: Option<String>,
+    /// The `clientInfo.version` reported to the server by `connect_config()` (default:
+    /// `0.0.0`, the runtime's; the `oma-mcp` CLI reports its own version).
+    #[cfg_attr(feature = "cli", schemars(length(min = 1)))]
+    client_version: Option<String>,
 }
 
 /// `consequential-annotations`: how tool annotations count towards consequential.
@@ -234,6 +251,17 @@ impl Manifest {
                      non-empty, without `=` or NUL"
                 )));
             }
+            for (key, value) in [
+                ("client-name", &raw.client_name),
+                ("client-version", &raw.client_version),
+            ] {
+                if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+                    return Err(bad(format!(
+                        "servers.{name}.{key} is empty; give a value or leave the key out for \
+                         the runtime's default"
+                    )));
+                }
+            }
             if raw.request_timeout_ms == Some(0) {
                 return Err(bad(format!(
                     "servers.{name}.request-timeout-ms must be greater than 0"
@@ -302,6 +330,8 @@ impl Manifest {
                     max_message_size: raw
                         .max_message_bytes
                         .unwrap_or(oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE),
+                    client_name: raw.client_name,
+                    client_version: raw.client_version,
                 },
             );
         }
@@ -365,6 +395,12 @@ impl ServerPin {
         if let Some(prefix) = &self.prefix {
             config = config.with_name_prefix(prefix.clone());
         }
+        if let Some(name) = &self.client_name {
+            config = config.with_client_name(name.clone());
+        }
+        if let Some(version) = &self.client_version {
+            config = config.with_client_version(version.clone());
+        }
         config
     }
 
@@ -417,6 +453,14 @@ impl ServerPin {
                 let bytes = proc_macro2::Literal::usize_unsuffixed(config.max_message_size);
                 quote::quote!(.with_max_message_size(#bytes))
             });
+        let client_name = self
+            .client_name
+            .as_ref()
+            .map(|n| quote::quote!(.with_client_name(#n)));
+        let client_version = self
+            .client_version
+            .as_ref()
+            .map(|v| quote::quote!(.with_client_version(#v)));
         let doc = format!(
             " The connection to server `{name}` as the manifest pins it (command, arguments, \
              working directory, environment, prefix, request timeout), with paths as resolved \
@@ -439,6 +483,8 @@ impl ServerPin {
                     #prefix
                     .with_request_timeout(::core::time::Duration::from_millis(#millis))
                     #max_message
+                    #client_name
+                    #client_version
             }
 
             #[doc = #connect_doc]
@@ -555,6 +601,35 @@ mod tests {
     }
 
     #[test]
+    fn client_name_and_version_reach_connect_config_and_its_code() {
+        let text = "[servers.a]\ncommand = \"x\"\nclient-name = \"my-agent\"\nclient-version = \"1.2.0\"\n";
+        let m = Manifest::parse(text, Path::new("/p/oma-mcp.toml")).unwrap();
+        let config = m.servers["a"].connect_config();
+        assert_eq!(
+            (config.client_name.as_str(), config.client_version.as_str()),
+            ("my-agent", "1.2.0")
+        );
+        let code = m.servers["a"].connect_config_code();
+        assert!(
+            code.contains(
+                ".with_client_name(\"my-agent\")\n        .with_client_version(\"1.2.0\")"
+            ),
+            "{code}"
+        );
+        let plain = Manifest::parse("[servers.a]\ncommand = \"x\"\n", Path::new("m.toml")).unwrap();
+        let config = plain.servers["a"].connect_config();
+        assert_eq!(
+            (config.client_name.as_str(), config.client_version.as_str()),
+            ("open-multi-agent", "0.0.0")
+        );
+        assert!(
+            !plain.servers["a"]
+                .connect_config_code()
+                .contains("with_client")
+        );
+    }
+
+    #[test]
     fn errors_name_the_file_and_key() {
         let err = |text: &str| {
             Manifest::parse(text, Path::new("x/oma-mcp.toml"))
@@ -563,7 +638,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),
@@ -582,6 +657,11 @@ mod tests {
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nmax-message-bytes = 10\n"),
             "manifest x/oma-mcp.toml is not valid: servers.a.max-message-bytes must be at least 1024"
+        );
+        assert_eq!(
+            err("[servers.a]\ncommand = \"x\"\nclient-version = \" \"\n"),
+            "manifest x/oma-mcp.toml is not valid: servers.a.client-version is empty; give a value \
+             or leave the key out for the runtime's default"
         );
         assert_eq!(
             err(""),

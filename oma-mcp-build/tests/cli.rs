@@ -256,13 +256,14 @@ fn call_errors_are_clear() {
         text(&out.stderr)
     );
 
-    let out = run(oma_mcp().args(["list"]));
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(oma_mcp().current_dir(empty.path()).args(["list"]));
     assert_exit(&out, 2);
     assert_eq!(
         text(&out.stderr),
-        "oma-mcp: no server given: pass `--manifest PATH [--server NAME]` or the server command \
-         after `--` (e.g. `oma-mcp list -- node_modules/.bin/mcp-server-everything stdio` after \
-         `npm ci`)\n"
+        "oma-mcp: no server given and no oma-mcp.toml in the current directory: pass \
+         `--manifest PATH [--server NAME]` or the server command after `--` (e.g. `oma-mcp list \
+         -- node_modules/.bin/mcp-server-everything stdio` after `npm ci`)\n"
     );
 
     let out = run(oma_mcp().args(["list", "--", "/nonexistent/mcp-server"]));
@@ -624,4 +625,298 @@ fn a_signal_ends_a_command_that_starts_no_server() {
     assert!(kill.success());
     let status = child.wait().expect("oma-mcp ends");
     assert_eq!(status.signal(), Some(15), "{status:?}");
+}
+
+/// A TOML basic string of a path.
+fn toml_path(path: &std::path::Path) -> String {
+    serde_json::to_string(&path.display().to_string()).expect("a path is a JSON string")
+}
+
+/// `--env NAME=VALUE` reaches the server and nothing else: not the snapshot (its `source`
+/// records the command only), not stdout, not stderr; `--pass-env NAME` copies a variable of
+/// oma-mcp's own environment. `-- env NAME=VALUE server` still works and is warned about, by
+/// name only.
+#[test]
+fn env_values_reach_the_server_and_never_a_snapshot_or_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("own.snapshot.json");
+    let out = run(oma_mcp()
+        .args(["snapshot", "--env", "SECRET=s3cr3t", "--out"])
+        .arg(&snapshot)
+        .arg("--")
+        .arg(test_server()));
+    assert_exit(&out, 0);
+    let file = std::fs::read_to_string(&snapshot).unwrap();
+    for (what, text) in [
+        ("snapshot", file.as_str()),
+        ("stdout", &text(&out.stdout)),
+        ("stderr", &text(&out.stderr)),
+    ] {
+        assert!(!text.contains("s3cr3t"), "{what}: {text}");
+    }
+    let source = oma_mcp_runtime::Snapshot::read(&snapshot)
+        .unwrap()
+        .source
+        .unwrap();
+    assert_eq!(
+        (source.command, source.args),
+        (test_server().display().to_string(), Vec::<String>::new())
+    );
+    // The server saw the value (get_env echoes it: the tool's result is the only place).
+    let get_env = |name: &str, flags: &[&str]| {
+        let out = run(oma_mcp()
+            .env("OMA_PASSED", "from-parent")
+            .args(["call", "get_env", "--args"])
+            .arg(format!(r#"{{"name": "{name}"}}"#))
+            .args(flags)
+            .arg("--")
+            .arg(test_server()));
+        assert_exit(&out, 0);
+        assert_eq!(text(&out.stderr), "");
+        text(&out.stdout)
+    };
+    assert_eq!(get_env("SECRET", &["--env", "SECRET=s3cr3t"]), "s3cr3t\n");
+    assert_eq!(
+        get_env("OMA_PASSED", &["--pass-env", "OMA_PASSED"]),
+        "from-parent\n"
+    );
+    assert_eq!(get_env("OMA_PASSED", &[]), "<unset>\n");
+    // The `env` wrapper: the value lands in `source.args`, and the user is told which names.
+    let out = run(oma_mcp()
+        .args(["snapshot", "--out"])
+        .arg(&snapshot)
+        .args(["--", "env", "SECRET=s3cr3t"])
+        .arg(test_server()));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "oma-mcp: warning: the snapshot's source records the `env` assignments of SECRET, \
+             values included; if one is a secret, take the snapshot again with --env NAME=VALUE \
+             or --pass-env NAME instead (never recorded)\noma-mcp: wrote {} ({} tools)\n",
+            snapshot.display(),
+            oma_mcp_runtime::Snapshot::read(&snapshot)
+                .unwrap()
+                .tools
+                .len()
+        )
+    );
+}
+
+/// A malformed `--env` or `--pass-env` is refused before a server starts, naming the flag,
+/// never the value.
+#[test]
+fn a_malformed_env_flag_names_the_flag_and_not_the_value() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--env", "=s3cr3t"],
+            "oma-mcp: --env has an empty variable name (the argument starts with `=`); give \
+             NAME=VALUE\n",
+        ),
+        (
+            &["--env", "SECRET"],
+            "oma-mcp: --env \"SECRET\" has no `=`; give --env SECRET=VALUE, or copy the \
+             variable from this environment with --pass-env SECRET\n",
+        ),
+        (
+            &["--pass-env", "SECRET=s3cr3t"],
+            "oma-mcp: --pass-env takes a variable name, not NAME=VALUE; to set a value, use \
+             --env SECRET=VALUE\n",
+        ),
+        (
+            &["--pass-env", ""],
+            "oma-mcp: --pass-env has the variable name \"\"; a name must be non-empty, without \
+             `=` or NUL\n",
+        ),
+    ];
+    for (flags, expected) in cases {
+        for sub in [&["list"][..], &["call", "echo"], &["snapshot"]] {
+            let out = run(oma_mcp().args(sub).args(flags).arg("--").arg(test_server()));
+            assert_exit(&out, 2);
+            assert_eq!(text(&out.stderr), expected, "{sub:?} {flags:?}");
+            assert_eq!(text(&out.stdout), "");
+        }
+    }
+    // `check` checks them before reading its manifest.
+    let out = run(oma_mcp().args([
+        "check",
+        "--manifest",
+        "/nonexistent/oma-mcp.toml",
+        "--env",
+        "=s3cr3t",
+    ]));
+    assert_exit(&out, 2);
+    assert_eq!(text(&out.stderr), cases[0].1);
+}
+
+/// `call` checks `--yes` and the arguments before anything is sent, and reports both
+/// refusals at once.
+#[test]
+fn call_reports_a_missing_yes_and_bad_arguments_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("oma-mcp.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[servers.own]\ncommand = {}\nprefix = \"own\"\nconsequential = [\"echo\"]\n",
+            toml_path(&test_server())
+        ),
+    )
+    .unwrap();
+    let out = run(oma_mcp()
+        .args([
+            "call",
+            "own_echo",
+            "--args",
+            r#"{"message": 5}"#,
+            "--manifest",
+        ])
+        .arg(&manifest));
+    assert_exit(&out, 2);
+    assert_eq!(
+        (text(&out.stdout).as_str(), text(&out.stderr).as_str()),
+        (
+            "",
+            "oma-mcp: tool \"own_echo\" is consequential (the manifest's consequential entries \
+             list it), so it was not called; pass --yes to call it anyway\n\
+             oma-mcp: Invalid input for tool \"own_echo\":\n- /message: 5 is not of type \"string\"\n\
+             nothing was sent; fix --args, or pass --no-validate to let the server judge them\n"
+        )
+    );
+}
+
+/// `list` and `call` read `./oma-mcp.toml` when neither `--manifest` nor `-- COMMAND` is
+/// given, and `call` picks the server whose prefix the tool name carries.
+#[test]
+fn list_and_call_default_to_the_manifest_here_and_call_picks_by_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = toml_path(&test_server());
+    std::fs::write(
+        dir.path().join("oma-mcp.toml"),
+        format!(
+            "[servers.one]\ncommand = {server}\nprefix = \"one\"\n\n\
+             [servers.two]\ncommand = {server}\nprefix = \"two\"\nenv = {{ OMA_TEST_SERVER_MODE = \"client-info\" }}\n\n\
+             [servers.three]\ncommand = {server}\nprefix = \"two_client\"\n"
+        ),
+    )
+    .unwrap();
+    let here = |args: &[&str]| run(oma_mcp().current_dir(dir.path()).args(args));
+    let out = here(&["call", "one_echo", "--args", r#"{"message": "hi"}"#]);
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), "Echo: hi\n");
+    let out = here(&["call", "two_client_info"]);
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: tool \"two_client_info\" carries the prefix of several servers of \
+         oma-mcp.toml: three (prefix two_client), two (prefix two); add --server NAME\n"
+    );
+    let out = here(&["call", "two_client_info", "--server", "two"]);
+    assert_exit(&out, 0);
+    let out = here(&["list", "--server", "one", "--format", "json"]);
+    assert_exit(&out, 0);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(rows.iter().any(|r| r["name"] == "one_echo"), "{rows:?}");
+    // A name that carries no prefix: the manifest's own "which server?" error.
+    let out = here(&["call", "echo"]);
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: manifest oma-mcp.toml pins several servers (one, three, two); choose one \
+         with --server NAME\n"
+    );
+}
+
+/// The CLI reports itself as `oma-mcp` with its version; a pin's `client-name` and
+/// `client-version` win, and are what the library's `connect_config()` reports (the
+/// library's own default stays `open-multi-agent` `0.0.0`).
+#[test]
+fn client_info_is_oma_mcp_unless_the_manifest_sets_it() {
+    let out = run(oma_mcp()
+        .args([
+            "call",
+            "client_info",
+            "--env",
+            "OMA_TEST_SERVER_MODE=client-info",
+            "--",
+        ])
+        .arg(test_server()));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{{\"name\":\"oma-mcp\",\"version\":\"{}\"}}\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("oma-mcp.toml");
+    let pin = |extra: &str| {
+        format!(
+            "[servers.own]\ncommand = {}\nenv = {{ OMA_TEST_SERVER_MODE = \"client-info\" }}\n{extra}",
+            toml_path(&test_server())
+        )
+    };
+    std::fs::write(
+        &manifest,
+        pin("client-name = \"my-agent\"\nclient-version = \"9.1.0\"\n"),
+    )
+    .unwrap();
+    let out = run(oma_mcp()
+        .args(["call", "client_info", "--manifest"])
+        .arg(&manifest));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        "{\"name\":\"my-agent\",\"version\":\"9.1.0\"}\n"
+    );
+
+    // The library: the pin's `connect_config()` (what generated `connect_config()` is).
+    let client_info = |toml: String| {
+        let path = dir.path().join("lib.toml");
+        std::fs::write(&path, toml).unwrap();
+        let manifest = oma_mcp_build::Manifest::read(&path).unwrap();
+        let config = manifest.servers["own"].connect_config();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let client = oma_mcp_runtime::connect_mcp_tools(config).await.unwrap();
+            let result = client.call_tool("client_info", None).await;
+            client.disconnect().await;
+            result.data
+        })
+    };
+    assert_eq!(
+        client_info(pin("client-name = \"my-agent\"\n")),
+        "{\"name\":\"my-agent\",\"version\":\"0.0.0\"}"
+    );
+    assert_eq!(
+        client_info(pin("")),
+        "{\"name\":\"open-multi-agent\",\"version\":\"0.0.0\"}"
+    );
+}
+
+/// A value outside a wide `enum`: the message lists the allowed values (up to 20, then how
+/// many more), not three and "or N other candidates".
+#[test]
+fn a_wrong_enum_value_lists_the_allowed_values() {
+    let out = run(oma_mcp()
+        .args(["call", "pick", "--args", r#"{"level": "level-99"}"#])
+        .args(["--env", "OMA_TEST_SERVER_MODE=wide-enum", "--"])
+        .arg(test_server()));
+    assert_exit(&out, 2);
+    let listed = (1..=20)
+        .map(|n| format!("\"level-{n:02}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "oma-mcp: Invalid input for tool \"pick\":\n- /level: \"level-99\" is not one of \
+             {listed} and 5 more\nnothing was sent; fix --args, or pass --no-validate to let the \
+             server judge them\n"
+        )
+    );
 }

@@ -399,3 +399,260 @@ fn github_annotations_point_at_the_file_that_holds_the_tool() {
         text(&help.stdout)
     );
 }
+
+/// A manifest in a fresh directory pinning `broken` (a command that does not exist) and
+/// `own` (the test server, no drift against the committed demo snapshot); returns the
+/// directory.
+fn broken_and_own() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in ["demo.snapshot.json", "broken.snapshot.json"] {
+        std::fs::copy(
+            workspace().join("examples/demo/mcp/demo.snapshot.json"),
+            dir.path().join(name),
+        )
+        .expect("copy snapshot");
+    }
+    let toml = format!(
+        "[servers.broken]\ncommand = \"/nonexistent/oma-mcp-server\"\nprefix = \"demo\"\nsnapshot = \"broken.snapshot.json\"\n\n\
+         [servers.own]\ncommand = {}\nprefix = \"demo\"\nsnapshot = \"demo.snapshot.json\"\n",
+        toml_string(&common::test_server())
+    );
+    std::fs::write(dir.path().join("oma-mcp.toml"), toml).expect("write manifest");
+    dir
+}
+
+/// What the failed server's error says (the runtime's message for a missing command).
+const BROKEN: &str = "cannot start the MCP server `/nonexistent/oma-mcp-server`: No such file \
+                      or directory (os error 2); check that the command path is right and that \
+                      the server is installed (a pinned npm server: run `npm ci` where its \
+                      package-lock.json is)";
+
+/// CI sees a server that does not start in every format, not only on stderr: the README's
+/// `--format markdown >> $GITHUB_STEP_SUMMARY || true` no longer shows "No drift" alone.
+#[test]
+fn check_reports_a_failed_server_in_every_format() {
+    let dir = broken_and_own();
+    let check = |format: &str| {
+        let out = run(oma_mcp()
+            .current_dir(dir.path())
+            .args(["check", "--format", format]));
+        assert_exit(&out, 2);
+        assert_eq!(
+            text(&out.stderr),
+            format!("oma-mcp: server \"broken\" of oma-mcp.toml: {BROKEN}\n")
+        );
+        text(&out.stdout)
+    };
+    let json: Value = serde_json::from_str(&check("json")).expect("JSON");
+    assert_eq!(
+        json,
+        json!({
+            "changes": [],
+            "summary": {"breaking": 0, "warning": 0, "info": 0},
+            "errors": [{"server": "broken", "message": BROKEN}],
+        })
+    );
+    assert_eq!(
+        check("github"),
+        format!("::error file=oma-mcp.toml,title=MCP check%3A server broken failed::{BROKEN}\n")
+    );
+    assert_eq!(
+        check("markdown"),
+        format!(
+            "### MCP drift: broken failed\n\n**Not checked** (manifest `oma-mcp.toml`): \
+             `` {BROKEN} ``\n\n### MCP drift: own (demo.snapshot.json)\n\nNo drift.\n"
+        )
+    );
+    let sarif: Value = serde_json::from_str(&check("sarif")).expect("SARIF is JSON");
+    assert_eq!(
+        sarif["runs"][0]["results"],
+        json!([{
+            "ruleId": "server_failed",
+            "ruleIndex": 0,
+            "level": "error",
+            "message": {"text": format!("server \"broken\" could not be checked: {BROKEN}")},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": "oma-mcp.toml"}}}],
+            "properties": {"server": "broken"},
+        }])
+    );
+    let junit = check("junit");
+    let own_tools = Snapshot::read(&dir.path().join("demo.snapshot.json"))
+        .expect("snapshot")
+        .tools
+        .iter()
+        .map(|t| format!("    <testcase classname=\"own\" name=\"{}\"/>\n", t.name()))
+        .collect::<String>();
+    let count = own_tools.lines().count() + 1;
+    assert_eq!(
+        junit,
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <testsuites name=\"oma-mcp\" tests=\"{}\" failures=\"0\" errors=\"1\">\n  \
+             <testsuite name=\"broken\" tests=\"1\" failures=\"0\" errors=\"1\">\n    \
+             <testcase classname=\"broken\" name=\"(server)\">\n      \
+             <error message=\"server could not be checked\">{BROKEN}</error>\n    \
+             </testcase>\n  </testsuite>\n  \
+             <testsuite name=\"own\" tests=\"{count}\" failures=\"0\" errors=\"0\">\n    \
+             <testcase classname=\"own\" name=\"(server)\"/>\n{own_tools}  </testsuite>\n\
+             </testsuites>\n",
+            count + 1
+        )
+    );
+    // A manifest whose only server fails: JSON still has the document, with the error.
+    let out = run(oma_mcp()
+        .current_dir(dir.path())
+        .args(["check", "--server", "broken", "--format", "json"]));
+    assert_exit(&out, 2);
+    assert_eq!(
+        json_out(&out),
+        json!({
+            "changes": [],
+            "summary": {"breaking": 0, "warning": 0, "info": 0},
+            "errors": [{"server": "broken", "message": BROKEN}],
+        })
+    );
+}
+
+/// Two canonical snapshots for the SARIF and JUnit cases: `a`'s description rewritten (with
+/// characters XML must escape), `gone` removed, `added` added.
+fn small_pair(dir: &Path) -> (PathBuf, PathBuf) {
+    let (old, new) = (dir.join("old.json"), dir.join("new.json"));
+    let write = |path: &Path, tools: Vec<Value>| {
+        Snapshot::from_descriptors(None, None, None, tools)
+            .expect("snapshot")
+            .write(path)
+            .expect("write");
+    };
+    let object = json!({"type": "object"});
+    write(
+        &old,
+        vec![
+            json!({"name": "a", "description": "Old <b> & 'q'", "inputSchema": object}),
+            json!({"name": "gone", "inputSchema": object}),
+        ],
+    );
+    write(
+        &new,
+        vec![
+            json!({"name": "a", "description": "New", "inputSchema": object}),
+            json!({"name": "added", "inputSchema": object}),
+        ],
+    );
+    (old, new)
+}
+
+/// `diff --format sarif`: SARIF 2.1.0, one rule per change kind, one result per change at
+/// the tool's line in the file that holds it (OLD; NEW for the added tool).
+#[test]
+fn diff_as_sarif_exact() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    small_pair(dir.path());
+    let out = run(oma_mcp()
+        .current_dir(dir.path())
+        .args(["diff", "old.json", "new.json", "--format", "sarif"]));
+    assert_exit(&out, 1);
+    // The line of the tool's "name" in the canonical file (a descriptor key at 8 spaces).
+    let location = |uri: &str, tool: &str| {
+        let needle = format!("        \"name\": \"{tool}\"");
+        let line = std::fs::read_to_string(dir.path().join(uri))
+            .expect("read")
+            .lines()
+            .position(|l| l.trim_end_matches(',') == needle)
+            .map(|i| i + 1)
+            .expect("line");
+        json!([{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}}}])
+    };
+    let properties = |tool: &str, pointer: &str, severity: &str| json!({"tool": tool, "pointer": pointer, "severity": severity, "direction": "tool"});
+    assert_eq!(
+        json_out(&out),
+        json!({
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": {
+                    "name": "oma-mcp",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "informationUri": "https://github.com/oma-mcp/oma-mcp",
+                    "rules": [
+                        {"id": "description_changed", "shortDescription": {"text": "MCP drift: description changed"}},
+                        {"id": "tool_added", "shortDescription": {"text": "MCP drift: tool added"}},
+                        {"id": "tool_removed", "shortDescription": {"text": "MCP drift: tool removed"}},
+                    ],
+                }},
+                "results": [
+                    {
+                        "ruleId": "description_changed", "ruleIndex": 0, "level": "warning",
+                        "message": {"text": "a /description: tool description changed: \"Old <b> & 'q'\" → \"New\""},
+                        "locations": location("old.json", "a"),
+                        "properties": properties("a", "/description", "warning"),
+                    },
+                    {
+                        "ruleId": "tool_added", "ruleIndex": 1, "level": "note",
+                        "message": {"text": "added: tool \"added\" was added"},
+                        "locations": location("new.json", "added"),
+                        "properties": properties("added", "", "info"),
+                    },
+                    {
+                        "ruleId": "tool_removed", "ruleIndex": 2, "level": "error",
+                        "message": {"text": "gone: tool \"gone\" was removed"},
+                        "locations": location("old.json", "gone"),
+                        "properties": properties("gone", "", "breaking"),
+                    },
+                ],
+            }],
+        })
+    );
+}
+
+/// `diff --format junit`: one test case per tool (and one for the server lines), failing at
+/// or above `--fail-on`, changes below it in `<system-out>`; XML escaped.
+#[test]
+fn diff_as_junit_exact() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    small_pair(dir.path());
+    let junit = |fail_on: &str| {
+        let out = run(oma_mcp().current_dir(dir.path()).args([
+            "diff",
+            "old.json",
+            "new.json",
+            "--format",
+            "junit",
+            "--fail-on",
+            fail_on,
+        ]));
+        assert_exit(&out, 1);
+        text(&out.stdout)
+    };
+    let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    let description = "warning tool /description tool description changed: &quot;Old &lt;b&gt; \
+                       &amp; &apos;q&apos;&quot; → &quot;New&quot;\n";
+    assert_eq!(
+        junit("breaking"),
+        format!(
+            "{head}<testsuites name=\"oma-mcp\" tests=\"4\" failures=\"1\" errors=\"0\">\n  \
+             <testsuite name=\"old.json → new.json\" tests=\"4\" failures=\"1\" errors=\"0\">\n    \
+             <testcase classname=\"old.json → new.json\" name=\"(server)\"/>\n    \
+             <testcase classname=\"old.json → new.json\" name=\"a\">\n      \
+             <system-out>{description}</system-out>\n    </testcase>\n    \
+             <testcase classname=\"old.json → new.json\" name=\"added\">\n      \
+             <system-out>info tool / tool &quot;added&quot; was added\n</system-out>\n    \
+             </testcase>\n    \
+             <testcase classname=\"old.json → new.json\" name=\"gone\">\n      \
+             <failure message=\"1 change(s) at or above breaking\" type=\"breaking\">breaking \
+             tool / tool &quot;gone&quot; was removed\n</failure>\n    </testcase>\n  \
+             </testsuite>\n</testsuites>\n"
+        )
+    );
+    let warning = junit("warning");
+    assert!(
+        warning.contains(&format!(
+            "<testcase classname=\"old.json → new.json\" name=\"a\">\n      <failure \
+             message=\"1 change(s) at or above warning\" type=\"warning\">{description}</failure>"
+        )),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("<testsuites name=\"oma-mcp\" tests=\"4\" failures=\"2\" errors=\"0\">"),
+        "{warning}"
+    );
+}

@@ -70,6 +70,8 @@
 
 mod format;
 mod rules;
+
+pub use format::{code as markdown_code, gh_data, gh_property};
 mod schema;
 #[cfg(test)]
 mod tests;

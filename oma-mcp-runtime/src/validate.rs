@@ -193,10 +193,13 @@ impl Validator {
                 .iter_errors(instance)
                 .map(|e| {
                     let pointer = e.instance_path().as_str();
-                    Problem::new(
-                        if pointer.is_empty() { "/" } else { pointer },
-                        e.to_string(),
-                    )
+                    let message = match e.kind() {
+                        jsonschema::error::ValidationErrorKind::Enum { options } => {
+                            enum_message(e.instance(), options)
+                        }
+                        _ => e.to_string(),
+                    };
+                    Problem::new(if pointer.is_empty() { "/" } else { pointer }, message)
                 })
                 .collect::<Vec<_>>()
         }));
@@ -214,6 +217,31 @@ impl Validator {
         problems.dedup();
         Err(problems)
     }
+}
+
+/// How many allowed values an `enum` problem lists at most; the rest are counted
+/// (`… and 5 more`). The `jsonschema` crate lists three and then "or N other candidates",
+/// which hides what the user may send.
+pub const MAX_LISTED_ENUM_VALUES: usize = 20;
+
+/// The message of an `enum` problem: `"x" is not one of "a", "b" or "c"`, every allowed value
+/// (as JSON) up to [`MAX_LISTED_ENUM_VALUES`], then `and N more`.
+fn enum_message(instance: &Value, options: &Value) -> String {
+    let values: Vec<String> = options
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(Value::to_string)
+        .collect();
+    let listed = &values[..values.len().min(MAX_LISTED_ENUM_VALUES)];
+    let more = values.len() - listed.len();
+    let text = match (listed, more) {
+        ([], _) => return format!("{instance} is not allowed: the enum lists no value"),
+        ([one], 0) => one.clone(),
+        ([init @ .., last], 0) => format!("{} or {last}", init.join(", ")),
+        (all, more) => format!("{} and {more} more", all.join(", ")),
+    };
+    format!("{instance} is not one of {text}")
 }
 
 /// The input validation of one tool: its schema, compiled on first use and cached.
@@ -338,6 +366,45 @@ mod tests {
         );
         assert_eq!(Dialect::of(&json!({"$schema": 7})), Dialect::Draft202012);
         assert_eq!(Dialect::of(&json!(true)), Dialect::Draft202012);
+    }
+
+    #[test]
+    fn enum_problems_list_every_allowed_value_up_to_the_bound() {
+        let schema =
+            |values: Vec<Value>| json!({"type": "object", "properties": {"k": {"enum": values}}});
+        let four: Vec<Value> = ["basic", "aggregates", "full", "raw"]
+            .map(Value::from)
+            .to_vec();
+        assert_eq!(
+            problems(schema(four), json!({"k": "x"})),
+            [(
+                "/k".to_owned(),
+                r#""x" is not one of "basic", "aggregates", "full" or "raw""#.to_owned()
+            )]
+        );
+        let many: Vec<Value> = (1..=25).map(Value::from).collect();
+        let listed = (1..=20)
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert_eq!(
+            problems(schema(many), json!({"k": 0})),
+            [(
+                "/k".to_owned(),
+                format!("0 is not one of {listed} and 5 more")
+            )]
+        );
+        assert_eq!(
+            problems(schema(vec![json!(null)]), json!({"k": 1})),
+            [("/k".to_owned(), "1 is not one of null".to_owned())]
+        );
+        assert_eq!(
+            problems(schema(vec![]), json!({"k": 1})),
+            [(
+                "/k".to_owned(),
+                "1 is not allowed: the enum lists no value".to_owned()
+            )]
+        );
     }
 
     #[test]

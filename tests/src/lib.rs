@@ -100,6 +100,12 @@ pub enum Mode {
     /// `stall-second-page` (raw): the first `tools/list` page has `echo` and the cursor
     /// `page-2`; the request for page 2 is never answered (later requests are).
     StallSecondPage,
+    /// `client-info` (raw): one tool, `client_info` (no arguments), whose text is the
+    /// `clientInfo` the client sent in `initialize`, as compact JSON (`null` when none).
+    ClientInfo,
+    /// `wide-enum` (raw): one tool, `pick {level}`, whose `level` is an `enum` of 25 strings
+    /// (`level-01` … `level-25`); a call answers `Picked <level>`.
+    WideEnum,
 }
 
 /// The size of the large text in the `huge-line` mode's messages: 256 KiB.
@@ -138,6 +144,8 @@ impl Mode {
             Ok("bad-schema") => Ok(Self::BadSchema),
             Ok("huge-line") => Ok(Self::HugeLine),
             Ok("stall-second-page") => Ok(Self::StallSecondPage),
+            Ok("client-info") => Ok(Self::ClientInfo),
+            Ok("wide-enum") => Ok(Self::WideEnum),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

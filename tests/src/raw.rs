@@ -38,6 +38,8 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     // `huge-line`: the id and message of the `deferred` call waiting for the next huge line.
     let mut deferred: Option<(Value, String)> = None;
+    // `client-info`: the `clientInfo` of `initialize`.
+    let mut client_info = Value::Null;
     while let Some(line) = lines.next() {
         let line = line?;
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
@@ -87,6 +89,9 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
             writeln!(out, "[1, 2, 3]")?;
             writeln!(out)?;
         }
+        if method == "initialize" {
+            client_info = params.get("clientInfo").cloned().unwrap_or(Value::Null);
+        }
         let reply = match method {
             "initialize" => match mode {
                 Mode::ExitOnInitialize => {
@@ -118,6 +123,13 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
                 let name = params.get("name").and_then(Value::as_str).unwrap_or("");
                 if name == "probe_client" {
                     Ok(probe_client(&mut lines, &mut out)?)
+                } else if mode == Mode::WideEnum {
+                    let level = params.pointer("/arguments/level").and_then(Value::as_str);
+                    let text = format!("Picked {}", level.unwrap_or(""));
+                    Ok(json!({"content": [{"type": "text", "text": text}]}))
+                } else if mode == Mode::ClientInfo {
+                    let text = client_info.to_string();
+                    Ok(json!({"content": [{"type": "text", "text": text}]}))
                 } else if mode == Mode::Sloppy {
                     Ok(sloppy_result())
                 } else {
@@ -210,6 +222,20 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
             tool("deferred"), tool("huge_id_first"), tool("huge_id_last"), tool("huge_notification")
         ]}),
         (Mode::StallSecondPage, _) => json!({"tools": [tool("echo")], "nextCursor": "page-2"}),
+        (Mode::WideEnum, _) => {
+            let levels: Vec<String> = (1..=25).map(|n| format!("level-{n:02}")).collect();
+            json!({"tools": [{
+                "name": "pick",
+                "description": "Picks one of 25 levels",
+                "inputSchema": {"type": "object", "properties": {"level": {"enum": levels}},
+                                "required": ["level"]}
+            }]})
+        }
+        (Mode::ClientInfo, _) => json!({"tools": [{
+            "name": "client_info",
+            "description": "The clientInfo this server received in initialize",
+            "inputSchema": {"type": "object", "properties": {}}
+        }]}),
         (Mode::HugeTools, _) => json!({"tools": "x".repeat(1 << 20)}),
         (Mode::BadSchema, _) => {
             let mut broken = tool("broken");

@@ -155,15 +155,16 @@ impl DriftReport {
     }
 }
 
-/// Workflow command data: `%`, CR and LF escaped.
-fn gh_data(text: &str) -> String {
+/// GitHub Actions workflow command data (the text after `::`): `%`, CR and LF escaped.
+pub fn gh_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
-/// Workflow command property values: as data, plus `:` and `,`.
-fn gh_property(text: &str) -> String {
+/// GitHub Actions workflow command property values (`file=…`, `title=…`): as
+/// [`gh_data`], plus `:` and `,`.
+pub fn gh_property(text: &str) -> String {
     gh_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -178,7 +179,7 @@ fn md_cell(text: &str) -> String {
 /// A code span for a cell (empty for an empty value). Its fence is one backtick longer than
 /// the longest run of backticks in the text, so server text cannot close the span early and
 /// leave the rest (`<!--`, links) to be rendered as Markdown or HTML.
-fn code(text: &str) -> String {
+pub fn code(text: &str) -> String {
     if text.is_empty() {
         return String::new();
     }

@@ -34,6 +34,9 @@ pub enum Command {
         /// 60000).
         #[arg(long, value_name = "N", value_parser = timeout_ms)]
         timeout_ms: Option<u64>,
+        /// Environment for the server(s); values are never written to the snapshot.
+        #[command(flatten)]
+        server_env: crate::server_env::ServerEnv,
         /// The server command and its arguments, after `--` (instead of --manifest/--server).
         #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
         command: Vec<String>,
@@ -82,7 +85,9 @@ pub enum Command {
     /// Connect to the pinned servers and diff their live tools/list against the snapshots.
     ///
     /// Exits 0 without drift at the --fail-on level, 1 with drift at or above it, 2 on an
-    /// error.
+    /// error. A server that cannot be checked (it does not start, its snapshot cannot be
+    /// read) is reported on stderr and in every format but text: JSON `errors`, a GitHub
+    /// `::error` on the manifest, a Markdown section, a SARIF result, a JUnit `<error>`.
     Check(crate::check::CheckArgs),
     /// Compare two snapshot (or bare `{"tools": [...]}`) files; exit codes as `check`.
     Diff(crate::diff::DiffArgs),
@@ -111,16 +116,21 @@ impl Command {
 /// A server given by manifest or by command line.
 #[derive(Debug, Args)]
 pub struct Target {
-    /// The manifest that pins the server.
+    /// The manifest that pins the server (default: ./oma-mcp.toml when no `-- COMMAND` is
+    /// given).
     #[arg(long, value_name = "PATH")]
     pub manifest: Option<PathBuf>,
-    /// The server's name in the manifest (needed when it pins several).
+    /// The server's name in the manifest (needed when it pins several, unless `call`'s tool
+    /// name carries the prefix of exactly one).
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
     /// The largest JSON-RPC message (one line) accepted from the server, in bytes (default:
     /// the manifest's `max-message-bytes`, else 67108864, 64 MiB).
     #[arg(long, value_name = "BYTES")]
     pub max_message_bytes: Option<usize>,
+    /// Environment for the server.
+    #[command(flatten)]
+    pub server_env: crate::server_env::ServerEnv,
     /// The server command and its arguments, after `--` (instead of --manifest/--server).
     #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
     pub command: Vec<String>,

@@ -9,7 +9,8 @@ use oma_mcp_runtime::Snapshot;
 
 use crate::commands::{CliError, Outcome};
 use crate::progress::Progress;
-use crate::report::{self, Compared, FailOn, ReportFormat};
+use crate::report::{self, Compared, FailOn, Failed, Outputs, ReportFormat};
+use crate::server_env::ServerEnv;
 
 /// Flags of `check`.
 #[derive(Debug, Args)]
@@ -26,6 +27,9 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+    /// Environment for the servers (added to each pin's `env` and `pass-env`).
+    #[command(flatten)]
+    pub server_env: ServerEnv,
 }
 
 /// A server of the manifest that could not be checked.
@@ -40,12 +44,15 @@ struct ServerFailed {
 
 /// Runs `check`: exit 0 without drift at the level, 1 with, 2 on an error (the snapshot
 /// cannot be read, the server cannot be started). A server that fails does not stop the
-/// others: their drift is still reported, then each failure is printed to stderr, naming
-/// its server, and the exit code is 2.
+/// others: their drift is still reported, every format but text reports the failure too
+/// (JSON `errors`, a GitHub `::error` on the manifest, a Markdown section, a SARIF result, a
+/// JUnit `<error>`), each failure is printed to stderr naming its server, and the exit code
+/// is 2.
 pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let path = args
         .manifest
         .unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
+    args.server_env.validate()?;
     let manifest = Manifest::read(&path)?;
     let pins: Vec<&ServerPin> = match &args.server {
         Some(name) => vec![manifest.server(name)?],
@@ -55,24 +62,40 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_one(pin).await {
-            Ok(report) => compared.push(Compared {
+        match check_one(pin, &args.server_env).await {
+            Ok((report, tools)) => compared.push(Compared {
+                name: pin.name.clone(),
                 label: format!("{} ({})", pin.name, report::relative(&pin.snapshot)),
                 server: several.then(|| pin.name.clone()),
                 file: pin.snapshot.clone(),
                 new_file: None,
+                tools,
                 report,
             }),
-            Err(source) if several => failed.push(ServerFailed {
+            // One server in text: the error alone, as every other command reports it.
+            Err(e) if !several && args.format == ReportFormat::Text => return Err(e),
+            Err(source) => failed.push(ServerFailed {
                 server: pin.name.clone(),
                 manifest: path.display().to_string(),
                 source,
             }),
-            Err(e) => return Err(e),
         }
     }
-    if !compared.is_empty() {
-        crate::commands::print(&report::render(&compared, args.format))?;
+    let failures: Vec<Failed> = failed
+        .iter()
+        .map(|f| Failed {
+            server: f.server.clone(),
+            manifest: path.clone(),
+            message: crate::chain(&f.source),
+        })
+        .collect();
+    let outputs = Outputs {
+        compared: &compared,
+        failed: Some(&failures),
+        fail_on: args.fail_on,
+    };
+    if !compared.is_empty() || args.format != ReportFormat::Text {
+        crate::commands::print(&report::render(&outputs, args.format))?;
     }
     if !failed.is_empty() {
         for failure in &failed {
@@ -87,15 +110,26 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     })
 }
 
-/// The drift of one pinned server against its snapshot.
-async fn check_one(pin: &ServerPin) -> Result<oma_mcp_runtime::DriftReport, CliError> {
+/// The drift of one pinned server against its snapshot, and the raw names of the tools on
+/// either side (sorted, without repeats).
+async fn check_one(
+    pin: &ServerPin,
+    env: &ServerEnv,
+) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = Snapshot::read(&pin.snapshot)?;
+    let config = env.apply(crate::commands::cli_client(pin.connect_config(), Some(pin)))?;
     let progress = Progress::start(format!("connecting to `{}`", pin.name));
-    let client = crate::commands::connect(pin.connect_config()).await;
+    let client = crate::commands::connect(config).await;
     progress.finish().await;
     let client = client?;
     let drift = client.drift_against(&snapshot);
+    let tools: std::collections::BTreeSet<String> = snapshot
+        .tools
+        .iter()
+        .map(|t| t.name().to_owned())
+        .chain(client.tools().iter().map(|t| t.mcp_name.clone()))
+        .collect();
     crate::commands::stop_listed(&client).await;
-    Ok(drift)
+    Ok((drift, tools.into_iter().collect()))
 }

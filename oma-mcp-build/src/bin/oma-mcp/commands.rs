@@ -12,6 +12,7 @@ use oma_mcp_runtime::{ConnectConfig, DiscoveredTool, McpClient, Snapshot};
 use serde_json::{Value, json};
 
 use crate::args::{CallArgs, Command, Format, Target};
+use crate::server_env::ServerEnv;
 use crate::terminal;
 
 /// Errors of the command line itself; library errors are wrapped with what was being done.
@@ -50,12 +51,42 @@ pub enum CliError {
         #[source]
         source: std::io::Error,
     },
-    /// The flags do not name a server.
+    /// The flags do not name a server, and there is no `./oma-mcp.toml` to default to.
     #[error(
-        "no server given: pass `--manifest PATH [--server NAME]` or the server command after `--` \
-         (e.g. `oma-mcp list -- node_modules/.bin/mcp-server-everything stdio` after `npm ci`)"
+        "no server given and no oma-mcp.toml in the current directory: pass `--manifest PATH \
+         [--server NAME]` or the server command after `--` (e.g. `oma-mcp list -- \
+         node_modules/.bin/mcp-server-everything stdio` after `npm ci`)"
     )]
     NoServer,
+    /// A malformed `--env` or `--pass-env` (the message names the flag and the variable,
+    /// never a value).
+    #[error("{problem}")]
+    BadEnv {
+        /// What is wrong and how to write it.
+        problem: String,
+    },
+    /// `call`'s tool name carries the prefix of several servers of the manifest.
+    #[error(
+        "tool \"{tool}\" carries the prefix of several servers of {}: {}; add --server NAME",
+        manifest.display(),
+        servers.join(", ")
+    )]
+    AmbiguousTool {
+        /// The framework name asked for.
+        tool: String,
+        /// The manifest.
+        manifest: PathBuf,
+        /// `<server> (prefix <prefix>)` of each server whose prefix matches.
+        servers: Vec<String>,
+    },
+    /// `call` refused for several reasons at once (each on a line of its own), so the user
+    /// fixes them all in one go: no `--yes` for a consequential tool, and `--args` that do
+    /// not fit the input schema.
+    #[error("{}", problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\noma-mcp: "))]
+    Refused {
+        /// The refusals, in the executor's order (confirmation first).
+        problems: Vec<CliError>,
+    },
     /// `--out` with several servers.
     #[error("--out needs a single server, but {manifest} pins {count}; add --server NAME")]
     OutNeedsOneServer {
@@ -132,8 +163,9 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
             server,
             out,
             timeout_ms,
+            server_env,
             command,
-        } => snapshot(manifest, server, out, timeout_ms, command).await,
+        } => snapshot(manifest, server, out, timeout_ms, &server_env, command).await,
         Command::Generate {
             snapshot,
             prefix,
@@ -159,13 +191,18 @@ async fn snapshot(
     server: Option<String>,
     out: Option<PathBuf>,
     timeout_ms: Option<u64>,
+    server_env: &ServerEnv,
     command: Vec<String>,
 ) -> Result<Outcome, CliError> {
     if let [program, args @ ..] = command.as_slice() {
-        let mut config = ConnectConfig::new(program.clone()).with_args(args.to_vec());
+        let mut config = server_env.apply(cli_client(
+            ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+            None,
+        ))?;
         if let Some(ms) = timeout_ms {
             config = config.with_request_timeout(Duration::from_millis(ms));
         }
+        crate::server_env::warn_env_wrapper(program, args);
         let client = connect(config).await?;
         let snapshot =
             client.snapshot_with_source(SnapshotSource::new(program.clone(), args.to_vec()));
@@ -197,10 +234,11 @@ async fn snapshot(
         });
     }
     for pin in pins {
-        let mut config = pin.connect_config();
+        let mut config = server_env.apply(cli_client(pin.connect_config(), Some(pin)))?;
         if let Some(ms) = timeout_ms {
             config = config.with_request_timeout(Duration::from_millis(ms));
         }
+        crate::server_env::warn_env_wrapper(&pin.command, &pin.args);
         let client = connect(config).await?;
         let snapshot = client.snapshot_with_source(pin.snapshot_source());
         stop_listed(&client).await;
@@ -253,7 +291,7 @@ async fn list(
     format: Format,
     target: Target,
 ) -> Result<Outcome, CliError> {
-    let (config, policy) = resolve(target, prefix, timeout_ms)?;
+    let (config, policy) = resolve(target, prefix, timeout_ms, None)?;
     let client = connect(config).await?;
     let consequential =
         |t: &DiscoveredTool| policy.is_consequential(&t.mcp_name, t.descriptor.get("annotations"));
@@ -330,7 +368,7 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
             }
         },
     };
-    let (config, policy) = resolve(target, prefix, timeout_ms)?;
+    let (config, policy) = resolve(target, prefix, timeout_ms, Some(&tool))?;
     let client = connect(config).await?;
     let Some(found) = client.tools().iter().find(|t| t.name == tool) else {
         let available = client
@@ -343,12 +381,16 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
         return Err(CliError::UnknownTool { tool, available });
     };
     // The executor's rules, before anything is sent: the confirmation of a consequential tool
-    // (here `--yes`), then the arguments against the tool's input schema.
+    // (here `--yes`), then the arguments against the tool's input schema. Both are checked,
+    // so that one run reports every reason for a refusal.
+    let mut refusals = Vec::new();
     if !yes
         && let Some(reason) = policy.reason(&found.mcp_name, found.descriptor.get("annotations"))
     {
-        stop_listed(&client).await;
-        return Err(CliError::NeedsConfirmation { tool, reason });
+        refusals.push(CliError::NeedsConfirmation {
+            tool: tool.clone(),
+            reason,
+        });
     }
     if !no_validate {
         let schema = oma_mcp_runtime::tool::mcp_llm_input_schema(&found.descriptor);
@@ -377,9 +419,15 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
             }),
         };
         if let Err(e) = checked {
-            stop_listed(&client).await;
-            return Err(e);
+            refusals.push(e);
         }
+    }
+    if !refusals.is_empty() {
+        stop_listed(&client).await;
+        return Err(match refusals.len() {
+            1 => refusals.remove(0),
+            _ => CliError::Refused { problems: refusals },
+        });
     }
     let mcp_name = found.mcp_name.clone();
     let result = client.call_tool(&mcp_name, arguments).await;
@@ -410,24 +458,40 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
 }
 
 /// The connection settings and consequential rules for a `--manifest`/`--` target (after
-/// `--`: annotations only, as the generator's defaults).
+/// `--`: annotations only, as the generator's defaults). Without either, `./oma-mcp.toml`
+/// when it exists. `tool` (`call`) picks the server of a manifest that pins several when no
+/// `--server` is given: the one whose `prefix` the tool name carries (`<prefix>_…`).
 fn resolve(
     target: Target,
     prefix: Option<String>,
     timeout_ms: Option<u64>,
+    tool: Option<&str>,
 ) -> Result<(ConnectConfig, ConsequentialPolicy), CliError> {
-    let (mut config, options) = if let [program, args @ ..] = target.command.as_slice() {
+    let (config, options) = if let [program, args @ ..] = target.command.as_slice() {
         (
-            ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+            cli_client(
+                ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+                None,
+            ),
             GenerateOptions::default(),
         )
-    } else if let Some(path) = &target.manifest {
-        let manifest = Manifest::read(path)?;
-        let pin = manifest.single(target.server.as_deref())?;
-        (pin.connect_config(), pin.generate_options())
     } else {
-        return Err(CliError::NoServer);
+        let path = match target.manifest {
+            Some(path) => path,
+            None if Path::new(DEFAULT_MANIFEST).is_file() => PathBuf::from(DEFAULT_MANIFEST),
+            None => return Err(CliError::NoServer),
+        };
+        let manifest = Manifest::read(&path)?;
+        let pin = match (target.server.as_deref(), tool) {
+            (None, Some(tool)) if manifest.servers.len() > 1 => by_prefix(&manifest, tool)?,
+            (server, _) => manifest.single(server)?,
+        };
+        (
+            cli_client(pin.connect_config(), Some(pin)),
+            pin.generate_options(),
+        )
     };
+    let mut config = target.server_env.apply(config)?;
     if let Some(prefix) = prefix {
         config = config.with_name_prefix(prefix);
     }
@@ -438,6 +502,56 @@ fn resolve(
         config = config.with_max_message_size(bytes);
     }
     Ok((config, options.consequential_policy()?))
+}
+
+/// The server of `manifest` whose `prefix` the framework name `tool` carries.
+///
+/// # Errors
+/// [`CliError::AmbiguousTool`] when several prefixes match (`a` and `a_b` for `a_b_c`);
+/// the manifest's "which server?" error when none does.
+fn by_prefix<'m>(manifest: &'m Manifest, tool: &str) -> Result<&'m ServerPin, CliError> {
+    let carried: Vec<&ServerPin> = manifest
+        .servers
+        .values()
+        .filter(|pin| {
+            pin.prefix
+                .as_deref()
+                .and_then(|p| tool.strip_prefix(p))
+                .is_some_and(|rest| rest.starts_with('_'))
+        })
+        .collect();
+    match carried.as_slice() {
+        [one] => Ok(one),
+        [] => Ok(manifest.single(None)?),
+        several => Err(CliError::AmbiguousTool {
+            tool: tool.to_owned(),
+            manifest: manifest.path.clone(),
+            servers: several
+                .iter()
+                .map(|pin| {
+                    format!(
+                        "{} (prefix {})",
+                        pin.name,
+                        pin.prefix.as_deref().unwrap_or("")
+                    )
+                })
+                .collect(),
+        }),
+    }
+}
+
+/// The CLI's `clientInfo`: `oma-mcp` and its version (the library's default is the
+/// reference contract's `open-multi-agent` `0.0.0`), unless the manifest's pin sets
+/// `client-name` / `client-version`.
+pub(crate) fn cli_client(config: ConnectConfig, pin: Option<&ServerPin>) -> ConnectConfig {
+    let mut config = config;
+    if pin.is_none_or(|p| p.client_name.is_none()) {
+        config = config.with_client_name("oma-mcp");
+    }
+    if pin.is_none_or(|p| p.client_version.is_none()) {
+        config = config.with_client_version(env!("CARGO_PKG_VERSION"));
+    }
+    config
 }
 
 /// Connects, naming the command line in the error.

@@ -6,7 +6,7 @@ use clap::Args;
 use oma_mcp_runtime::{Snapshot, drift};
 
 use crate::commands::{CliError, Outcome};
-use crate::report::{self, Compared, FailOn, ReportFormat};
+use crate::report::{self, Compared, FailOn, Outputs, ReportFormat};
 
 /// Flags of `diff`.
 #[derive(Debug, Args)]
@@ -36,14 +36,28 @@ pub struct DiffArgs {
 pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
     let old = Snapshot::read(&args.old)?;
     let new = Snapshot::read(&args.new)?;
+    let label = format!("{} → {}", args.old.display(), args.new.display());
+    let tools: std::collections::BTreeSet<String> = old
+        .tools
+        .iter()
+        .chain(&new.tools)
+        .map(|t| t.name().to_owned())
+        .collect();
     let compared = [Compared {
-        label: format!("{} → {}", args.old.display(), args.new.display()),
+        name: label.clone(),
+        label,
         server: None,
         file: args.old.clone(),
         new_file: Some(args.new.clone()),
+        tools: tools.into_iter().collect(),
         report: drift::diff(&old, &new),
     }];
-    crate::commands::print(&report::render(&compared, args.format))?;
+    let outputs = Outputs {
+        compared: &compared,
+        failed: None,
+        fail_on: args.fail_on,
+    };
+    crate::commands::print(&report::render(&outputs, args.format))?;
     Ok(if report::fails(&compared, args.fail_on) {
         Outcome::Drift
     } else {

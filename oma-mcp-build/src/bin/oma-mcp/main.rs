@@ -15,12 +15,14 @@
 
 mod args;
 mod check;
+mod ci;
 mod commands;
 mod diff;
 mod interrupt;
 mod progress;
 mod report;
 mod schema;
+mod server_env;
 mod terminal;
 
 use std::io::Write;
@@ -103,7 +105,15 @@ fn init_logging() {
 /// Prints `oma-mcp: <error>: <cause>: …` to stderr (control characters escaped: the message
 /// carries what the server sent) and returns exit code 2.
 fn report(error: &dyn std::error::Error) -> ExitCode {
-    let mut message = format!("oma-mcp: {error}");
+    let message = format!("oma-mcp: {}", chain(error));
+    let _ = writeln!(std::io::stderr(), "{}", terminal::safe(&message));
+    ExitCode::from(2)
+}
+
+/// `<error>: <cause>: …`, each cause once (a message that already holds a cause's text does
+/// not repeat it).
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
         let text = cause.to_string();
@@ -113,6 +123,5 @@ fn report(error: &dyn std::error::Error) -> ExitCode {
         }
         source = cause.source();
     }
-    let _ = writeln!(std::io::stderr(), "{}", terminal::safe(&message));
-    ExitCode::from(2)
+    message
 }

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use oma_mcp_runtime::{Change, DriftReport, Severity};
+use oma_mcp_runtime::{Change, DriftReport, Severity, drift};
 use serde_json::{Value, json};
 
 /// `--fail-on`: the lowest severity that makes the run exit 1.
@@ -19,7 +19,8 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    fn severity(self) -> Severity {
+    /// The lowest failing severity.
+    pub(crate) fn severity(self) -> Severity {
         match self {
             FailOn::Breaking => Severity::Breaking,
             FailOn::Warning => Severity::Warning,
@@ -40,11 +41,19 @@ pub enum ReportFormat {
     Github,
     /// A Markdown table for a pull-request comment or a job summary.
     Markdown,
+    /// SARIF 2.1.0 for code-scanning dashboards: one result per change, at the tool's line
+    /// in the file that holds it (as `github`); one rule per change kind.
+    Sarif,
+    /// A JUnit XML test report: one test case per server and tool, failing at or above
+    /// `--fail-on`.
+    Junit,
 }
 
 /// One compared pair: a server (or file pair), the file annotations point at, the report.
 pub struct Compared {
-    /// The server's name (`check`) or `OLD → NEW` (`diff`).
+    /// The server's name (`check`) or `OLD → NEW` (`diff`), the JUnit test suite's name.
+    pub name: String,
+    /// The heading: the server's name and snapshot (`check`) or `OLD → NEW` (`diff`).
     pub label: String,
     /// The server's name in JSON output when several servers were checked.
     pub server: Option<String>,
@@ -54,8 +63,33 @@ pub struct Compared {
     /// The new side's file (`diff`: NEW; `check`: none, the server is live). Annotations of
     /// a tool that `file` does not hold (an added tool) point at it, at the tool's line.
     pub new_file: Option<PathBuf>,
+    /// The raw MCP names of the tools on either side, sorted and without repeats (the
+    /// JUnit test cases).
+    pub tools: Vec<String>,
     /// The drift.
     pub report: DriftReport,
+}
+
+/// A server of the manifest that `check` could not compare (it did not start, its snapshot
+/// could not be read); every format reports it.
+pub struct Failed {
+    /// The server's name in the manifest.
+    pub server: String,
+    /// The manifest (GitHub annotations and SARIF results point at it).
+    pub manifest: PathBuf,
+    /// The error with its causes, one line.
+    pub message: String,
+}
+
+/// Everything one `check` or `diff` run reports.
+pub struct Outputs<'a> {
+    /// The pairs that were compared.
+    pub compared: &'a [Compared],
+    /// `check`: the servers that could not be compared (JSON always has an `errors` array);
+    /// `diff`: `None`.
+    pub failed: Option<&'a [Failed]>,
+    /// The level at which a change fails the run (JUnit failures).
+    pub fail_on: FailOn,
 }
 
 /// Whether any report has a change at or above `fail_on`.
@@ -65,10 +99,14 @@ pub fn fails(compared: &[Compared], fail_on: FailOn) -> bool {
         .any(|c| c.report.has_at_least(fail_on.severity()))
 }
 
-/// The whole output in `format`.
-pub fn render(compared: &[Compared], format: ReportFormat) -> String {
+/// The whole output in `format`. Failed servers come first: JSON lists them in `errors`,
+/// GitHub annotates the manifest with an `::error`, Markdown gives each a section, SARIF a
+/// result, JUnit an `<error>`; text leaves them to stderr.
+pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
+    let compared = outputs.compared;
+    let failed = outputs.failed.unwrap_or_default();
     match format {
-        ReportFormat::Json => json_text(compared),
+        ReportFormat::Json => json_text(compared, outputs.failed),
         ReportFormat::Text => {
             let colour = std::io::stdout().is_terminal();
             let mut out = String::new();
@@ -80,17 +118,35 @@ pub fn render(compared: &[Compared], format: ReportFormat) -> String {
             }
             out
         }
-        ReportFormat::Markdown => compared
+        ReportFormat::Markdown => failed
             .iter()
-            .map(|c| c.report.to_markdown(&format!("MCP drift: {}", c.label)))
+            .map(|f| {
+                format!(
+                    "### MCP drift: {} failed\n\n**Not checked** (manifest {}): {}\n",
+                    f.server,
+                    drift::markdown_code(&relative(&f.manifest)),
+                    drift::markdown_code(&f.message)
+                )
+            })
+            .chain(
+                compared
+                    .iter()
+                    .map(|c| c.report.to_markdown(&format!("MCP drift: {}", c.label))),
+            )
             .collect::<Vec<_>>()
             .join("\n"),
         ReportFormat::Github => {
             let mut out = String::new();
+            for f in failed {
+                out.push_str(&format!(
+                    "::error file={},title={}::{}\n",
+                    drift::gh_property(&relative(&f.manifest)),
+                    drift::gh_property(&format!("MCP check: server {} failed", f.server)),
+                    drift::gh_data(&crate::terminal::safe(&f.message))
+                ));
+            }
             for c in compared {
-                let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
-                let old = (relative(&c.file), read(&c.file));
-                let new = c.new_file.as_deref().map(|p| (relative(p), read(p)));
+                let (old, new) = files(c);
                 out.push_str(
                     &c.report
                         .to_github(&|change| place(&old, new.as_ref(), change)),
@@ -98,13 +154,24 @@ pub fn render(compared: &[Compared], format: ReportFormat) -> String {
             }
             out
         }
+        ReportFormat::Sarif => crate::ci::sarif(compared, failed),
+        ReportFormat::Junit => crate::ci::junit(compared, failed, outputs.fail_on),
     }
 }
 
+/// The old and the new file of a pair as (shown path, text), for [`place`].
+pub(crate) fn files(c: &Compared) -> ((String, String), Option<(String, String)>) {
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    let old = (relative(&c.file), read(&c.file));
+    let new = c.new_file.as_deref().map(|p| (relative(p), read(p)));
+    (old, new)
+}
+
 /// One JSON document: the report itself for one pair; for several servers, every change
-/// also names its `server`, and the summary adds up.
-fn json_text(compared: &[Compared]) -> String {
-    let value = match compared {
+/// also names its `server`, and the summary adds up. `check` adds `errors`:
+/// `[{"server", "message"}]`, one per server that could not be compared.
+fn json_text(compared: &[Compared], failed: Option<&[Failed]>) -> String {
+    let mut value = match compared {
         [one] if one.server.is_none() => one.report.to_json(),
         _ => {
             let mut changes = Vec::new();
@@ -128,6 +195,13 @@ fn json_text(compared: &[Compared]) -> String {
             json!({"changes": changes, "summary": {"breaking": breaking, "warning": warning, "info": info}})
         }
     };
+    if let (Some(failed), Value::Object(map)) = (failed, &mut value) {
+        let errors = failed
+            .iter()
+            .map(|f| json!({"server": f.server, "message": f.message}))
+            .collect();
+        map.insert("errors".into(), Value::Array(errors));
+    }
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     text
@@ -150,7 +224,7 @@ pub(crate) fn relative(path: &Path) -> String {
 /// tool's line; the new file only for a tool the old one does not hold (an added tool); the
 /// old file without a line when neither holds it (a server line, a tool added to a live
 /// server).
-fn place(
+pub(crate) fn place(
     old: &(String, String),
     new: Option<&(String, String)>,
     change: &Change,
