@@ -3,7 +3,7 @@
 //! - [`connect`]: spawn a pinned MCP server over stdio, page through `tools/list`, call tools
 //!   (the seed's `connectMCPTools()`, see `shared/seed/mcp.md`, "Connecting to a server").
 //! - [`naming`]: the seed's tool-name rule, `<prefix>_<name>` with every `/` replaced by `_`.
-//! - [`pointer`]: the JSON pointer of a local `$ref` (percent-decoded URI fragment).
+//! - [`pointer`](mod@pointer): the JSON pointer of a local `$ref` (percent-decoded URI fragment).
 //! - [`result`]: the pure mapping from a raw `tools/call` result to a [`ToolResult`].
 //! - [`snapshot`]: the canonical, committed snapshot of a server's `tools/list`.
 //! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and typed calls.
