@@ -141,10 +141,13 @@ fn mtime(path: &Path) -> SystemTime {
     stamp(path).1
 }
 
-/// Every file and directory under `root` (relative path, bytes and modification time; `None`
-/// for a directory), except `Cargo.lock`, which cargo itself rewrites.
-fn source_tree(root: &Path) -> Vec<(PathBuf, Option<(Vec<u8>, SystemTime)>)> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, Option<(Vec<u8>, SystemTime)>)>) {
+/// One entry of [`source_tree`]: a relative path, and a file's [`stamp`] (`None` for a
+/// directory).
+type TreeEntry = (PathBuf, Option<(Vec<u8>, SystemTime)>);
+
+/// Every file and directory under `root`, except `Cargo.lock`, which cargo itself rewrites.
+fn source_tree(root: &Path) -> Vec<TreeEntry> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<TreeEntry>) {
         let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         for entry in entries.flatten() {
             let path = entry.path();
