@@ -1,5 +1,5 @@
-//! The `build.rs` API: read the manifest, use (or take) each server's snapshot, generate code
-//! into `OUT_DIR`.
+//! The `build.rs` API: read the manifest, read each server's committed snapshot (or take it
+//! when asked), generate code into `OUT_DIR`.
 //!
 //! ```no_run
 //! // build.rs
@@ -18,15 +18,19 @@
 //! ```
 //!
 //! # When the server is started
-//! Never by default: a build reads the committed snapshot and is offline and deterministic.
-//! The pinned server is started only
-//! - when a snapshot file is missing (it is then taken and written), or
-//! - when the refresh variable (default `OMA_MCP_REFRESH`) is `1`, `true` or `all`, or a
-//!   comma-separated list naming the server.
+//! Never by default: a build reads the committed snapshot, is offline and deterministic, and
+//! writes only into `OUT_DIR` (as `prost-build` and `tonic-build` do; `cargo package`
+//! rejects a build script that modifies the sources). The pinned server is started, and its
+//! snapshot written into the source tree, only when the refresh variable (default
+//! `OMA_MCP_REFRESH`) is `1`, `true` or `all`, or a comma-separated list naming the server.
+//!
+//! A missing snapshot is an error ([`Error::SnapshotMissing`]) naming the file and the two
+//! commands that take it: `OMA_MCP_REFRESH=<server> cargo build`, or
+//! `oma-mcp snapshot --manifest <manifest> --server <server>`.
 //!
 //! With `DOCS_RS` set, or the offline variable (default `OMA_MCP_OFFLINE`) set to anything
-//! but empty or `0`, the server is never started: a missing snapshot is then an error, and a
-//! refresh request is ignored with a warning.
+//! but empty or `0`, the server is never started: a missing snapshot is then
+//! [`Error::SnapshotMissingOffline`], and a refresh request is ignored with a warning.
 //!
 //! # What cargo is told
 //! `cargo::rerun-if-changed` for the manifest and every snapshot, and
@@ -92,7 +96,7 @@ pub struct Compiled {
     pub path: PathBuf,
     /// Whether the generated file's bytes changed (it is not rewritten otherwise).
     pub written: bool,
-    /// Whether the server was started to take a snapshot.
+    /// Whether the server was started to take a snapshot (only on a refresh request).
     pub connected: bool,
     /// Generator warnings (schema parts that fell back to `serde_json::Value`).
     pub warnings: Vec<String>,
@@ -146,6 +150,8 @@ impl Builder {
     /// - [`Error::ManifestIo`] / [`Error::ManifestParse`]: the manifest cannot be read or is
     ///   invalid; [`Error::UnknownServer`] for a selected name it does not pin.
     /// - [`Error::OutDirMissing`]: no `out_dir` and no `OUT_DIR` (not in a build script).
+    /// - [`Error::SnapshotMissing`]: a snapshot is missing and no refresh of its server was
+    ///   asked for.
     /// - [`Error::SnapshotMissingOffline`]: a snapshot is missing and connecting is forbidden.
     /// - [`Error::Connect`]: the pinned server could not be started or queried.
     /// - [`Error::Runtime`]: a snapshot file is unreadable, invalid or cannot be written.
@@ -219,9 +225,9 @@ impl Builder {
         Ok(done)
     }
 
-    /// The snapshot of `pin`: the committed file, or a new one taken from the server when it
-    /// is missing or a refresh is asked for (and connecting is allowed). Returns it and
-    /// whether the server was started.
+    /// The snapshot of `pin`: the committed file, or a new one taken from the server when a
+    /// refresh is asked for (and connecting is allowed). Returns it and whether the server was
+    /// started.
     fn snapshot_of(
         &self,
         pin: &ServerPin,
@@ -249,6 +255,16 @@ impl Builder {
                 pin.snapshot.display()
             ));
             return Ok((Snapshot::read(&pin.snapshot)?, false));
+        }
+        if !wants_refresh {
+            // Missing, and nobody asked for it: starting a server and writing into the source
+            // tree is the user's call, never a side effect of a build.
+            return Err(Error::SnapshotMissing {
+                server: pin.name.clone(),
+                snapshot: pin.snapshot.clone(),
+                manifest: manifest.path.clone(),
+                refresh_env: self.refresh_env.clone(),
+            });
         }
         // The committed snapshot, to say what a refresh changed (unreadable: nothing to say).
         let previous = exists.then(|| Snapshot::read(&pin.snapshot).ok()).flatten();

@@ -101,6 +101,25 @@ pub enum Error {
     )]
     OutDirMissing,
 
+    /// A snapshot is missing and no refresh was asked for: a build never starts a server or
+    /// writes into the source tree on its own.
+    #[error(
+        "snapshot {snapshot} of server `{server}` (manifest {manifest}) is missing, and a build \
+         starts a server only when asked; take it with `{refresh_env}={server} cargo build` or \
+         `oma-mcp snapshot --manifest {manifest} --server {server}`, then review and commit it"
+    )]
+    SnapshotMissing {
+        /// The server's name.
+        server: String,
+        /// The missing snapshot file.
+        snapshot: PathBuf,
+        /// The manifest file.
+        manifest: PathBuf,
+        /// The variable that asks the build for a refresh (default `OMA_MCP_REFRESH`, see
+        /// [`Builder::refresh_env`](crate::Builder::refresh_env)).
+        refresh_env: String,
+    },
+
     /// A snapshot is missing and starting servers is not allowed (docs.rs or offline).
     #[error(
         "snapshot {snapshot} of server `{server}` (manifest {manifest}) is missing, and starting \

@@ -141,6 +141,31 @@ fn mtime(path: &Path) -> SystemTime {
     stamp(path).1
 }
 
+/// One entry of [`source_tree`]: a relative path, and a file's [`stamp`] (`None` for a
+/// directory).
+type TreeEntry = (PathBuf, Option<(Vec<u8>, SystemTime)>);
+
+/// Every file and directory under `root`, except `Cargo.lock`, which cargo itself rewrites.
+fn source_tree(root: &Path) -> Vec<TreeEntry> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<TreeEntry>) {
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let relative = path.strip_prefix(root).expect("under root").to_path_buf();
+            if path.is_dir() {
+                out.push((relative, None));
+                walk(root, &path, out);
+            } else if relative != Path::new("Cargo.lock") {
+                out.push((relative, Some(stamp(&path))));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
 /// PIDs of running processes whose command line contains `token`, other than this one.
 fn processes_with(token: &str) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -356,7 +381,8 @@ fn purge_previous_runs(target: &Path, package: &str) {
 }
 
 /// Scenarios 1-5 and 7 on one crate, in order (each step depends on the state the one
-/// before left).
+/// before left): a missing snapshot fails and an explicit refresh takes it, build and run,
+/// nothing changed, refresh, refresh while offline, missing while offline, rerun lines.
 #[test]
 fn downstream_crate_snapshot_build_run_refresh_offline() {
     let d = Downstream::new("oma-bsc-happy");
@@ -368,9 +394,27 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     let snap = d.snapshot();
     let trap = [("OMA_TEST_SERVER_MODE", TRAP)];
 
-    // 1. No snapshot: the build starts the server, writes the snapshot and says so.
+    // 1. No snapshot: the build fails naming the file and the commands that take it, starts
+    // no server (the trap would fail it otherwise) and writes nothing into the source tree.
     assert!(!snap.exists());
-    let out = d.cargo(&["build"], &[]);
+    let before = source_tree(&d.root);
+    let out = d.cargo(&["build"], &trap);
+    assert_build_script_error(
+        &out,
+        &format!(
+            "snapshot {snap} of server `own` (manifest {manifest}) is missing, and a build \
+             starts a server only when asked; take it with `OMA_MCP_REFRESH=own cargo build` or \
+             `oma-mcp snapshot --manifest {manifest} --server own`, then review and commit it",
+            snap = snap.display(),
+            manifest = manifest.display()
+        ),
+    );
+    assert_eq!(source_tree(&d.root), before);
+    assert!(!snap.exists() && !d.root.join("mcp").exists());
+    d.assert_no_server_left();
+
+    // An explicit refresh starts the server, writes the snapshot and says so.
+    let out = d.cargo(&["build"], &[("OMA_MCP_REFRESH", "own")]);
     assert_success(&out);
     let snapshot = Snapshot::read(&snap).expect("the snapshot parses");
     let source = snapshot
@@ -437,9 +481,9 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     let generated = stamp(&d.generated());
     d.assert_no_server_left();
 
-    // The typed call. Cargo (1.95) reruns the build script once here, as the snapshot was
-    // written while it ran (newer than cargo's start stamp): that rerun reads the snapshot
-    // without starting the server (the trap would fail it) and leaves both files untouched.
+    // The typed call. Cargo reruns the build script here (`OMA_MCP_REFRESH` is no longer set,
+    // and the snapshot was written while it ran): that rerun reads the snapshot without
+    // starting the server (the trap would fail it) and leaves both files untouched.
     let out = d.cargo(&["run"], &trap);
     assert_success(&out);
     assert_eq!(text(&out.stdout), "Echo: typed\n");
@@ -638,10 +682,10 @@ fn downstream_crate_bad_inputs() {
     );
     std::fs::remove_file(&snap).expect("remove snapshot");
 
-    // A pinned command that does not exist: the server, manifest and command as written,
-    // what failed, and the hint to check the install (once).
+    // A pinned command that does not exist (started on a refresh): the server, manifest and
+    // command as written, what failed, and the hint to check the install (once).
     d.pin(&in_profile("no-such-server"), "");
-    let out = d.cargo(&["build"], &[]);
+    let out = d.cargo(&["build"], &[("OMA_MCP_REFRESH", "own")]);
     assert_eq!(out.status.code(), Some(101), "{}", describe(&out));
     let stderr = text(&out.stderr);
     let head = format!(
@@ -665,13 +709,13 @@ fn downstream_crate_bad_inputs() {
     );
     assert!(!snap.exists());
 
-    // A server that exits during the handshake: its stderr is quoted, and it is not left
-    // running.
+    // A server that exits during the handshake of a refresh: its stderr is quoted, and it is
+    // not left running.
     d.pin(
         &in_profile("oma-mcp-test-server"),
         "env = { OMA_TEST_SERVER_MODE = \"exit-on-initialize\" }\n",
     );
-    let out = d.cargo(&["build"], &[]);
+    let out = d.cargo(&["build"], &[("OMA_MCP_REFRESH", "own")]);
     assert_build_script_error(
         &out,
         &format!(
@@ -690,7 +734,8 @@ fn downstream_crate_bad_inputs() {
     d.assert_no_server_left();
 }
 
-/// The builder in-process: return values, write-if-changed, selection errors.
+/// The builder in-process: a missing snapshot, return values, write-if-changed, selection
+/// errors.
 #[test]
 fn builder_in_process_writes_only_when_changed() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -718,16 +763,37 @@ fn builder_in_process_writes_only_when_changed() {
     };
     let generated = out_dir.join("own.rs");
 
-    // Missing snapshot: taken, written, generated.
+    // Missing snapshot, no refresh asked for: an error naming the builder's refresh variable;
+    // nothing is started or written.
+    let err = builder().compile().unwrap_err();
+    assert!(matches!(err, Error::SnapshotMissing { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "snapshot {snap} of server `own` (manifest {manifest}) is missing, and a build \
+             starts a server only when asked; take it with \
+             `OMA_MCP_BUILD_TEST_UNSET_REFRESH=own cargo build` or `oma-mcp snapshot \
+             --manifest {manifest} --server own`, then review and commit it",
+            snap = snap.display(),
+            manifest = manifest.display()
+        )
+    );
+    assert!(!snap.exists() && !generated.exists());
+
+    // Taken as `oma-mcp snapshot` takes it, then generated.
+    let pin = oma_mcp_build::Manifest::read(&manifest).expect("manifest");
+    let taken = oma_mcp_build::builder::take_snapshot(&pin.servers["own"], &manifest)
+        .expect("take the snapshot");
+    assert!(taken.write(&snap).expect("write the snapshot"));
     let done = builder().compile().expect("first compile");
     assert_eq!(done.len(), 1);
     assert_eq!(done[0].server, "own");
     assert_eq!(done[0].path, generated);
     assert!(done[0].written);
-    assert!(done[0].connected);
+    assert!(!done[0].connected);
     assert_eq!(done[0].warnings, Vec::<String>::new());
     let snapshot = Snapshot::read(&snap).expect("snapshot written");
-    let pin = oma_mcp_build::Manifest::read(&manifest).expect("manifest");
+    assert_eq!(snapshot, taken);
     let expected = oma_mcp_build::generate(
         &snapshot,
         &GenerateOptions::default().with_name_prefix("own"),

@@ -2,8 +2,9 @@
 //! holds tools, and compiles each server's code in a crate of its own that depends only on
 //! `oma-mcp-runtime`, with a round trip of every tool.
 //!
-//! The corpus is `$OMA_MCP_SHARED/corpus` (default: `shared/` beside the workspace); when it
-//! is absent the corpus tests print one line and pass.
+//! The corpus is `corpus/` of the shared reference folder, found by
+//! `oma_mcp_test_support::shared_dir` (variable `OMA_MCP_SHARED`); when it is absent the
+//! corpus tests print one line and pass, unless `CI` is set, where they fail.
 
 // Test code: a failed unwrap is a test failure with its message.
 #![allow(clippy::unwrap_used)]
@@ -24,19 +25,7 @@ fn workspace() -> PathBuf {
 }
 
 fn corpus() -> Option<PathBuf> {
-    let shared = std::env::var_os("OMA_MCP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    let corpus = shared.join("corpus");
-    if corpus.is_dir() {
-        Some(corpus)
-    } else {
-        println!(
-            "skipped: no corpus at {} (set OMA_MCP_SHARED)",
-            corpus.display()
-        );
-        None
-    }
+    oma_mcp_test_support::shared_dir().map(|dir| dir.join("corpus"))
 }
 
 fn json_files(dir: &Path) -> Vec<PathBuf> {

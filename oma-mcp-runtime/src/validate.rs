@@ -575,23 +575,18 @@ mod tests {
         );
     }
 
+    /// A case of the shared reference folder's `corpus/cases/` (see `oma_mcp_test_support`:
+    /// `None` after one printed line when the folder is absent, a failure under `CI`).
     fn corpus_case(name: &str) -> Option<Value> {
-        let dir = std::env::var_os("OMA_MCP_SHARED")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| {
-                std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared")
-            });
-        let path = dir.join("corpus/cases").join(name);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Some(serde_json::from_str(&text).unwrap()),
-            Err(_) => {
-                eprintln!(
-                    "skipping: {} not found (set OMA_MCP_SHARED)",
-                    path.display()
-                );
-                None
-            }
-        }
+        let path = oma_mcp_test_support::shared_dir()?
+            .join("corpus/cases")
+            .join(name);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        Some(
+            serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("invalid JSON in {}: {e}", path.display())),
+        )
     }
 
     /// Corpus case 01: local `$defs` refs are followed; nothing is fetched.

@@ -1,6 +1,9 @@
-//! Drift over the real history of github-mcp-server (`shared/corpus/history/` against
-//! `shared/corpus/servers/github-mcp-server.json`), with exact counts. Each change was checked
-//! by hand against the files before the counts were frozen.
+//! Drift over the real history of github-mcp-server (`corpus/history/` against
+//! `corpus/servers/github-mcp-server.json` of the shared reference folder), with exact counts.
+//! Each change was checked by hand against the files before the counts were frozen.
+//!
+//! The folder is found by `oma_mcp_test_support::shared_dir` (variable `OMA_MCP_SHARED`):
+//! absent, each test prints one line and passes, unless `CI` is set, where it fails.
 
 use std::path::{Path, PathBuf};
 
@@ -8,19 +11,7 @@ use oma_mcp_runtime::drift::{self, ChangeKind, Direction, Severity};
 use oma_mcp_runtime::{DriftReport, Snapshot};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("OMA_MCP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    let corpus = dir.join("corpus");
-    if corpus.is_dir() {
-        Some(corpus)
-    } else {
-        println!(
-            "skipped: shared corpus not found at {} (set OMA_MCP_SHARED)",
-            dir.display()
-        );
-        None
-    }
+    oma_mcp_test_support::shared_dir().map(|dir| dir.join("corpus"))
 }
 
 fn report(corpus: &Path, old: &str, new: &str) -> DriftReport {

@@ -1,36 +1,32 @@
-//! Tool names and result mapping against the shared reference data (seed, "Tool names",
-//! "Result mapping" and "Errors"):
+//! Tool names and result mapping against the reference implementation, open-multi-agent's
+//! `connectMCPTools()` ("Tool names", "Result mapping" and "Errors" of its MCP docs):
 //!
-//! - `spec/naming-cases.json`: the normalized names, or the exact collision message, of the
-//!   reference TypeScript implementation;
-//! - `spec/mapping-cases.json`: every case's full expected `{data, isError, modelOutput}`,
-//!   produced by the reference TypeScript implementation;
-//! - `corpus/results/*.json`: real `tools/call` responses from public servers;
-//! - `corpus/cases/{14a,14b,15a,17,19,21}-*.json`: inputs that broke other clients.
+//! - `fixtures/naming-cases.json`: the normalized names, or the exact collision message, the
+//!   reference implementation gives (committed: these run everywhere);
+//! - `fixtures/mapping-cases.json`: every case's full expected `{data, isError, modelOutput}`,
+//!   produced by the reference implementation (committed; see `fixtures/README.md`);
+//! - `corpus/results/*.json` of the shared reference folder: real `tools/call` responses from
+//!   public servers;
+//! - `corpus/cases/{14a,14b,15a,17,19,21,22,33}-*.json` of the shared reference folder:
+//!   inputs that broke other clients.
 //!
-//! The shared folder is `$OMA_MCP_SHARED`, else `../shared` beside the workspace. When it is
-//! absent, each test prints one line and passes.
+//! The shared reference folder is found by `oma_mcp_test_support::shared_dir` (variable
+//! `OMA_MCP_SHARED`): when it is absent the corpus tests print one line and pass, unless `CI`
+//! is set, where they fail.
 
 use std::path::{Path, PathBuf};
 
 use oma_mcp_runtime::naming::normalize_all;
 use oma_mcp_runtime::result::{FileSource, ImageSource};
 use oma_mcp_runtime::{ModelPart, ToolResult, map_call_result};
+use oma_mcp_test_support::shared_dir;
 use serde_json::{Value, json};
 
-fn shared_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("OMA_MCP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "skipping: shared folder {} not found (set OMA_MCP_SHARED)",
-            dir.display()
-        );
-        None
-    }
+/// A committed fixture of this crate's tests.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn read_json(path: &Path) -> Value {
@@ -40,7 +36,8 @@ fn read_json(path: &Path) -> Value {
         .unwrap_or_else(|e| panic!("invalid JSON in {}: {e}", path.display()))
 }
 
-/// Maps one spec case the way the seed's tool does: a `"throws"` case is a failed call.
+/// Maps one case the way the reference implementation's tool does: a `"throws"` case is a
+/// failed call.
 fn run_case(case: &Value) -> ToolResult {
     let tool = case["tool"].as_str().unwrap_or_default();
     if let Some(message) = case.get("throws").and_then(|t| t["message"].as_str()) {
@@ -95,8 +92,7 @@ fn check_truncated(case: &Value, got: &ToolResult) -> Result<(), String> {
 
 #[test]
 fn spec_naming_cases() {
-    let Some(shared) = shared_dir() else { return };
-    let cases = read_json(&shared.join("spec/naming-cases.json"));
+    let cases = read_json(&fixture("naming-cases.json"));
     let cases = cases.as_array().expect("naming-cases.json is an array");
     assert!(!cases.is_empty());
     let mut failures = Vec::new();
@@ -126,8 +122,7 @@ fn spec_naming_cases() {
 
 #[test]
 fn spec_mapping_cases() {
-    let Some(shared) = shared_dir() else { return };
-    let cases = read_json(&shared.join("spec/mapping-cases.json"));
+    let cases = read_json(&fixture("mapping-cases.json"));
     let cases = cases.as_array().expect("mapping-cases.json is an array");
     assert!(!cases.is_empty());
     let mut failures = Vec::new();

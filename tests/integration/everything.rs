@@ -31,7 +31,7 @@ async fn connects_and_lists_every_tool() {
         "mcp-servers/everything"
     );
     assert_eq!(client.protocol_version(), Some("2025-11-25"));
-    if let Some(shared) = shared_dir("connects_and_lists_every_tool (corpus part)") {
+    if let Some(shared) = shared_dir() {
         let text =
             std::fs::read_to_string(shared.join("corpus/servers/server-everything.json")).unwrap();
         let corpus: Value = serde_json::from_str(&text).unwrap();
@@ -84,7 +84,7 @@ async fn raw_results_equal_the_corpus() {
     let Some(config) = everything_config("raw_results_equal_the_corpus") else {
         return;
     };
-    let Some(shared) = shared_dir("raw_results_equal_the_corpus") else {
+    let Some(shared) = shared_dir() else {
         return;
     };
     let client = connect_mcp_tools(config).await.unwrap();

@@ -7,6 +7,8 @@
 //!
 //! Run with `cargo test -p oma-mcp-test-server`. The server-everything tests need
 //! `npm ci --prefix tests/servers` and `node`; without them they print one line and pass.
+//! Parts that compare with the shared reference folder's real-server corpus skip them with one
+//! line when it is absent, and fail instead under `CI` ([`shared_dir`]).
 
 #![allow(clippy::unwrap_used)]
 
@@ -44,22 +46,9 @@ pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The shared reference folder: `$OMA_MCP_SHARED`, else `<workspace>/../shared`; `None` (and
-/// one line on stderr) when absent.
-pub fn shared_dir(test: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("OMA_MCP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping {test}: shared folder {} not found (set OMA_MCP_SHARED)",
-            dir.display()
-        );
-        None
-    }
-}
+/// The shared reference folder (real-server corpus); `None` after one printed line when it is
+/// absent, a test failure under `CI` (see `oma_mcp_test_support::shared_dir`).
+pub use oma_mcp_test_support::shared_dir;
 
 /// JSON object arguments from a `json!` literal.
 pub fn args(value: Value) -> Option<Map<String, Value>> {

@@ -135,7 +135,7 @@ async fn mcp_server_time_speaks_2026_07_28() {
         (expected["content"][0]["text"].as_str().unwrap(), false)
     );
 
-    if let Some(shared) = shared_dir("mcp_server_time_speaks_2026_07_28 (corpus part)") {
+    if let Some(shared) = shared_dir() {
         let path = shared.join("corpus/results/mcp-server-time__convert_time__2.json");
         let recorded: Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();

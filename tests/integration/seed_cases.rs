@@ -42,8 +42,7 @@ for line in sys.stdin:
 
 #[tokio::test]
 async fn case_33_stdout_noise_is_skipped_and_a_bare_result_is_kept() {
-    let Some(shared) = shared_dir("case_33_stdout_noise_is_skipped_and_a_bare_result_is_kept")
-    else {
+    let Some(shared) = shared_dir() else {
         return;
     };
     let case_path = shared.join("corpus/cases/33-stdout-noise-and-bare-result.json");

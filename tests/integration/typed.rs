@@ -657,7 +657,7 @@ async fn everything_get_tiny_image() {
         ])
     );
     // The recorded call in the shared corpus maps to the same result, payload included.
-    if let Some(shared) = shared_dir("everything_get_tiny_image (corpus part)") {
+    if let Some(shared) = shared_dir() {
         let text = std::fs::read_to_string(
             shared.join("corpus/results/server-everything__get-tiny-image__4.json"),
         )

@@ -8,7 +8,8 @@
 //! cargo run --release -p oma-mcp-bench --bin codegen-bench -- [--repeat 5] [--check [SERVER]]
 //! ```
 //!
-//! The corpus is `$OMA_MCP_SHARED/corpus` (default: `../shared` beside the workspace).
+//! The corpus is `corpus/` of the shared reference folder: `$OMA_MCP_SHARED`, default `shared`
+//! beside the workspace (`oma_mcp_test_support::shared_path`).
 
 use oma_mcp_bench::{median, ms};
 use std::path::{Path, PathBuf};
@@ -38,9 +39,7 @@ fn main() -> ExitCode {
         }
     }
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let shared = std::env::var_os("OMA_MCP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace.join("../shared"));
+    let shared = oma_mcp_test_support::shared_path();
     let servers = shared.join("corpus/servers");
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&servers) {
         Ok(dir) => dir

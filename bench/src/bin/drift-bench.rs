@@ -11,7 +11,8 @@
 //! cargo run --release -p oma-mcp-bench --bin drift-bench -- [--repeat 7] [--oma-mcp PATH]
 //! ```
 //!
-//! The corpus is `$OMA_MCP_SHARED/corpus` (default: `../shared` beside the workspace); the CLI
+//! The corpus is `corpus/` of the shared reference folder: `$OMA_MCP_SHARED`, default `shared`
+//! beside the workspace (`oma_mcp_test_support::shared_path`); the CLI
 //! is `--oma-mcp PATH`, else `target/release/oma-mcp`, else `target/debug/oma-mcp`
 //! (`$CARGO_TARGET_DIR` instead of `target` when set); `check` runs with
 //! `--manifest tests/oma-mcp.toml --server everything`.
@@ -86,9 +87,7 @@ fn main() -> ExitCode {
 }
 
 fn run(workspace: &Path, cli: &Path, repeat: usize) -> Res<()> {
-    let shared = std::env::var_os("OMA_MCP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace.join("../shared"));
+    let shared = oma_mcp_test_support::shared_path();
     let corpus = shared.join("corpus");
     println!();
     println!(

@@ -1,5 +1,7 @@
 //! Helpers shared by the CLI test binaries (`cli`, `hostile`, `drift_cli`): run `oma-mcp` as
-//! a user's script would, find the project's test server and the shared corpus.
+//! a user's script would, find the project's test server and the shared reference folder
+//! (`oma_mcp_test_support::shared_dir`: absent, a test prints one line and passes, unless `CI`
+//! is set, where it fails).
 
 #![allow(dead_code)] // each test binary uses a different subset
 
@@ -33,21 +35,10 @@ pub fn test_server() -> PathBuf {
     bin
 }
 
-/// The shared reference folder (`$OMA_MCP_SHARED`, default `<workspace>/../shared`), or `None`
-/// after one printed line when it is absent.
+/// The shared reference folder, or `None` after one printed line when it is absent (a test
+/// failure under `CI`); see `oma_mcp_test_support::shared_dir`.
 pub fn shared() -> Option<PathBuf> {
-    let dir = std::env::var_os("OMA_MCP_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared"));
-    if dir.join("corpus").is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "skipped: shared corpus not found at {} (set OMA_MCP_SHARED)",
-            dir.display()
-        );
-        None
-    }
+    oma_mcp_test_support::shared_dir()
 }
 
 /// Lossy UTF-8 of captured output.

@@ -103,11 +103,6 @@ pub(crate) struct Spawned {
     pub(crate) stderr: ChildStderr,
 }
 
-/// Spawns the server: cleared environment (see [`child_env`]), piped stdio, its own process
-/// group on unix (so the whole tree can be signalled), killed when dropped.
-///
-/// # Errors
-/// [`Error::Spawn`] naming the command line.
 /// The program to run: a relative path with a `/` (`node_modules/.bin/x`) is made absolute
 /// against the parent's working directory, so it does not depend on the child's `cwd`
 /// (where the OS would otherwise look it up, and where `std` leaves it unspecified); a bare
@@ -121,6 +116,11 @@ fn program(command: &str) -> std::path::PathBuf {
     }
 }
 
+/// Spawns the server: cleared environment (see [`child_env`]), piped stdio, its own process
+/// group on unix (so the whole tree can be signalled), killed when dropped.
+///
+/// # Errors
+/// [`Error::Spawn`] naming the command line.
 pub(crate) fn spawn(config: &ConnectConfig) -> Result<Spawned, Error> {
     let mut cmd = Command::new(program(&config.command));
     cmd.args(&config.args)

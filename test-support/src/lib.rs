@@ -1,0 +1,267 @@
+//! Finds the shared reference folder for oma-mcp's tests and benches.
+//!
+//! Some tests check oma-mcp against real data that is not part of the repository: the
+//! `tools/list` captures, `tools/call` results and failure cases of public MCP servers in the
+//! folder's `corpus/`. (Tool naming and result mapping are tested from committed fixtures and
+//! do not need it.)
+//!
+//! The folder is the value of [`VAR`] (`OMA_MCP_SHARED`), else the folder named `shared`
+//! beside the workspace. A test asks for it with [`shared_dir`]:
+//!
+//! - it holds `corpus/`: `Some(folder)`;
+//! - it does not, and the `CI` variable is set (to anything but empty, `0` or `false`, as
+//!   CI services set `CI=true`): the test fails, so a CI job can never pass by skipping;
+//! - it does not, locally: one line naming the test, the path tried and [`VAR`] is printed
+//!   (shown with `cargo test -- --nocapture`) and `None` is returned, so a plain clone
+//!   still passes.
+//!
+//! One crate, a dev-dependency of `oma-mcp-runtime`, `oma-mcp-build` and
+//! `oma-mcp-test-server` (a normal dependency of the benches): the only place that knows where
+//! the folder is and what a missing one means. It has no dependencies, so it adds nothing to
+//! their builds, and it is not published (cargo drops a path-only dev-dependency from a
+//! packaged manifest).
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+/// The environment variable naming the shared reference folder.
+pub const VAR: &str = "OMA_MCP_SHARED";
+
+/// The environment variable that turns a missing folder from a skip into a test failure.
+pub const CI_VAR: &str = "CI";
+
+/// The folder tried and where its path came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tried {
+    /// The shared reference folder (it may not exist).
+    pub path: PathBuf,
+    /// Whether the path is the value of [`VAR`] (else it is the default beside the workspace).
+    pub from_var: bool,
+}
+
+/// The shared reference folder to use: the value of [`VAR`] when it is set and not empty,
+/// else the folder named `shared` beside the workspace. Whether it exists is not checked
+/// (benches report their own read errors; tests use [`shared_dir`]).
+pub fn shared_path() -> PathBuf {
+    locate(std::env::var_os(VAR).as_deref()).path
+}
+
+/// The shared reference folder for the test running on this thread, when it holds `corpus/`.
+///
+/// When it does not: under CI (see [`ci_is_set`]) this panics, failing the test, with the
+/// message of [`missing_message`]; otherwise it prints that message's one line and returns
+/// `None`, and the caller skips what needs the folder. The test is named by the current
+/// thread's name, which the Rust test harness sets to the test's path.
+///
+/// # Panics
+/// Under CI when the folder or its `corpus/` is missing: that is the point.
+#[track_caller]
+pub fn shared_dir() -> Option<PathBuf> {
+    let tried = locate(std::env::var_os(VAR).as_deref());
+    if tried.path.join("corpus").is_dir() {
+        return Some(tried.path);
+    }
+    let ci = ci_is_set(std::env::var_os(CI_VAR).as_deref());
+    let thread = std::thread::current();
+    let message = missing_message(thread.name().unwrap_or("this test"), &tried, ci);
+    if ci {
+        panic!("{message}");
+    }
+    println!("{message}");
+    None
+}
+
+/// Where the folder is, given the value of [`VAR`] (`None` when unset).
+pub fn locate(var: Option<&OsStr>) -> Tried {
+    match var {
+        Some(value) if !value.is_empty() => Tried {
+            path: PathBuf::from(value),
+            from_var: true,
+        },
+        _ => Tried {
+            path: beside_workspace(),
+            from_var: false,
+        },
+    }
+}
+
+/// Whether the value of [`CI_VAR`] (`None` when unset) asks for strict tests: anything but
+/// empty, `0` or `false` (any case).
+pub fn ci_is_set(value: Option<&OsStr>) -> bool {
+    value.is_some_and(|v| {
+        let v = v.to_string_lossy();
+        let v = v.trim();
+        !(v.is_empty() || v == "0" || v.eq_ignore_ascii_case("false"))
+    })
+}
+
+/// The one-line message for a missing folder: a skip notice locally, the failure under CI.
+/// Both name the test, the path tried, where it came from and what to set.
+pub fn missing_message(test: &str, tried: &Tried, ci: bool) -> String {
+    let origin = if tried.from_var {
+        format!("the value of {VAR}")
+    } else {
+        format!("{VAR} is not set")
+    };
+    let path = tried.path.display();
+    if ci {
+        format!(
+            "{test}: no corpus/ in the shared reference folder {path} ({origin}), and {CI_VAR} \
+             is set, so this fails instead of skipping; set {VAR} to the folder that holds \
+             corpus/"
+        )
+    } else {
+        format!(
+            "skipped the shared-corpus checks of {test}: no corpus/ in {path} ({origin}; set it \
+             to the folder that holds corpus/ to run them)"
+        )
+    }
+}
+
+/// The default: `shared` in the directory that holds the workspace.
+fn beside_workspace() -> PathBuf {
+    // This crate is `<workspace>/test-support`.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .map_or_else(|| PathBuf::from("shared"), |dir| dir.join("shared"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    #[test]
+    fn the_variable_wins_unless_empty() {
+        let default = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .and_then(Path::parent)
+            .expect("the workspace has a parent")
+            .join("shared");
+        assert_eq!(
+            locate(Some(OsStr::new("/data/ref"))),
+            Tried {
+                path: PathBuf::from("/data/ref"),
+                from_var: true
+            }
+        );
+        for unset in [None, Some(OsStr::new(""))] {
+            assert_eq!(
+                locate(unset),
+                Tried {
+                    path: default.clone(),
+                    from_var: false
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn ci_values() {
+        for set in ["true", "1", "yes", "TRUE", "woodpecker"] {
+            assert!(ci_is_set(Some(OsStr::new(set))), "{set}");
+        }
+        for unset in ["", " ", "0", "false", "False"] {
+            assert!(!ci_is_set(Some(OsStr::new(unset))), "{unset:?}");
+        }
+        assert!(!ci_is_set(None));
+    }
+
+    #[test]
+    fn messages() {
+        let from_var = Tried {
+            path: PathBuf::from("/nonexistent"),
+            from_var: true,
+        };
+        let default = Tried {
+            path: PathBuf::from("/src/shared"),
+            from_var: false,
+        };
+        assert_eq!(
+            missing_message("corpus::t", &from_var, false),
+            "skipped the shared-corpus checks of corpus::t: no corpus/ in /nonexistent (the \
+             value of OMA_MCP_SHARED; set it to the folder that holds corpus/ to run them)"
+        );
+        assert_eq!(
+            missing_message("corpus::t", &default, false),
+            "skipped the shared-corpus checks of corpus::t: no corpus/ in /src/shared \
+             (OMA_MCP_SHARED is not set; set it to the folder that holds corpus/ to run them)"
+        );
+        assert_eq!(
+            missing_message("corpus::t", &from_var, true),
+            "corpus::t: no corpus/ in the shared reference folder /nonexistent (the value of \
+             OMA_MCP_SHARED), and CI is set, so this fails instead of skipping; set \
+             OMA_MCP_SHARED to the folder that holds corpus/"
+        );
+    }
+
+    /// Run only by the two tests below, in a child process with the environment they set.
+    #[test]
+    #[ignore = "a probe run by the tests below in a child process"]
+    fn probe() {
+        println!("probe got {:?}", shared_dir());
+    }
+
+    /// Runs [`probe`] in a child process of this test binary with `CI` as given and the
+    /// shared folder pointing nowhere; returns its exit success, stdout and stderr.
+    fn run_probe(ci: Option<&str>) -> (bool, String, String) {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let mut cmd = Command::new(exe);
+        cmd.args(["tests::probe", "--exact", "--ignored", "--nocapture"])
+            .env(VAR, "/nonexistent/oma-mcp-shared")
+            .env_remove(CI_VAR);
+        if let Some(ci) = ci {
+            cmd.env(CI_VAR, ci);
+        }
+        let out = cmd.output().expect("the test binary runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    #[test]
+    fn locally_a_missing_folder_skips_with_one_line() {
+        let (ok, stdout, stderr) = run_probe(None);
+        assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+        let lines: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.contains("OMA_MCP_SHARED"))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "skipped the shared-corpus checks of tests::probe: no corpus/ in \
+                 /nonexistent/oma-mcp-shared (the value of OMA_MCP_SHARED; set it to the folder \
+                 that holds corpus/ to run them)"
+            ]
+        );
+        assert!(stdout.contains("probe got None\n"), "{stdout}");
+    }
+
+    #[test]
+    fn under_ci_a_missing_folder_fails_the_test() {
+        for ci in ["true", "1"] {
+            let (ok, stdout, stderr) = run_probe(Some(ci));
+            assert!(
+                !ok,
+                "CI={ci}: the probe passed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+            );
+            assert!(
+                stderr.contains(
+                    "\ntests::probe: no corpus/ in the shared reference folder \
+                     /nonexistent/oma-mcp-shared (the value of OMA_MCP_SHARED), and CI is set, \
+                     so this fails instead of skipping; set OMA_MCP_SHARED to the folder that \
+                     holds corpus/\n"
+                ),
+                "CI={ci}: stderr:\n{stderr}"
+            );
+            assert!(!stdout.contains("probe got"), "{stdout}");
+        }
+        // `CI=false` is not CI.
+        let (ok, stdout, stderr) = run_probe(Some("false"));
+        assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    }
+}
