@@ -13,13 +13,13 @@
 //!   media (an image with a bare MIME type, a blob resource, an `http(s)` resource link).
 //!
 //! JSON text is written as JavaScript's `JSON.stringify` writes it, and lengths count UTF-16
-//! code units, so the output is byte-identical to the reference implementation on
-//! `shared/spec/mapping-cases.json`. serde_json's pretty printer is not used because it prints
-//! numbers differently (`1.0`, `-0.0`, exact 64-bit integers, `1e21`; JavaScript prints the
-//! parsed double: `1`, `0`, `12345678901234567000`, `1e+21`) and keeps array-index keys such as
-//! `"2"` in the server's order, where a JavaScript object lists them first, ascending. Numbers
-//! are exact only if the `Value` was parsed with correctly rounded floats, which is why this
-//! crate enables serde_json's `float_roundtrip` feature.
+//! code units, so the output is byte-identical to the reference implementation on the
+//! committed cases of `tests/fixtures/mapping-cases.json`. serde_json's pretty printer is not used
+//! because it prints numbers differently (`1.0`, `-0.0`, exact 64-bit integers, `1e21`; JavaScript
+//! prints the parsed double: `1`, `0`, `12345678901234567000`, `1e+21`) and keeps array-index keys
+//! such as `"2"` in the server's order, where a JavaScript object lists them first, ascending.
+//! Numbers are exact only if the `Value` was parsed with correctly rounded floats, which is why
+//! this crate enables serde_json's `float_roundtrip` feature.
 //!
 //! Known divergence: file names come from the `url` crate's WHATWG parse, which (2.5) treats
 //! Windows-drive-letter-like segments (`C:`, `c|`) differently from Node's `URL` (it keeps

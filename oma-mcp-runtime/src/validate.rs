@@ -1,7 +1,7 @@
 //! Argument validation against a tool's JSON Schema with the `jsonschema` crate: local input
-//! validation, **beyond the seed** (the seed delegates it to the server: `shared/seed/mcp.md`,
-//! "Input validation is delegated to the server"; oma-mcp validates before anything is sent,
-//! see issue 3, "Tool layer").
+//! validation, **beyond the contract**: open-multi-agent's `connectMCPTools()` leaves it to the
+//! server (its `docs/mcp.md`, "Input validation is delegated to the server"); oma-mcp validates
+//! before anything is sent.
 //!
 //! - **Dialect** from the schema's `$schema` ([`Dialect::of`]): draft-04, draft-06, draft-07,
 //!   2019-09 and 2020-12 (with or without a trailing `#`, `http` or `https`). A schema without
@@ -24,7 +24,7 @@
 //! property named `type` declared as `"type": "object"`, an unresolvable `$ref`) is logged once
 //! with `tracing::warn!` naming the tool and the schema error, and the tool's arguments are then
 //! **not validated locally** (the server still validates them): rejecting every call because the
-//! server's schema is sloppy would make the tool unusable, which the seed never does.
+//! server's schema is sloppy would make the tool unusable, which open-multi-agent never does.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
@@ -110,8 +110,9 @@ impl Problem {
 ///
 /// ```
 /// use oma_mcp_runtime::validate::{Problem, invalid_input_message};
-/// let text = invalid_input_message("echo", &[Problem::new("/", r#""message" is a required property"#)]);
-/// assert_eq!(text, "Invalid input for tool \"echo\":\n- /: \"message\" is a required property");
+/// let text = invalid_input_message("echo", &[Problem::new("/", r#""message" is a required
+/// property"#)]); assert_eq!(text, "Invalid input for tool \"echo\":\n- /: \"message\" is a
+/// required property");
 /// ```
 pub fn invalid_input_message(tool: &str, problems: &[Problem]) -> String {
     let mut text = format!("Invalid input for tool \"{tool}\":");
@@ -589,7 +590,7 @@ mod tests {
         )
     }
 
-    /// Corpus case 01: local `$defs` refs are followed; nothing is fetched.
+    /// Local `$defs` refs are followed; nothing is fetched.
     #[test]
     fn case_01_local_refs_resolve() {
         let Some(case) = corpus_case("01-defs-ref-in-input-schema.json") else {
@@ -633,7 +634,7 @@ mod tests {
         }
     }
 
-    /// Corpus case 24: a schema without `type`, or empty, validates as a plain object.
+    /// A schema without `type`, or empty, validates as a plain object.
     #[test]
     fn case_24_missing_type_or_empty() {
         let Some(case) = corpus_case("24-input-schema-missing-type-or-empty.json") else {
@@ -659,8 +660,9 @@ mod tests {
         );
     }
 
-    /// Corpus case 28: an invalid subschema does not compile; the error names tool and place,
-    /// and the tool's input is then accepted (validation skipped).
+    /// An invalid subschema (a property named `type` declared as `"type": "object"`) does not
+    /// compile; the error names tool and place, and the tool's input is then accepted (validation
+    /// skipped).
     #[test]
     fn case_28_invalid_subschema_skips_validation() {
         let Some(case) = corpus_case("28-property-named-type-invalid-subschema.json") else {
@@ -679,7 +681,7 @@ mod tests {
         assert_eq!(v.check(&json!({"anything": 1})), Ok(()));
     }
 
-    /// Corpus case 34: draft-07 tuple `items` and 2020-12 `prefixItems`, each in its dialect.
+    /// Draft-07 tuple `items` and 2020-12 `prefixItems`, each in its dialect.
     #[test]
     fn case_34_tuple_items_per_dialect() {
         let Some(case) = corpus_case("34-tuple-items-draft07-vs-prefixItems-2020-12.json") else {

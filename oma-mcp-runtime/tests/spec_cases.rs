@@ -310,7 +310,7 @@ fn corpus_case(shared: &Path, prefix: &str) -> Value {
 fn corpus_cases_exact() {
     let Some(shared) = shared_dir() else { return };
 
-    // 14a: the seed's text line and URL file part (with the description text part).
+    // 14a: the contract's text line and URL file part (with the description text part).
     let r = map_call_result(&corpus_case(&shared, "14a-"));
     let expected = json!({
         "data": "Job 6f1c is complete.\n[resource_link name=\"output.png\" \
@@ -369,7 +369,7 @@ fn corpus_cases_exact() {
     );
 
     // 22: an outputSchema is declared but no structuredContent comes back: an untyped call
-    // maps the content as the seed does (a typed output call reports it; see codegen).
+    // maps the content as open-multi-agent does (a typed output call reports it; see codegen).
     let case = corpus_case(&shared, "22-");
     let r = map_call_result(&case["result"]);
     assert_eq!(
@@ -382,7 +382,7 @@ fn corpus_cases_exact() {
     );
 
     // 33: a bare result without `content` (after stdout noise, see the integration test
-    // `seed_cases`): the whole result object.
+    // `replayed_cases`): the whole result object.
     let case = corpus_case(&shared, "33-");
     let r = map_call_result(&case["bare_call_result"]["result"]);
     assert_eq!(

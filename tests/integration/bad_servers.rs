@@ -279,7 +279,7 @@ async fn server_requests_are_answered() {
 }
 
 #[tokio::test]
-async fn call_timeout_is_the_seeds_text_and_the_session_goes_on() {
+async fn call_timeout_is_the_contract_text_and_the_session_goes_on() {
     let client = connect_mcp_tools(own("normal").with_request_timeout(Duration::from_millis(300)))
         .await
         .unwrap();
@@ -395,7 +395,8 @@ async fn an_oversized_answer_fails_only_its_request_when_its_id_is_readable() {
 }
 
 /// Each `tools/list` page is bounded by the request timeout: a server that answers the
-/// handshake and the first page but never the second fails connect with the seed's timeout.
+/// handshake and the first page but never the second fails connect with the contract's timeout
+/// text.
 #[tokio::test]
 async fn a_tools_list_page_that_never_comes_times_out() {
     let timeout = Duration::from_millis(800);

@@ -1,7 +1,8 @@
 //! The pinned `@modelcontextprotocol/server-filesystem` through the generated markers and the
 //! tool layer: `write_file` says `destructiveHint: true`, so its marker is consequential,
 //! [`ToolDefinition::from_typed`] carries the flag into the definition, and the executor runs
-//! it only when the gate confirms (issue 4, "Consequential tools"; seed, "Granting MCP tools").
+//! it only when the gate confirms (open-multi-agent's `docs/mcp.md`, "Granting MCP tools to an
+//! agent").
 
 use std::sync::{Arc, Mutex};
 
@@ -178,8 +179,8 @@ async fn typed_calls_return_typed_output() {
 
 /// The pin check: run as `examples/filesystem/oma-mcp.toml` pins it, the server lists exactly
 /// the committed snapshot. When this fails, the pinned version changed; refresh with
-/// `cargo run -p oma-mcp-build --features cli -- snapshot --manifest examples/filesystem/oma-mcp.toml`,
-/// review the diff and commit it.
+/// `cargo run -p oma-mcp-build --features cli -- snapshot --manifest
+/// examples/filesystem/oma-mcp.toml`, review the diff and commit it.
 #[tokio::test]
 async fn filesystem_live_snapshot_equals_the_committed_snapshot() {
     let test = "filesystem_live_snapshot_equals_the_committed_snapshot";

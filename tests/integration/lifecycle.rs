@@ -85,7 +85,7 @@ fn grandchild_command_line() -> String {
 }
 
 /// The server exits mid-call while its grandchild `sleep` still holds its stdout open, so no
-/// EOF arrives: the exit watcher closes the session (the call gets the seed's "Connection
+/// EOF arrives: the exit watcher closes the session (the call gets the contract's "Connection
 /// closed", not a timeout) and kills the rest of the process group.
 #[cfg(unix)]
 #[tokio::test]

@@ -19,7 +19,7 @@ mod hostile;
 mod lifecycle;
 mod own_server;
 mod protocol;
-mod seed_cases;
+mod replayed_cases;
 mod tool_layer;
 mod typed;
 

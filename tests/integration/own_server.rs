@@ -152,7 +152,7 @@ async fn invalid_arguments_and_unknown_tools() {
 }
 
 #[tokio::test]
-async fn media_tools_map_per_the_seed() {
+async fn media_tools_map_per_the_contract() {
     let client = connect_mcp_tools(own("normal")).await.unwrap();
     let r = client.call_tool("tiny_image", None).await;
     assert_eq!(r.data, "[image image/png; base64 length=96]\nA 1x1 PNG.");

@@ -1,5 +1,5 @@
-//! The tool layer against the own test server (issue 3, "Tool layer"; seed, "MCP tools are
-//! ordinary OMA tools"): tool definitions, local input validation (on and off), cancellation
+//! The tool layer against the own test server (open-multi-agent's `docs/mcp.md`: MCP tools are
+//! ordinary tools of an agent): tool definitions, local input validation (on and off), cancellation
 //! of an in-flight call, consequential confirmation through the executor's gate.
 //!
 //! The server runs behind `sh -c 'tee <log> | <server>'`, so the tests read every line the

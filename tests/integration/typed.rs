@@ -261,7 +261,7 @@ async fn own_describe_pet_nested_and_enum_args() {
 }
 
 #[tokio::test]
-async fn own_sleep_past_the_request_timeout_is_the_seeds_failure() {
+async fn own_sleep_past_the_request_timeout_is_the_contract_failure() {
     let client = connect_mcp_tools(
         crate::own("normal")
             .with_name_prefix("demo")
@@ -344,8 +344,8 @@ async fn own_live_snapshot_equals_the_committed_snapshot() {
 }
 
 /// The generated module embeds its snapshot; `drift` against the live server it was taken
-/// from reports nothing, against a different server it reports what changed (issue 5, "At
-/// run time").
+/// from reports nothing, against a different server it reports what changed
+/// at run time.
 #[tokio::test]
 async fn embedded_snapshot_drift_check() {
     let client = own_client().await;
@@ -442,7 +442,7 @@ fn own_snapshot_with_rewritten_echo() -> String {
     .to_canonical_string()
 }
 
-/// Connect and check drift in one call (issue 5, "At run time"): `FailOnBreaking` refuses a
+/// Connect and check drift in one call (drift at run time): `FailOnBreaking` refuses a
 /// server whose tools differ from the pin; it lets a warning pass, `FailOnAny` does not.
 #[tokio::test]
 async fn connect_checked_applies_the_drift_policy() {
@@ -751,8 +751,9 @@ fn everything_marker_constants() {
 /// Pin check for server-everything: the installed `tests/servers` package (same version as
 /// `examples/everything/package.json`) must list exactly the committed snapshot. When it fails,
 /// the pinned version changed; refresh with
-/// `cargo run -p oma-mcp-build --features cli -- snapshot --manifest examples/everything/oma-mcp.toml`
-/// (after `npm ci --prefix examples/everything`), review the diff and commit it.
+/// `cargo run -p oma-mcp-build --features cli -- snapshot --manifest
+/// examples/everything/oma-mcp.toml` (after `npm ci --prefix examples/everything`), review the diff
+/// and commit it.
 #[tokio::test]
 async fn everything_live_snapshot_equals_the_committed_snapshot() {
     let Some(config) = everything_config("everything_live_snapshot_equals_the_committed_snapshot")
@@ -894,7 +895,7 @@ async fn own_structured_typed_output() {
             temperature_c: 21,
         }
     );
-    // The same seed mapping as the untyped call.
+    // The same mapping as the untyped call.
     assert_eq!(typed.result, client.call(own::Structured, args()).await);
     assert!(!typed.result.is_error);
     // A tool without an output schema: the structuredContent as sent (none here).
@@ -909,7 +910,7 @@ async fn own_structured_typed_output() {
         .unwrap();
     assert_eq!(typed.output, None);
     assert_eq!(typed.result.data, "Echo: typed");
-    // An error result is the tool error with the seed's text, never validated.
+    // An error result is the tool error with the contract's text, never validated.
     let err = client
         .call_typed(own::Fail, own::FailArgs {})
         .await

@@ -1,8 +1,8 @@
 //! Code generation benchmark: generates every server of the shared corpus
-//! (`shared/corpus/servers/*.json`, about 750 tools) and prints the time per server and in
-//! total (median of `--repeat` runs), then, with `--check`, the `cargo check` time of one
-//! generated module (default: github-mcp-server, 117 tools) in a crate that depends only on
-//! `oma-mcp-runtime`.
+//! (`$OMA_MCP_SHARED/corpus/servers/*.json`, 23 real `tools/list` captures, 744 tools) and prints
+//! the time per server and in total (median of `--repeat` runs), then, with `--check`, the `cargo
+//! check` time of one generated module (default: github-mcp-server, 117 tools) in a crate that
+//! depends only on `oma-mcp-runtime`.
 //!
 //! ```sh
 //! cargo run --release -p oma-mcp-bench --bin codegen-bench -- [--repeat 5] [--check [SERVER]]

@@ -1,4 +1,4 @@
-//! Drift benchmark (issue 5): (a) the diff of two full github-mcp-server files, as the
+//! Drift benchmark: (a) the diff of two full github-mcp-server files, as the
 //! engine call (`oma_mcp_runtime::drift::diff`) and as an `oma-mcp diff` process; (b) the
 //! wall time of `oma-mcp check` against the pinned server-everything versus the bare server
 //! start-up + `initialize` + `tools/list` of a raw, minimal JSON-RPC client. Every figure is

@@ -1,5 +1,5 @@
-//! Corpus cases that need a live connection: case 33 (non-JSON lines on stdout before the
-//! answer, then a bare result without `content`) replayed verbatim by a scripted server, and
+//! Real inputs that need a live connection: non-JSON lines on stdout before the answer,
+//! then a bare result without `content`, replayed verbatim by a scripted server, and
 //! a single message far over rmcp's 16 MiB line limit.
 
 use std::time::Duration;
@@ -86,7 +86,7 @@ async fn a_20_mib_message_is_delivered() {
     client.disconnect().await;
 }
 
-/// What rmcp's typed client loses (DESIGN.md) arrives here raw and maps as the seed says.
+/// What rmcp's typed client loses (DESIGN.md) arrives here raw and maps as the contract says.
 #[tokio::test]
 async fn sloppy_server_data_is_kept_and_mapped() {
     let client = connect_mcp_tools(own("sloppy")).await.unwrap();
