@@ -107,6 +107,7 @@ mod framing;
 mod lifecycle;
 mod process;
 mod session;
+mod stderr;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
@@ -215,8 +216,47 @@ impl std::fmt::Debug for Session {
 /// - [`Error::RepeatedCursor`]: `tools/list` returned a cursor twice.
 /// - [`Error::NameCollision`]: two tools normalize to one name (seed, "Tool names").
 pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error> {
+    // One deadline for the whole lifecycle, also across a restart.
+    let deadline = tokio::time::Instant::now() + config.request_timeout;
+    match start(&config, config.lifecycle, deadline).await {
+        Ok(client) => client.discover_tools(config.name_prefix.as_deref()).await,
+        Err(Started::Failed(error)) => Err(error),
+        Err(Started::ExitedAfterDiscover { command_line, exit }) => {
+            tracing::warn!(
+                server = %command_line,
+                "the MCP server went away after `server/discover` without answering{exit} (a \
+                 server before 2026-07-28 that accepts only `initialize` first); started it \
+                 again with `initialize` (pin `Lifecycle::Initialize`, manifest: `lifecycle = \
+                 \"initialize\"`, to skip the probe)"
+            );
+            match start(&config, Lifecycle::Initialize, deadline).await {
+                Ok(client) => client.discover_tools(config.name_prefix.as_deref()).await,
+                Err(Started::Failed(error)) => Err(error),
+                Err(Started::ExitedAfterDiscover { .. }) => Err(Error::NotConnected),
+            }
+        }
+    }
+}
+
+/// Why [`start`] returned no client.
+enum Started {
+    /// The connect failed; the server is stopped.
+    Failed(Error),
+    /// [`Lifecycle::Auto`]: the server went away after `server/discover` without answering;
+    /// it is stopped. `exit`: how it ended (`"; the server exited (exit status: 1)"`), or
+    /// empty.
+    ExitedAfterDiscover { command_line: String, exit: String },
+}
+
+/// Spawns the server and runs `lifecycle` before `deadline`; on failure the server is
+/// stopped.
+async fn start(
+    config: &ConnectConfig,
+    lifecycle: Lifecycle,
+    deadline: tokio::time::Instant,
+) -> Result<McpClient, Started> {
     let command_line = process::command_line(&config.command, &config.args);
-    let spawned = process::spawn(&config)?;
+    let spawned = process::spawn(config).map_err(Started::Failed)?;
     tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
     let session = Session::start(
         spawned.stdin,
@@ -246,7 +286,15 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
         tools: Vec::new(),
         validate_input: config.validate_input,
     };
-    match lifecycle::establish(&client.session, &config, &client.command_line).await {
+    match lifecycle::establish(
+        &client.session,
+        config,
+        lifecycle,
+        deadline,
+        &client.command_line,
+    )
+    .await
+    {
         Ok(negotiated) => {
             tracing::debug!(
                 server = %client.command_line,
@@ -256,38 +304,75 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
             client.server_info = negotiated.server_info;
             client.protocol_version = Some(negotiated.protocol_version);
             client.client_context = negotiated.client_context;
+            Ok(client)
         }
         Err(failure) => {
             // A server that went away: say how it ended (an exit code often says why).
             let exit = if failure.error.is_disconnected() {
-                client
-                    .process
-                    .exited_within(EXIT_STATUS_WAIT)
-                    .await
-                    .flatten()
-                    .map(|status| format!("; {}", ended(status)))
-                    .unwrap_or_default()
+                client.exit_status().await
             } else {
                 String::new()
             };
             client.disconnect().await;
-            return Err(Error::Handshake {
+            if failure.restart_with_initialize {
+                return Err(Started::ExitedAfterDiscover {
+                    command_line: client.command_line.clone(),
+                    exit,
+                });
+            }
+            Err(Started::Failed(Error::Handshake {
                 command: client.command_line.clone(),
                 method: failure.method.to_owned(),
                 source: Box::new(failure.error),
                 exit,
                 stderr_tail: client.session.stderr_tail(),
-            });
+            }))
         }
     }
-    match client.discover(config.name_prefix.as_deref()).await {
-        Ok(tools) => {
-            client.tools = tools;
-            Ok(client)
+}
+
+impl McpClient {
+    /// Lists the tools after the lifecycle (the last step of [`connect_mcp_tools`]); on
+    /// failure the server is stopped.
+    async fn discover_tools(mut self, prefix: Option<&str>) -> Result<McpClient, Error> {
+        match self.discover(prefix).await {
+            Ok(tools) => {
+                self.tools = tools;
+                Ok(self)
+            }
+            Err(e) => {
+                self.disconnect().await;
+                Err(e)
+            }
         }
-        Err(e) => {
-            client.disconnect().await;
-            Err(e)
+    }
+
+    /// How the server process ended, for messages (`"; the server exited (exit status: 3)"`),
+    /// when it ends within [`EXIT_STATUS_WAIT`]; else empty.
+    async fn exit_status(&self) -> String {
+        self.process
+            .exited_within(EXIT_STATUS_WAIT)
+            .await
+            .flatten()
+            .map(|status| format!("; {}", ended(status)))
+            .unwrap_or_default()
+    }
+
+    /// A request's error, with the server's exit status and stderr lines when the server
+    /// went away while it was pending ([`Error::ServerExited`]); other errors unchanged.
+    async fn explain(&self, method: &str, error: Error) -> Error {
+        if !matches!(error, Error::ConnectionClosed) || self.session.closed_by_client() {
+            return error;
+        }
+        let exit = self.exit_status().await;
+        // The stderr reader may still hold the last lines the server wrote before exiting.
+        self.session.stderr_drained(STDERR_DRAIN).await;
+        Error::ServerExited {
+            command: self.command_line.clone(),
+            method: method.to_owned(),
+            source: Box::new(error),
+            exit,
+            stderr: self.session.stderr_tail(),
         }
     }
 }
@@ -392,10 +477,14 @@ impl McpClient {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_TOOLS_LIST_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor.take());
-            let page = self
+            let page = match self
                 .session
                 .request("tools/list", self.params(&params)?)
-                .await?;
+                .await
+            {
+                Ok(page) => page,
+                Err(e) => return Err(self.explain("tools/list", e).await),
+            };
             let Value::Object(mut page) = page else {
                 return Err(self.invalid(
                     "tools/list",
@@ -485,9 +574,14 @@ impl McpClient {
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
-        self.session
+        match self
+            .session
             .request_cancellable("tools/call", self.params(&params)?, cancel)
             .await
+        {
+            Ok(result) => Ok(result),
+            Err(e) => Err(self.explain("tools/call", e).await),
+        }
     }
 
     /// Calls a tool and maps the result per the seed; never fails.
