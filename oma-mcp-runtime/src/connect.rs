@@ -106,6 +106,7 @@ mod config;
 mod framing;
 mod lifecycle;
 mod process;
+mod progress;
 mod session;
 mod stderr;
 
@@ -123,6 +124,7 @@ pub use config::{
     Lifecycle,
 };
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
+pub use progress::Progress;
 
 use crate::snapshot::SnapshotSource;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
@@ -564,19 +566,79 @@ impl McpClient {
         self.call_raw(raw_name, arguments, Some(cancel)).await
     }
 
+    /// As [`McpClient::call_tool_raw_with_cancel`] (`cancel` optional), and reports the
+    /// server's progress: the request carries a `_meta.progressToken` (unique in this
+    /// session), and each `notifications/progress` the server sends for it reaches
+    /// `on_progress` as a [`Progress`], in the order sent, before the call returns (the
+    /// notifications that arrived before the result included). A notification whose
+    /// `progress` is not a number is skipped. The request timeout still bounds the whole call
+    /// (progress does not extend it, as in the seed).
+    ///
+    /// Without this method no `progressToken` is sent, so a server never spends work on
+    /// notifications nobody reads.
+    ///
+    /// # Errors
+    /// As [`McpClient::call_tool_raw_with_cancel`].
+    pub async fn call_tool_raw_with_progress(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: Option<&CancellationToken>,
+        mut on_progress: impl FnMut(Progress),
+    ) -> Result<Value, Error> {
+        let (token, mut updates) = self.session.progress();
+        let mut report = |params: Value| match Progress::from_params(&params) {
+            Some(progress) => on_progress(progress),
+            None => tracing::debug!(%params, "skipped a progress notification without a numeric `progress`"),
+        };
+        let call = self.call_raw_with_token(raw_name, arguments, cancel, Some(token.value()));
+        tokio::pin!(call);
+        let result = loop {
+            tokio::select! {
+                biased;
+                Some(params) = updates.recv() => report(params),
+                result = &mut call => break result,
+            }
+        };
+        while let Ok(params) = updates.try_recv() {
+            report(params);
+        }
+        result
+    }
+
     async fn call_raw(
         &self,
         raw_name: &str,
         arguments: Option<Map<String, Value>>,
         cancel: Option<&CancellationToken>,
     ) -> Result<Value, Error> {
+        self.call_raw_with_token(raw_name, arguments, cancel, None)
+            .await
+    }
+
+    async fn call_raw_with_token(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: Option<&CancellationToken>,
+        progress_token: Option<u64>,
+    ) -> Result<Value, Error> {
         let mut params = CallToolRequestParams::new(raw_name.to_owned());
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
+        let mut params = self.params(&params)?;
+        if let (Some(token), Value::Object(object)) = (progress_token, &mut params) {
+            let meta = object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert("progressToken".to_owned(), Value::from(token));
+            }
+        }
         match self
             .session
-            .request_cancellable("tools/call", self.params(&params)?, cancel)
+            .request_cancellable("tools/call", params, cancel)
             .await
         {
             Ok(result) => Ok(result),

@@ -66,6 +66,9 @@ struct Shared {
     reader_done: CancellationToken,
     /// Cancelled when the stderr task ends (EOF, a read error, or aborted).
     stderr_done: CancellationToken,
+    /// The `params` of `notifications/progress` go to the call whose `progressToken` they
+    /// name (see [`Session::progress`]).
+    progress: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
 }
 
 /// Locks ignoring poisoning (the data stays consistent: every critical section is a few map
@@ -94,6 +97,7 @@ pub(crate) struct Session {
     shared: Arc<Shared>,
     out: mpsc::UnboundedSender<Outgoing>,
     next_id: AtomicU64,
+    next_progress_token: AtomicU64,
     timeout: Duration,
     io_tasks: Mutex<Vec<JoinHandle<()>>>,
     stderr_task: Mutex<Option<JoinHandle<()>>>,
@@ -117,6 +121,7 @@ impl Session {
             command_line,
             reader_done: CancellationToken::new(),
             stderr_done: CancellationToken::new(),
+            progress: Mutex::new(HashMap::new()),
         });
         let (out, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_loop(stdin, rx, Arc::clone(&shared)));
@@ -126,6 +131,7 @@ impl Session {
             shared,
             out,
             next_id: AtomicU64::new(0),
+            next_progress_token: AtomicU64::new(1),
             timeout,
             io_tasks: Mutex::new(vec![writer, reader]),
             stderr_task: Mutex::new(Some(stderr_task)),
@@ -304,6 +310,22 @@ impl Session {
         }
     }
 
+    /// A new progress token and the receiver of the `params` of every
+    /// `notifications/progress` that names it, until the returned [`ProgressToken`] is
+    /// dropped.
+    pub(crate) fn progress(&self) -> (ProgressToken, mpsc::UnboundedReceiver<Value>) {
+        let token = self.next_progress_token.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.shared.progress).insert(token, tx);
+        (
+            ProgressToken {
+                shared: Arc::clone(&self.shared),
+                token,
+            },
+            rx,
+        )
+    }
+
     /// Whether [`Session::close`] ran: the client, not the server, ended the session.
     pub(crate) fn closed_by_client(&self) -> bool {
         self.shared.closing.load(Ordering::Relaxed)
@@ -347,6 +369,25 @@ impl Drop for Session {
         if let Some(task) = lock(&self.stderr_task).take() {
             task.abort();
         }
+    }
+}
+
+/// A registered progress token (see [`Session::progress`]); unregistered when dropped.
+pub(crate) struct ProgressToken {
+    shared: Arc<Shared>,
+    token: u64,
+}
+
+impl ProgressToken {
+    /// The token, as sent in `_meta.progressToken`.
+    pub(crate) fn value(&self) -> u64 {
+        self.token
+    }
+}
+
+impl Drop for ProgressToken {
+    fn drop(&mut self) {
+        lock(&self.shared.progress).remove(&self.token);
     }
 }
 
@@ -574,7 +615,15 @@ fn dispatch(
             };
             let _ = out.send(Outgoing::Line(line, None));
         }
-        Incoming::Notification { method } => {
+        Incoming::Notification { method, params } => {
+            if method == "notifications/progress"
+                && let Some(params) = params
+                && let Some(token) = params.get("progressToken").and_then(response_id)
+                && let Some(tx) = lock(&shared.progress).get(&token)
+            {
+                let _ = tx.send(params);
+                return;
+            }
             tracing::debug!(%method, "notification from the MCP server ignored");
         }
         Incoming::TooDeep => {
