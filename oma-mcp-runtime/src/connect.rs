@@ -35,14 +35,18 @@
 //!   `…/clientCapabilities` `{}`). A result selects the first version this client prefers that
 //!   its `supportedVersions` lists: a 2026-07-28 session. A JSON-RPC error -32022 (unsupported
 //!   protocol version) retries with a version from its `data.supported`, as rmcp does. Any
-//!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found), or no answer
-//!   within the probe bound (the smaller of half of [`ConnectConfig::request_timeout`] and
-//!   [`DISCOVER_PROBE_TIMEOUT`], 10 s, for all attempts; the probe is then abandoned without
-//!   `notifications/cancelled`), marks a server before 2026-07-28: the client falls back to
-//!   `initialize` on the same connection, as [`Lifecycle::Initialize`], within what is left of
-//!   the one connect deadline (`request_timeout` from the first request: the whole lifecycle,
-//!   probe and fallback together, never takes longer). -32020, -32021, a
-//!   closed connection, an invalid result or no version in common fail at once. When the
+//!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found) marks a
+//!   server before 2026-07-28: the client falls back to `initialize` on the same connection,
+//!   as [`Lifecycle::Initialize`]. Without an answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or
+//!   half of a shorter request timeout) `initialize` is sent too while `server/discover`
+//!   stays pending, and the first success wins: a server reads its stdin in order, so a slow
+//!   2026-07-28 server still answers `server/discover` first and keeps its revision, and a
+//!   server that ignores `server/discover` is reached through `initialize` after those 2 s.
+//!   The whole lifecycle has one deadline, `request_timeout` from the first request. A server
+//!   that exits (or closes stdout) before answering is started again with
+//!   [`Lifecycle::Initialize`] (servers before 2026-07-28 that accept only `initialize` as
+//!   their first message), within what is left of the deadline, with one `WARN` log.
+//!   -32020, -32021, an invalid result or no version in common fail at once. When the
 //!   fallback fails too, [`Error::Handshake`] holds an [`Error::FallbackFailed`] that says
 //!   what both phases got.
 //! - [`Lifecycle::Initialize`]: `initialize` (protocol version
@@ -62,8 +66,9 @@
 //! the server's exit: when it exits (also while a grandchild, e.g. of `sh -c 'x & exec
 //! server'`, still holds its stdout open, so no EOF arrives), the rest of its process group
 //! gets SIGKILL, the answers it wrote before exiting are still read (up to 500 ms), and the
-//! session closes: pending requests fail with [`Error::ConnectionClosed`] (`MCP error -32000:
-//! Connection closed`), later ones with [`Error::NotConnected`]. Its environment
+//! session closes: pending requests fail with [`Error::ServerExited`] (the seed's `MCP error
+//! -32000: Connection closed`, then the server, the request, its exit status or signal and
+//! its stderr lines that matter), later ones with [`Error::NotConnected`]. Its environment
 //! starts **empty**; it then gets [`DEFAULT_INHERITED_ENV`] from the parent when set (as the MCP
 //! TypeScript SDK does), the [`ConnectConfig::pass_env`] names from the parent when set, and
 //! the literal [`ConnectConfig::env`] values, later ones winning. So an unrelated API key in
@@ -98,8 +103,13 @@
 //!
 //! # Server output
 //! stderr is always drained line by line into `tracing` at `INFO` with target
-//! `oma_mcp::server_stderr`. Non-JSON lines on stdout are skipped with a `WARN` and the
-//! session goes on. Server requests are answered: `ping` with `{}`, anything else with
+//! `oma_mcp::server_stderr`; errors quote the first 5 lines, up to 5 lines that look like
+//! errors (`error`, `fatal`, `panic`, `fail`, …) and the last 10, each cut to 300 chars.
+//! Non-JSON lines on stdout are skipped with a `WARN` (a `DEBUG` once the client is stopping
+//! the server: a shutdown message is no protocol problem) and the session goes on. A
+//! byte-order mark (U+FEFF) before a message is skipped (with a `DEBUG` log).
+//! `notifications/progress` for a call made with [`McpClient::call_tool_raw_with_progress`]
+//! reach its callback. Server requests are answered: `ping` with `{}`, anything else with
 //! JSON-RPC error -32601; notifications are logged at `DEBUG` and otherwise ignored.
 
 mod config;
@@ -192,10 +202,9 @@ impl std::fmt::Debug for Session {
 /// Spawns the command, establishes the lifecycle [`ConnectConfig::lifecycle`] selects
 /// (`server/discover` of protocol 2026-07-28 with fallback to `initialize` by default; see
 /// the [module docs](self), "Lifecycle"), and pages through `tools/list` until `nextCursor`
-/// is absent or not a non-empty string. The lifecycle as a whole (with `Auto`: the probe and
-/// the fallback `initialize` together, one deadline) is bounded by
-/// [`ConnectConfig::request_timeout`], and so is each `tools/list` page (the `Auto` probe
-/// gets at most half of the lifecycle's time, and at most [`DISCOVER_PROBE_TIMEOUT`]). When
+/// is absent or not a non-empty string. The lifecycle as a whole (with `Auto`: the probe, the
+/// `initialize` and a restart together, one deadline) is bounded by
+/// [`ConnectConfig::request_timeout`], and so is each `tools/list` page. When
 /// anything fails, the server is stopped (see
 /// [`McpClient::disconnect`]) before the error is returned, so no child is left running.
 ///
@@ -212,8 +221,9 @@ impl std::fmt::Debug for Session {
 /// - [`Error::Handshake`]: the server exited, timed out, answered with an error or an
 ///   unusable result during the lifecycle (the error names the command and the request,
 ///   `server/discover` or `initialize`, says what both phases got when the fallback failed
-///   too, and carries the last stderr lines).
-/// - [`Error::Timeout`], [`Error::Rpc`], [`Error::ConnectionClosed`],
+///   too, and carries the stderr lines that matter); its source is [`Error::NotMcpServer`]
+///   when the program answered `initialize` with -32601 Method not found.
+/// - [`Error::Timeout`], [`Error::Rpc`], [`Error::ServerExited`],
 ///   [`Error::MessageTooLarge`], [`Error::InvalidResponse`]: a `tools/list` page failed.
 /// - [`Error::RepeatedCursor`]: `tools/list` returned a cursor twice.
 /// - [`Error::NameCollision`]: two tools normalize to one name (seed, "Tool names").
@@ -226,9 +236,9 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
         Err(Started::ExitedAfterDiscover { command_line, exit }) => {
             tracing::warn!(
                 server = %command_line,
-                "the MCP server went away after `server/discover` without answering{exit} (a \
-                 server before 2026-07-28 that accepts only `initialize` first); started it \
-                 again with `initialize` (pin `Lifecycle::Initialize`, manifest: `lifecycle = \
+                "the MCP server went away after `server/discover` without answering{exit}; \
+                 starting it again with `initialize` (servers before 2026-07-28 may accept only \
+                 `initialize` first; pin `Lifecycle::Initialize`, manifest `lifecycle = \
                  \"initialize\"`, to skip the probe)"
             );
             match start(&config, Lifecycle::Initialize, deadline).await {
@@ -467,7 +477,8 @@ impl McpClient {
     /// Lists the server's tools again, all pages, raw descriptors in the server's order.
     ///
     /// # Errors
-    /// [`Error::Timeout`] (per page), [`Error::Rpc`], [`Error::ConnectionClosed`],
+    /// [`Error::Timeout`] (per page), [`Error::Rpc`], [`Error::ServerExited`] (the server went
+    /// away; [`Error::ConnectionClosed`] when [`McpClient::disconnect`] ran meanwhile),
     /// [`Error::NotConnected`], [`Error::MessageTooLarge`], [`Error::InvalidResponse`] (a page
     /// without a `tools` array, or more than [`MAX_TOOLS_LIST_PAGES`] pages),
     /// [`Error::RepeatedCursor`] (the cursor cut to 200 chars).
@@ -537,7 +548,9 @@ impl McpClient {
     /// (`MCP error -32001: Request timed out`, after `notifications/cancelled` with the
     /// request's id and the TypeScript SDK's reason `McpError: MCP error -32001: Request timed
     /// out`),
-    /// [`Error::ConnectionClosed`] (`MCP error -32000: Connection closed`),
+    /// [`Error::ServerExited`] (`MCP error -32000: Connection closed: the MCP server `srv`
+    /// went away during `tools/call`; the server exited (exit status: 5); server stderr: …`;
+    /// [`Error::ConnectionClosed`] when [`McpClient::disconnect`] ran meanwhile),
     /// [`Error::NotConnected`] (`Not connected`), [`Error::MessageTooLarge`].
     pub async fn call_tool_raw(
         &self,
