@@ -34,6 +34,9 @@ pub enum Command {
         /// 60000).
         #[arg(long, value_name = "N", value_parser = timeout_ms)]
         timeout_ms: Option<u64>,
+        /// How the MCP session starts (default: the manifest's `lifecycle`, else auto).
+        #[arg(long, value_enum)]
+        lifecycle: Option<LifecycleArg>,
         /// The server command and its arguments, after `--` (instead of --manifest/--server).
         #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
         command: Vec<String>,
@@ -121,9 +124,35 @@ pub struct Target {
     /// the manifest's `max-message-bytes`, else 67108864, 64 MiB).
     #[arg(long, value_name = "BYTES")]
     pub max_message_bytes: Option<usize>,
+    /// How the MCP session starts (default: the manifest's `lifecycle`, else auto).
+    #[arg(long, value_enum)]
+    pub lifecycle: Option<LifecycleArg>,
     /// The server command and its arguments, after `--` (instead of --manifest/--server).
     #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
     pub command: Vec<String>,
+}
+
+/// `--lifecycle`: how the MCP session starts (the runtime's `Lifecycle`, mirrored here so
+/// clap stays out of the library).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LifecycleArg {
+    /// `server/discover` (protocol 2026-07-28), else `initialize`; a server that exits on
+    /// `server/discover` is started again with `initialize`.
+    Auto,
+    /// Only `initialize` (protocol revisions before 2026-07-28): no probe.
+    Initialize,
+    /// Only `server/discover` (protocol 2026-07-28).
+    Discover,
+}
+
+impl From<LifecycleArg> for oma_mcp_runtime::Lifecycle {
+    fn from(arg: LifecycleArg) -> Self {
+        match arg {
+            LifecycleArg::Auto => Self::Auto,
+            LifecycleArg::Initialize => Self::Initialize,
+            LifecycleArg::Discover => Self::Discover,
+        }
+    }
 }
 
 /// Output formats of `list` and `call`.

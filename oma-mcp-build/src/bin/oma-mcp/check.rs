@@ -26,6 +26,9 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+    /// How the MCP session starts (default: each server's `lifecycle`, else auto).
+    #[arg(long, value_enum)]
+    pub lifecycle: Option<crate::args::LifecycleArg>,
 }
 
 /// A server of the manifest that could not be checked.
@@ -55,7 +58,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_one(pin).await {
+        match check_one(pin, args.lifecycle).await {
             Ok(report) => compared.push(Compared {
                 label: format!("{} ({})", pin.name, report::relative(&pin.snapshot)),
                 server: several.then(|| pin.name.clone()),
@@ -88,11 +91,18 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
 }
 
 /// The drift of one pinned server against its snapshot.
-async fn check_one(pin: &ServerPin) -> Result<oma_mcp_runtime::DriftReport, CliError> {
+async fn check_one(
+    pin: &ServerPin,
+    lifecycle: Option<crate::args::LifecycleArg>,
+) -> Result<oma_mcp_runtime::DriftReport, CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = Snapshot::read(&pin.snapshot)?;
     let progress = Progress::start(format!("connecting to `{}`", pin.name));
-    let client = crate::commands::connect(pin.connect_config()).await;
+    let mut config = pin.connect_config();
+    if let Some(lifecycle) = lifecycle {
+        config = config.with_lifecycle(lifecycle.into());
+    }
+    let client = crate::commands::connect(config).await;
     progress.finish().await;
     let client = client?;
     let drift = client.drift_against(&snapshot);
