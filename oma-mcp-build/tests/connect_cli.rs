@@ -54,7 +54,12 @@ fn lifecycle_flag_pins_the_handshake_of_list() {
     let server = command_line("exit-on-discover");
     let out = run(oma_mcp().args(["list"]).args(server_in("exit-on-discover")));
     assert_exit(&out, 0);
-    assert_eq!(text(&out.stdout).lines().count(), 2, "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stdout).lines().count(),
+        2,
+        "{}",
+        text(&out.stdout)
+    );
     assert_eq!(
         text(&out.stderr),
         format!("{RESTART_WARNING} server={server}\n")
@@ -113,7 +118,11 @@ fn an_unknown_lifecycle_is_a_clear_error() {
 #[test]
 fn manifest_lifecycle_and_the_flag_reach_snapshot_and_check() {
     let dir = tempfile::tempdir().unwrap();
-    let path = manifest(dir.path(), "exit-on-discover", "lifecycle = \"initialize\"\n");
+    let path = manifest(
+        dir.path(),
+        "exit-on-discover",
+        "lifecycle = \"initialize\"\n",
+    );
     let out = run(oma_mcp().args(["snapshot", "--manifest"]).arg(&path));
     assert_exit(&out, 0);
     assert_eq!(
@@ -240,9 +249,6 @@ fn call_shows_progress_on_a_terminal_only() {
     let out = run(std::process::Command::new("script").args(["-qec", &call, "/dev/null"]));
     assert_exit(&out, 0);
     let shown = text(&out.stdout);
-    assert!(
-        shown.contains("]  33% slow_count step 1 of 3"),
-        "{shown:?}"
-    );
+    assert!(shown.contains("]  33% slow_count step 1 of 3"), "{shown:?}");
     assert!(shown.ends_with("\u{1b}[2KCounted to 3\r\n"), "{shown:?}");
 }

@@ -602,7 +602,9 @@ impl McpClient {
         let (token, mut updates) = self.session.progress();
         let mut report = |params: Value| match Progress::from_params(&params) {
             Some(progress) => on_progress(progress),
-            None => tracing::debug!(%params, "skipped a progress notification without a numeric `progress`"),
+            None => {
+                tracing::debug!(%params, "skipped a progress notification without a numeric `progress`")
+            }
         };
         let call = self.call_raw_with_token(raw_name, arguments, cancel, Some(token.value()));
         tokio::pin!(call);

@@ -32,12 +32,16 @@ async fn a_server_that_exits_during_a_call_says_how_and_why() {
     assert!(err.is_disconnected());
     assert_eq!(err.rpc_code(), Some(-32000));
     assert_eq!(err.command(), Some(command().as_str()));
-    let later = client.call_tool("echo", args(json!({"message": "y"}))).await;
+    let later = client
+        .call_tool("echo", args(json!({"message": "y"})))
+        .await;
     assert_eq!(later.data, "MCP tool \"echo\" failed: Not connected");
     client.disconnect().await;
 
     let client = connect_mcp_tools(own("crash-on-call")).await.unwrap();
-    let result = client.call_tool("echo", args(json!({"message": "x"}))).await;
+    let result = client
+        .call_tool("echo", args(json!({"message": "x"})))
+        .await;
     assert_eq!(
         (result.data, result.is_error),
         (format!("MCP tool \"echo\" failed: {expected}"), true)

@@ -21,7 +21,11 @@ async fn a_server_that_exits_on_a_first_message_other_than_initialize_is_reached
         let client = connect_mcp_tools(own("exit-on-discover").with_lifecycle(lifecycle))
             .await
             .unwrap();
-        assert_eq!(client.protocol_version(), Some("2025-11-25"), "{lifecycle:?}");
+        assert_eq!(
+            client.protocol_version(),
+            Some("2025-11-25"),
+            "{lifecycle:?}"
+        );
         assert_eq!(echo(&client, "back").await.data, "Echo: back");
         client.disconnect().await;
     }

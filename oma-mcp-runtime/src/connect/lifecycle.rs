@@ -147,9 +147,16 @@ async fn auto(
                 server = %command_line,
                 "`server/discover` got {discover_error}; falling back to `initialize`"
             );
-            return initialize(session, client.clone(), command_line, deadline, timeout, true)
-                .await
-                .map_err(|fallback| fallback_failed(discover_error, fallback));
+            return initialize(
+                session,
+                client.clone(),
+                command_line,
+                deadline,
+                timeout,
+                true,
+            )
+            .await
+            .map_err(|fallback| fallback_failed(discover_error, fallback));
         }
         Ok(Err(error)) => return Err(gone(error, None)),
         Err(_) => {}

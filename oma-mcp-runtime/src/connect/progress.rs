@@ -65,9 +65,9 @@ mod tests {
             }
         );
         assert_eq!(p.fraction(), Some(0.5));
-        let p = Progress::from_params(&json!({"progress": 7.5, "total": "x", "message": 3}))
-            .unwrap();
-        assert_eq!((p.total, p.message, p.fraction()), (None, None, None));
+        let p =
+            Progress::from_params(&json!({"progress": 7.5, "total": "x", "message": 3})).unwrap();
+        assert_eq!((p.total, p.fraction(), p.message), (None, None, None));
         assert_eq!(Progress::from_params(&json!({"progress": "1"})), None);
         assert_eq!(Progress::from_params(&json!({})), None);
         let over = Progress::from_params(&json!({"progress": 9, "total": 4})).unwrap();

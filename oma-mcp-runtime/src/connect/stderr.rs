@@ -141,7 +141,10 @@ mod tests {
     /// A Go server's start failure: the cause first, then the usage text.
     #[test]
     fn the_first_lines_error_lines_and_last_lines_are_kept() {
-        let mut input = vec!["Error: unknown flag: --bogus".to_owned(), "Usage:".to_owned()];
+        let mut input = vec![
+            "Error: unknown flag: --bogus".to_owned(),
+            "Usage:".to_owned(),
+        ];
         input.extend((1..=10).map(|n| format!("  --flag-{n} string   the flag {n}")));
         input.push("panic: runtime error in the middle".to_owned());
         input.extend((11..=25).map(|n| format!("  --flag-{n} string   the flag {n}")));
