@@ -105,8 +105,8 @@ pub enum Error {
     },
 
     /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto): `server/discover` showed a server
-    /// without the 2026-07-28 lifecycle (a JSON-RPC error, or no answer within the probe's
-    /// bound), and the fallback `initialize` handshake on the same connection failed too.
+    /// without the 2026-07-28 lifecycle (a JSON-RPC error, or no answer before the connect
+    /// deadline), and the `initialize` handshake on the same connection failed too.
     #[error("{discover}; the fallback `initialize` handshake failed too: {fallback}")]
     FallbackFailed {
         /// What `server/discover` got ([`Error::Rpc`] or [`Error::Timeout`]).
@@ -143,15 +143,16 @@ pub enum Error {
 
     /// A request got no answer within the request timeout (seed: `requestTimeoutMs`,
     /// default 60 s). `Display` is exactly the seed's text; a `notifications/cancelled` was sent
-    /// (except for the `server/discover` probe, which is abandoned silently, as rmcp does).
+    /// (except for [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto)'s `server/discover`
+    /// and the `initialize` sent beside it, which are abandoned silently, as rmcp does).
     #[error("MCP error -32001: Request timed out")]
     Timeout {
         /// The JSON-RPC method that timed out (`server/discover`, `initialize`, `tools/list`,
         /// `tools/call`).
         method: String,
-        /// The timeout that elapsed: the request timeout; for the `server/discover` probe of
-        /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto) the probe's bound; for its
-        /// fallback `initialize` the request timeout, the one deadline of the whole lifecycle.
+        /// The timeout that elapsed: the request timeout; for the lifecycle requests
+        /// (`server/discover`, `initialize`) the request timeout too, the one deadline of the
+        /// whole lifecycle.
         timeout: std::time::Duration,
     },
 
