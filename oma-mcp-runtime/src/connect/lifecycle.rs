@@ -180,6 +180,9 @@ async fn auto(
     let mut initialize_error: Option<Error> = None;
     loop {
         tokio::select! {
+            // `server/discover` first: when both answers are there (a busy machine polls this
+            // task late), the one the server wrote first wins, not a random one.
+            biased;
             discovered = &mut discovering, if discover_error.is_none() => match discovered {
                 Ok(Discovered::Modern(negotiated)) => return Ok(negotiated),
                 Ok(Discovered::Legacy(error)) => match initialize_error.take() {
