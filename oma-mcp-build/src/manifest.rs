@@ -18,6 +18,7 @@
 //! max-message-bytes = 67108864                      # one JSON-RPC message; default: 64 MiB
 //! client-name = "my-agent"                          # clientInfo of connect_config(); default:
 //! client-version = "1.2.0"                          #   the runtime's (open-multi-agent 0.0.0)
+//! lifecycle = "auto"                                # or "initialize", "discover"; default: "auto"
 //! ```
 //!
 //! Relative paths are relative to the directory of the manifest file. Unknown keys are an
@@ -94,6 +95,9 @@ pub struct ServerPin {
     /// The `clientInfo.version` the connection reports (`client-version`; default: the
     /// runtime's; the `oma-mcp` CLI reports its own version).
     pub client_version: Option<String>,
+    /// How the MCP lifecycle is established (`lifecycle = "auto" | "initialize" |
+    /// "discover"`; default [`Lifecycle::Auto`](oma_mcp_runtime::Lifecycle::Auto)).
+    pub lifecycle: oma_mcp_runtime::Lifecycle,
 }
 
 /// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
@@ -162,6 +166,26 @@ struct RawServer {
     /// `0.0.0`, the runtime's; the `oma-mcp` CLI reports its own version).
     #[cfg_attr(feature = "cli", schemars(length(min = 1)))]
     client_version: Option<String>,
+    /// How the MCP lifecycle is established: `"auto"` (default: `server/discover`, falling
+    /// back to `initialize`), `"initialize"` (servers before 2026-07-28 only), `"discover"`
+    /// (2026-07-28 servers only).
+    #[serde(default)]
+    lifecycle: RawLifecycle,
+}
+
+/// `lifecycle`: the MCP handshake ([`oma_mcp_runtime::Lifecycle`]).
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "cli", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+enum RawLifecycle {
+    /// `server/discover` (protocol 2026-07-28), falling back to `initialize`; a server that
+    /// exits on `server/discover` is started again with `initialize`.
+    #[default]
+    Auto,
+    /// Only `initialize` (protocol revisions before 2026-07-28): skips the probe.
+    Initialize,
+    /// Only `server/discover` (protocol 2026-07-28).
+    Discover,
 }
 
 /// `consequential-annotations`: how tool annotations count towards consequential.
@@ -332,6 +356,11 @@ impl Manifest {
                         .unwrap_or(oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE),
                     client_name: raw.client_name,
                     client_version: raw.client_version,
+                    lifecycle: match raw.lifecycle {
+                        RawLifecycle::Auto => oma_mcp_runtime::Lifecycle::Auto,
+                        RawLifecycle::Initialize => oma_mcp_runtime::Lifecycle::Initialize,
+                        RawLifecycle::Discover => oma_mcp_runtime::Lifecycle::Discover,
+                    },
                 },
             );
         }
@@ -388,7 +417,8 @@ impl ServerPin {
                 .with_cwd(self.cwd.clone())
                 .with_pass_env(self.pass_env.clone())
                 .with_request_timeout(self.request_timeout)
-                .with_max_message_size(self.max_message_size);
+                .with_max_message_size(self.max_message_size)
+                .with_lifecycle(self.lifecycle);
         for (name, value) in &self.env {
             config = config.with_env(name.clone(), value.clone());
         }
@@ -461,6 +491,13 @@ impl ServerPin {
             .client_version
             .as_ref()
             .map(|v| quote::quote!(.with_client_version(#v)));
+        // The default is left out, so manifests without `lifecycle` generate what they did.
+        let lifecycle = match config.lifecycle {
+            oma_mcp_runtime::Lifecycle::Initialize => Some(quote::quote!(Initialize)),
+            oma_mcp_runtime::Lifecycle::Discover => Some(quote::quote!(Discover)),
+            _ => None,
+        }
+        .map(|variant| quote::quote!(.with_lifecycle(::oma_mcp_runtime::Lifecycle::#variant)));
         let doc = format!(
             " The connection to server `{name}` as the manifest pins it (command, arguments, \
              working directory, environment, prefix, request timeout), with paths as resolved \
@@ -485,6 +522,7 @@ impl ServerPin {
                     #max_message
                     #client_name
                     #client_version
+                    #lifecycle
             }
 
             #[doc = #connect_doc]
@@ -600,6 +638,43 @@ mod tests {
         );
     }
 
+    /// `lifecycle` reaches the connection and the generated `connect_config()`; the default
+    /// generates what manifests without the key always did.
+    #[test]
+    fn lifecycle_reaches_the_connection_and_the_generated_code() {
+        use oma_mcp_runtime::Lifecycle;
+        let text = "[servers.old]\ncommand = \"o\"\nlifecycle = \"initialize\"\n\
+                    [servers.new]\ncommand = \"n\"\nlifecycle = \"discover\"\n\
+                    [servers.any]\ncommand = \"a\"\nlifecycle = \"auto\"\n\
+                    [servers.unset]\ncommand = \"u\"\n";
+        let m = Manifest::parse(text, Path::new("/p/oma-mcp.toml")).unwrap();
+        for (name, lifecycle, code) in [
+            (
+                "old",
+                Lifecycle::Initialize,
+                Some(".with_lifecycle(::oma_mcp_runtime::Lifecycle::Initialize)"),
+            ),
+            (
+                "new",
+                Lifecycle::Discover,
+                Some(".with_lifecycle(::oma_mcp_runtime::Lifecycle::Discover)"),
+            ),
+            ("any", Lifecycle::Auto, None),
+            ("unset", Lifecycle::Auto, None),
+        ] {
+            let pin = m.server(name).unwrap();
+            assert_eq!(pin.lifecycle, lifecycle, "{name}");
+            assert_eq!(pin.connect_config().lifecycle, lifecycle, "{name}");
+            let generated = pin.connect_config_code();
+            let lines: Vec<&str> = generated
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with(".with_lifecycle"))
+                .collect();
+            assert_eq!(lines, code.into_iter().collect::<Vec<_>>(), "{name}");
+        }
+    }
+
     #[test]
     fn client_name_and_version_reach_connect_config_and_its_code() {
         let text = "[servers.a]\ncommand = \"x\"\nclient-name = \"my-agent\"\nclient-version = \"1.2.0\"\n";
@@ -638,7 +713,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),
@@ -682,6 +757,12 @@ mod tests {
             err("[servers.a]\ncommand = \"x\"\nsnapshot = \"\"\n"),
             "manifest x/oma-mcp.toml is not valid: servers.a.snapshot \"\" names no file; give a \
              file path such as \"mcp/a.snapshot.json\" or leave it out for that default"
+        );
+        assert_eq!(
+            err("[servers.a]\ncommand = \"x\"\nlifecycle = \"initialise\"\n"),
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 13\n  |\n3 \
+             | lifecycle = \"initialise\"\n  |             ^^^^^^^^^^^^\nunknown variant \
+             `initialise`, expected one of `auto`, `initialize`, `discover`\n"
         );
         let two = "[servers.one]\ncommand = \"x\"\nsnapshot = \"mcp/../s.json\"\n\
                    [servers.two]\ncommand = \"y\"\nsnapshot = \"./s.json\"\n";

@@ -563,7 +563,7 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
             "cannot take a snapshot of server `own` (manifest {}, command `{command} {token}`): \
              the MCP server/discover handshake with `{} {token}` failed: MCP error -32601: \
              Method not found; the fallback `initialize` handshake failed too: MCP error -32000: \
-             Connection closed; the server exited (exit status: 3); server stderr (last lines): \
+             Connection closed; the server exited (exit status: 3); server stderr: \
              fatal: this server refuses to initialize; check the command and that the server is installed (e.g. `npm ci`)",
             manifest.display(),
             Downstream::program(&in_profile("oma-mcp-test-server")),
@@ -723,7 +723,7 @@ fn downstream_crate_bad_inputs() {
              `{command} {token}`): the MCP server/discover handshake with `{} {token}` \
              failed: MCP error -32601: Method not found; the fallback `initialize` handshake \
              failed too: MCP error -32000: Connection closed; the server exited (exit status: \
-             3); server stderr (last lines): fatal: this server refuses to initialize; check the \
+             3); server stderr: fatal: this server refuses to initialize; check the \
              command and that the server is installed (e.g. `npm ci`)",
             manifest.display(),
             Downstream::program(&in_profile("oma-mcp-test-server")),

@@ -35,14 +35,18 @@
 //!   `…/clientCapabilities` `{}`). A result selects the first version this client prefers that
 //!   its `supportedVersions` lists: a 2026-07-28 session. A JSON-RPC error -32022 (unsupported
 //!   protocol version) retries with a version from its `data.supported`, as rmcp does. Any
-//!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found), or no answer
-//!   within the probe bound (the smaller of half of [`ConnectConfig::request_timeout`] and
-//!   [`DISCOVER_PROBE_TIMEOUT`], 10 s, for all attempts; the probe is then abandoned without
-//!   `notifications/cancelled`), marks a server before 2026-07-28: the client falls back to
-//!   `initialize` on the same connection, as [`Lifecycle::Initialize`], within what is left of
-//!   the one connect deadline (`request_timeout` from the first request: the whole lifecycle,
-//!   probe and fallback together, never takes longer). -32020, -32021, a
-//!   closed connection, an invalid result or no version in common fail at once. When the
+//!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found) marks a
+//!   server before 2026-07-28: the client falls back to `initialize` on the same connection,
+//!   as [`Lifecycle::Initialize`]. Without an answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or
+//!   half of a shorter request timeout) `initialize` is sent too while `server/discover`
+//!   stays pending, and the first success wins: a server reads its stdin in order, so a slow
+//!   2026-07-28 server still answers `server/discover` first and keeps its revision, and a
+//!   server that ignores `server/discover` is reached through `initialize` after those 2 s.
+//!   The whole lifecycle has one deadline, `request_timeout` from the first request. A server
+//!   that exits (or closes stdout) before answering is started again with
+//!   [`Lifecycle::Initialize`] (servers before 2026-07-28 that accept only `initialize` as
+//!   their first message), within what is left of the deadline, with one `WARN` log.
+//!   -32020, -32021, an invalid result or no version in common fail at once. When the
 //!   fallback fails too, [`Error::Handshake`] holds an [`Error::FallbackFailed`] that says
 //!   what both phases got.
 //! - [`Lifecycle::Initialize`]: `initialize` (protocol version
@@ -62,8 +66,9 @@
 //! the server's exit: when it exits (also while a grandchild, e.g. of `sh -c 'x & exec
 //! server'`, still holds its stdout open, so no EOF arrives), the rest of its process group
 //! gets SIGKILL, the answers it wrote before exiting are still read (up to 500 ms), and the
-//! session closes: pending requests fail with [`Error::ConnectionClosed`] (`MCP error -32000:
-//! Connection closed`), later ones with [`Error::NotConnected`]. Its environment
+//! session closes: pending requests fail with [`Error::ServerExited`] (the seed's `MCP error
+//! -32000: Connection closed`, then the server, the request, its exit status or signal and
+//! its stderr lines that matter), later ones with [`Error::NotConnected`]. Its environment
 //! starts **empty**; it then gets [`DEFAULT_INHERITED_ENV`] from the parent when set (as the MCP
 //! TypeScript SDK does), the [`ConnectConfig::pass_env`] names from the parent when set, and
 //! the literal [`ConnectConfig::env`] values, later ones winning. So an unrelated API key in
@@ -98,15 +103,22 @@
 //!
 //! # Server output
 //! stderr is always drained line by line into `tracing` at `INFO` with target
-//! `oma_mcp::server_stderr`. Non-JSON lines on stdout are skipped with a `WARN` and the
-//! session goes on. Server requests are answered: `ping` with `{}`, anything else with
+//! `oma_mcp::server_stderr`; errors quote the first 5 lines, up to 5 lines that look like
+//! errors (`error`, `fatal`, `panic`, `fail`, …) and the last 10, each cut to 300 chars.
+//! Non-JSON lines on stdout are skipped with a `WARN` (a `DEBUG` once the client is stopping
+//! the server: a shutdown message is no protocol problem) and the session goes on. A
+//! byte-order mark (U+FEFF) before a message is skipped (with a `DEBUG` log).
+//! `notifications/progress` for a call made with [`McpClient::call_tool_raw_with_progress`]
+//! reach its callback. Server requests are answered: `ping` with `{}`, anything else with
 //! JSON-RPC error -32601; notifications are logged at `DEBUG` and otherwise ignored.
 
 mod config;
 mod framing;
 mod lifecycle;
 mod process;
+mod progress;
 mod session;
+mod stderr;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
@@ -122,6 +134,7 @@ pub use config::{
     Lifecycle,
 };
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
+pub use progress::Progress;
 
 use crate::snapshot::SnapshotSource;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
@@ -189,10 +202,9 @@ impl std::fmt::Debug for Session {
 /// Spawns the command, establishes the lifecycle [`ConnectConfig::lifecycle`] selects
 /// (`server/discover` of protocol 2026-07-28 with fallback to `initialize` by default; see
 /// the [module docs](self), "Lifecycle"), and pages through `tools/list` until `nextCursor`
-/// is absent or not a non-empty string. The lifecycle as a whole (with `Auto`: the probe and
-/// the fallback `initialize` together, one deadline) is bounded by
-/// [`ConnectConfig::request_timeout`], and so is each `tools/list` page (the `Auto` probe
-/// gets at most half of the lifecycle's time, and at most [`DISCOVER_PROBE_TIMEOUT`]). When
+/// is absent or not a non-empty string. The lifecycle as a whole (with `Auto`: the probe, the
+/// `initialize` and a restart together, one deadline) is bounded by
+/// [`ConnectConfig::request_timeout`], and so is each `tools/list` page. When
 /// anything fails, the server is stopped (see
 /// [`McpClient::disconnect`]) before the error is returned, so no child is left running.
 ///
@@ -209,14 +221,54 @@ impl std::fmt::Debug for Session {
 /// - [`Error::Handshake`]: the server exited, timed out, answered with an error or an
 ///   unusable result during the lifecycle (the error names the command and the request,
 ///   `server/discover` or `initialize`, says what both phases got when the fallback failed
-///   too, and carries the last stderr lines).
-/// - [`Error::Timeout`], [`Error::Rpc`], [`Error::ConnectionClosed`],
+///   too, and carries the stderr lines that matter); its source is [`Error::NotMcpServer`]
+///   when the program answered `initialize` with -32601 Method not found.
+/// - [`Error::Timeout`], [`Error::Rpc`], [`Error::ServerExited`],
 ///   [`Error::MessageTooLarge`], [`Error::InvalidResponse`]: a `tools/list` page failed.
 /// - [`Error::RepeatedCursor`]: `tools/list` returned a cursor twice.
 /// - [`Error::NameCollision`]: two tools normalize to one name (seed, "Tool names").
 pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error> {
+    // One deadline for the whole lifecycle, also across a restart.
+    let deadline = tokio::time::Instant::now() + config.request_timeout;
+    match start(&config, config.lifecycle, deadline).await {
+        Ok(client) => client.discover_tools(config.name_prefix.as_deref()).await,
+        Err(Started::Failed(error)) => Err(error),
+        Err(Started::ExitedAfterDiscover { command_line, exit }) => {
+            tracing::warn!(
+                server = %command_line,
+                "the MCP server went away after `server/discover` without answering{exit}; \
+                 starting it again with `initialize` (servers before 2026-07-28 may accept only \
+                 `initialize` first; pin `Lifecycle::Initialize`, manifest `lifecycle = \
+                 \"initialize\"`, to skip the probe)"
+            );
+            match start(&config, Lifecycle::Initialize, deadline).await {
+                Ok(client) => client.discover_tools(config.name_prefix.as_deref()).await,
+                Err(Started::Failed(error)) => Err(error),
+                Err(Started::ExitedAfterDiscover { .. }) => Err(Error::NotConnected),
+            }
+        }
+    }
+}
+
+/// Why [`start`] returned no client.
+enum Started {
+    /// The connect failed; the server is stopped.
+    Failed(Error),
+    /// [`Lifecycle::Auto`]: the server went away after `server/discover` without answering;
+    /// it is stopped. `exit`: how it ended (`"; the server exited (exit status: 1)"`), or
+    /// empty.
+    ExitedAfterDiscover { command_line: String, exit: String },
+}
+
+/// Spawns the server and runs `lifecycle` before `deadline`; on failure the server is
+/// stopped.
+async fn start(
+    config: &ConnectConfig,
+    lifecycle: Lifecycle,
+    deadline: tokio::time::Instant,
+) -> Result<McpClient, Started> {
     let command_line = process::command_line(&config.command, &config.args);
-    let spawned = process::spawn(&config)?;
+    let spawned = process::spawn(config).map_err(Started::Failed)?;
     tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
     let session = Session::start(
         spawned.stdin,
@@ -246,7 +298,15 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
         tools: Vec::new(),
         validate_input: config.validate_input,
     };
-    match lifecycle::establish(&client.session, &config, &client.command_line).await {
+    match lifecycle::establish(
+        &client.session,
+        config,
+        lifecycle,
+        deadline,
+        &client.command_line,
+    )
+    .await
+    {
         Ok(negotiated) => {
             tracing::debug!(
                 server = %client.command_line,
@@ -256,38 +316,75 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
             client.server_info = negotiated.server_info;
             client.protocol_version = Some(negotiated.protocol_version);
             client.client_context = negotiated.client_context;
+            Ok(client)
         }
         Err(failure) => {
             // A server that went away: say how it ended (an exit code often says why).
             let exit = if failure.error.is_disconnected() {
-                client
-                    .process
-                    .exited_within(EXIT_STATUS_WAIT)
-                    .await
-                    .flatten()
-                    .map(|status| format!("; {}", ended(status)))
-                    .unwrap_or_default()
+                client.exit_status().await
             } else {
                 String::new()
             };
             client.disconnect().await;
-            return Err(Error::Handshake {
+            if failure.restart_with_initialize {
+                return Err(Started::ExitedAfterDiscover {
+                    command_line: client.command_line.clone(),
+                    exit,
+                });
+            }
+            Err(Started::Failed(Error::Handshake {
                 command: client.command_line.clone(),
                 method: failure.method.to_owned(),
                 source: Box::new(failure.error),
                 exit,
                 stderr_tail: client.session.stderr_tail(),
-            });
+            }))
         }
     }
-    match client.discover(config.name_prefix.as_deref()).await {
-        Ok(tools) => {
-            client.tools = tools;
-            Ok(client)
+}
+
+impl McpClient {
+    /// Lists the tools after the lifecycle (the last step of [`connect_mcp_tools`]); on
+    /// failure the server is stopped.
+    async fn discover_tools(mut self, prefix: Option<&str>) -> Result<McpClient, Error> {
+        match self.discover(prefix).await {
+            Ok(tools) => {
+                self.tools = tools;
+                Ok(self)
+            }
+            Err(e) => {
+                self.disconnect().await;
+                Err(e)
+            }
         }
-        Err(e) => {
-            client.disconnect().await;
-            Err(e)
+    }
+
+    /// How the server process ended, for messages (`"; the server exited (exit status: 3)"`),
+    /// when it ends within [`EXIT_STATUS_WAIT`]; else empty.
+    async fn exit_status(&self) -> String {
+        self.process
+            .exited_within(EXIT_STATUS_WAIT)
+            .await
+            .flatten()
+            .map(|status| format!("; {}", ended(status)))
+            .unwrap_or_default()
+    }
+
+    /// A request's error, with the server's exit status and stderr lines when the server
+    /// went away while it was pending ([`Error::ServerExited`]); other errors unchanged.
+    async fn explain(&self, method: &str, error: Error) -> Error {
+        if !matches!(error, Error::ConnectionClosed) || self.session.closed_by_client() {
+            return error;
+        }
+        let exit = self.exit_status().await;
+        // The stderr reader may still hold the last lines the server wrote before exiting.
+        self.session.stderr_drained(STDERR_DRAIN).await;
+        Error::ServerExited {
+            command: self.command_line.clone(),
+            method: method.to_owned(),
+            source: Box::new(error),
+            exit,
+            stderr: self.session.stderr_tail(),
         }
     }
 }
@@ -380,7 +477,8 @@ impl McpClient {
     /// Lists the server's tools again, all pages, raw descriptors in the server's order.
     ///
     /// # Errors
-    /// [`Error::Timeout`] (per page), [`Error::Rpc`], [`Error::ConnectionClosed`],
+    /// [`Error::Timeout`] (per page), [`Error::Rpc`], [`Error::ServerExited`] (the server went
+    /// away; [`Error::ConnectionClosed`] when [`McpClient::disconnect`] ran meanwhile),
     /// [`Error::NotConnected`], [`Error::MessageTooLarge`], [`Error::InvalidResponse`] (a page
     /// without a `tools` array, or more than [`MAX_TOOLS_LIST_PAGES`] pages),
     /// [`Error::RepeatedCursor`] (the cursor cut to 200 chars).
@@ -392,10 +490,14 @@ impl McpClient {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_TOOLS_LIST_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor.take());
-            let page = self
+            let page = match self
                 .session
                 .request("tools/list", self.params(&params)?)
-                .await?;
+                .await
+            {
+                Ok(page) => page,
+                Err(e) => return Err(self.explain("tools/list", e).await),
+            };
             let Value::Object(mut page) = page else {
                 return Err(self.invalid(
                     "tools/list",
@@ -446,7 +548,9 @@ impl McpClient {
     /// (`MCP error -32001: Request timed out`, after `notifications/cancelled` with the
     /// request's id and the TypeScript SDK's reason `McpError: MCP error -32001: Request timed
     /// out`),
-    /// [`Error::ConnectionClosed`] (`MCP error -32000: Connection closed`),
+    /// [`Error::ServerExited`] (`MCP error -32000: Connection closed: the MCP server `srv`
+    /// went away during `tools/call`; the server exited (exit status: 5); server stderr: …`;
+    /// [`Error::ConnectionClosed`] when [`McpClient::disconnect`] ran meanwhile),
     /// [`Error::NotConnected`] (`Not connected`), [`Error::MessageTooLarge`].
     pub async fn call_tool_raw(
         &self,
@@ -475,19 +579,86 @@ impl McpClient {
         self.call_raw(raw_name, arguments, Some(cancel)).await
     }
 
+    /// As [`McpClient::call_tool_raw_with_cancel`] (`cancel` optional), and reports the
+    /// server's progress: the request carries a `_meta.progressToken` (unique in this
+    /// session), and each `notifications/progress` the server sends for it reaches
+    /// `on_progress` as a [`Progress`], in the order sent, before the call returns (the
+    /// notifications that arrived before the result included). A notification whose
+    /// `progress` is not a number is skipped. The request timeout still bounds the whole call
+    /// (progress does not extend it, as in the seed).
+    ///
+    /// Without this method no `progressToken` is sent, so a server never spends work on
+    /// notifications nobody reads.
+    ///
+    /// # Errors
+    /// As [`McpClient::call_tool_raw_with_cancel`].
+    pub async fn call_tool_raw_with_progress(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: Option<&CancellationToken>,
+        mut on_progress: impl FnMut(Progress),
+    ) -> Result<Value, Error> {
+        let (token, mut updates) = self.session.progress();
+        let mut report = |params: Value| match Progress::from_params(&params) {
+            Some(progress) => on_progress(progress),
+            None => {
+                tracing::debug!(%params, "skipped a progress notification without a numeric `progress`")
+            }
+        };
+        let call = self.call_raw_with_token(raw_name, arguments, cancel, Some(token.value()));
+        tokio::pin!(call);
+        let result = loop {
+            tokio::select! {
+                biased;
+                Some(params) = updates.recv() => report(params),
+                result = &mut call => break result,
+            }
+        };
+        while let Ok(params) = updates.try_recv() {
+            report(params);
+        }
+        result
+    }
+
     async fn call_raw(
         &self,
         raw_name: &str,
         arguments: Option<Map<String, Value>>,
         cancel: Option<&CancellationToken>,
     ) -> Result<Value, Error> {
+        self.call_raw_with_token(raw_name, arguments, cancel, None)
+            .await
+    }
+
+    async fn call_raw_with_token(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: Option<&CancellationToken>,
+        progress_token: Option<u64>,
+    ) -> Result<Value, Error> {
         let mut params = CallToolRequestParams::new(raw_name.to_owned());
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
-        self.session
-            .request_cancellable("tools/call", self.params(&params)?, cancel)
+        let mut params = self.params(&params)?;
+        if let (Some(token), Value::Object(object)) = (progress_token, &mut params) {
+            let meta = object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert("progressToken".to_owned(), Value::from(token));
+            }
+        }
+        match self
+            .session
+            .request_cancellable("tools/call", params, cancel)
             .await
+        {
+            Ok(result) => Ok(result),
+            Err(e) => Err(self.explain("tools/call", e).await),
+        }
     }
 
     /// Calls a tool and maps the result per the seed; never fails.

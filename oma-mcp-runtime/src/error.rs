@@ -58,14 +58,55 @@ pub enum Error {
         /// `"; the server exited (exit status: 3)"` or `"; the server was killed (signal: 9
         /// (SIGKILL))"`; else empty.
         exit: String,
-        /// The last lines the server wrote to stderr, formatted as
-        /// `"; server stderr (last lines): …"`, or empty when it wrote none.
+        /// The server's stderr lines that matter, formatted as `"; server stderr: …"` (every
+        /// line) or `"; server stderr (K of N lines: the first 5, those that look like errors,
+        /// the last 10): …"` (`…` for left-out lines; each line cut to 300 chars), or empty
+        /// when it wrote none.
         stderr_tail: String,
     },
 
+    /// The server went away while a request was pending after the lifecycle (it exited or
+    /// was killed, or closed its stdout): the seed's `MCP error -32000: Connection closed`,
+    /// then the server, the request, how the process ended and its stderr lines, e.g.
+    /// `MCP error -32000: Connection closed: the MCP server `srv` went away during
+    /// `tools/call`; the server exited (exit status: 5); server stderr: error: the database
+    /// is gone`. Later requests fail with [`Error::NotConnected`]; connect again.
+    #[error("{source}: the MCP server `{command}` went away during `{method}`{exit}{stderr}")]
+    ServerExited {
+        /// The server's command line.
+        command: String,
+        /// The pending request's method (`tools/call`, `tools/list`).
+        method: String,
+        /// [`Error::ConnectionClosed`].
+        #[source]
+        source: Box<Error>,
+        /// `"; the server exited (exit status: 5)"` or `"; the server was killed (signal: 9
+        /// (SIGKILL))"` when the process ended within 500 ms of the connection closing; else
+        /// empty (it closed its stdout but runs on, until the session stops it).
+        exit: String,
+        /// The server's stderr lines that matter, as in [`Error::Handshake`]'s `stderr_tail`.
+        stderr: String,
+    },
+
+    /// The program answered the lifecycle request with -32601 Method not found: whatever it
+    /// is (`cat`, a shell, another JSON-RPC service), it does not seem to be an MCP server.
+    #[error(
+        "{source}: `{command}` does not seem to be an MCP server (it does not know \
+         `{method}`); check the command and its arguments"
+    )]
+    NotMcpServer {
+        /// The program's command line.
+        command: String,
+        /// The request it did not know (`initialize`).
+        method: String,
+        /// Its answer ([`Error::Rpc`] -32601).
+        #[source]
+        source: Box<Error>,
+    },
+
     /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto): `server/discover` showed a server
-    /// without the 2026-07-28 lifecycle (a JSON-RPC error, or no answer within the probe's
-    /// bound), and the fallback `initialize` handshake on the same connection failed too.
+    /// without the 2026-07-28 lifecycle (a JSON-RPC error, or no answer before the connect
+    /// deadline), and the `initialize` handshake on the same connection failed too.
     #[error("{discover}; the fallback `initialize` handshake failed too: {fallback}")]
     FallbackFailed {
         /// What `server/discover` got ([`Error::Rpc`] or [`Error::Timeout`]).
@@ -102,15 +143,16 @@ pub enum Error {
 
     /// A request got no answer within the request timeout (seed: `requestTimeoutMs`,
     /// default 60 s). `Display` is exactly the seed's text; a `notifications/cancelled` was sent
-    /// (except for the `server/discover` probe, which is abandoned silently, as rmcp does).
+    /// (except for [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto)'s `server/discover`
+    /// and the `initialize` sent beside it, which are abandoned silently, as rmcp does).
     #[error("MCP error -32001: Request timed out")]
     Timeout {
         /// The JSON-RPC method that timed out (`server/discover`, `initialize`, `tools/list`,
         /// `tools/call`).
         method: String,
-        /// The timeout that elapsed: the request timeout; for the `server/discover` probe of
-        /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto) the probe's bound; for its
-        /// fallback `initialize` the request timeout, the one deadline of the whole lifecycle.
+        /// The timeout that elapsed: the request timeout; for the lifecycle requests
+        /// (`server/discover`, `initialize`) the request timeout too, the one deadline of the
+        /// whole lifecycle.
         timeout: std::time::Duration,
     },
 
@@ -269,6 +311,9 @@ impl Error {
             | Error::Handshake { command, .. }
             | Error::RepeatedCursor { command, .. }
             | Error::InvalidResponse { command, .. } => Some(command),
+            Error::ServerExited { command, .. } | Error::NotMcpServer { command, .. } => {
+                Some(command)
+            }
             Error::FallbackFailed { discover, .. } => discover.command(),
             Error::DiscoverUnsupported { source } => source.command(),
             _ => None,
@@ -306,9 +351,10 @@ impl Error {
     /// or `self`.
     fn root(&self) -> &Error {
         match self {
-            Error::Handshake { source, .. } | Error::DiscoverUnsupported { source } => {
-                source.root()
-            }
+            Error::Handshake { source, .. }
+            | Error::DiscoverUnsupported { source }
+            | Error::ServerExited { source, .. }
+            | Error::NotMcpServer { source, .. } => source.root(),
             Error::FallbackFailed { fallback, .. } => fallback.root(),
             other => other,
         }

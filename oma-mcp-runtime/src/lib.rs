@@ -41,7 +41,9 @@ pub mod tool;
 pub mod typed;
 pub mod validate;
 
-pub use connect::{ConnectConfig, DiscoveredTool, Lifecycle, McpClient, connect_mcp_tools};
+pub use connect::{
+    ConnectConfig, DiscoveredTool, Lifecycle, McpClient, Progress, connect_mcp_tools,
+};
 pub use drift::{
     Change, ChangeKind, Direction, DriftPolicy, DriftReport, Severity, connect_checked,
 };

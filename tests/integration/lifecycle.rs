@@ -99,9 +99,13 @@ async fn server_exit_is_seen_while_a_grandchild_holds_stdout() {
     let start = Instant::now();
     let r = client.call_tool("exit", args(json!({"code": 0}))).await;
     assert_eq!(
-        (r.data.as_str(), r.is_error),
+        (r.data, r.is_error),
         (
-            "MCP tool \"exit\" failed: MCP error -32000: Connection closed",
+            format!(
+                "MCP tool \"exit\" failed: MCP error -32000: Connection closed: the MCP server \
+                 `{}` went away during `tools/call`; the server exited (exit status: 0)",
+                grandchild_command_line()
+            ),
             true
         )
     );
@@ -136,8 +140,7 @@ async fn failed_connect_leaves_no_grandchild() {
             format!(
                 "the MCP server/discover handshake with `{command}` failed: MCP error -32601: \
                  Method not found; the fallback `initialize` handshake failed too: MCP error \
-                 -32000: Connection closed; the server exited (exit status: 3); server stderr \
-                 (last lines): fatal: this server refuses to initialize"
+                 -32000: Connection closed; the server exited (exit status: 3); server stderr: fatal: this server refuses to initialize"
             ),
         ),
         (

@@ -14,11 +14,13 @@
 
 mod bad_servers;
 mod everything;
+mod failures;
 mod filesystem;
 mod hostile;
 mod lifecycle;
 mod own_server;
 mod protocol;
+mod reach;
 mod replayed_cases;
 mod tool_layer;
 mod typed;

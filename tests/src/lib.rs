@@ -106,7 +106,51 @@ pub enum Mode {
     /// `wide-enum` (raw): one tool, `pick {level}`, whose `level` is an `enum` of 25 strings
     /// (`level-01` … `level-25`); a call answers `Picked <level>`.
     WideEnum,
+    /// `exit-on-discover` (raw): a server that accepts only `initialize` as its first message:
+    /// when the first message is anything else it writes [`EXIT_ON_DISCOVER_STDERR`] to
+    /// stderr and exits with code 1; after `initialize` it serves as the other raw modes.
+    ExitOnDiscover,
+    /// `modern` (raw): a 2026-07-28 server: answers `server/discover` with
+    /// `supportedVersions: ["2026-07-28"]` and `serverInfo` in `_meta`, and refuses
+    /// `initialize` with -32022 (`data.supported: ["2026-07-28"]`). With
+    /// [`START_DELAY_VAR`], a server that starts slowly.
+    Modern,
+    /// `dual` (raw): answers both `server/discover` (2026-07-28) and `initialize` (the
+    /// offered version), as a server supporting every revision does.
+    Dual,
+    /// `ignore-discover` (raw): never answers `server/discover` (reads it and goes on);
+    /// answers `initialize` with the offered version.
+    IgnoreDiscover,
+    /// `bom` (raw): writes a byte-order mark (U+FEFF) before every message.
+    Bom,
+    /// `crash-on-call` (raw): on `tools/call`, writes [`CRASH_STDERR`] to stderr and exits
+    /// with code 5 without answering.
+    CrashOnCall,
+    /// `usage-on-start` (raw): writes [`USAGE_ERROR_LINE`], then `Usage:` and 20 lines of
+    /// flags (`  --flag-<n> string   the flag <n>`) to stderr and exits with code 2, before
+    /// reading anything (a Go server started with a wrong flag).
+    UsageOnStart,
+    /// `noisy-shutdown` (raw): at stdin EOF writes [`SHUTDOWN_STDOUT`] on stdout (as some npm
+    /// wrappers do when they are stopped), then exits.
+    NoisyShutdown,
+    /// `progress` (raw): one tool, `slow_count {steps, ms}`: for each step it sleeps `ms`
+    /// milliseconds and, when the call's `_meta.progressToken` is set, sends
+    /// `notifications/progress` (`progress` = the step, `total` = `steps`, `message`
+    /// `step <n> of <steps>`); then answers `Counted to <steps>`.
+    Progress,
 }
+
+/// The environment variable that delays a raw mode's start: milliseconds before it reads its
+/// first message (a server on a cold `npx`/`uvx` launch).
+pub const START_DELAY_VAR: &str = "OMA_TEST_SERVER_START_DELAY_MS";
+/// What `exit-on-discover` writes to stderr before exiting.
+pub const EXIT_ON_DISCOVER_STDERR: &str = "error: expected `initialize` as the first message";
+/// What `crash-on-call` writes to stderr before exiting.
+pub const CRASH_STDERR: &str = "error: the database is gone";
+/// The first stderr line of `usage-on-start`.
+pub const USAGE_ERROR_LINE: &str = "Error: unknown flag: --bogus";
+/// What `noisy-shutdown` writes on stdout at stdin EOF (two lines).
+pub const SHUTDOWN_STDOUT: &str = "Shutting down the server...\nGoodbye.";
 
 /// The size of the large text in the `huge-line` mode's messages: 256 KiB.
 pub const HUGE_LINE_BYTES: usize = 256 * 1024;
@@ -146,6 +190,15 @@ impl Mode {
             Ok("stall-second-page") => Ok(Self::StallSecondPage),
             Ok("client-info") => Ok(Self::ClientInfo),
             Ok("wide-enum") => Ok(Self::WideEnum),
+            Ok("exit-on-discover") => Ok(Self::ExitOnDiscover),
+            Ok("modern") => Ok(Self::Modern),
+            Ok("dual") => Ok(Self::Dual),
+            Ok("ignore-discover") => Ok(Self::IgnoreDiscover),
+            Ok("bom") => Ok(Self::Bom),
+            Ok("crash-on-call") => Ok(Self::CrashOnCall),
+            Ok("usage-on-start") => Ok(Self::UsageOnStart),
+            Ok("noisy-shutdown") => Ok(Self::NoisyShutdown),
+            Ok("progress") => Ok(Self::Progress),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

@@ -22,10 +22,60 @@ fn tool(name: &str) -> Value {
     })
 }
 
-/// Writes one message line and flushes.
+/// Writes one message line and flushes (after a byte-order mark in the `bom` mode).
 fn send(out: &mut impl Write, msg: &Value) -> std::io::Result<()> {
+    if BOM.load(std::sync::atomic::Ordering::Relaxed) {
+        out.write_all("\u{feff}".as_bytes())?;
+    }
     writeln!(out, "{msg}")?;
     out.flush()
+}
+
+/// Whether [`send`] writes a byte-order mark first (the `bom` mode).
+static BOM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The `server/discover` result of the 2026-07-28 modes.
+fn discover_result() -> Value {
+    json!({
+        "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+        "_meta": {"io.modelcontextprotocol/serverInfo": server_info()}
+    })
+}
+
+/// `usage-on-start`: the cause first, then the usage text, then exit 2.
+fn usage_on_start() -> ! {
+    eprintln!("{}", crate::USAGE_ERROR_LINE);
+    eprintln!("Usage:");
+    for n in 1..=20 {
+        eprintln!("  --flag-{n} string   the flag {n}");
+    }
+    std::process::exit(2)
+}
+
+/// `progress`: the `slow_count` tool (see [`Mode::Progress`]).
+fn slow_count(params: &Value, out: &mut impl Write) -> std::io::Result<Value> {
+    let steps = params
+        .pointer("/arguments/steps")
+        .and_then(Value::as_u64)
+        .unwrap_or(3);
+    let ms = params
+        .pointer("/arguments/ms")
+        .and_then(Value::as_u64)
+        .unwrap_or(50);
+    let token = params.pointer("/_meta/progressToken").cloned();
+    for step in 1..=steps {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        if let Some(token) = &token {
+            send(
+                out,
+                &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+                    "progressToken": token, "progress": step, "total": steps,
+                    "message": format!("step {step} of {steps}")
+                }}),
+            )?;
+        }
+    }
+    Ok(json!({"content": [{"type": "text", "text": format!("Counted to {steps}")}]}))
 }
 
 /// Runs the raw loop of `mode` on stdin/stdout until stdin closes (or the mode exits).
@@ -33,6 +83,17 @@ fn send(out: &mut impl Write, msg: &Value) -> std::io::Result<()> {
 /// # Errors
 /// I/O errors on stdio.
 pub fn run(mode: Mode) -> std::io::Result<()> {
+    if mode == Mode::UsageOnStart {
+        usage_on_start();
+    }
+    BOM.store(mode == Mode::Bom, std::sync::atomic::Ordering::Relaxed);
+    if let Some(ms) = std::env::var(crate::START_DELAY_VAR)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+    let mut first = true;
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut out = std::io::stdout().lock();
@@ -48,11 +109,18 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
         let Some(method) = msg.get("method").and_then(Value::as_str) else {
             continue;
         };
+        if mode == Mode::ExitOnDiscover && first && method != "initialize" {
+            eprintln!("{}", crate::EXIT_ON_DISCOVER_STDERR);
+            std::process::exit(1);
+        }
+        first = false;
         let Some(id) = msg.get("id").cloned() else {
             continue; // a notification
         };
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
-        if mode == Mode::NeverAnswer {
+        if mode == Mode::NeverAnswer
+            || (mode == Mode::IgnoreDiscover && method == "server/discover")
+        {
             continue;
         }
         if mode == Mode::StallSecondPage
@@ -93,6 +161,17 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
             client_info = params.get("clientInfo").cloned().unwrap_or(Value::Null);
         }
         let reply = match method {
+            "server/discover" if matches!(mode, Mode::Modern | Mode::Dual) => Ok(discover_result()),
+            "initialize" if mode == Mode::Modern => {
+                send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "id": id, "error": {
+                        "code": -32022, "message": "Unsupported protocol version",
+                        "data": {"supported": ["2026-07-28"]}
+                    }}),
+                )?;
+                continue;
+            }
             "initialize" => match mode {
                 Mode::ExitOnInitialize => {
                     eprintln!("fatal: this server refuses to initialize");
@@ -121,6 +200,10 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
             )),
             "tools/call" => {
                 let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+                if mode == Mode::CrashOnCall {
+                    eprintln!("{}", crate::CRASH_STDERR);
+                    std::process::exit(5);
+                }
                 if name == "probe_client" {
                     Ok(probe_client(&mut lines, &mut out)?)
                 } else if mode == Mode::WideEnum {
@@ -130,6 +213,8 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
                 } else if mode == Mode::ClientInfo {
                     let text = client_info.to_string();
                     Ok(json!({"content": [{"type": "text", "text": text}]}))
+                } else if mode == Mode::Progress {
+                    Ok(slow_count(&params, &mut out)?)
                 } else if mode == Mode::Sloppy {
                     Ok(sloppy_result())
                 } else {
@@ -149,6 +234,10 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
             }
         };
         send(&mut out, &response)?;
+    }
+    if mode == Mode::NoisyShutdown {
+        writeln!(out, "{}", crate::SHUTDOWN_STDOUT)?;
+        out.flush()?;
     }
     if mode == Mode::Stubborn {
         // Ignore EOF (and SIGTERM, see `serve_stdio`): only SIGKILL ends this process.
@@ -235,6 +324,14 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
             "name": "client_info",
             "description": "The clientInfo this server received in initialize",
             "inputSchema": {"type": "object", "properties": {}}
+        }]}),
+        (Mode::Progress, _) => json!({"tools": [{
+            "name": "slow_count",
+            "description": "Counts to `steps`, one step every `ms` milliseconds, reporting progress",
+            "inputSchema": {"type": "object", "properties": {
+                "steps": {"type": "integer", "minimum": 1},
+                "ms": {"type": "integer", "minimum": 0}
+            }}
         }]}),
         (Mode::HugeTools, _) => json!({"tools": "x".repeat(1 << 20)}),
         (Mode::BadSchema, _) => {

@@ -10,11 +10,12 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default limit for one message (one line) from the server: 64 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 
-/// The longest [`Lifecycle::Auto`] waits for the `server/discover` probe before it falls back
-/// to `initialize` (rmcp 3.11's bound, `DEFAULT_AUTO_DISCOVER_TIMEOUT`): 10 s, or half of
-/// [`ConnectConfig::request_timeout`] when that is shorter (the fallback gets the rest of the
-/// one connect deadline).
-pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long [`Lifecycle::Auto`] waits for an answer to `server/discover` alone before it
+/// sends `initialize` too: 2 s, or half of [`ConnectConfig::request_timeout`] when that is
+/// shorter. `server/discover` is still awaited after it (see [`Lifecycle::Auto`]), so this is
+/// not how long a slow server has to answer; it is what a server that ignores
+/// `server/discover` costs at every connect, on top of its `initialize`.
+pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How [`connect_mcp_tools`](crate::connect_mcp_tools) establishes the MCP lifecycle; the
 /// semantics of rmcp 3.11's `ClientLifecycleMode` (see the [module docs](crate::connect),
@@ -26,20 +27,34 @@ pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Lifecycle {
-    /// Probe with `server/discover` (bounded by [`DISCOVER_PROBE_TIMEOUT`] and by half of
-    /// [`ConnectConfig::request_timeout`]); fall back to
-    /// `initialize` on the same connection when the server answers it with a JSON-RPC error
-    /// other than a 2026-07-28 rejection (-32020 header mismatch, -32021 missing client
-    /// capability; -32022 unsupported protocol version is negotiated) or does not answer in
-    /// time. Probe and fallback share one deadline, [`ConnectConfig::request_timeout`] from
-    /// the start. Works with servers on every revision. The default.
+    /// `server/discover` first, then `initialize` where the server needs it. Works with
+    /// servers on every revision; the negotiated revision does not depend on how fast the
+    /// server starts. The default. The rule:
+    ///
+    /// - `server/discover` is awaited until the connect deadline
+    ///   ([`ConnectConfig::request_timeout`] from the start, one deadline for the whole
+    ///   lifecycle). A result is a 2026-07-28 session; -32022 (unsupported protocol version)
+    ///   retries with a version of its `data.supported`; -32020 (header mismatch) and -32021
+    ///   (missing client capability) fail.
+    /// - Any other JSON-RPC error (e.g. -32601 Method not found) marks a server before
+    ///   2026-07-28: `initialize` follows at once on the same connection.
+    /// - No answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or half of a shorter request
+    ///   timeout): `initialize` is sent too, and `server/discover` stays pending. A server
+    ///   reads its stdin in order, so a slow 2026-07-28 server answers `server/discover`
+    ///   first, and that answer wins (its answer to the extra `initialize`, an error or a
+    ///   2025-11-25 result, is ignored). A server that ignores `server/discover` answers only
+    ///   `initialize`: a session on its revision, after the 2 s wait.
+    /// - The server exits (or closes stdout) before answering: a server before 2026-07-28
+    ///   that accepts only `initialize` as its first message. It is started again with
+    ///   [`Lifecycle::Initialize`], within what is left of the deadline, and a `WARN` log
+    ///   says so once per connect (pin `Initialize` to skip the probe).
     #[default]
     Auto,
     /// Only the `initialize` handshake (protocol 2025-11-25 offered, any known revision
     /// accepted) and `notifications/initialized`: what clients sent before 2026-07-28.
     Initialize,
     /// Only `server/discover` (protocol 2026-07-28, SEP-2575); a server without it is an
-    /// error. The probe is bounded by [`ConnectConfig::request_timeout`] only.
+    /// error. The request is bounded by [`ConnectConfig::request_timeout`] only.
     Discover,
 }
 

@@ -204,6 +204,8 @@ pub(crate) enum Incoming {
     Notification {
         /// The method.
         method: String,
+        /// Its `params`, raw, when present.
+        params: Option<Value>,
     },
     /// JSON nested deeper than `serde_json`'s recursion limit ([`MAX_DEPTH`]): not parsed.
     TooDeep,
@@ -293,7 +295,10 @@ pub(crate) fn classify(line: &[u8]) -> Incoming {
     let id = obj.remove("id").filter(|id| !id.is_null());
     match (method, id) {
         (Some(method), Some(id)) => Incoming::Request { id, method },
-        (Some(method), None) => Incoming::Notification { method },
+        (Some(method), None) => Incoming::Notification {
+            method,
+            params: obj.remove("params"),
+        },
         (None, Some(id)) => {
             if let Some(error) = obj.remove("error") {
                 Incoming::Response {
@@ -549,7 +554,15 @@ mod tests {
         assert_eq!(
             classify(br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#),
             Incoming::Notification {
-                method: "notifications/tools/list_changed".to_owned()
+                method: "notifications/tools/list_changed".to_owned(),
+                params: None
+            }
+        );
+        assert_eq!(
+            classify(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}"#),
+            Incoming::Notification {
+                method: "notifications/progress".to_owned(),
+                params: Some(json!({"progressToken": 1, "progress": 2}))
             }
         );
         assert!(matches!(

@@ -52,78 +52,169 @@ pub(crate) struct Failure {
     pub(crate) method: &'static str,
     /// The error.
     pub(crate) error: Error,
+    /// [`Lifecycle::Auto`] only: the server went away after `server/discover` without
+    /// answering it (nor `initialize`, when that was sent too): a server before 2026-07-28
+    /// that exits when its first message is not `initialize`. Start it again with
+    /// [`Lifecycle::Initialize`].
+    pub(crate) restart_with_initialize: bool,
 }
 
-/// Runs the lifecycle `config` selects on `session` (see [`Lifecycle`]).
+impl Failure {
+    fn new(method: &'static str, error: Error) -> Self {
+        Self {
+            method,
+            error,
+            restart_with_initialize: false,
+        }
+    }
+}
+
+/// Runs `lifecycle` on `session` (see [`Lifecycle`]), all of it before `deadline`
+/// (`timeout`, [`ConnectConfig::request_timeout`], is what a timeout error reports).
 ///
 /// # Errors
 /// The [`Failure`], for [`Error::Handshake`].
 pub(crate) async fn establish(
     session: &Session,
     config: &ConnectConfig,
+    lifecycle: Lifecycle,
+    deadline: Instant,
     command_line: &str,
 ) -> Result<Negotiated, Failure> {
     let client = Implementation::new(config.client_name.clone(), config.client_version.clone());
-    let fail = |method| move |error| Failure { method, error };
-    // One deadline for the whole lifecycle: the `Auto` probe and its fallback share it.
     let timeout = config.request_timeout;
-    let deadline = Instant::now() + timeout;
-    match config.lifecycle {
-        Lifecycle::Initialize => initialize(session, client, command_line, deadline, timeout)
+    match lifecycle {
+        Lifecycle::Initialize => initialize(session, client, command_line, deadline, timeout, true)
             .await
-            .map_err(fail(INITIALIZE)),
+            .map_err(|error| Failure::new(INITIALIZE, error)),
         Lifecycle::Discover => {
-            match discover(session, &client, command_line, config.request_timeout).await {
+            match discover(session, &client, command_line, deadline, timeout).await {
                 Ok(Discovered::Modern(negotiated)) => Ok(negotiated),
-                Ok(Discovered::Legacy(error)) => Err(Failure {
-                    method: DISCOVER,
-                    error: match error {
+                Ok(Discovered::Legacy(error)) => Err(Failure::new(
+                    DISCOVER,
+                    match error {
                         // The request timeout: plain, as for any other request.
                         e @ Error::Timeout { .. } => e,
                         e => Error::DiscoverUnsupported {
                             source: Box::new(e),
                         },
                     },
-                }),
-                Err(error) => Err(Failure {
-                    method: DISCOVER,
-                    error,
-                }),
+                )),
+                Err(error) => Err(Failure::new(DISCOVER, error)),
             }
         }
-        Lifecycle::Auto => {
-            let bound = probe_bound(timeout);
-            match discover(session, &client, command_line, bound).await {
-                Ok(Discovered::Modern(negotiated)) => Ok(negotiated),
-                Ok(Discovered::Legacy(discover_error)) => {
+        Lifecycle::Auto => auto(session, client, command_line, deadline, timeout).await,
+    }
+}
+
+/// [`Lifecycle::Auto`]: `server/discover`, waited for until `deadline`; after
+/// [`probe_bound`] without an answer, `initialize` is sent too, and the first success wins
+/// (a server reads its stdin in order, so one that answers `server/discover` at all answers
+/// it before the `initialize` queued behind it, however slowly it starts). A JSON-RPC error
+/// to `server/discover` (not -32020/-32021) means a server before 2026-07-28: `initialize`
+/// follows at once. The server going away before it answered is
+/// [`Failure::restart_with_initialize`].
+async fn auto(
+    session: &Session,
+    client: Implementation,
+    command_line: &str,
+    deadline: Instant,
+    timeout: Duration,
+) -> Result<Negotiated, Failure> {
+    let fallback_failed = |discover: Error, fallback: Error| {
+        Failure::new(
+            DISCOVER,
+            Error::FallbackFailed {
+                discover: Box::new(discover),
+                fallback: Box::new(fallback),
+            },
+        )
+    };
+    // The server went away without answering: restart it with `initialize` (unless it had
+    // answered `initialize` with an error: then `initialize` first would not help).
+    let gone = |error: Error, initialize_error: Option<&Error>| Failure {
+        restart_with_initialize: error.is_disconnected()
+            && initialize_error.is_none_or(Error::is_disconnected),
+        ..Failure::new(DISCOVER, error)
+    };
+    let discovering = discover(session, &client, command_line, deadline, timeout);
+    tokio::pin!(discovering);
+    let bound = probe_bound(timeout);
+    match tokio::time::timeout(bound, &mut discovering).await {
+        Ok(Ok(Discovered::Modern(negotiated))) => return Ok(negotiated),
+        Ok(Ok(Discovered::Legacy(discover_error))) => {
+            tracing::debug!(
+                server = %command_line,
+                "`server/discover` got {discover_error}; falling back to `initialize`"
+            );
+            return initialize(
+                session,
+                client.clone(),
+                command_line,
+                deadline,
+                timeout,
+                true,
+            )
+            .await
+            .map_err(|fallback| fallback_failed(discover_error, fallback));
+        }
+        Ok(Err(error)) => return Err(gone(error, None)),
+        Err(_) => {}
+    }
+    tracing::debug!(
+        server = %command_line,
+        "no answer to `server/discover` within {bound:?}; sending `initialize` too (an answer \
+         to `server/discover` still wins)"
+    );
+    // Not cancelled when `server/discover` wins (a client must not cancel `initialize`).
+    let initializing = initialize(
+        session,
+        client.clone(),
+        command_line,
+        deadline,
+        timeout,
+        false,
+    );
+    tokio::pin!(initializing);
+    let mut discover_error: Option<Error> = None;
+    let mut initialize_error: Option<Error> = None;
+    loop {
+        tokio::select! {
+            // `server/discover` first: when both answers are there (a busy machine polls this
+            // task late), the one the server wrote first wins, not a random one.
+            biased;
+            discovered = &mut discovering, if discover_error.is_none() => match discovered {
+                Ok(Discovered::Modern(negotiated)) => return Ok(negotiated),
+                Ok(Discovered::Legacy(error)) => match initialize_error.take() {
+                    Some(fallback) => return Err(fallback_failed(error, fallback)),
+                    None => discover_error = Some(error),
+                },
+                Err(error) => return Err(gone(error, initialize_error.as_ref())),
+            },
+            initialized = &mut initializing, if initialize_error.is_none() => match initialized {
+                Ok(negotiated) => {
                     tracing::debug!(
                         server = %command_line,
-                        "`server/discover` got {discover_error}; falling back to `initialize`"
+                        "`initialize` answered, `server/discover` did not: a server before \
+                         2026-07-28"
                     );
-                    initialize(session, client, command_line, deadline, timeout)
-                        .await
-                        .map_err(|fallback| Failure {
-                            method: DISCOVER,
-                            error: Error::FallbackFailed {
-                                discover: Box::new(discover_error),
-                                fallback: Box::new(fallback),
-                            },
-                        })
+                    return Ok(negotiated);
                 }
-                Err(error) => Err(Failure {
-                    method: DISCOVER,
-                    error,
-                }),
-            }
+                Err(error) => match discover_error.take() {
+                    Some(discover) => return Err(fallback_failed(discover, error)),
+                    None => initialize_error = Some(error),
+                },
+            },
+            else => return Err(Failure::new(DISCOVER, Error::NotConnected)),
         }
     }
 }
 
-/// How long [`Lifecycle::Auto`] waits for `server/discover` (all its attempts together): the
-/// smaller of half the request timeout and [`DISCOVER_PROBE_TIMEOUT`]. The fallback
-/// `initialize` gets the rest of the one connect deadline (`request_timeout` from the start),
-/// so a server that answers neither fails after `request_timeout`, not after twice it, and a
-/// server that ignores `server/discover` still has at least half of it for `initialize`.
+/// How long [`Lifecycle::Auto`] waits for `server/discover` alone before it sends
+/// `initialize` too: the smaller of half the request timeout and [`DISCOVER_PROBE_TIMEOUT`].
+/// `server/discover` is still awaited after it, up to the one connect deadline
+/// (`request_timeout` from the start), so a server that answers it late keeps its revision;
+/// a server that ignores it is reached through `initialize` after this bound.
 pub(crate) fn probe_bound(request_timeout: Duration) -> Duration {
     (request_timeout / 2).min(DISCOVER_PROBE_TIMEOUT)
 }
@@ -269,13 +360,14 @@ enum Discovered {
     Legacy(Error),
 }
 
-/// Sends `server/discover` (again after -32022, with another version), all attempts within
-/// `bound`.
+/// Sends `server/discover` (again after -32022, with another version), all attempts before
+/// `deadline` (`timeout` is what an [`Error::Timeout`] reports).
 async fn discover(
     session: &Session,
     client: &Implementation,
     command_line: &str,
-    bound: Duration,
+    deadline: Instant,
+    timeout: Duration,
 ) -> Result<Discovered, Error> {
     let preferred = preferred_versions();
     let Some(mut candidate) = preferred.first().cloned() else {
@@ -285,7 +377,6 @@ async fn discover(
             "this client knows no protocol version without `initialize`".to_owned(),
         ));
     };
-    let deadline = Instant::now() + bound;
     let mut attempted = Vec::new();
     loop {
         attempted.push(candidate.clone());
@@ -302,10 +393,7 @@ async fn discover(
                 return read_discover_result(result, &preferred, client, command_line)
                     .map(Discovered::Modern);
             }
-            Err(Error::Timeout { method, .. }) => Error::Timeout {
-                method,
-                timeout: bound,
-            },
+            Err(Error::Timeout { method, .. }) => Error::Timeout { method, timeout },
             Err(e) => e,
         };
         match classify_discover_error(&error) {
@@ -374,25 +462,38 @@ fn read_discover_result(
 ///
 /// The request is bounded by what is left until `deadline` (the connect deadline); when it
 /// elapses the error is [`Error::Timeout`] with `timeout` = `request_timeout`, the bound of
-/// the whole lifecycle that elapsed.
+/// the whole lifecycle that elapsed. `notify_cancel`: whether a timeout sends
+/// `notifications/cancelled` (not for the `initialize` [`Lifecycle::Auto`] sends beside a
+/// pending `server/discover`). -32601 Method not found is [`Error::NotMcpServer`].
 async fn initialize(
     session: &Session,
     client: Implementation,
     command_line: &str,
     deadline: Instant,
     request_timeout: Duration,
+    notify_cancel: bool,
 ) -> Result<Negotiated, Error> {
     let params = InitializeRequestParams::new(ClientCapabilities::default(), client.clone())
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
     let remaining = deadline.saturating_duration_since(Instant::now());
-    let result = match session
-        .request_within(INITIALIZE, framing::to_params(&params)?, remaining)
-        .await
-    {
+    let params = framing::to_params(&params)?;
+    let reply = if notify_cancel {
+        session.request_within(INITIALIZE, params, remaining).await
+    } else {
+        session.probe(INITIALIZE, params, remaining).await
+    };
+    let result = match reply {
         Err(Error::Timeout { method, .. }) => {
             return Err(Error::Timeout {
                 method,
                 timeout: request_timeout,
+            });
+        }
+        Err(error @ Error::Rpc { code: -32601, .. }) => {
+            return Err(Error::NotMcpServer {
+                command: command_line.to_owned(),
+                method: INITIALIZE.to_owned(),
+                source: Box::new(error),
             });
         }
         other => other?,
@@ -539,13 +640,11 @@ mod tests {
             None
         );
         assert_eq!(select_protocol_version(&preferred, &[]), None);
+        assert_eq!(probe_bound(Duration::from_secs(60)), Duration::from_secs(2));
+        assert_eq!(probe_bound(Duration::from_secs(4)), Duration::from_secs(2));
         assert_eq!(
-            probe_bound(Duration::from_secs(60)),
-            Duration::from_secs(10)
-        );
-        assert_eq!(
-            probe_bound(Duration::from_secs(20)),
-            Duration::from_secs(10)
+            probe_bound(Duration::from_secs(3)),
+            Duration::from_millis(1500)
         );
         assert_eq!(
             probe_bound(Duration::from_millis(600)),

@@ -2,8 +2,8 @@
 //! routing stdout lines to pending requests by `id`, and a task draining stderr into
 //! `tracing` (target `oma_mcp::server_stderr`) so a chatty server never blocks.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -15,12 +15,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::framing::{self, Incoming, LineRead};
+use super::stderr::{self, StderrLines, cut};
 use crate::Error;
 
-/// How many of the server's last stderr lines are kept for handshake errors.
-const STDERR_TAIL_LINES: usize = 10;
-/// The longest stderr line kept for handshake errors (longer ones are cut, in chars).
-const STDERR_TAIL_LINE_CHARS: usize = 300;
 /// The longest stderr line logged whole; longer ones are logged as their length only.
 const STDERR_MAX_LINE: usize = 64 * 1024;
 
@@ -59,11 +56,19 @@ struct State {
 /// State shared with the tasks.
 struct Shared {
     state: Mutex<State>,
-    stderr_tail: Mutex<VecDeque<String>>,
+    stderr_lines: Mutex<StderrLines>,
+    /// Set by [`Session::close`]: the client is stopping the server, so what it writes on
+    /// stdout while it shuts down (an npm wrapper's goodbye) is no longer worth a warning.
+    closing: AtomicBool,
     max_message_size: usize,
     command_line: String,
     /// Cancelled when the reader task ends (EOF, a read error, or aborted).
     reader_done: CancellationToken,
+    /// Cancelled when the stderr task ends (EOF, a read error, or aborted).
+    stderr_done: CancellationToken,
+    /// The `params` of `notifications/progress` go to the call whose `progressToken` they
+    /// name (see [`Session::progress`]).
+    progress: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
 }
 
 /// Locks ignoring poisoning (the data stays consistent: every critical section is a few map
@@ -92,6 +97,7 @@ pub(crate) struct Session {
     shared: Arc<Shared>,
     out: mpsc::UnboundedSender<Outgoing>,
     next_id: AtomicU64,
+    next_progress_token: AtomicU64,
     timeout: Duration,
     io_tasks: Mutex<Vec<JoinHandle<()>>>,
     stderr_task: Mutex<Option<JoinHandle<()>>>,
@@ -109,10 +115,13 @@ impl Session {
     ) -> Self {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
-            stderr_tail: Mutex::new(VecDeque::new()),
+            stderr_lines: Mutex::new(StderrLines::default()),
+            closing: AtomicBool::new(false),
             max_message_size,
             command_line,
             reader_done: CancellationToken::new(),
+            stderr_done: CancellationToken::new(),
+            progress: Mutex::new(HashMap::new()),
         });
         let (out, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_loop(stdin, rx, Arc::clone(&shared)));
@@ -122,6 +131,7 @@ impl Session {
             shared,
             out,
             next_id: AtomicU64::new(0),
+            next_progress_token: AtomicU64::new(1),
             timeout,
             io_tasks: Mutex::new(vec![writer, reader]),
             stderr_task: Mutex::new(Some(stderr_task)),
@@ -271,6 +281,7 @@ impl Session {
     /// Marks the session closed (later requests fail with [`Error::NotConnected`], pending ones
     /// with [`Error::ConnectionClosed`]) and closes the server's stdin after queued lines.
     pub(crate) fn close(&self) {
+        self.shared.closing.store(true, Ordering::Relaxed);
         self.shared.close();
         let _ = self.out.send(Outgoing::Close);
     }
@@ -299,6 +310,33 @@ impl Session {
         }
     }
 
+    /// A new progress token and the receiver of the `params` of every
+    /// `notifications/progress` that names it, until the returned [`ProgressToken`] is
+    /// dropped.
+    pub(crate) fn progress(&self) -> (ProgressToken, mpsc::UnboundedReceiver<Value>) {
+        let token = self.next_progress_token.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.shared.progress).insert(token, tx);
+        (
+            ProgressToken {
+                shared: Arc::clone(&self.shared),
+                token,
+            },
+            rx,
+        )
+    }
+
+    /// Whether [`Session::close`] ran: the client, not the server, ended the session.
+    pub(crate) fn closed_by_client(&self) -> bool {
+        self.shared.closing.load(Ordering::Relaxed)
+    }
+
+    /// Waits up to `bound` for the server's stderr to reach its end (after the server
+    /// exited), so [`Session::stderr_tail`] holds its last lines.
+    pub(crate) async fn stderr_drained(&self, bound: Duration) {
+        let _ = tokio::time::timeout(bound, self.shared.stderr_done.cancelled()).await;
+    }
+
     /// Stops the reader and writer tasks, then gives the stderr task up to `bound` to drain
     /// what the (now dead) server wrote before stopping it too.
     pub(crate) async fn stop_tasks(&self, bound: Duration) {
@@ -313,15 +351,12 @@ impl Session {
         }
     }
 
-    /// The last lines the server wrote to stderr, formatted for [`Error::Handshake`]:
-    /// `"; server stderr (last lines): a | b"`, or empty.
+    /// The server's stderr lines that matter, formatted for [`Error::Handshake`] and
+    /// [`Error::ServerExited`]: `"; server stderr: a | b"`, or a bounded selection of the
+    /// first lines, the error-looking lines and the last lines (see [`StderrLines::render`]);
+    /// empty when the server wrote nothing.
     pub(crate) fn stderr_tail(&self) -> String {
-        let tail = lock(&self.shared.stderr_tail);
-        if tail.is_empty() {
-            return String::new();
-        }
-        let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
-        format!("; server stderr (last lines): {}", lines.join(" | "))
+        lock(&self.shared.stderr_lines).render()
     }
 }
 
@@ -334,6 +369,25 @@ impl Drop for Session {
         if let Some(task) = lock(&self.stderr_task).take() {
             task.abort();
         }
+    }
+}
+
+/// A registered progress token (see [`Session::progress`]); unregistered when dropped.
+pub(crate) struct ProgressToken {
+    shared: Arc<Shared>,
+    token: u64,
+}
+
+impl ProgressToken {
+    /// The token, as sent in `_meta.progressToken`.
+    pub(crate) fn value(&self) -> u64 {
+        self.token
+    }
+}
+
+impl Drop for ProgressToken {
+    fn drop(&mut self) {
+        lock(&self.shared.progress).remove(&self.token);
     }
 }
 
@@ -451,8 +505,9 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>, out: mpsc::Unbounde
             }
             Ok(LineRead::TooLong { len }) => oversized(&buf, len, &shared),
             Ok(LineRead::Line) => {
-                if !buf.iter().all(u8::is_ascii_whitespace) {
-                    dispatch(framing::classify(&buf), &buf, &shared, &out);
+                let line = without_bom(&buf, &shared.command_line);
+                if !line.iter().all(u8::is_ascii_whitespace) {
+                    dispatch(framing::classify(line), line, &shared, &out);
                 }
             }
         }
@@ -462,6 +517,21 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>, out: mpsc::Unbounde
     }
     shared.close();
     tracing::debug!(server = %shared.command_line, "MCP server closed stdout");
+}
+
+/// The UTF-8 byte-order mark (U+FEFF).
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `line` without the byte-order marks (U+FEFF) in front of it, which some servers (a
+/// Windows-minded logger, a .NET console) write before a message; each is noted in a
+/// `DEBUG` log. JSON does not allow them, so without this the message would be skipped as
+/// not JSON and its request would time out.
+fn without_bom<'a>(mut line: &'a [u8], server: &str) -> &'a [u8] {
+    while let Some(rest) = line.strip_prefix(BOM) {
+        tracing::debug!(%server, "skipped a byte-order mark (U+FEFF) before a message on the MCP server's stdout");
+        line = rest;
+    }
+    line
 }
 
 /// The largest line buffer capacity the reader keeps between messages (1 MiB): a buffer that
@@ -545,7 +615,15 @@ fn dispatch(
             };
             let _ = out.send(Outgoing::Line(line, None));
         }
-        Incoming::Notification { method } => {
+        Incoming::Notification { method, params } => {
+            if method == "notifications/progress"
+                && let Some(params) = params
+                && let Some(token) = params.get("progressToken").and_then(response_id)
+                && let Some(tx) = lock(&shared.progress).get(&token)
+            {
+                let _ = tx.send(params);
+                return;
+            }
             tracing::debug!(%method, "notification from the MCP server ignored");
         }
         Incoming::TooDeep => {
@@ -563,25 +641,28 @@ fn dispatch(
         }
         Incoming::Invalid { reason } => {
             let text = String::from_utf8_lossy(raw);
-            tracing::warn!(
-                server = %shared.command_line,
-                "skipped a line on the MCP server's stdout that is not a JSON-RPC message ({reason}): {}",
-                cut(&text, STDERR_TAIL_LINE_CHARS)
-            );
+            let text = cut(&text, stderr::LINE_CHARS);
+            let server = &shared.command_line;
+            if shared.closing.load(Ordering::Relaxed) {
+                // The client stopped the server: a shutdown message is no protocol problem.
+                tracing::debug!(
+                    %server,
+                    "skipped a line the MCP server wrote on stdout while being stopped: {text}"
+                );
+            } else {
+                tracing::warn!(
+                    %server,
+                    "skipped a line on the MCP server's stdout that is not a JSON-RPC message ({reason}): {text}"
+                );
+            }
         }
     }
 }
 
-/// `s` cut to at most `max` chars, with `…` when cut.
-fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
-}
-
-/// Logs every stderr line (target `oma_mcp::server_stderr`) and keeps the last few.
+/// Logs every stderr line (target `oma_mcp::server_stderr`) and keeps those errors quote
+/// ([`StderrLines`]).
 async fn drain_stderr(stderr: ChildStderr, shared: Arc<Shared>) {
+    let _done = shared.stderr_done.clone().drop_guard();
     let mut reader = BufReader::new(stderr);
     let mut buf = Vec::new();
     loop {
@@ -593,11 +674,7 @@ async fn drain_stderr(stderr: ChildStderr, shared: Arc<Shared>) {
             Ok(LineRead::Line) => {
                 let text = String::from_utf8_lossy(&buf);
                 tracing::info!(target: "oma_mcp::server_stderr", server = %shared.command_line, "{text}");
-                let mut tail = lock(&shared.stderr_tail);
-                if tail.len() == STDERR_TAIL_LINES {
-                    tail.pop_front();
-                }
-                tail.push_back(cut(&text, STDERR_TAIL_LINE_CHARS));
+                lock(&shared.stderr_lines).push(&text);
             }
         }
     }
@@ -620,7 +697,7 @@ fn response_id(id: &Value) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{cut, response_id};
+    use super::{response_id, without_bom};
     use serde_json::json;
 
     #[test]
@@ -682,9 +759,11 @@ mod tests {
     }
 
     #[test]
-    fn cut_respects_char_boundaries() {
-        assert_eq!(cut("héllo", 2), "hé…");
-        assert_eq!(cut("hé", 2), "hé");
+    fn byte_order_marks_before_a_message_are_skipped() {
+        assert_eq!(without_bom(b"\xEF\xBB\xBF{}", "srv"), b"{}");
+        assert_eq!(without_bom(b"\xEF\xBB\xBF\xEF\xBB\xBF{}", "srv"), b"{}");
+        assert_eq!(without_bom(b"{}\xEF\xBB\xBF", "srv"), b"{}\xEF\xBB\xBF");
+        assert_eq!(without_bom(b"\xEF\xBB", "srv"), b"\xEF\xBB");
     }
 
     /// The writer fails a request whose line cannot be written (the server closed its stdin

@@ -37,6 +37,9 @@ pub enum Command {
         /// Environment for the server(s); values are never written to the snapshot.
         #[command(flatten)]
         server_env: crate::server_env::ServerEnv,
+        /// How the MCP session starts (default: the manifest's `lifecycle`, else auto).
+        #[arg(long, value_enum)]
+        lifecycle: Option<LifecycleArg>,
         /// The server command and its arguments, after `--` (instead of --manifest/--server).
         #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
         command: Vec<String>,
@@ -131,9 +134,35 @@ pub struct Target {
     /// Environment for the server.
     #[command(flatten)]
     pub server_env: crate::server_env::ServerEnv,
+    /// How the MCP session starts (default: the manifest's `lifecycle`, else auto).
+    #[arg(long, value_enum)]
+    pub lifecycle: Option<LifecycleArg>,
     /// The server command and its arguments, after `--` (instead of --manifest/--server).
     #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
     pub command: Vec<String>,
+}
+
+/// `--lifecycle`: how the MCP session starts (the runtime's `Lifecycle`, mirrored here so
+/// clap stays out of the library).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LifecycleArg {
+    /// `server/discover` (protocol 2026-07-28), else `initialize`; a server that exits on
+    /// `server/discover` is started again with `initialize`.
+    Auto,
+    /// Only `initialize` (protocol revisions before 2026-07-28): no probe.
+    Initialize,
+    /// Only `server/discover` (protocol 2026-07-28).
+    Discover,
+}
+
+impl From<LifecycleArg> for oma_mcp_runtime::Lifecycle {
+    fn from(arg: LifecycleArg) -> Self {
+        match arg {
+            LifecycleArg::Auto => Self::Auto,
+            LifecycleArg::Initialize => Self::Initialize,
+            LifecycleArg::Discover => Self::Discover,
+        }
+    }
 }
 
 /// Output formats of `list` and `call`.

@@ -30,6 +30,9 @@ pub struct CheckArgs {
     /// Environment for the servers (added to each pin's `env` and `pass-env`).
     #[command(flatten)]
     pub server_env: ServerEnv,
+    /// How the MCP session starts (default: each server's `lifecycle`, else auto).
+    #[arg(long, value_enum)]
+    pub lifecycle: Option<crate::args::LifecycleArg>,
 }
 
 /// A server of the manifest that could not be checked.
@@ -62,7 +65,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_one(pin, &args.server_env).await {
+        match check_one(pin, &args.server_env, args.lifecycle).await {
             Ok((report, tools)) => compared.push(Compared {
                 name: pin.name.clone(),
                 label: format!("{} ({})", pin.name, report::relative(&pin.snapshot)),
@@ -115,11 +118,15 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
 async fn check_one(
     pin: &ServerPin,
     env: &ServerEnv,
+    lifecycle: Option<crate::args::LifecycleArg>,
 ) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = Snapshot::read(&pin.snapshot)?;
-    let config = env.apply(crate::commands::cli_client(pin.connect_config(), Some(pin)))?;
+    let mut config = env.apply(crate::commands::cli_client(pin.connect_config(), Some(pin)))?;
     let progress = Progress::start(format!("connecting to `{}`", pin.name));
+    if let Some(lifecycle) = lifecycle {
+        config = config.with_lifecycle(lifecycle.into());
+    }
     let client = crate::commands::connect(config).await;
     progress.finish().await;
     let client = client?;

@@ -11,7 +11,7 @@ use oma_mcp_runtime::validate::{Validator, invalid_input_message};
 use oma_mcp_runtime::{ConnectConfig, DiscoveredTool, McpClient, Snapshot};
 use serde_json::{Value, json};
 
-use crate::args::{CallArgs, Command, Format, Target};
+use crate::args::{CallArgs, Command, Format, LifecycleArg, Target};
 use crate::server_env::ServerEnv;
 use crate::terminal;
 
@@ -164,8 +164,20 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
             out,
             timeout_ms,
             server_env,
+            lifecycle,
             command,
-        } => snapshot(manifest, server, out, timeout_ms, &server_env, command).await,
+        } => {
+            snapshot(
+                manifest,
+                server,
+                out,
+                timeout_ms,
+                &server_env,
+                lifecycle,
+                command,
+            )
+            .await
+        }
         Command::Generate {
             snapshot,
             prefix,
@@ -192,6 +204,7 @@ async fn snapshot(
     out: Option<PathBuf>,
     timeout_ms: Option<u64>,
     server_env: &ServerEnv,
+    lifecycle: Option<LifecycleArg>,
     command: Vec<String>,
 ) -> Result<Outcome, CliError> {
     if let [program, args @ ..] = command.as_slice() {
@@ -203,6 +216,9 @@ async fn snapshot(
             config = config.with_request_timeout(Duration::from_millis(ms));
         }
         crate::server_env::warn_env_wrapper(program, args);
+        if let Some(lifecycle) = lifecycle {
+            config = config.with_lifecycle(lifecycle.into());
+        }
         let client = connect(config).await?;
         let snapshot =
             client.snapshot_with_source(SnapshotSource::new(program.clone(), args.to_vec()));
@@ -239,6 +255,9 @@ async fn snapshot(
             config = config.with_request_timeout(Duration::from_millis(ms));
         }
         crate::server_env::warn_env_wrapper(&pin.command, &pin.args);
+        if let Some(lifecycle) = lifecycle {
+            config = config.with_lifecycle(lifecycle.into());
+        }
         let client = connect(config).await?;
         let snapshot = client.snapshot_with_source(pin.snapshot_source());
         stop_listed(&client).await;
@@ -430,7 +449,7 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
         });
     }
     let mcp_name = found.mcp_name.clone();
-    let result = client.call_tool(&mcp_name, arguments).await;
+    let result = call_showing_progress(&client, &tool, &mcp_name, arguments).await;
     // A tool ran: the server gets the full grace to finish its work and exit.
     client.disconnect().await;
     let text = match format {
@@ -455,6 +474,28 @@ async fn call(call: CallArgs) -> Result<Outcome, CliError> {
     } else {
         Outcome::Success
     })
+}
+
+/// Calls the tool and maps the result as `McpClient::call_tool` does; on a terminal, with a
+/// progress bar on stderr fed by the server's `notifications/progress` (the call then
+/// carries a `progressToken`). Piped, nothing is drawn and no token is sent.
+async fn call_showing_progress(
+    client: &McpClient,
+    tool: &str,
+    mcp_name: &str,
+    arguments: Option<serde_json::Map<String, Value>>,
+) -> oma_mcp_runtime::ToolResult {
+    let Some(bar) = crate::progress::CallProgress::on_terminal(tool) else {
+        return client.call_tool(mcp_name, arguments).await;
+    };
+    let raw = client
+        .call_tool_raw_with_progress(mcp_name, arguments, None, |p| bar.update(&p))
+        .await;
+    bar.finish();
+    match raw {
+        Ok(result) => oma_mcp_runtime::map_call_result(&result),
+        Err(e) => oma_mcp_runtime::ToolResult::failed(mcp_name, &e.to_string()),
+    }
 }
 
 /// The connection settings and consequential rules for a `--manifest`/`--` target (after
@@ -500,6 +541,9 @@ fn resolve(
     }
     if let Some(bytes) = target.max_message_bytes {
         config = config.with_max_message_size(bytes);
+    }
+    if let Some(lifecycle) = target.lifecycle {
+        config = config.with_lifecycle(lifecycle.into());
     }
     Ok((config, options.consequential_policy()?))
 }

@@ -1,5 +1,6 @@
-//! A spinner on stderr while a slow server starts (an `npx` server can take seconds): only
-//! when stderr is a terminal, nothing otherwise.
+//! A spinner on stderr while a slow server starts (an `npx` server can take seconds), and the
+//! progress bar of `oma-mcp call` fed by the server's `notifications/progress`: only when
+//! stderr is a terminal, nothing otherwise.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -51,4 +52,80 @@ impl Progress {
             let _ = task.await;
         }
     }
+}
+
+/// The progress bar of a tool call (`indicatif`, on stderr): a bar with the percentage when
+/// the server sends a `total`, a spinner with the progress count otherwise; the server's
+/// `message` beside it.
+pub struct CallProgress {
+    bar: indicatif::ProgressBar,
+    tool: String,
+}
+
+/// The bar's length: a fraction of the total in thousandths (the server's units may be
+/// fractional).
+const BAR_SCALE: u64 = 1000;
+
+impl CallProgress {
+    /// A hidden bar for `tool` when stderr is a terminal; `None` when it is not (piped,
+    /// redirected to a file): then nothing is drawn.
+    pub fn on_terminal(tool: &str) -> Option<Self> {
+        if !std::io::stderr().is_terminal() {
+            return None;
+        }
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(BAR_SCALE),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        // Shown from the first notification on: a call without progress draws nothing.
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        Some(Self {
+            bar,
+            tool: crate::terminal::safe(tool),
+        })
+    }
+
+    /// Shows one `notifications/progress`.
+    pub fn update(&self, progress: &oma_mcp_runtime::Progress) {
+        if self.bar.is_hidden() {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        let message = progress
+            .message
+            .as_deref()
+            .map(crate::terminal::safe)
+            .unwrap_or_default();
+        match progress.fraction() {
+            Some(fraction) => {
+                self.bar.set_style(bar_style());
+                // `fraction` is within 0..=1, so the product fits.
+                self.bar
+                    .set_position((fraction * BAR_SCALE as f64).round() as u64);
+                self.bar.set_message(format!("{} {message}", self.tool));
+            }
+            None => {
+                self.bar.set_style(spinner_style());
+                self.bar.tick();
+                self.bar
+                    .set_message(format!("{} {} {message}", self.tool, progress.progress));
+            }
+        }
+    }
+
+    /// Clears the bar.
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+fn bar_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template("[{bar:30}] {percent:>3}% {msg}")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> ")
+}
+
+fn spinner_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template("{spinner} {msg}")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
 }

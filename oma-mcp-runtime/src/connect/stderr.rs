@@ -1,0 +1,188 @@
+//! The server's stderr lines that errors quote: a bounded selection of the first lines, the
+//! lines that look like errors and the last lines.
+//!
+//! A server that fails to start often prints its error first and its usage text after it, so
+//! the last lines alone would hide the cause; a server that fails later prints the cause last.
+//! [`StderrLines`] keeps both ends and the error-looking lines between them, each line cut to
+//! [`LINE_CHARS`], so an error message stays bounded whatever the server writes.
+
+use std::collections::VecDeque;
+
+/// How many of the first lines are kept.
+pub(crate) const HEAD_LINES: usize = 5;
+/// How many of the last lines are kept.
+pub(crate) const TAIL_LINES: usize = 10;
+/// How many lines between the first and the last ones are kept because they look like errors
+/// (the first such lines).
+pub(crate) const ERROR_LINES: usize = 5;
+/// The longest line kept (longer ones are cut, in chars, with `…`).
+pub(crate) const LINE_CHARS: usize = 300;
+
+/// Words (lower case) that make a line look like an error.
+const ERROR_WORDS: [&str; 9] = [
+    "error",
+    "fatal",
+    "panic",
+    "fail",
+    "exception",
+    "cannot",
+    "can't",
+    "unable",
+    "denied",
+];
+
+/// Whether `line` looks like an error message (one of [`ERROR_WORDS`], any case).
+pub(crate) fn looks_like_error(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    ERROR_WORDS.iter().any(|word| lower.contains(word))
+}
+
+/// `s` cut to at most `max` chars, with `…` when cut.
+pub(crate) fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+/// The kept stderr lines, each with its number (0-based) in the whole stream.
+#[derive(Debug, Default)]
+pub(crate) struct StderrLines {
+    head: Vec<String>,
+    errors: Vec<(usize, String)>,
+    tail: VecDeque<(usize, String)>,
+    total: usize,
+}
+
+impl StderrLines {
+    /// Adds the next line (without its newline).
+    pub(crate) fn push(&mut self, line: &str) {
+        let line = cut(line, LINE_CHARS);
+        let number = self.total;
+        self.total += 1;
+        if self.head.len() < HEAD_LINES {
+            self.head.push(line);
+            return;
+        }
+        self.tail.push_back((number, line));
+        if self.tail.len() > TAIL_LINES
+            && let Some((number, line)) = self.tail.pop_front()
+            && self.errors.len() < ERROR_LINES
+            && looks_like_error(&line)
+        {
+            self.errors.push((number, line));
+        }
+    }
+
+    /// The selection for an error message: `"; server stderr: a | b"` when every line is
+    /// kept; else `"; server stderr (K of N lines: the first 5, those that look like errors,
+    /// the last 10): a | … | e | … | z"`, `…` standing for left-out lines. Empty when the
+    /// server wrote nothing.
+    pub(crate) fn render(&self) -> String {
+        if self.total == 0 {
+            return String::new();
+        }
+        let numbered = self
+            .head
+            .iter()
+            .enumerate()
+            .map(|(number, line)| (number, line.as_str()))
+            .chain(self.errors.iter().map(|(n, line)| (*n, line.as_str())))
+            .chain(self.tail.iter().map(|(n, line)| (*n, line.as_str())));
+        let mut parts = Vec::new();
+        let mut next = 0;
+        let mut kept = 0;
+        for (number, line) in numbered {
+            if number > next {
+                parts.push("…");
+            }
+            parts.push(line);
+            next = number + 1;
+            kept += 1;
+        }
+        if kept == self.total {
+            format!("; server stderr: {}", parts.join(" | "))
+        } else {
+            format!(
+                "; server stderr ({kept} of {} lines: the first {HEAD_LINES}, those that look \
+                 like errors, the last {TAIL_LINES}): {}",
+                self.total,
+                parts.join(" | ")
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[&str]) -> StderrLines {
+        let mut kept = StderrLines::default();
+        for line in input {
+            kept.push(line);
+        }
+        kept
+    }
+
+    #[test]
+    fn few_lines_are_quoted_whole() {
+        assert_eq!(lines(&[]).render(), "");
+        assert_eq!(lines(&["a", "b"]).render(), "; server stderr: a | b");
+        let fifteen: Vec<String> = (1..=15).map(|n| format!("l{n}")).collect();
+        let fifteen: Vec<&str> = fifteen.iter().map(String::as_str).collect();
+        assert_eq!(
+            lines(&fifteen).render(),
+            "; server stderr: l1 | l2 | l3 | l4 | l5 | l6 | l7 | l8 | l9 | l10 | l11 | l12 | \
+             l13 | l14 | l15"
+        );
+    }
+
+    /// A Go server's start failure: the cause first, then the usage text.
+    #[test]
+    fn the_first_lines_error_lines_and_last_lines_are_kept() {
+        let mut input = vec![
+            "Error: unknown flag: --bogus".to_owned(),
+            "Usage:".to_owned(),
+        ];
+        input.extend((1..=10).map(|n| format!("  --flag-{n} string   the flag {n}")));
+        input.push("panic: runtime error in the middle".to_owned());
+        input.extend((11..=25).map(|n| format!("  --flag-{n} string   the flag {n}")));
+        let input: Vec<&str> = input.iter().map(String::as_str).collect();
+        assert_eq!(
+            lines(&input).render(),
+            "; server stderr (16 of 28 lines: the first 5, those that look like errors, the \
+             last 10): Error: unknown flag: --bogus | Usage: |   --flag-1 string   the flag 1 \
+             |   --flag-2 string   the flag 2 |   --flag-3 string   the flag 3 | … | panic: \
+             runtime error in the middle | … |   --flag-16 string   the flag 16 |   --flag-17 \
+             string   the flag 17 |   --flag-18 string   the flag 18 |   --flag-19 string   \
+             the flag 19 |   --flag-20 string   the flag 20 |   --flag-21 string   the flag 21 \
+             |   --flag-22 string   the flag 22 |   --flag-23 string   the flag 23 |   \
+             --flag-24 string   the flag 24 |   --flag-25 string   the flag 25"
+        );
+    }
+
+    #[test]
+    fn the_selection_is_bounded() {
+        let mut kept = StderrLines::default();
+        let long = "E".repeat(1000);
+        for _ in 0..10_000 {
+            kept.push(&format!("error {long}"));
+        }
+        let rendered = kept.render();
+        assert!(rendered.starts_with("; server stderr (20 of 10000 lines: "));
+        assert_eq!(rendered.matches("error EEE").count(), 20);
+        assert_eq!(rendered.matches('…').count(), 20 + 1);
+        assert!(rendered.chars().count() < 20 * (LINE_CHARS + 4) + 200);
+    }
+
+    #[test]
+    fn error_words_and_cutting() {
+        assert!(looks_like_error("FATAL: no config"));
+        assert!(looks_like_error("Failed to bind port"));
+        assert!(looks_like_error("can't open /x"));
+        assert!(!looks_like_error("  --metrics-port int   the port"));
+        assert_eq!(cut("héllo", 2), "hé…");
+        assert_eq!(cut("hé", 2), "hé");
+    }
+}

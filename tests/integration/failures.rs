@@ -1,0 +1,184 @@
+//! A failure says what happened: a server gone mid-call, a program that is not an MCP
+//! server, a start failure quoted with its cause; and progress of a long call.
+
+use std::time::Duration;
+
+use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, Progress, connect_mcp_tools};
+use oma_mcp_test_server::{CRASH_STDERR, USAGE_ERROR_LINE};
+use serde_json::json;
+
+use crate::{args, own, server_bin};
+
+fn command() -> String {
+    server_bin().to_string_lossy().into_owned()
+}
+
+/// The call's error carries the exit status and the server's stderr, not only the seed's
+/// `Connection closed`; the connection is gone afterwards.
+#[tokio::test]
+async fn a_server_that_exits_during_a_call_says_how_and_why() {
+    let client = connect_mcp_tools(own("crash-on-call")).await.unwrap();
+    let err = client
+        .call_tool_raw("echo", args(json!({"message": "x"})))
+        .await
+        .unwrap_err();
+    let expected = format!(
+        "MCP error -32000: Connection closed: the MCP server `{}` went away during \
+         `tools/call`; the server exited (exit status: 5); server stderr: {CRASH_STDERR}",
+        command()
+    );
+    assert_eq!(err.to_string(), expected);
+    assert!(matches!(&err, Error::ServerExited { method, .. } if method == "tools/call"));
+    assert!(err.is_disconnected());
+    assert_eq!(err.rpc_code(), Some(-32000));
+    assert_eq!(err.command(), Some(command().as_str()));
+    let later = client
+        .call_tool("echo", args(json!({"message": "y"})))
+        .await;
+    assert_eq!(later.data, "MCP tool \"echo\" failed: Not connected");
+    client.disconnect().await;
+
+    let client = connect_mcp_tools(own("crash-on-call")).await.unwrap();
+    let result = client
+        .call_tool("echo", args(json!({"message": "x"})))
+        .await;
+    assert_eq!(
+        (result.data, result.is_error),
+        (format!("MCP tool \"echo\" failed: {expected}"), true)
+    );
+    client.disconnect().await;
+}
+
+/// `cat` echoes every request back; our own `Method not found` answer comes back as its
+/// answer: the error says it does not seem to be an MCP server.
+#[cfg(unix)]
+#[tokio::test]
+async fn cat_is_not_an_mcp_server() {
+    let err = connect_mcp_tools(ConnectConfig::new("cat"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the MCP server/discover handshake with `cat` failed: MCP error -32601: Method not \
+         found; the fallback `initialize` handshake failed too: MCP error -32601: Method not \
+         found: `cat` does not seem to be an MCP server (it does not know `initialize`); check \
+         the command and its arguments"
+    );
+    assert_eq!(err.rpc_code(), Some(-32601));
+    let err = connect_mcp_tools(ConnectConfig::new("cat").with_lifecycle(Lifecycle::Initialize))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the MCP initialize handshake with `cat` failed: MCP error -32601: Method not found: \
+         `cat` does not seem to be an MCP server (it does not know `initialize`); check the \
+         command and its arguments"
+    );
+}
+
+/// A server that prints its error, then 21 lines of usage, and exits: the quoted lines are
+/// the first ones (with the cause) and the last ones, not only the usage's tail.
+#[tokio::test]
+async fn a_start_failure_quotes_the_cause_before_the_usage_text() {
+    let err = connect_mcp_tools(own("usage-on-start").with_lifecycle(Lifecycle::Initialize))
+        .await
+        .unwrap_err();
+    let flags = |range: std::ops::RangeInclusive<u32>| {
+        range
+            .map(|n| format!("  --flag-{n} string   the flag {n}"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the MCP initialize handshake with `{}` failed: MCP error -32000: Connection closed; \
+             the server exited (exit status: 2); server stderr (15 of 22 lines: the first 5, \
+             those that look like errors, the last 10): {USAGE_ERROR_LINE} | Usage: | {} | … | {}",
+            command(),
+            flags(1..=3),
+            flags(11..=20)
+        )
+    );
+}
+
+/// `call_tool_raw_with_progress` sends a `progressToken` and hands every
+/// `notifications/progress` to the callback, in order, before returning the result; a plain
+/// call sends no token (the server then sends no progress).
+#[tokio::test]
+async fn progress_of_a_long_call_reaches_the_caller() {
+    let client = connect_mcp_tools(own("progress")).await.unwrap();
+    let mut seen = Vec::new();
+    let result = client
+        .call_tool_raw_with_progress(
+            "slow_count",
+            args(json!({"steps": 4, "ms": 30})),
+            None,
+            |p: Progress| seen.push(p),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "Counted to 4");
+    let expected: Vec<(f64, Option<f64>, Option<String>)> = (1..=4)
+        .map(|n| (f64::from(n), Some(4.0), Some(format!("step {n} of 4"))))
+        .collect();
+    let got: Vec<_> = seen
+        .iter()
+        .map(|p| (p.progress, p.total, p.message.clone()))
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(seen[1].fraction(), Some(0.5));
+
+    // Two calls at once: each gets only its own progress.
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let (ra, rb) = tokio::join!(
+        client.call_tool_raw_with_progress(
+            "slow_count",
+            args(json!({"steps": 2, "ms": 10})),
+            None,
+            |p| a.push(p.progress)
+        ),
+        client.call_tool_raw_with_progress(
+            "slow_count",
+            args(json!({"steps": 3, "ms": 10})),
+            None,
+            |p| b.push(p.progress)
+        ),
+    );
+    assert_eq!(ra.unwrap()["content"][0]["text"], "Counted to 2");
+    assert_eq!(rb.unwrap()["content"][0]["text"], "Counted to 3");
+    assert_eq!((a, b), (vec![1.0, 2.0], vec![1.0, 2.0, 3.0]));
+
+    let plain = client
+        .call_tool("slow_count", args(json!({"steps": 2, "ms": 10})))
+        .await;
+    assert_eq!(plain.data, "Counted to 2");
+    client.disconnect().await;
+}
+
+/// A cancelled progress call stops at once; the session goes on.
+#[tokio::test]
+async fn a_progress_call_can_be_cancelled() {
+    let client = connect_mcp_tools(own("progress")).await.unwrap();
+    let cancel = oma_mcp_runtime::CancellationToken::new();
+    let mut seen = 0;
+    let canceller = cancel.clone();
+    let call = client.call_tool_raw_with_progress(
+        "slow_count",
+        args(json!({"steps": 100, "ms": 20})),
+        Some(&cancel),
+        |_| {
+            seen += 1;
+            if seen == 2 {
+                canceller.cancel();
+            }
+        },
+    );
+    let err = tokio::time::timeout(Duration::from_secs(10), call)
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.to_string(), "This operation was aborted");
+    assert_eq!(seen, 2);
+    client.disconnect().await;
+}
