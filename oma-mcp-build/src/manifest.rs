@@ -16,6 +16,11 @@
 //! schemars = false                                  # types derive schemars::JsonSchema
 //! request-timeout-ms = 60000                        # default: 60000 (seed requestTimeoutMs)
 //! max-message-bytes = 67108864                      # one JSON-RPC message; default: 64 MiB
+//!
+//! # The Rust names of tools whose names would meet (`search-a`, `search_a`): raw MCP name →
+//! # the stem of the marker type (`SearchHyphen`, `SearchHyphenArgs`, `SearchHyphenOutput`).
+//! [servers.everything.rename]
+//! "search-a" = "SearchHyphen"
 //! ```
 //!
 //! Relative paths are relative to the directory of the manifest file. Unknown keys are an
@@ -85,6 +90,9 @@ pub struct ServerPin {
     /// The largest JSON-RPC message (one stdout line) accepted from the server, in bytes
     /// (`max-message-bytes`; default [`oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE`]).
     pub max_message_size: usize,
+    /// `[servers.<name>.rename]`: raw MCP tool name → the stem of its generated names
+    /// (see [`crate::GenerateOptions::rename`]); checked when code is generated.
+    pub rename: BTreeMap<String, String>,
 }
 
 /// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
@@ -145,6 +153,12 @@ struct RawServer {
     /// 1024 (default: 67108864, 64 MiB).
     #[cfg_attr(feature = "cli", schemars(range(min = 1024)))]
     max_message_bytes: Option<usize>,
+    /// The Rust names of tools: raw MCP tool name → the UpperCamelCase stem of its marker type
+    /// (`"search-a" = "SearchHyphen"` gives `SearchHyphen`, `SearchHyphenArgs`,
+    /// `SearchHyphenOutput`). Without an entry, tools whose names would meet after conversion
+    /// (`search-a`, `search_a`) get a tagged name such as `SearchA_h1dc0eb1b`.
+    #[serde(default)]
+    rename: BTreeMap<String, String>,
 }
 
 /// `consequential-annotations`: how tool annotations count towards consequential.
@@ -302,6 +316,7 @@ impl Manifest {
                     max_message_size: raw
                         .max_message_bytes
                         .unwrap_or(oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE),
+                    rename: raw.rename,
                 },
             );
         }
@@ -462,9 +477,12 @@ impl ServerPin {
     }
 
     /// The code generator's options of this pin: prefix, `consequential`,
-    /// `not-consequential`, `consequential-annotations` and `schemars`.
+    /// `not-consequential`, `consequential-annotations`, `schemars` and `rename` (its
+    /// entries named `servers.<name>.rename."<tool>"` in errors).
     pub fn generate_options(&self) -> crate::GenerateOptions {
         let options = crate::GenerateOptions::default()
+            .with_rename(self.rename.clone())
+            .with_rename_table(format!("servers.{}.rename", self.name))
             .with_consequential(self.consequential.clone())
             .with_not_consequential(self.not_consequential.clone())
             .with_consequential_annotations(self.consequential_annotations)
@@ -554,6 +572,41 @@ mod tests {
         );
     }
 
+    /// `[servers.<name>.rename]` reaches the code generator, whose errors name the entry
+    /// by its manifest key.
+    #[test]
+    fn rename_table_reaches_the_generator() {
+        let text = "[servers.x]\ncommand = \"x\"\n\n[servers.x.rename]\n\"search-a\" = \
+                    \"SearchHyphen\"\n\"gone tool\" = \"Gone\"\n";
+        let m = Manifest::parse(text, Path::new("/p/oma-mcp.toml")).unwrap();
+        let pin = m.server("x").unwrap();
+        let options = pin.generate_options();
+        assert_eq!(options.rename["search-a"], "SearchHyphen");
+        let snapshot = oma_mcp_runtime::Snapshot::parse(
+            r#"{"tools": [{"name": "search-a"}, {"name": "search_a"}]}"#,
+            Path::new("s.json"),
+        )
+        .unwrap();
+        let err = crate::codegen::generate(&snapshot, &options).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "servers.x.rename.\"gone tool\": the snapshot has no tool of that name; use a raw \
+             MCP tool name as the snapshot lists it, or remove the entry"
+        );
+        let options = options.with_rename([("search-a", "SearchHyphen")]);
+        let names = crate::codegen::rust_names(&snapshot, &options).unwrap();
+        assert_eq!(names["search-a"], "SearchHyphen");
+        assert_eq!(names["search_a"], "SearchA");
+        let bad = "[servers.x]\ncommand = \"x\"\nrename = { a = 1 }\n";
+        let err = Manifest::parse(bad, Path::new("m.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("invalid type: integer `1`, expected a string"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn errors_name_the_file_and_key() {
         let err = |text: &str| {
@@ -563,7 +616,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `rename`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),
