@@ -277,6 +277,22 @@ pub struct Change {
     pub message: String,
 }
 
+impl Change {
+    /// A breaking [`ChangeKind::RustNameChanged`] change of `tool` (empty: not one tool's),
+    /// for a problem with the generated names that [`rust_name_changes`] cannot express,
+    /// such as a rename entry that collides on the new side.
+    pub fn rust_name_changed(tool: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            tool: tool.into(),
+            pointer: String::new(),
+            kind: ChangeKind::RustNameChanged,
+            severity: Severity::Breaking,
+            direction: Direction::Tool,
+            message: message.into(),
+        }
+    }
+}
+
 /// How many changes of each severity a report holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[non_exhaustive]

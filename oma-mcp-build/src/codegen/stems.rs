@@ -50,9 +50,14 @@ pub(crate) struct Renames<'a> {
 }
 
 impl Renames<'_> {
-    /// The entry's key as written: `servers.x.rename."search-a"`.
+    /// The entry's key as written: `servers.x.rename."search-a"`, or for a command-line
+    /// flag (a table starting with `--`) `--rename "search-a"`.
     fn entry(&self, tool: &str) -> String {
-        format!("{}.{}", self.table, toml_key(tool))
+        if self.table.starts_with("--") {
+            format!("{} {}", self.table, serde_json::Value::String(tool.to_owned()))
+        } else {
+            format!("{}.{}", self.table, toml_key(tool))
+        }
     }
 }
 

@@ -103,13 +103,7 @@ pub(super) fn tool_removed(tool: &SnapshotTool) -> Change {
 
 /// A generated Rust name that changed or moved to another tool: breaking.
 pub(super) fn rust_name_change(tool: &str, message: String) -> Change {
-    tool_change(
-        tool,
-        "",
-        ChangeKind::RustNameChanged,
-        Severity::Breaking,
-        message,
-    )
+    Change::rust_name_changed(tool, message)
 }
 
 /// A tool only the new list has: info.

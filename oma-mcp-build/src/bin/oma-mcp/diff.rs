@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use oma_mcp_build::GenerateOptions;
 use oma_mcp_runtime::{Snapshot, drift};
 
 use crate::commands::{CliError, Outcome};
@@ -30,18 +31,27 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+    /// A rename entry of the generated code, TOOL=NAME (repeatable), as in the manifest's
+    /// [servers.<name>.rename]: the Rust names of both sides are compared with it.
+    #[arg(long, value_name = "TOOL=NAME", value_parser = crate::args::rename_entry)]
+    pub rename: Vec<(String, String)>,
 }
 
 /// Runs `diff`: exit 0 without drift at the level, 1 with, 2 when a file cannot be read.
 pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
     let old = Snapshot::read(&args.old)?;
     let new = Snapshot::read(&args.new)?;
+    let options = GenerateOptions::default()
+        .with_rename(args.rename)
+        .with_rename_table("--rename");
+    let mut report = drift::diff(&old, &new);
+    report.extend(crate::names::changes(&old, &new, &options)?);
     let compared = [Compared {
         label: format!("{} → {}", args.old.display(), args.new.display()),
         server: None,
         file: args.old.clone(),
         new_file: Some(args.new.clone()),
-        report: drift::diff(&old, &new),
+        report,
     }];
     crate::commands::print(&report::render(&compared, args.format))?;
     Ok(if report::fails(&compared, args.fail_on) {

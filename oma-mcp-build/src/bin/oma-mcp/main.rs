@@ -18,6 +18,7 @@ mod check;
 mod commands;
 mod diff;
 mod interrupt;
+mod names;
 mod progress;
 mod report;
 mod schema;
