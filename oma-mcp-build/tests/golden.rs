@@ -26,12 +26,14 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The options the golden file is generated with (a prefix and one glob, so both show).
+/// The options the golden file is generated with (a prefix, one glob and one rename entry,
+/// so all show: `get-sum` keeps `GetSum`, and `get_sum`, whose name meets it, is tagged).
 fn options() -> GenerateOptions {
     GenerateOptions::default()
         .with_name_prefix("golden")
         .with_consequential(["files/*"])
         .with_not_consequential(["ping"])
+        .with_rename([("get-sum", "GetSum")])
 }
 
 #[test]
@@ -97,25 +99,35 @@ fn hostile_input_generates_valid_deterministic_code() {
     assert!(!code.contains("/// ```\nfn main"), "{code}");
     for ident in [
         "pub r#type:",
-        "pub self_:",
-        "pub self_2:",
+        // Properties whose fields meet (`self`/`Self`, `A.B`/`a-b`/`a_b`, and `""`, `$%^`,
+        // `_`, `🚀`, which all fall back to `field`) are each tagged with the SHA-256 of
+        // their JSON name (`printf '%s' self | sha256sum` starts with 06c604b3).
+        "#[serde(rename = \"self\")]\n    pub self__h06c604b3:",
+        "pub self__h85bc0f95:",
+        "pub field__he3b0c442:",
         "pub crate_:",
         "pub super_:",
         "pub r#async:",
         "pub r#fn:",
         "pub _1st:",
         "pub u540d_u524d:",
-        "pub a_b_2:",
-        "pub a_b_3:",
-        "pub struct SelfTool;",
+        "pub a_b__h4b861d8b:",
+        "pub a_b__hd44362d6:",
+        "pub a_b__h648fa9b3:",
+        "#[allow(non_snake_case)]\npub struct Tool_he3b0c442Args {",
+        // Tools whose names meet (`self`/`Self`) are tagged the same way.
+        "pub struct SelfTool_h06c604b3;",
+        "pub struct SelfTool_h85bc0f95;",
         "pub struct Tool1passwordGet;",
-        "pub struct NsToolV2Beta2;",
+        "pub struct NsToolV2Beta_h94aad397;",
+        "pub struct NsToolV2Beta_h83960962;",
         "Self_,",
-        // Prelude constructors stay unshadowed (schemars' derive calls a bare `Some(..)`).
-        "pub struct Some2;",
-        "pub struct None2;",
-        "pub struct Ok2;",
-        "pub struct Err2;",
+        // Prelude constructors stay unshadowed (schemars' derive calls a bare `Some(..)`):
+        // a tool named `some` contests `Some` and is tagged.
+        "pub struct Some_ha6b46dd0;",
+        "pub struct None_h140bedbf;",
+        "pub struct Ok_h2689367b;",
+        "pub struct Err_hd9eb253e;",
         // A recursive union is one type per `$defs` entry, boxed where it refers back.
         "    N(::std::boxed::Box<RecursiveUnionsArgsN>),\n",
         // Root `$ref`, `allOf`, `anyOf` and `oneOf` (the unit tests in `codegen::schema`

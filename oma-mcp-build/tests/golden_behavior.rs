@@ -47,7 +47,7 @@ fn empty_and_nested_arguments() {
         serde_json::to_value(PingArgs::default()).unwrap(),
         json!({})
     );
-    assert_eq!(serde_json::to_value(GetSum2Args {}).unwrap(), json!({}));
+    assert_eq!(serde_json::to_value(GetSum_h9096b3e4Args {}).unwrap(), json!({}));
     let args = FilesDeleteArgs {
         bad: None,
         extra: Some(FilesDeleteArgsExtra::Integer(7)),
@@ -77,10 +77,10 @@ fn tool_constants() {
     const { assert!(FilesDelete::CONSEQUENTIAL) };
     const { assert!(!GetSum::CONSEQUENTIAL) };
     // `destructiveHint: true` without `readOnlyHint` (annotations trusted by default) …
-    const { assert!(GetSum2::CONSEQUENTIAL) };
+    const { assert!(GetSum_h9096b3e4::CONSEQUENTIAL) };
     // … unless the options list the tool as not consequential.
     const { assert!(!Ping::CONSEQUENTIAL) };
-    assert_eq!(GetSum2::MCP_NAME, "get_sum");
+    assert_eq!(GetSum_h9096b3e4::MCP_NAME, "get_sum");
     assert_eq!(Ping::DESCRIPTION, None);
     assert_eq!(Ping::INPUT_SCHEMA, r#"{"type":"object"}"#);
     assert_eq!(
@@ -318,7 +318,7 @@ fn typed_outputs_are_validated_and_deserialized() {
     );
     assert_eq!(out.result.data, "3");
     // A root that is not an object (draft-07 dialect): an `i32`.
-    let out = typed_output::<GetSum2>(&json!({"structuredContent": 41})).unwrap();
+    let out = typed_output::<GetSum_h9096b3e4>(&json!({"structuredContent": 41})).unwrap();
     assert_eq!(out.output, 41);
     // FastMCP's wrapped form is unwrapped into the enum.
     let out = typed_output::<Ping>(&json!({"structuredContent": {"result": "busy"}})).unwrap();
@@ -351,6 +351,6 @@ fn typed_outputs_are_validated_and_deserialized() {
         })
         .is_ok()
     );
-    const { assert!(!GetSum2::OUTPUT_WRAPPED) };
+    const { assert!(!GetSum_h9096b3e4::OUTPUT_WRAPPED) };
     const { assert!(Ping::OUTPUT_WRAPPED) };
 }
