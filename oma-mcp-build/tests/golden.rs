@@ -1,16 +1,17 @@
-//! Golden test: the exact code generated for `fixtures/golden.json` is
-//! `fixtures/golden.rs`, byte for byte.
+//! Golden tests: the exact code generated for `fixtures/golden.json` is
+//! `fixtures/golden.rs`, and for `fixtures/names.json` (names that meet) `fixtures/names.rs`,
+//! byte for byte.
 //!
 //! After an intended change to the generator, regenerate the expected file and review the
 //! diff:
 //!
 //! ```text
 //! OMA_MCP_BLESS=1 cargo test -p oma-mcp-build --test golden
-//! git diff oma-mcp-build/tests/fixtures/golden.rs
+//! git diff oma-mcp-build/tests/fixtures/golden.rs oma-mcp-build/tests/fixtures/names.rs
 //! ```
 //!
 //! Without `OMA_MCP_BLESS` the comparison is strict and never writes. `golden_behavior.rs`
-//! compiles the expected file and checks what the generated types do at run time.
+//! compiles the expected files and checks what the generated types do at run time.
 
 // Test code: a failed unwrap is a test failure with its message.
 #![allow(clippy::unwrap_used)]
@@ -36,15 +37,16 @@ fn options() -> GenerateOptions {
         .with_rename([("get-sum", "GetSum")])
 }
 
-#[test]
-fn golden_output_is_exact() {
-    let snapshot = Snapshot::read(&fixture("golden.json")).unwrap();
-    let generated = generate(&snapshot, &options()).unwrap();
-    let expected_path = fixture("golden.rs");
+/// Compares the code generated for `fixtures/<json>` with `fixtures/<rs>` (or writes it
+/// with `OMA_MCP_BLESS`); returns the generated output.
+fn check_golden(json: &str, rs: &str, options: &GenerateOptions) -> oma_mcp_build::Generated {
+    let snapshot = Snapshot::read(&fixture(json)).unwrap();
+    let generated = generate(&snapshot, options).unwrap();
+    let expected_path = fixture(rs);
     if std::env::var_os("OMA_MCP_BLESS").is_some() {
         std::fs::write(&expected_path, &generated.code).unwrap();
         eprintln!("wrote {}", expected_path.display());
-        return;
+        return generated;
     }
     let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
     if generated.code != expected {
@@ -62,6 +64,27 @@ fn golden_output_is_exact() {
             first_diff + 1,
             generated.code
         );
+    }
+    generated
+}
+
+/// Names that meet (`fixtures/names.json` → `fixtures/names.rs`): the tools `search-a`,
+/// `search_a` and `SearchA` all tagged, `search a` renamed, `some` (the prelude's `Some`)
+/// and `foo`/`foo_args` (`FooArgs`) tagged; the properties `fooBar`/`foo_bar`/`foo-bar` and
+/// their nested types tagged, a lone `fooBar` plain, `additional_properties` tagged beside
+/// the typed map's field. `golden_behavior.rs` compiles it under `deny(warnings)`.
+#[test]
+fn names_golden_output_is_exact() {
+    let options = GenerateOptions::default().with_rename([("search a", "SearchSpace")]);
+    let generated = check_golden("names.json", "names.rs", &options);
+    assert_eq!(generated.warnings, []);
+}
+
+#[test]
+fn golden_output_is_exact() {
+    let generated = check_golden("golden.json", "golden.rs", &options());
+    if std::env::var_os("OMA_MCP_BLESS").is_some() {
+        return;
     }
     assert_eq!(
         generated
