@@ -89,8 +89,10 @@ pub struct GenerateOptions {
     pub schemars: bool,
     /// User-chosen names: raw MCP tool name → the UpperCamelCase stem of its marker type
     /// (`"search-a"` → `SearchHyphen`, `SearchHyphenArgs`, `SearchHyphenOutput`). A renamed
-    /// tool is never tagged. [`generate`] fails on an entry naming no tool, a target that is
-    /// not an identifier, or a target whose names another tool also generates.
+    /// tool is never tagged; a plain tool whose names meet it is tagged instead.
+    /// [`generate`] fails on an entry naming no tool, a target that is not an identifier (or
+    /// is `Some`, `None`, `Ok`, `Err`), or a target whose names another renamed tool or a
+    /// tagged tool also generates.
     pub rename: BTreeMap<String, String>,
     /// Where [`GenerateOptions::rename`] is written, to name its entries in errors
     /// (`servers.x.rename` gives `servers.x.rename."search-a"`); `None` means `rename`.
