@@ -78,7 +78,9 @@ pub enum Error {
 
     /// A name generated from a rename entry's target is also generated for another tool (or
     /// is a prelude constructor).
-    #[error("{entry} = \"{target}\": the Rust name {name} is also generated for {other}; choose another name")]
+    #[error(
+        "{entry} = \"{target}\": the Rust name {name} is also generated for {other}; choose another name"
+    )]
     RenameCollision {
         /// The entry's key, e.g. `servers.x.rename."search-a"`.
         entry: String,

@@ -487,8 +487,8 @@ fn diff_reports_rust_names_that_change_or_move() {
 #[test]
 fn check_reports_rust_names_with_the_manifests_rename_table() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let pinned = Snapshot::read(&workspace().join("examples/demo/mcp/demo.snapshot.json"))
-        .expect("pin");
+    let pinned =
+        Snapshot::read(&workspace().join("examples/demo/mcp/demo.snapshot.json")).expect("pin");
     let mut descriptors: Vec<Value> = pinned.tools.iter().map(|t| t.descriptor.clone()).collect();
     descriptors.push(json!({"name": "Echo", "inputSchema": {"type": "object"}}));
     let edited = Snapshot::from_descriptors(

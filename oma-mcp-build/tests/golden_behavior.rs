@@ -55,7 +55,10 @@ fn empty_and_nested_arguments() {
         serde_json::to_value(PingArgs::default()).unwrap(),
         json!({})
     );
-    assert_eq!(serde_json::to_value(GetSum_h9096b3e4Args {}).unwrap(), json!({}));
+    assert_eq!(
+        serde_json::to_value(GetSum_h9096b3e4Args {}).unwrap(),
+        json!({})
+    );
     let args = FilesDeleteArgs {
         bad: None,
         extra: Some(FilesDeleteArgsExtra::Integer(7)),
@@ -399,7 +402,6 @@ fn tagged_names_keep_their_mcp_and_json_names() {
             "extra": {"note": "n"}
         })
     );
-    let lone: LoneOutput =
-        serde_json::from_value(json!({"additional_properties": "a"})).unwrap();
+    let lone: LoneOutput = serde_json::from_value(json!({"additional_properties": "a"})).unwrap();
     assert_eq!(lone.additional_properties__h7011157b.as_deref(), Some("a"));
 }

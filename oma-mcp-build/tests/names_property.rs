@@ -187,7 +187,11 @@ fn parse(code: &str) -> Parsed {
 
 fn generated(tools: &[Value]) -> Parsed {
     let snapshot = Snapshot::from_descriptors(None, None, None, tools.to_vec()).unwrap();
-    parse(&generate(&snapshot, &GenerateOptions::default()).unwrap().code)
+    parse(
+        &generate(&snapshot, &GenerateOptions::default())
+            .unwrap()
+            .code,
+    )
 }
 
 /// The tools of `present` (indexes into [`TOOLS`]) with their schemas.

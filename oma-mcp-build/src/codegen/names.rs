@@ -310,9 +310,9 @@ pub(crate) fn is_lint_camel_case(name: &str) -> bool {
     let chars: Vec<char> = name.chars().collect();
     !chars.first().is_some_and(|c| c.is_lowercase())
         && !name.contains("__")
-        && !chars.windows(2).any(|w| {
-            (w[0].is_alphabetic() && w[1] == '_') || (w[1].is_alphabetic() && w[0] == '_')
-        })
+        && !chars
+            .windows(2)
+            .any(|w| (w[0].is_alphabetic() && w[1] == '_') || (w[1].is_alphabetic() && w[0] == '_'))
 }
 
 /// Whether rustc's `non_snake_case` lint accepts the field name `name` (its rule: no
@@ -360,7 +360,11 @@ pub(crate) fn nested_type_names(parent: &str, json_names: &[&str]) -> Vec<String
     let tagged: Vec<Option<String>> = plain
         .iter()
         .zip(json_names)
-        .map(|(hint, json)| contested.contains(hint.as_str()).then(|| tagged_type(hint, json)))
+        .map(|(hint, json)| {
+            contested
+                .contains(hint.as_str())
+                .then(|| tagged_type(hint, json))
+        })
         .collect();
     plain
         .into_iter()
@@ -660,7 +664,10 @@ mod tests {
     #[test]
     fn contested_fields_are_all_tagged() {
         let fields = |names: &[&str]| -> Vec<String> {
-            field_idents(names).iter().map(ToString::to_string).collect()
+            field_idents(names)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
         };
         assert_eq!(
             fields(&["fooBar", "foo_bar", "foo-bar", "other"]),
@@ -673,7 +680,10 @@ mod tests {
         );
         // Alone, a property keeps its plain name; a rival's arrival tags both.
         assert_eq!(fields(&["fooBar"]), ["foo_bar"]);
-        assert_eq!(fields(&["type", "TYPE"]), ["type__h1303c06b", "type__ha90bab6f"]);
+        assert_eq!(
+            fields(&["type", "TYPE"]),
+            ["type__h1303c06b", "type__ha90bab6f"]
+        );
         assert_eq!(fields(&["type"]), ["r#type"]);
         assert_eq!(
             fields(&["additionalProperties"]),

@@ -56,7 +56,11 @@ impl Renames<'_> {
     /// flag (a table starting with `--`) `--rename "search-a"`.
     fn entry(&self, tool: &str) -> String {
         if self.table.starts_with("--") {
-            format!("{} {}", self.table, serde_json::Value::String(tool.to_owned()))
+            format!(
+                "{} {}",
+                self.table,
+                serde_json::Value::String(tool.to_owned())
+            )
         } else {
             format!("{}.{}", self.table, toml_key(tool))
         }
@@ -246,7 +250,11 @@ mod tests {
         let tag = |stem: &str, name: &str| names::tagged_type(stem, name);
         assert_eq!(
             stems(&["search-a", "search_a", "other"], &[]).unwrap(),
-            [tag("SearchA", "search-a"), tag("SearchA", "search_a"), "Other".into()]
+            [
+                tag("SearchA", "search-a"),
+                tag("SearchA", "search_a"),
+                "Other".into()
+            ]
         );
         // `foo_args` generates `FooArgs`, which `foo` reserves for its arguments.
         assert_eq!(
@@ -276,7 +284,10 @@ mod tests {
         // Keeping the old name when a rival appears: the rival gives way.
         assert_eq!(
             stems(&["search-a", "search_a"], &[("search-a", "SearchA")]).unwrap(),
-            ["SearchA".to_owned(), names::tagged_type("SearchA", "search_a")]
+            [
+                "SearchA".to_owned(),
+                names::tagged_type("SearchA", "search_a")
+            ]
         );
     }
 

@@ -67,7 +67,11 @@ fn rust_names_that_change_or_move_are_breaking_in_tool_order() {
     };
     // `search-a` was removed and `search_a` took its name; `search a` kept its tool but got
     // a tagged name; `x` is unchanged.
-    let old = map(&[("search-a", "SearchA"), ("search a", "SearchA2"), ("x", "X")]);
+    let old = map(&[
+        ("search-a", "SearchA"),
+        ("search a", "SearchA2"),
+        ("x", "X"),
+    ]);
     let new = map(&[
         ("search_a", "SearchA"),
         ("search a", "SearchA_h0e7b2c51"),
