@@ -595,8 +595,8 @@ mod tests {
         );
         let options = options.with_rename([("search-a", "SearchHyphen")]);
         let names = crate::codegen::rust_names(&snapshot, &options).unwrap();
-        assert_eq!(names["search-a"], "SearchHyphen");
-        assert_eq!(names["search_a"], "SearchA");
+        assert_eq!(names.tools["search-a"], "SearchHyphen");
+        assert_eq!(names.tools["search_a"], "SearchA");
         let bad = "[servers.x]\ncommand = \"x\"\nrename = { a = 1 }\n";
         let err = Manifest::parse(bad, Path::new("m.toml"))
             .unwrap_err()

@@ -455,6 +455,29 @@ fn diff_reports_rust_names_that_change_or_move() {
         text(&out.stdout),
         "search_a\n  info     tool   /  tool \"search_a\" was added\n0 breaking, 0 warning, 1 info\n"
     );
+    // A property `foo_bar` arrives beside `fooBar`: both fields are tagged (sha256("fooBar")
+    // starts with 5a906c24); the new one is only added.
+    let with = |props: Value| json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": props}}]});
+    std::fs::write(
+        p("d.json"),
+        with(json!({"fooBar": {"type": "string"}})).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        p("e.json"),
+        with(json!({"fooBar": {"type": "string"}, "foo_bar": {"type": "string"}})).to_string(),
+    )
+    .unwrap();
+    let out = run(oma_mcp().arg("diff").arg(p("d.json")).arg(p("e.json")));
+    assert_exit(&out, 1);
+    assert_eq!(
+        text(&out.stdout),
+        "t
+  info     input  /inputSchema/properties/foo_bar  optional property \"foo_bar\" added
+  \
+         breaking input  /inputSchema/properties/fooBar  Rust field foo_bar is now \
+         foo_bar__h5a906c24\n1 breaking, 0 warning, 1 info\n"
+    );
     let out = run(oma_mcp()
         .args(["diff", "--rename", "nothere=Foo"])
         .arg(p("a.json"))

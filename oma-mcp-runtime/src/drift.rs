@@ -68,11 +68,12 @@
 //! `icons`, `execution`, vendor keys) → info. A different protocol version or
 //! `serverInfo.version` → info.
 //!
-//! Generated Rust names (added by [`rust_name_changes`], which `oma-mcp check` and `diff`
-//! feed with the code generator's names of both sides): a tool in both lists whose marker
-//! type is named differently, and a name that now belongs to another tool than before →
-//! breaking (`rust_name_changed`, direction `tool`). Code using the old name stops compiling,
-//! or, for a name that moved, would call the other tool.
+//! Generated Rust names (added by [`rust_name_changes`] and [`rust_field_changes`], which
+//! `oma-mcp check` and `diff` feed with the code generator's names of both sides): a tool in
+//! both lists whose marker type is named differently, a name that now belongs to another tool
+//! than before, and a property in both whose field is named differently → breaking
+//! (`rust_name_changed`; direction `tool`, or `input`/`output` for a field). Code using the
+//! old name stops compiling, or, for a name that moved, would call the other tool.
 
 mod format;
 mod rules;
@@ -476,6 +477,44 @@ pub fn rust_name_changes(
         }
     }
     changes
+}
+
+/// The breaking changes between the generated field names of two tool lists: `old` and `new`
+/// map (raw MCP tool name, JSON pointer of a property's schema) to its field's name
+/// (oma-mcp-build's `codegen::rust_names(..).fields`). A property in both whose field is
+/// named differently gives `Rust field foo_bar is now foo_bar__h4928cae8` at the property's
+/// pointer (a sibling property whose field would have the same name came or went).
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// let at = ("t".to_owned(), "/inputSchema/properties/foo_bar".to_owned());
+/// let old = BTreeMap::from([(at.clone(), "foo_bar".to_owned())]);
+/// let new = BTreeMap::from([(at, "foo_bar__h4928cae8".to_owned())]);
+/// let changes = oma_mcp_runtime::drift::rust_field_changes(&old, &new);
+/// assert_eq!(changes[0].message, "Rust field foo_bar is now foo_bar__h4928cae8");
+/// assert_eq!(changes[0].pointer, "/inputSchema/properties/foo_bar");
+/// ```
+pub fn rust_field_changes(
+    old: &std::collections::BTreeMap<(String, String), String>,
+    new: &std::collections::BTreeMap<(String, String), String>,
+) -> Vec<Change> {
+    old.iter()
+        .filter_map(|(at, old_ident)| {
+            let new_ident = new.get(at).filter(|n| *n != old_ident)?;
+            let (tool, pointer) = at;
+            let mut change = Change::rust_name_changed(
+                tool.clone(),
+                format!("Rust field {old_ident} is now {new_ident}"),
+            );
+            change.pointer = pointer.clone();
+            change.direction = if pointer.starts_with("/outputSchema") {
+                Direction::Output
+            } else {
+                Direction::Input
+            };
+            Some(change)
+        })
+        .collect()
 }
 
 /// Compares two tool sets by raw name (either order in; changes come out by name).

@@ -20,7 +20,7 @@
 //! (`get-sum` and `get_sum`, or `foo` and `foo_args`, whose `FooArgs` `foo` reserves) are
 //! each tagged with a hash of their MCP name (`GetSum_h…`) instead of being numbered by
 //! position, so adding or removing a tool never moves a name to another tool; the rule is in
-//! the `stems` and `names` module docs. [`rust_names`] lists the marker names.
+//! the `stems` and `names` module docs. [`rust_names`] lists the marker and field names.
 //!
 //! The code is a plain module body that refers to everything through `::oma_mcp_runtime`, so
 //! the including crate needs no other dependency:
@@ -389,31 +389,54 @@ fn tool_parts(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Vec<Tool
     )
 }
 
-/// The marker type name [`generate`] gives each tool of `snapshot`: raw MCP name → Rust name
-/// (`"search-a"` → `"SearchA"`). `check` and `diff` compare these maps of both sides.
+/// The Rust names [`generate`] gives the tools of a snapshot and their fields, for
+/// comparing two tool lists (`check` and `diff` report the names that changed or moved).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RustNames {
+    /// Raw MCP tool name → its marker type's name (`"search-a"` → `"SearchA"`).
+    pub tools: BTreeMap<String, String>,
+    /// (raw MCP tool name, JSON pointer of a property's schema in the tool descriptor, e.g.
+    /// `/inputSchema/properties/fooBar`) → the field's name without `r#` (`"foo_bar"`). A
+    /// property merged into several structs counts once, with its first field.
+    pub fields: BTreeMap<(String, String), String>,
+}
+
+/// The Rust names [`generate`] gives each tool of `snapshot` and each property field.
 ///
 /// ```
 /// use oma_mcp_build::codegen::{GenerateOptions, rust_names};
-/// let snapshot: oma_mcp_runtime::Snapshot =
-///     oma_mcp_runtime::Snapshot::parse(r#"{"tools": [{"name": "get-sum"}]}"#, "x.json".as_ref())
-///         .unwrap();
+/// let snapshot: oma_mcp_runtime::Snapshot = oma_mcp_runtime::Snapshot::parse(
+///     r#"{"tools": [{"name": "get-sum",
+///         "inputSchema": {"type": "object", "properties": {"fooBar": {"type": "string"}}}}]}"#,
+///     "x.json".as_ref(),
+/// )
+/// .unwrap();
 /// let names = rust_names(&snapshot, &GenerateOptions::default()).unwrap();
-/// assert_eq!(names["get-sum"], "GetSum");
+/// assert_eq!(names.tools["get-sum"], "GetSum");
+/// let field = ("get-sum".to_owned(), "/inputSchema/properties/fooBar".to_owned());
+/// assert_eq!(names.fields[&field], "foo_bar");
 /// ```
 ///
 /// # Errors
 /// The rename errors of [`generate`].
-pub fn rust_names(
-    snapshot: &Snapshot,
-    options: &GenerateOptions,
-) -> Result<BTreeMap<String, String>, Error> {
+pub fn rust_names(snapshot: &Snapshot, options: &GenerateOptions) -> Result<RustNames, Error> {
     let parts = tool_parts(snapshot, options)?;
-    Ok(snapshot
-        .tools
-        .iter()
-        .zip(parts)
-        .map(|(tool, parts)| (tool.name().to_owned(), parts.marker))
-        .collect())
+    let mut names = RustNames::default();
+    for (tool, parts) in snapshot.tools.iter().zip(parts) {
+        for def in &parts.defs {
+            if let TypeDef::Struct(def) = def {
+                for field in &def.fields {
+                    names
+                        .fields
+                        .entry((tool.name().to_owned(), field.pointer.clone()))
+                        .or_insert_with(|| field.ident.name.clone());
+                }
+            }
+        }
+        names.tools.insert(tool.name().to_owned(), parts.marker);
+    }
+    Ok(names)
 }
 
 /// Generates the Rust code for every tool of `snapshot`.

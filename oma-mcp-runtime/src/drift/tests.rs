@@ -144,6 +144,65 @@ fn rust_names_that_change_or_move_are_breaking_in_tool_order() {
 }
 
 #[test]
+fn rust_fields_renamed_are_breaking_at_the_property() {
+    let at = |tool: &str, pointer: &str| (tool.to_owned(), pointer.to_owned());
+    let old = std::collections::BTreeMap::from([
+        (
+            at("t", "/inputSchema/properties/fooBar"),
+            "foo_bar".to_owned(),
+        ),
+        (at("t", "/outputSchema/properties/a"), "a".to_owned()),
+        (at("t", "/outputSchema/properties/gone"), "gone".to_owned()),
+        (at("u", "/inputSchema/properties/q"), "q".to_owned()),
+    ]);
+    let new = std::collections::BTreeMap::from([
+        (
+            at("t", "/inputSchema/properties/fooBar"),
+            "foo_bar__h5a906c24".to_owned(),
+        ),
+        (
+            at("t", "/outputSchema/properties/a"),
+            "a__hca978112".to_owned(),
+        ),
+        (at("u", "/inputSchema/properties/q"), "q".to_owned()),
+    ]);
+    let got: Vec<_> = rust_field_changes(&old, &new)
+        .into_iter()
+        .map(|c| {
+            (
+                c.tool,
+                c.pointer,
+                c.kind,
+                c.severity,
+                c.direction,
+                c.message,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "t".to_owned(),
+                "/inputSchema/properties/fooBar".to_owned(),
+                K::RustNameChanged,
+                B,
+                Direction::Input,
+                "Rust field foo_bar is now foo_bar__h5a906c24".to_owned()
+            ),
+            (
+                "t".to_owned(),
+                "/outputSchema/properties/a".to_owned(),
+                K::RustNameChanged,
+                B,
+                Direction::Output,
+                "Rust field a is now a__hca978112".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
 fn equal_digests_take_the_fast_path() {
     // Two different descriptors (a required property added: breaking when compared) given the
     // same digest: no change is reported, so the schemas were never looked at.

@@ -1,6 +1,6 @@
 //! The generated Rust names of both sides of `check` and `diff`, compared: a tool whose
-//! marker type is named differently, or a name that now belongs to another tool, is a
-//! breaking `rust_name_changed` change.
+//! marker type is named differently, a name that now belongs to another tool, and a property
+//! whose field is named differently are breaking `rust_name_changed` changes.
 
 use oma_mcp_build::codegen::{self, GenerateOptions};
 use oma_mcp_runtime::{Change, Snapshot, drift};
@@ -37,7 +37,14 @@ pub fn changes(
     }
     let old_names = codegen::rust_names(old, &for_side(old))?;
     Ok(match codegen::rust_names(new, &for_side(new)) {
-        Ok(new_names) => drift::rust_name_changes(&old_names, &new_names),
+        Ok(new_names) => {
+            let mut changes = drift::rust_name_changes(&old_names.tools, &new_names.tools);
+            changes.extend(drift::rust_field_changes(
+                &old_names.fields,
+                &new_names.fields,
+            ));
+            changes
+        }
         Err(e) => vec![Change::rust_name_changed(
             "",
             format!("code generated from the new tool list would not build: {e}"),
