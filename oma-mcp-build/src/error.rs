@@ -52,6 +52,60 @@ pub enum Error {
         ident: String,
     },
 
+    /// A rename entry (manifest `[servers.<name>.rename]`, `GenerateOptions::rename`,
+    /// `oma-mcp generate --rename`) names a tool the snapshot does not have.
+    #[error(
+        "{entry}: the snapshot has no tool of that name; use a raw MCP tool name as the \
+         snapshot lists it, or remove the entry"
+    )]
+    RenameUnknownTool {
+        /// The entry's key, e.g. `servers.x.rename."search-a"`.
+        entry: String,
+    },
+
+    /// A rename entry's target cannot name a type.
+    #[error(
+        "{entry} = \"{target}\" is not a usable Rust type name; give an identifier of ASCII \
+         letters, digits and `_` that is not a keyword or Some/None/Ok/Err, such as \
+         \"SearchHyphen\""
+    )]
+    RenameInvalid {
+        /// The entry's key, e.g. `servers.x.rename."search-a"`.
+        entry: String,
+        /// The target as written.
+        target: String,
+    },
+
+    /// A name generated from a rename entry's target is also generated for another tool (or
+    /// is a prelude constructor).
+    #[error(
+        "{entry} = \"{target}\": the Rust name {name} is also generated for {other}; choose another name"
+    )]
+    RenameCollision {
+        /// The entry's key, e.g. `servers.x.rename."search-a"`.
+        entry: String,
+        /// The target as written.
+        target: String,
+        /// The generated name both would use (`<target>`, `<target>Args`, a nested type).
+        name: String,
+        /// What else generates it: `the tool "x"`.
+        other: String,
+    },
+
+    /// Two tools would get the same tagged name (equal UpperCamelCase stems and equal 32-bit
+    /// name tags): too unlikely to design around, so a rename entry settles it.
+    #[error(
+        "the tools \"{}\" and \"{}\" would both be named {name}; add a rename entry for one of \
+         them (manifest: [servers.<name>.rename])",
+        tools[0], tools[1]
+    )]
+    TagCollision {
+        /// The raw MCP names of the two tools.
+        tools: [String; 2],
+        /// The tagged name both would get.
+        name: String,
+    },
+
     /// The manifest file cannot be read.
     #[error(
         "cannot read manifest {path}: {source}; check the path (build.rs: `.manifest(path)`, \

@@ -19,6 +19,11 @@
 //! client-name = "my-agent"                          # clientInfo of connect_config(); default:
 //! client-version = "1.2.0"                          #   the runtime's (open-multi-agent 0.0.0)
 //! lifecycle = "auto"                                # or "initialize", "discover"; default: "auto"
+//!
+//! # The Rust names of tools whose names would meet (`search-a`, `search_a`): raw MCP name →
+//! # the stem of the marker type (`SearchHyphen`, `SearchHyphenArgs`, `SearchHyphenOutput`).
+//! [servers.everything.rename]
+//! "search-a" = "SearchHyphen"
 //! ```
 //!
 //! Relative paths are relative to the directory of the manifest file. Unknown keys are an
@@ -98,6 +103,9 @@ pub struct ServerPin {
     /// How the MCP lifecycle is established (`lifecycle = "auto" | "initialize" |
     /// "discover"`; default [`Lifecycle::Auto`](oma_mcp_runtime::Lifecycle::Auto)).
     pub lifecycle: oma_mcp_runtime::Lifecycle,
+    /// `[servers.<name>.rename]`: raw MCP tool name → the stem of its generated names
+    /// (see [`crate::GenerateOptions::rename`]); checked when code is generated.
+    pub rename: BTreeMap<String, String>,
 }
 
 /// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
@@ -171,6 +179,12 @@ struct RawServer {
     /// (2026-07-28 servers only).
     #[serde(default)]
     lifecycle: RawLifecycle,
+    /// The Rust names of tools: raw MCP tool name → the UpperCamelCase stem of its marker type
+    /// (`"search-a" = "SearchHyphen"` gives `SearchHyphen`, `SearchHyphenArgs`,
+    /// `SearchHyphenOutput`). Without an entry, tools whose names would meet after conversion
+    /// (`search-a`, `search_a`) get a tagged name such as `SearchA_h1dc0eb1b`.
+    #[serde(default)]
+    rename: BTreeMap<String, String>,
 }
 
 /// `lifecycle`: the MCP handshake ([`oma_mcp_runtime::Lifecycle`]).
@@ -361,6 +375,7 @@ impl Manifest {
                         RawLifecycle::Initialize => oma_mcp_runtime::Lifecycle::Initialize,
                         RawLifecycle::Discover => oma_mcp_runtime::Lifecycle::Discover,
                     },
+                    rename: raw.rename,
                 },
             );
         }
@@ -546,9 +561,12 @@ impl ServerPin {
     }
 
     /// The code generator's options of this pin: prefix, `consequential`,
-    /// `not-consequential`, `consequential-annotations` and `schemars`.
+    /// `not-consequential`, `consequential-annotations`, `schemars` and `rename` (its
+    /// entries named `servers.<name>.rename."<tool>"` in errors).
     pub fn generate_options(&self) -> crate::GenerateOptions {
         let options = crate::GenerateOptions::default()
+            .with_rename(self.rename.clone())
+            .with_rename_table(format!("servers.{}.rename", self.name))
             .with_consequential(self.consequential.clone())
             .with_not_consequential(self.not_consequential.clone())
             .with_consequential_annotations(self.consequential_annotations)
@@ -704,6 +722,41 @@ mod tests {
         );
     }
 
+    /// `[servers.<name>.rename]` reaches the code generator, whose errors name the entry
+    /// by its manifest key.
+    #[test]
+    fn rename_table_reaches_the_generator() {
+        let text = "[servers.x]\ncommand = \"x\"\n\n[servers.x.rename]\n\"search-a\" = \
+                    \"SearchHyphen\"\n\"gone tool\" = \"Gone\"\n";
+        let m = Manifest::parse(text, Path::new("/p/oma-mcp.toml")).unwrap();
+        let pin = m.server("x").unwrap();
+        let options = pin.generate_options();
+        assert_eq!(options.rename["search-a"], "SearchHyphen");
+        let snapshot = oma_mcp_runtime::Snapshot::parse(
+            r#"{"tools": [{"name": "search-a"}, {"name": "search_a"}]}"#,
+            Path::new("s.json"),
+        )
+        .unwrap();
+        let err = crate::codegen::generate(&snapshot, &options).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "servers.x.rename.\"gone tool\": the snapshot has no tool of that name; use a raw \
+             MCP tool name as the snapshot lists it, or remove the entry"
+        );
+        let options = options.with_rename([("search-a", "SearchHyphen")]);
+        let names = crate::codegen::rust_names(&snapshot, &options).unwrap();
+        assert_eq!(names.tools["search-a"], "SearchHyphen");
+        assert_eq!(names.tools["search_a"], "SearchA");
+        let bad = "[servers.x]\ncommand = \"x\"\nrename = { a = 1 }\n";
+        let err = Manifest::parse(bad, Path::new("m.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("invalid type: integer `1`, expected a string"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn errors_name_the_file_and_key() {
         let err = |text: &str| {
@@ -713,7 +766,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),

@@ -656,3 +656,179 @@ fn diff_as_junit_exact() {
         "{warning}"
     );
 }
+
+/// Writes `{"tools": [...]}` with the named tools (each `{"type": "object"}` input).
+fn tools_file(path: &Path, names: &[&str]) {
+    let tools: Vec<Value> = names
+        .iter()
+        .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
+        .collect();
+    std::fs::write(path, json!({ "tools": tools }).to_string()).expect("write tools");
+}
+
+/// `diff` compares the generated Rust names of both sides: a tool whose name changed, and a
+/// name that passed to another tool, are breaking; `--rename` keeps a name, and a bad entry
+/// is an error naming it.
+#[test]
+fn diff_reports_rust_names_that_change_or_move() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |name: &str| dir.path().join(name);
+    tools_file(&p("a.json"), &["search-a", "x"]);
+    tools_file(&p("b.json"), &["search-a", "search_a", "x"]);
+    tools_file(&p("c.json"), &["search_a", "x"]);
+    // `search_a` arrives: both are tagged (sha256("search-a") starts with 1dc0eb1b).
+    let out = run(oma_mcp().arg("diff").arg(p("a.json")).arg(p("b.json")));
+    assert_exit(&out, 1);
+    assert_eq!(
+        text(&out.stdout),
+        "search-a\n  breaking tool   /  Rust name SearchA is now SearchA_h1dc0eb1b\n\
+         search_a\n  info     tool   /  tool \"search_a\" was added\n\
+         1 breaking, 0 warning, 1 info\n"
+    );
+    // `search-a` is replaced by `search_a`, which takes its name.
+    let out = run(oma_mcp()
+        .args(["diff", "--format", "json"])
+        .arg(p("a.json"))
+        .arg(p("c.json")));
+    assert_exit(&out, 1);
+    assert_eq!(
+        json_out(&out)["changes"][1],
+        json!({
+            "tool": "search-a",
+            "pointer": "",
+            "kind": "rust_name_changed",
+            "severity": "breaking",
+            "direction": "tool",
+            "message": "Rust name SearchA now refers to \"search_a\" (was \"search-a\")"
+        })
+    );
+    // A rename entry keeps `SearchA` for `search-a`; `search_a` gives way.
+    let out = run(oma_mcp()
+        .args(["diff", "--rename", "search-a=SearchA"])
+        .arg(p("a.json"))
+        .arg(p("b.json")));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        "search_a\n  info     tool   /  tool \"search_a\" was added\n0 breaking, 0 warning, 1 info\n"
+    );
+    // A property `foo_bar` arrives beside `fooBar`: both fields are tagged (sha256("fooBar")
+    // starts with 5a906c24); the new one is only added.
+    let with = |props: Value| json!({"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": props}}]});
+    std::fs::write(
+        p("d.json"),
+        with(json!({"fooBar": {"type": "string"}})).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        p("e.json"),
+        with(json!({"fooBar": {"type": "string"}, "foo_bar": {"type": "string"}})).to_string(),
+    )
+    .unwrap();
+    let out = run(oma_mcp().arg("diff").arg(p("d.json")).arg(p("e.json")));
+    assert_exit(&out, 1);
+    assert_eq!(
+        text(&out.stdout),
+        "t
+  info     input  /inputSchema/properties/foo_bar  optional property \"foo_bar\" added
+  \
+         breaking input  /inputSchema/properties/fooBar  Rust field foo_bar is now \
+         foo_bar__h5a906c24\n1 breaking, 0 warning, 1 info\n"
+    );
+    let out = run(oma_mcp()
+        .args(["diff", "--rename", "nothere=Foo"])
+        .arg(p("a.json"))
+        .arg(p("b.json")));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: --rename \"nothere\": the snapshot has no tool of that name; use a raw MCP \
+         tool name as the snapshot lists it, or remove the entry\n"
+    );
+    let out = run(oma_mcp()
+        .args(["diff", "--rename", "search-a"])
+        .arg(p("a.json"))
+        .arg(p("b.json")));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).starts_with(
+            "error: invalid value 'search-a' for '--rename <TOOL=NAME>': expected TOOL=NAME (a \
+             raw MCP tool name, `=`, the stem of its Rust names), e.g. search-a=SearchHyphen; \
+             got \"search-a\"\n"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// `check` names both sides with the manifest's rename table: the project's own server has
+/// `echo`; a snapshot that also pins a tool `Echo` tagged both, so against the live server
+/// `echo` changes name, unless a rename entry fixes it.
+#[test]
+fn check_reports_rust_names_with_the_manifests_rename_table() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pinned =
+        Snapshot::read(&workspace().join("examples/demo/mcp/demo.snapshot.json")).expect("pin");
+    let mut descriptors: Vec<Value> = pinned.tools.iter().map(|t| t.descriptor.clone()).collect();
+    descriptors.push(json!({"name": "Echo", "inputSchema": {"type": "object"}}));
+    let edited = Snapshot::from_descriptors(
+        pinned.server_info.clone(),
+        pinned.protocol_version.clone(),
+        pinned.source.clone(),
+        descriptors,
+    )
+    .expect("edited snapshot");
+    edited
+        .write(&dir.path().join("own.snapshot.json"))
+        .expect("write");
+    let manifest = dir.path().join("oma-mcp.toml");
+    let check = |rename: &str| {
+        let toml = format!(
+            "[servers.own]\ncommand = {}\nprefix = \"demo\"\nsnapshot = \"own.snapshot.json\"\n{rename}",
+            toml_string(&common::test_server())
+        );
+        std::fs::write(&manifest, toml).expect("write manifest");
+        run(oma_mcp()
+            .args(["check", "--format", "json", "--manifest"])
+            .arg(&manifest))
+    };
+    let changes = |out: &Output| -> Vec<(String, String, String)> {
+        json_out(out)["changes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let s = |k: &str| c[k].as_str().unwrap_or("").to_owned();
+                (s("tool"), s("kind"), s("message"))
+            })
+            .collect()
+    };
+    let s = |t: &str, k: &str, m: &str| (t.to_owned(), k.to_owned(), m.to_owned());
+    // sha256("echo") starts with 092c79e8.
+    let out = check("");
+    assert_exit(&out, 1);
+    assert_eq!(
+        changes(&out),
+        [
+            s("Echo", "tool_removed", "tool \"Echo\" was removed"),
+            s(
+                "echo",
+                "rust_name_changed",
+                "Rust name Echo_h092c79e8 is now Echo"
+            ),
+        ]
+    );
+    let out = check("\n[servers.own.rename]\necho = \"Echo\"\n");
+    assert_exit(&out, 1);
+    assert_eq!(
+        changes(&out),
+        [s("Echo", "tool_removed", "tool \"Echo\" was removed")]
+    );
+    let out = check("\n[servers.own.rename]\n\"no such tool\" = \"X\"\n");
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: servers.own.rename.\"no such tool\": the snapshot has no tool of that name; \
+         use a raw MCP tool name as the snapshot lists it, or remove the entry\n"
+    );
+}

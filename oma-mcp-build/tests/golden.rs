@@ -1,16 +1,17 @@
-//! Golden test: the exact code generated for `fixtures/golden.json` is
-//! `fixtures/golden.rs`, byte for byte.
+//! Golden tests: the exact code generated for `fixtures/golden.json` is
+//! `fixtures/golden.rs`, and for `fixtures/names.json` (names that meet) `fixtures/names.rs`,
+//! byte for byte.
 //!
 //! After an intended change to the generator, regenerate the expected file and review the
 //! diff:
 //!
 //! ```text
 //! OMA_MCP_BLESS=1 cargo test -p oma-mcp-build --test golden
-//! git diff oma-mcp-build/tests/fixtures/golden.rs
+//! git diff oma-mcp-build/tests/fixtures/golden.rs oma-mcp-build/tests/fixtures/names.rs
 //! ```
 //!
 //! Without `OMA_MCP_BLESS` the comparison is strict and never writes. `golden_behavior.rs`
-//! compiles the expected file and checks what the generated types do at run time.
+//! compiles the expected files and checks what the generated types do at run time.
 
 // Test code: a failed unwrap is a test failure with its message.
 #![allow(clippy::unwrap_used)]
@@ -26,23 +27,26 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The options the golden file is generated with (a prefix and one glob, so both show).
+/// The options the golden file is generated with (a prefix, one glob and one rename entry,
+/// so all show: `get-sum` keeps `GetSum`, and `get_sum`, whose name meets it, is tagged).
 fn options() -> GenerateOptions {
     GenerateOptions::default()
         .with_name_prefix("golden")
         .with_consequential(["files/*"])
         .with_not_consequential(["ping"])
+        .with_rename([("get-sum", "GetSum")])
 }
 
-#[test]
-fn golden_output_is_exact() {
-    let snapshot = Snapshot::read(&fixture("golden.json")).unwrap();
-    let generated = generate(&snapshot, &options()).unwrap();
-    let expected_path = fixture("golden.rs");
+/// Compares the code generated for `fixtures/<json>` with `fixtures/<rs>` (or writes it
+/// with `OMA_MCP_BLESS`); returns the generated output.
+fn check_golden(json: &str, rs: &str, options: &GenerateOptions) -> oma_mcp_build::Generated {
+    let snapshot = Snapshot::read(&fixture(json)).unwrap();
+    let generated = generate(&snapshot, options).unwrap();
+    let expected_path = fixture(rs);
     if std::env::var_os("OMA_MCP_BLESS").is_some() {
         std::fs::write(&expected_path, &generated.code).unwrap();
         eprintln!("wrote {}", expected_path.display());
-        return;
+        return generated;
     }
     let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
     if generated.code != expected {
@@ -60,6 +64,27 @@ fn golden_output_is_exact() {
             first_diff + 1,
             generated.code
         );
+    }
+    generated
+}
+
+/// Names that meet (`fixtures/names.json` → `fixtures/names.rs`): the tools `search-a`,
+/// `search_a` and `SearchA` all tagged, `search a` renamed, `some` (the prelude's `Some`)
+/// and `foo`/`foo_args` (`FooArgs`) tagged; the properties `fooBar`/`foo_bar`/`foo-bar` and
+/// their nested types tagged, a lone `fooBar` plain, `additional_properties` tagged beside
+/// the typed map's field. `golden_behavior.rs` compiles it under `deny(warnings)`.
+#[test]
+fn names_golden_output_is_exact() {
+    let options = GenerateOptions::default().with_rename([("search a", "SearchSpace")]);
+    let generated = check_golden("names.json", "names.rs", &options);
+    assert_eq!(generated.warnings, []);
+}
+
+#[test]
+fn golden_output_is_exact() {
+    let generated = check_golden("golden.json", "golden.rs", &options());
+    if std::env::var_os("OMA_MCP_BLESS").is_some() {
+        return;
     }
     assert_eq!(
         generated
@@ -97,25 +122,35 @@ fn hostile_input_generates_valid_deterministic_code() {
     assert!(!code.contains("/// ```\nfn main"), "{code}");
     for ident in [
         "pub r#type:",
-        "pub self_:",
-        "pub self_2:",
+        // Properties whose fields meet (`self`/`Self`, `A.B`/`a-b`/`a_b`, and `""`, `$%^`,
+        // `_`, `🚀`, which all fall back to `field`) are each tagged with the SHA-256 of
+        // their JSON name (`printf '%s' self | sha256sum` starts with 06c604b3).
+        "#[serde(rename = \"self\")]\n    pub self__h06c604b3:",
+        "pub self__h85bc0f95:",
+        "pub field__he3b0c442:",
         "pub crate_:",
         "pub super_:",
         "pub r#async:",
         "pub r#fn:",
         "pub _1st:",
         "pub u540d_u524d:",
-        "pub a_b_2:",
-        "pub a_b_3:",
-        "pub struct SelfTool;",
+        "pub a_b__h4b861d8b:",
+        "pub a_b__hd44362d6:",
+        "pub a_b__h648fa9b3:",
+        "#[allow(non_snake_case)]\npub struct Tool_he3b0c442Args {",
+        // Tools whose names meet (`self`/`Self`) are tagged the same way.
+        "pub struct SelfTool_h06c604b3;",
+        "pub struct SelfTool_h85bc0f95;",
         "pub struct Tool1passwordGet;",
-        "pub struct NsToolV2Beta2;",
+        "pub struct NsToolV2Beta_h94aad397;",
+        "pub struct NsToolV2Beta_h83960962;",
         "Self_,",
-        // Prelude constructors stay unshadowed (schemars' derive calls a bare `Some(..)`).
-        "pub struct Some2;",
-        "pub struct None2;",
-        "pub struct Ok2;",
-        "pub struct Err2;",
+        // Prelude constructors stay unshadowed (schemars' derive calls a bare `Some(..)`):
+        // a tool named `some` contests `Some` and is tagged.
+        "pub struct Some_ha6b46dd0;",
+        "pub struct None_h140bedbf;",
+        "pub struct Ok_h2689367b;",
+        "pub struct Err_hd9eb253e;",
         // A recursive union is one type per `$defs` entry, boxed where it refers back.
         "    N(::std::boxed::Box<RecursiveUnionsArgsN>),\n",
         // Root `$ref`, `allOf`, `anyOf` and `oneOf` (the unit tests in `codegen::schema`

@@ -13,6 +13,14 @@ mod golden {
     include!("fixtures/golden.rs");
 }
 
+/// Names that meet (see `golden.rs`): compiled with every warning an error, so the lint
+/// allowances on tagged names are proven.
+#[deny(warnings)]
+#[allow(dead_code)]
+mod names {
+    include!("fixtures/names.rs");
+}
+
 use golden::*;
 use oma_mcp_runtime::McpTool;
 use serde_json::json;
@@ -47,7 +55,10 @@ fn empty_and_nested_arguments() {
         serde_json::to_value(PingArgs::default()).unwrap(),
         json!({})
     );
-    assert_eq!(serde_json::to_value(GetSum2Args {}).unwrap(), json!({}));
+    assert_eq!(
+        serde_json::to_value(GetSum_h9096b3e4Args {}).unwrap(),
+        json!({})
+    );
     let args = FilesDeleteArgs {
         bad: None,
         extra: Some(FilesDeleteArgsExtra::Integer(7)),
@@ -77,10 +88,10 @@ fn tool_constants() {
     const { assert!(FilesDelete::CONSEQUENTIAL) };
     const { assert!(!GetSum::CONSEQUENTIAL) };
     // `destructiveHint: true` without `readOnlyHint` (annotations trusted by default) …
-    const { assert!(GetSum2::CONSEQUENTIAL) };
+    const { assert!(GetSum_h9096b3e4::CONSEQUENTIAL) };
     // … unless the options list the tool as not consequential.
     const { assert!(!Ping::CONSEQUENTIAL) };
-    assert_eq!(GetSum2::MCP_NAME, "get_sum");
+    assert_eq!(GetSum_h9096b3e4::MCP_NAME, "get_sum");
     assert_eq!(Ping::DESCRIPTION, None);
     assert_eq!(Ping::INPUT_SCHEMA, r#"{"type":"object"}"#);
     assert_eq!(
@@ -318,7 +329,7 @@ fn typed_outputs_are_validated_and_deserialized() {
     );
     assert_eq!(out.result.data, "3");
     // A root that is not an object (draft-07 dialect): an `i32`.
-    let out = typed_output::<GetSum2>(&json!({"structuredContent": 41})).unwrap();
+    let out = typed_output::<GetSum_h9096b3e4>(&json!({"structuredContent": 41})).unwrap();
     assert_eq!(out.output, 41);
     // FastMCP's wrapped form is unwrapped into the enum.
     let out = typed_output::<Ping>(&json!({"structuredContent": {"result": "busy"}})).unwrap();
@@ -351,6 +362,46 @@ fn typed_outputs_are_validated_and_deserialized() {
         })
         .is_ok()
     );
-    const { assert!(!GetSum2::OUTPUT_WRAPPED) };
+    const { assert!(!GetSum_h9096b3e4::OUTPUT_WRAPPED) };
     const { assert!(Ping::OUTPUT_WRAPPED) };
+}
+
+/// Tagged tools keep their MCP names; tagged fields keep their JSON names on the wire.
+#[test]
+fn tagged_names_keep_their_mcp_and_json_names() {
+    use names::*;
+    assert_eq!(SearchA_h1dc0eb1b::MCP_NAME, "search-a");
+    assert_eq!(SearchA_hc2a3138c::MCP_NAME, "search_a");
+    assert_eq!(SearchA_h16730005::MCP_NAME, "SearchA");
+    assert_eq!(SearchSpace::MCP_NAME, "search a");
+    assert_eq!(Some_ha6b46dd0::MCP_NAME, "some");
+    assert_eq!(Foo_h2c26b46b::MCP_NAME, "foo");
+    assert_eq!(FooArgs_h110d3de3::MCP_NAME, "foo_args");
+    let args = SearchA_h1dc0eb1bArgs {
+        foo_bar__h7d89c4f5: Some(3),
+        foo_bar__h5a906c24: Some(SearchA_h1dc0eb1bArgsFooBar_h5a906c24 {
+            x: Some("y".into()),
+        }),
+        foo_bar__h4928cae8: Some(SearchA_h1dc0eb1bArgsFooBar_h4928cae8::Off),
+        query: "q".into(),
+        additional_properties: [(
+            "extra".to_owned(),
+            SearchA_h1dc0eb1bArgsValue {
+                note: Some("n".into()),
+            },
+        )]
+        .into(),
+    };
+    assert_eq!(
+        serde_json::to_value(&args).unwrap(),
+        json!({
+            "foo-bar": 3,
+            "fooBar": {"x": "y"},
+            "foo_bar": "off",
+            "query": "q",
+            "extra": {"note": "n"}
+        })
+    );
+    let lone: LoneOutput = serde_json::from_value(json!({"additional_properties": "a"})).unwrap();
+    assert_eq!(lone.additional_properties__h7011157b.as_deref(), Some("a"));
 }

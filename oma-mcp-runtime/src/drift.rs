@@ -67,6 +67,13 @@
 //! unless the manifest lists it. Other descriptor fields (`_meta`,
 //! `icons`, `execution`, vendor keys) → info. A different protocol version or
 //! `serverInfo.version` → info.
+//!
+//! Generated Rust names (added by [`rust_name_changes`] and [`rust_field_changes`], which
+//! `oma-mcp check` and `diff` feed with the code generator's names of both sides): a tool in
+//! both lists whose marker type is named differently, a name that now belongs to another tool
+//! than before, and a property in both whose field is named differently → breaking
+//! (`rust_name_changed`; direction `tool`, or `input`/`output` for a field). Code using the
+//! old name stops compiling, or, for a name that moved, would call the other tool.
 
 mod format;
 mod rules;
@@ -188,6 +195,7 @@ pub enum ChangeKind {
     RefUnresolved,
     NotCompared,
     InvalidSchema,
+    RustNameChanged,
 }
 
 impl ChangeKind {
@@ -242,6 +250,7 @@ impl ChangeKind {
             RefUnresolved => "ref_unresolved",
             NotCompared => "not_compared",
             InvalidSchema => "invalid_schema",
+            RustNameChanged => "rust_name_changed",
         }
     }
 }
@@ -269,6 +278,22 @@ pub struct Change {
     pub direction: Direction,
     /// One line for a human (server text quoted with escapes, never a raw newline).
     pub message: String,
+}
+
+impl Change {
+    /// A breaking [`ChangeKind::RustNameChanged`] change of `tool` (empty: not one tool's),
+    /// for a problem with the generated names that [`rust_name_changes`] cannot express,
+    /// such as a rename entry that collides on the new side.
+    pub fn rust_name_changed(tool: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            tool: tool.into(),
+            pointer: String::new(),
+            kind: ChangeKind::RustNameChanged,
+            severity: Severity::Breaking,
+            direction: Direction::Tool,
+            message: message.into(),
+        }
+    }
 }
 
 /// How many changes of each severity a report holds.
@@ -320,6 +345,16 @@ impl DriftReport {
             }
         }
         Self { changes, summary }
+    }
+
+    /// Adds `changes` (e.g. [`rust_name_changes`]) in the report's order: after the server
+    /// lines and each tool's own changes, tools by raw name; the summary is recomputed.
+    pub fn extend(&mut self, changes: Vec<Change>) {
+        let mut all = std::mem::take(&mut self.changes);
+        all.extend(changes);
+        // Stable: each tool's changes keep their order, server lines (no tool) come first.
+        all.sort_by(|a, b| a.tool.cmp(&b.tool));
+        *self = Self::new(all);
     }
 
     /// No change at all.
@@ -391,6 +426,97 @@ pub fn diff(old: &Snapshot, new: &Snapshot) -> DriftReport {
     let mut changes = rules::server_changes(old, new);
     changes.extend(diff_tools(&old.tools, &new.tools));
     DriftReport::new(changes)
+}
+
+/// The breaking changes between the generated Rust names of two tool lists: `old` and `new`
+/// map each raw MCP tool name to the name of its marker type (oma-mcp-build's
+/// `codegen::rust_names` of each side). In raw-name order:
+///
+/// - a tool in both whose name changed, on that tool: `Rust name SearchA is now
+///   SearchA_h1dc0eb1b`;
+/// - a name another tool had before, on that former owner (removed, or itself renamed):
+///   `Rust name SearchA now refers to "search_a" (was "search-a")`.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// let old = BTreeMap::from([("search-a".to_owned(), "SearchA".to_owned())]);
+/// let new = BTreeMap::from([("search_a".to_owned(), "SearchA".to_owned())]);
+/// let changes = oma_mcp_runtime::drift::rust_name_changes(&old, &new);
+/// assert_eq!(
+///     changes[0].message,
+///     r#"Rust name SearchA now refers to "search_a" (was "search-a")"#
+/// );
+/// ```
+pub fn rust_name_changes(
+    old: &std::collections::BTreeMap<String, String>,
+    new: &std::collections::BTreeMap<String, String>,
+) -> Vec<Change> {
+    let new_owner: std::collections::BTreeMap<&str, &str> = new
+        .iter()
+        .map(|(tool, ident)| (ident.as_str(), tool.as_str()))
+        .collect();
+    let mut changes = Vec::new();
+    for (tool, old_ident) in old {
+        if let Some(new_ident) = new.get(tool)
+            && new_ident != old_ident
+        {
+            changes.push(rules::rust_name_change(
+                tool,
+                format!("Rust name {old_ident} is now {new_ident}"),
+            ));
+        }
+        if let Some(&owner) = new_owner.get(old_ident.as_str())
+            && owner != tool
+        {
+            changes.push(rules::rust_name_change(
+                tool,
+                format!(
+                    "Rust name {old_ident} now refers to {} (was {})",
+                    rules::quote(owner),
+                    rules::quote(tool)
+                ),
+            ));
+        }
+    }
+    changes
+}
+
+/// The breaking changes between the generated field names of two tool lists: `old` and `new`
+/// map (raw MCP tool name, JSON pointer of a property's schema) to its field's name
+/// (oma-mcp-build's `codegen::rust_names(..).fields`). A property in both whose field is
+/// named differently gives `Rust field foo_bar is now foo_bar__h4928cae8` at the property's
+/// pointer (a sibling property whose field would have the same name came or went).
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// let at = ("t".to_owned(), "/inputSchema/properties/foo_bar".to_owned());
+/// let old = BTreeMap::from([(at.clone(), "foo_bar".to_owned())]);
+/// let new = BTreeMap::from([(at, "foo_bar__h4928cae8".to_owned())]);
+/// let changes = oma_mcp_runtime::drift::rust_field_changes(&old, &new);
+/// assert_eq!(changes[0].message, "Rust field foo_bar is now foo_bar__h4928cae8");
+/// assert_eq!(changes[0].pointer, "/inputSchema/properties/foo_bar");
+/// ```
+pub fn rust_field_changes(
+    old: &std::collections::BTreeMap<(String, String), String>,
+    new: &std::collections::BTreeMap<(String, String), String>,
+) -> Vec<Change> {
+    old.iter()
+        .filter_map(|(at, old_ident)| {
+            let new_ident = new.get(at).filter(|n| *n != old_ident)?;
+            let (tool, pointer) = at;
+            let mut change = Change::rust_name_changed(
+                tool.clone(),
+                format!("Rust field {old_ident} is now {new_ident}"),
+            );
+            change.pointer = pointer.clone();
+            change.direction = if pointer.starts_with("/outputSchema") {
+                Direction::Output
+            } else {
+                Direction::Input
+            };
+            Some(change)
+        })
+        .collect()
 }
 
 /// Compares two tool sets by raw name (either order in; changes come out by name).

@@ -122,9 +122,11 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
             quote!(),
         ),
     };
+    let marker_allows = lint_allows(&tool.marker, &[]);
     let mut tokens = quote! {
         #(#[doc = #doc])*
         #[allow(dead_code)]
+        #marker_allows
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct #marker;
 
@@ -261,8 +263,10 @@ fn serde_type_attrs(
     args: TokenStream,
 ) -> TokenStream {
     let (schemars_derive, schemars_attr) = schemars_derive(tool, name);
+    let allows = lint_allows(name, &[]);
     quote! {
         #[allow(dead_code, clippy::type_complexity)]
+        #allows
         #[derive(
             #derives
             #schemars_derive
@@ -283,9 +287,11 @@ fn alias_item(tool: &ToolModel, def: &AliasDef) -> Result<TokenStream, Error> {
     })?;
     let doc = docs::doc_lines(&def.doc);
     let ty = rust_type(&def.ty);
+    let allows = lint_allows(&def.name, &[]);
     Ok(quote! {
         #(#[doc = #doc])*
         #[allow(dead_code, clippy::type_complexity)]
+        #allows
         pub type #name = #ty;
     })
 }
@@ -304,9 +310,11 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
         quote!(Debug, Clone, PartialEq, #default),
         quote!(),
     );
+    let field_allows = lint_allows("", &field_names(def));
     Ok(quote! {
         #(#[doc = #doc])*
         #attrs
+        #field_allows
         pub struct #name {
             #(#fields,)*
         }
@@ -457,9 +465,12 @@ fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, E
         moved.push(ident);
     }
     let serde_crate = SERDE_CRATE;
+    let allows = lint_allows(&def.name, &field_names(def));
+    let wire_allows = lint_allows("", &field_names(def));
     Ok(quote! {
         #(#[doc = #doc])*
         #[allow(dead_code, clippy::type_complexity)]
+        #allows
         #[derive(Debug, Clone, PartialEq, #default #schemars_derive)]
         #schemars_attr
         #schemars_consts
@@ -484,6 +495,7 @@ fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, E
                 deserializer: D,
             ) -> ::core::result::Result<Self, D::Error> {
                 #[allow(clippy::type_complexity)]
+                #wire_allows
                 #[derive(#serde::Deserialize)]
                 #[serde(crate = #serde_crate)]
                 struct Wire {
@@ -692,9 +704,11 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
             }
         }
     });
+    let allows = lint_allows(&def.name, &[]);
     Ok(quote! {
         #(#[doc = #doc])*
         #[allow(dead_code, clippy::type_complexity)]
+        #allows
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #default_derive)]
         pub enum #name {
             #(
@@ -873,6 +887,34 @@ fn rust_type(ty: &RustType) -> TokenStream {
             None => quote!(::oma_mcp_runtime::__private::serde_json::Value),
         },
     }
+}
+
+/// `#[allow(..)]` for the lints a type's name (`non_camel_case_types`: a tagged name such
+/// as `SearchA_h…`, or a user-chosen one; `""` checks none) or its fields
+/// (`non_snake_case`: tagged fields such as `foo_bar__h…`) would trip; nothing when none.
+fn lint_allows(name: &str, fields: &[&RustIdent]) -> TokenStream {
+    let mut lints = Vec::new();
+    if !name.is_empty() && !names::is_lint_camel_case(name) {
+        lints.push(quote!(non_camel_case_types));
+    }
+    if fields.iter().any(|f| !names::is_lint_snake_case(&f.name)) {
+        lints.push(quote!(non_snake_case));
+    }
+    if lints.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(#[allow(#(#lints),*)])
+    }
+}
+
+/// Every field identifier of a struct: properties, `const` properties, the extra map.
+fn field_names(def: &StructDef) -> Vec<&RustIdent> {
+    def.fields
+        .iter()
+        .map(|f| &f.ident)
+        .chain(def.consts.iter().map(|c| &c.ident))
+        .chain(def.extra.iter().map(|e| &e.ident))
+        .collect()
 }
 
 /// A type or variant identifier, `None` unless `name` is a plain identifier.

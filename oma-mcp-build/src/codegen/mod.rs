@@ -15,8 +15,12 @@
 //!   `not_consequential` entries), and a `static` holding its compiled schemas,
 //!
 //! plus `TOOL_NAMES`, the raw MCP names in snapshot order. `<Tool>` is the UpperCamelCase
-//! of the raw MCP name (`get-sum` → `GetSum`, `GetSumArgs`); names that collide after
-//! conversion are numbered in snapshot order (`get_sum` → `GetSum2`).
+//! of the raw MCP name (`get-sum` → `GetSum`, `GetSumArgs`), or the name a rename entry
+//! ([`GenerateOptions::rename`]) gives it. Tools whose names would meet after conversion
+//! (`get-sum` and `get_sum`, or `foo` and `foo_args`, whose `FooArgs` `foo` reserves) are
+//! each tagged with a hash of their MCP name (`GetSum_h…`) instead of being numbered by
+//! position, so adding or removing a tool never moves a name to another tool; the rule is in
+//! the `stems` and `names` module docs. [`rust_names`] lists the marker and field names.
 //!
 //! The code is a plain module body that refers to everything through `::oma_mcp_runtime`, so
 //! the including crate needs no other dependency:
@@ -38,13 +42,15 @@ mod docs;
 mod emit;
 mod names;
 mod schema;
+mod stems;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use globset::{Glob, GlobMatcher};
 use oma_mcp_runtime::Snapshot;
 use oma_mcp_runtime::naming::normalize_all;
-use oma_mcp_runtime::snapshot::canonical_json;
+use oma_mcp_runtime::snapshot::{SnapshotTool, canonical_json};
 use serde_json::Value;
 
 use crate::error::Error;
@@ -81,6 +87,16 @@ pub struct GenerateOptions {
     /// `::oma_mcp_runtime::__private::schemars`: the including crate must enable
     /// `oma-mcp-runtime`'s `schemars` feature.
     pub schemars: bool,
+    /// User-chosen names: raw MCP tool name → the UpperCamelCase stem of its marker type
+    /// (`"search-a"` → `SearchHyphen`, `SearchHyphenArgs`, `SearchHyphenOutput`). A renamed
+    /// tool is never tagged; a plain tool whose names meet it is tagged instead.
+    /// [`generate`] fails on an entry naming no tool, a target that is not an identifier (or
+    /// is `Some`, `None`, `Ok`, `Err`), or a target whose names another renamed tool or a
+    /// tagged tool also generates.
+    pub rename: BTreeMap<String, String>,
+    /// Where [`GenerateOptions::rename`] is written, to name its entries in errors
+    /// (`servers.x.rename` gives `servers.x.rename."search-a"`); `None` means `rename`.
+    pub rename_table: Option<String>,
 }
 
 /// How a tool's `annotations` count towards `McpTool::CONSEQUENTIAL`. Annotations are
@@ -151,6 +167,33 @@ impl GenerateOptions {
     #[must_use]
     pub fn with_consequential_annotations(mut self, policy: AnnotationPolicy) -> Self {
         self.consequential_annotations = policy;
+        self
+    }
+
+    /// Sets [`GenerateOptions::rename`] (replacing earlier entries): pairs of a raw MCP tool
+    /// name and the stem its types get.
+    ///
+    /// ```
+    /// use oma_mcp_build::codegen::GenerateOptions;
+    /// let options = GenerateOptions::default().with_rename([("search-a", "SearchHyphen")]);
+    /// assert_eq!(options.rename["search-a"], "SearchHyphen");
+    /// ```
+    #[must_use]
+    pub fn with_rename(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.rename = entries
+            .into_iter()
+            .map(|(tool, target)| (tool.into(), target.into()))
+            .collect();
+        self
+    }
+
+    /// Sets [`GenerateOptions::rename_table`].
+    #[must_use]
+    pub fn with_rename_table(mut self, table: impl Into<String>) -> Self {
+        self.rename_table = Some(table.into());
         self
     }
 
@@ -282,8 +325,119 @@ pub(crate) struct ToolModel {
     pub schemars: bool,
 }
 
-/// The prelude's value constructors, never used as a generated type name.
-const PRELUDE_VALUES: [&str; 4] = ["Some", "None", "Ok", "Err"];
+/// One tool's types, generated in a namespace of its own.
+struct ToolParts {
+    marker: String,
+    args: String,
+    defs: Vec<TypeDef>,
+    output: Option<OutputModel>,
+    warnings: Vec<Warning>,
+    /// Every type name used (the namespace's names, with the reserved suffixed forms).
+    names: BTreeSet<String>,
+}
+
+/// The tool's types with the marker name `stem`.
+fn build_tool(tool: &SnapshotTool, stem: &str) -> ToolParts {
+    let mcp_name = tool.name();
+    let mut types = Namespace::new();
+    let marker = types.claim_type(stem, &stems::TOOL_SUFFIXES);
+    let args = format!("{marker}Args");
+    let mut warnings = Vec::new();
+    let mut defs = schema::input_types(
+        mcp_name,
+        &args,
+        tool.input_schema(),
+        &mut types,
+        &mut warnings,
+    );
+    let output = tool
+        .output_schema()
+        .filter(|s| !s.is_null())
+        .map(|output_schema| {
+            let (mut output_defs, output) = schema::output_types(
+                mcp_name,
+                &format!("{marker}Output"),
+                output_schema,
+                &mut types,
+                &mut warnings,
+            );
+            defs.append(&mut output_defs);
+            output
+        });
+    ToolParts {
+        marker,
+        args,
+        defs,
+        output,
+        warnings,
+        names: types.names().clone(),
+    }
+}
+
+/// Every tool's types, each with its stem (see the `stems` module).
+fn tool_parts(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Vec<ToolParts>, Error> {
+    let mcp_names: Vec<&str> = snapshot.tools.iter().map(|t| t.name()).collect();
+    let renames = stems::Renames {
+        table: options.rename_table.as_deref().unwrap_or("rename"),
+        entries: &options.rename,
+    };
+    stems::assign(
+        &mcp_names,
+        &renames,
+        |i, stem| build_tool(&snapshot.tools[i], stem),
+        |parts| &parts.names,
+    )
+}
+
+/// The Rust names [`generate`] gives the tools of a snapshot and their fields, for
+/// comparing two tool lists (`check` and `diff` report the names that changed or moved).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RustNames {
+    /// Raw MCP tool name → its marker type's name (`"search-a"` → `"SearchA"`).
+    pub tools: BTreeMap<String, String>,
+    /// (raw MCP tool name, JSON pointer of a property's schema in the tool descriptor, e.g.
+    /// `/inputSchema/properties/fooBar`) → the field's name without `r#` (`"foo_bar"`). A
+    /// property merged into several structs counts once, with its first field.
+    pub fields: BTreeMap<(String, String), String>,
+}
+
+/// The Rust names [`generate`] gives each tool of `snapshot` and each property field.
+///
+/// ```
+/// use oma_mcp_build::codegen::{GenerateOptions, rust_names};
+/// let snapshot: oma_mcp_runtime::Snapshot = oma_mcp_runtime::Snapshot::parse(
+///     r#"{"tools": [{"name": "get-sum",
+///         "inputSchema": {"type": "object", "properties": {"fooBar": {"type": "string"}}}}]}"#,
+///     "x.json".as_ref(),
+/// )
+/// .unwrap();
+/// let names = rust_names(&snapshot, &GenerateOptions::default()).unwrap();
+/// assert_eq!(names.tools["get-sum"], "GetSum");
+/// let field = ("get-sum".to_owned(), "/inputSchema/properties/fooBar".to_owned());
+/// assert_eq!(names.fields[&field], "foo_bar");
+/// ```
+///
+/// # Errors
+/// The rename errors of [`generate`].
+pub fn rust_names(snapshot: &Snapshot, options: &GenerateOptions) -> Result<RustNames, Error> {
+    let parts = tool_parts(snapshot, options)?;
+    let mut names = RustNames::default();
+    for (tool, parts) in snapshot.tools.iter().zip(parts) {
+        for def in &parts.defs {
+            if let TypeDef::Struct(def) = def {
+                for field in &def.fields {
+                    names
+                        .fields
+                        .entry((tool.name().to_owned(), field.pointer.clone()))
+                        .or_insert_with(|| field.ident.name.clone());
+                }
+            }
+        }
+        names.tools.insert(tool.name().to_owned(), parts.marker);
+    }
+    Ok(names)
+}
 
 /// Generates the Rust code for every tool of `snapshot`.
 ///
@@ -293,64 +447,37 @@ const PRELUDE_VALUES: [&str; 4] = ["Some", "None", "Ok", "Err"];
 /// - [`Error::Runtime`] with [`oma_mcp_runtime::Error::NameCollision`] when two tools get
 ///   the same framework name
 ///   (`a/b` and `a_b`);
+/// - [`Error::RenameUnknownTool`], [`Error::RenameInvalid`] and [`Error::RenameCollision`]
+///   for a rename entry that names no tool, is not an identifier, or collides;
+///   [`Error::TagCollision`] when two tools would get the same tagged name;
 /// - [`Error::InvalidGeneratedCode`] and [`Error::InvalidIdentifier`] only on a bug in this
 ///   crate.
 pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Generated, Error> {
     let policy = options.consequential_policy()?;
     let prefix = options.name_prefix.as_deref();
     let framework_names = normalize_all(prefix, snapshot.tools.iter().map(|t| t.name()))?;
-    let mut types = Namespace::new();
-    // A marker is a unit struct, so its name is also a value: `Some`, `None`, `Ok` or `Err`
-    // would shadow the prelude's constructors for derive macros expanded in the module
-    // (schemars' `JsonSchema` calls a bare `Some(..)`). A tool named `some` gets `Some2`.
-    for prelude_value in PRELUDE_VALUES {
-        types.claim_type(prelude_value, &[]);
-    }
+    let parts = tool_parts(snapshot, options)?;
     let mut warnings = Vec::new();
     let mut tools = Vec::with_capacity(snapshot.tools.len());
-    for (tool, name) in snapshot.tools.iter().zip(framework_names) {
+    for ((tool, name), parts) in snapshot.tools.iter().zip(framework_names).zip(parts) {
         let mcp_name = tool.name();
-        let base = names::camel_ident(mcp_name, "Tool", "Tool", "Tool");
-        let marker = types.claim_type(&base, &["Args", "Output"]);
-        let args = format!("{marker}Args");
         let input_schema = match tool.input_schema() {
             Some(schema @ Value::Object(_)) => canonical_json(schema),
             _ => r#"{"type":"object"}"#.to_owned(),
         };
-        let is_consequential = policy.is_consequential(mcp_name, tool.annotations());
-        let mut defs = schema::input_types(
-            mcp_name,
-            &args,
-            tool.input_schema(),
-            &mut types,
-            &mut warnings,
-        );
-        let output = tool
-            .output_schema()
-            .filter(|s| !s.is_null())
-            .map(|output_schema| {
-                let (mut output_defs, output) = schema::output_types(
-                    mcp_name,
-                    &format!("{marker}Output"),
-                    output_schema,
-                    &mut types,
-                    &mut warnings,
-                );
-                defs.append(&mut output_defs);
-                output
-            });
+        warnings.extend(parts.warnings);
         tools.push(ToolModel {
             mcp_name: mcp_name.to_owned(),
             name,
             description: tool.description().map(str::to_owned),
             input_schema,
             digest: tool.digest.clone(),
-            consequential: is_consequential,
-            types: defs,
-            output,
+            consequential: policy.is_consequential(mcp_name, tool.annotations()),
+            types: parts.defs,
+            output: parts.output,
             schemars: options.schemars,
-            marker,
-            args,
+            marker: parts.marker,
+            args: parts.args,
         });
     }
     let code = emit::file(&header(snapshot), &snapshot.to_canonical_string(), &tools)?;
@@ -517,13 +644,21 @@ mod tests {
         );
     }
 
+    /// Every tool of a group whose names meet is tagged with the SHA-256 of its own MCP
+    /// name (`sha256("get-sum")` starts with `2fb224d8`); none keeps `GetSum` by position.
     #[test]
     fn type_name_collisions_get_distinct_names() {
         let snap = snapshot(
             r#"{"tools": [{"name": "get-sum"}, {"name": "get.sum"}, {"name": "get_sum"}]}"#,
         );
         let code = generate(&snap, &GenerateOptions::default()).unwrap().code;
-        for name in ["GetSum", "GetSum2", "GetSum3"] {
+        assert!(!code.contains("pub struct GetSum;"), "{code}");
+        assert_eq!(
+            code.matches("#[allow(non_camel_case_types)]").count(),
+            6,
+            "{code}"
+        );
+        for name in ["GetSum_h2fb224d8", "GetSum_hbc2dff04", "GetSum_h9096b3e4"] {
             assert!(
                 code.contains(&format!("pub struct {name};")),
                 "{name}: {code}"

@@ -12,11 +12,32 @@
 //!    (`self_`, `Self_`, `crate_`, `super_`);
 //! 5. a [`Namespace`] hands out each name once: `page_size`, `page_size_2`, … for fields,
 //!    `GetSum`, `GetSum2`, … for types.
+//!
+//! # Stable names: contested names are tagged, never numbered
+//!
+//! Numbering by position is fine inside one tool's own schema (what a tool's schema
+//! generates changes only when that schema changes, which drift reports), but not between
+//! things the server may add or remove independently: tools, and the properties of one
+//! object. There, a name that would be shared is *contested*, and **every** claimant gets a
+//! tagged name instead of the first one keeping it:
+//!
+//! - types: `<Stem>_h<8 hex digits>` ([`tagged_type`]), e.g. `SearchA_h2c8d1f0e`;
+//! - fields: `<snake>__h<8 hex digits>` ([`tagged_field`]), e.g. `foo_bar__h91b3c2aa`;
+//!
+//! where the hex digits are the first four bytes of the SHA-256 of the exact JSON name (the
+//! MCP tool name, the property name). A tag depends on that name alone, never on the other
+//! names or their order. Plain names cannot take that shape: in a plain UpperCamelCase name
+//! a `_` (from the numbering `V1_2` or a keyword's `Self_`) is never followed by a lowercase
+//! letter, as every word starts with an uppercase letter or a digit, and a plain snake_case
+//! field never holds `__`. So a plain name and a tagged one never meet, and two tagged names
+//! meet only when both the stem and the 32-bit tag are equal (the code generator reports that
+//! as an error asking for a rename entry instead of numbering).
 
 use std::collections::BTreeSet;
 use std::fmt;
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
+use sha2::{Digest, Sha256};
 
 /// Identifiers longer than this are cut (at a word boundary when possible).
 const MAX_IDENT_LEN: usize = 64;
@@ -254,6 +275,116 @@ fn spell_punctuation(value: &str) -> String {
     out
 }
 
+/// `h` and 8 lowercase hex digits: the first four bytes of the SHA-256 of the exact JSON
+/// name `json` (see the module docs, "Stable names").
+pub(crate) fn name_tag(json: &str) -> String {
+    let digest = Sha256::digest(json.as_bytes());
+    let mut tag = String::from("h");
+    for byte in &digest[..4] {
+        tag.push_str(&format!("{byte:02x}"));
+    }
+    tag
+}
+
+/// The tagged type name of a contested `stem` made for the JSON name `json`:
+/// `<stem>_h<8 hex digits>` (`SearchA` for `search a` → `SearchA_h…`).
+pub(crate) fn tagged_type(stem: &str, json: &str) -> String {
+    format!("{stem}_{}", name_tag(json))
+}
+
+/// The tagged field identifier of the contested field `ident` made for the property `json`:
+/// `<snake>__h<8 hex digits>`, never raw (`type` → `type__h…`, `self_` → `self__h…`).
+pub(crate) fn tagged_field(ident: &RustIdent, json: &str) -> RustIdent {
+    RustIdent::plain(format!(
+        "{}__{}",
+        ident.name.trim_end_matches('_'),
+        name_tag(json)
+    ))
+}
+
+/// Whether rustc's `non_camel_case_types` lint accepts the type name `name` (its rule: no
+/// leading lowercase letter, no `__`, no `_` next to a letter). Tagged names (`SearchA_h…`)
+/// and some user-chosen names fail it; the emitter allows the lint on those items.
+pub(crate) fn is_lint_camel_case(name: &str) -> bool {
+    let name = name.trim_matches('_');
+    let chars: Vec<char> = name.chars().collect();
+    !chars.first().is_some_and(|c| c.is_lowercase())
+        && !name.contains("__")
+        && !chars
+            .windows(2)
+            .any(|w| (w[0].is_alphabetic() && w[1] == '_') || (w[1].is_alphabetic() && w[0] == '_'))
+}
+
+/// Whether rustc's `non_snake_case` lint accepts the field name `name` (its rule: no
+/// uppercase letter, no `__` once leading and trailing `_` are trimmed). Tagged fields
+/// (`foo__h…`) fail it; the emitter allows the lint on their struct.
+pub(crate) fn is_lint_snake_case(name: &str) -> bool {
+    let name = name.trim_matches('_');
+    !name.contains("__") && !name.chars().any(char::is_uppercase)
+}
+
+/// The field of a struct's typed `additionalProperties` map. A property whose field would
+/// have this name is always tagged, so the map's field never takes a property's name or the
+/// other way round when either comes or goes.
+pub(crate) const EXTRA_FIELD: &str = "additional_properties";
+
+/// The field identifiers of the properties `json_names` of one object, in order: each
+/// property's [`snake_ident`], except that properties whose identifiers are equal
+/// (`fooBar`, `foo_bar`, `foo-bar`), or equal to [`EXTRA_FIELD`], all get their
+/// [`tagged_field`] (see the module docs, "Stable names").
+pub(crate) fn field_idents(json_names: &[&str]) -> Vec<RustIdent> {
+    let plain: Vec<RustIdent> = json_names.iter().map(|j| snake_ident(j)).collect();
+    let contested = contested(plain.iter().map(|i| i.name.as_str()), &[EXTRA_FIELD]);
+    plain
+        .into_iter()
+        .zip(json_names)
+        .map(|(ident, json)| {
+            if contested.contains(ident.name.as_str()) {
+                tagged_field(&ident, json)
+            } else {
+                ident
+            }
+        })
+        .collect()
+}
+
+/// The name hints of the types nested in `parent` for its properties `json_names`, in
+/// order: [`nested_type_name`], except that properties whose hints are equal (`fooBar`,
+/// `foo_bar`) all get their [`tagged_type`].
+pub(crate) fn nested_type_names(parent: &str, json_names: &[&str]) -> Vec<String> {
+    let plain: Vec<String> = json_names
+        .iter()
+        .map(|j| nested_type_name(parent, j))
+        .collect();
+    let contested = contested(plain.iter().map(String::as_str), &[]);
+    let tagged: Vec<Option<String>> = plain
+        .iter()
+        .zip(json_names)
+        .map(|(hint, json)| {
+            contested
+                .contains(hint.as_str())
+                .then(|| tagged_type(hint, json))
+        })
+        .collect();
+    plain
+        .into_iter()
+        .zip(tagged)
+        .map(|(hint, tagged)| tagged.unwrap_or(hint))
+        .collect()
+}
+
+/// The names that occur more than once in `names`, or at all in `reserved`.
+fn contested<'a>(names: impl Iterator<Item = &'a str>, reserved: &[&str]) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut contested = BTreeSet::new();
+    for name in names {
+        if !seen.insert(name) || reserved.contains(&name) {
+            contested.insert(name.to_owned());
+        }
+    }
+    contested
+}
+
 /// Whether the field needs `#[serde(rename = "…")]`: its Rust name (without `r#`) differs
 /// from the JSON name.
 pub(crate) fn needs_rename(ident: &RustIdent, json: &str) -> bool {
@@ -276,6 +407,11 @@ impl Namespace {
     /// An empty namespace.
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// Every name claimed so far (with the suffixed forms a claim reserved), in order.
+    pub(crate) fn names(&self) -> &BTreeSet<String> {
+        &self.used
     }
 
     /// Claims a field identifier: `ident`, or `ident_2`, `ident_3`, … when taken. A
@@ -522,6 +658,55 @@ mod tests {
         );
         assert_eq!(v(&["1", "+1", "v1"]), ["V1", "Plus1", "V1_2"]);
         assert_eq!(v(&["half-even", "x"]), ["HalfEven", "X"]);
+    }
+
+    /// Hashes checked independently: `printf '%s' fooBar | sha256sum` starts with 5a906c24.
+    #[test]
+    fn contested_fields_are_all_tagged() {
+        let fields = |names: &[&str]| -> Vec<String> {
+            field_idents(names)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        assert_eq!(
+            fields(&["fooBar", "foo_bar", "foo-bar", "other"]),
+            [
+                "foo_bar__h5a906c24",
+                "foo_bar__h4928cae8",
+                "foo_bar__h7d89c4f5",
+                "other"
+            ]
+        );
+        // Alone, a property keeps its plain name; a rival's arrival tags both.
+        assert_eq!(fields(&["fooBar"]), ["foo_bar"]);
+        assert_eq!(
+            fields(&["type", "TYPE"]),
+            ["type__h1303c06b", "type__ha90bab6f"]
+        );
+        assert_eq!(fields(&["type"]), ["r#type"]);
+        assert_eq!(
+            fields(&["additionalProperties"]),
+            ["additional_properties__h762ee1dc"]
+        );
+        assert_eq!(
+            super::nested_type_names("XArgs", &["fooBar", "foo_bar", "baz"]),
+            ["XArgsFooBar_h5a906c24", "XArgsFooBar_h4928cae8", "XArgsBaz"]
+        );
+    }
+
+    #[test]
+    fn lint_rules() {
+        assert!(is_lint_camel_case("SearchA"));
+        assert!(is_lint_camel_case("V1_2"));
+        assert!(!is_lint_camel_case("SearchA_h1dc0eb1b"));
+        assert!(!is_lint_camel_case("search"));
+        assert!(!is_lint_camel_case("A__B"));
+        assert!(is_lint_snake_case("foo_bar"));
+        assert!(is_lint_snake_case("_2fa"));
+        assert!(is_lint_snake_case("self_"));
+        assert!(!is_lint_snake_case("foo_bar__h5a906c24"));
+        assert!(!is_lint_snake_case("fooBar"));
     }
 
     #[test]

@@ -231,14 +231,19 @@ impl<'a> Converter<'a> {
                 extra = Some((e, pointer_push(pointer, "additionalProperties")));
             }
         }
+        // Field names and nested type names of the properties, contested ones tagged (see
+        // `names`), then de-duplicated by a namespace only as a safety net.
+        props.retain(|(json_name, _, _)| skip != Some(json_name.as_str()));
+        let json_names: Vec<&str> = props.iter().map(|(j, _, _)| j.as_str()).collect();
+        let field_idents = names::field_idents(&json_names);
+        let hints = names::nested_type_names(name, &json_names);
         let mut idents = Namespace::new();
-        for (json_name, prop, pointer) in props {
-            if skip == Some(json_name.as_str()) {
-                continue;
-            }
+        for (((json_name, prop, pointer), field_ident), hint) in
+            props.into_iter().zip(field_idents).zip(hints)
+        {
             if let Some(value) = prop.get("const") {
                 def.consts.push(ConstProperty {
-                    ident: idents.claim_field(names::snake_ident(json_name)),
+                    ident: idents.claim_field(field_ident),
                     property: json_name.clone(),
                     value: oma_mcp_runtime::snapshot::canonical_json(value),
                     required: required.contains(json_name.as_str()),
@@ -246,7 +251,6 @@ impl<'a> Converter<'a> {
                 continue;
             }
             let prop_pointer = pointer_push(&pointer_push(pointer, "properties"), json_name);
-            let hint = names::nested_type_name(name, json_name);
             let mut mapped = self.map(prop, &hint, &prop_pointer, depth);
             if let Some(default) = prop.get("default") {
                 mapped
@@ -254,7 +258,7 @@ impl<'a> Converter<'a> {
                     .push(format!("Default: `{}`.", short_json(default)));
             }
             def.fields.push(Field {
-                ident: idents.claim_field(names::snake_ident(json_name)),
+                ident: idents.claim_field(field_ident),
                 json_name: json_name.clone(),
                 ty: mapped.ty,
                 required: required.contains(json_name.as_str()),
@@ -267,7 +271,7 @@ impl<'a> Converter<'a> {
             let hint = names::nested_type_name(name, "Value");
             let mapped = self.map(extra, &hint, &extra_pointer, depth);
             def.extra = Some(ExtraField {
-                ident: idents.claim_field(names::snake_ident("additional_properties")),
+                ident: idents.claim_field(names::snake_ident(names::EXTRA_FIELD)),
                 value: mapped.ty.unboxed(),
             });
         }

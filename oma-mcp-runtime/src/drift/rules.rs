@@ -101,6 +101,11 @@ pub(super) fn tool_removed(tool: &SnapshotTool) -> Change {
     )
 }
 
+/// A generated Rust name that changed or moved to another tool: breaking.
+pub(super) fn rust_name_change(tool: &str, message: String) -> Change {
+    Change::rust_name_changed(tool, message)
+}
+
 /// A tool only the new list has: info.
 pub(super) fn tool_added(tool: &SnapshotTool) -> Change {
     tool_change(

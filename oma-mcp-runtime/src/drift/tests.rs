@@ -58,6 +58,151 @@ fn tools_removed_and_added() {
 }
 
 #[test]
+fn rust_names_that_change_or_move_are_breaking_in_tool_order() {
+    let map = |pairs: &[(&str, &str)]| -> std::collections::BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect()
+    };
+    // `search-a` was removed and `search_a` took its name; `search a` kept its tool but got
+    // a tagged name; `x` is unchanged.
+    let old = map(&[
+        ("search-a", "SearchA"),
+        ("search a", "SearchA2"),
+        ("x", "X"),
+    ]);
+    let new = map(&[
+        ("search_a", "SearchA"),
+        ("search a", "SearchA_h0e7b2c51"),
+        ("x", "X"),
+    ]);
+    let changes = rust_name_changes(&old, &new);
+    let got: Vec<_> = changes
+        .iter()
+        .map(|c| {
+            (
+                c.tool.as_str(),
+                c.kind.as_str(),
+                c.severity,
+                c.direction,
+                c.pointer.as_str(),
+                c.message.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "search a",
+                "rust_name_changed",
+                B,
+                Direction::Tool,
+                "",
+                "Rust name SearchA2 is now SearchA_h0e7b2c51"
+            ),
+            (
+                "search-a",
+                "rust_name_changed",
+                B,
+                Direction::Tool,
+                "",
+                "Rust name SearchA now refers to \"search_a\" (was \"search-a\")"
+            ),
+        ]
+    );
+    assert!(rust_name_changes(&old, &old).is_empty());
+    // Merged into a report: after the tool's own changes, tools by name, summary counted.
+    let mut report = diff(
+        &snap(vec![json!({"name": "search-a"}), json!({"name": "x"})]),
+        &snap(vec![json!({"name": "search_a"}), json!({"name": "x"})]),
+    );
+    report.extend(changes);
+    let kinds: Vec<_> = report
+        .changes
+        .iter()
+        .map(|c| (c.tool.as_str(), c.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("search a", K::RustNameChanged),
+            ("search-a", K::ToolRemoved),
+            ("search-a", K::RustNameChanged),
+            ("search_a", K::ToolAdded),
+        ]
+    );
+    assert_eq!(
+        report.summary,
+        Summary {
+            breaking: 3,
+            warning: 0,
+            info: 1
+        }
+    );
+}
+
+#[test]
+fn rust_fields_renamed_are_breaking_at_the_property() {
+    let at = |tool: &str, pointer: &str| (tool.to_owned(), pointer.to_owned());
+    let old = std::collections::BTreeMap::from([
+        (
+            at("t", "/inputSchema/properties/fooBar"),
+            "foo_bar".to_owned(),
+        ),
+        (at("t", "/outputSchema/properties/a"), "a".to_owned()),
+        (at("t", "/outputSchema/properties/gone"), "gone".to_owned()),
+        (at("u", "/inputSchema/properties/q"), "q".to_owned()),
+    ]);
+    let new = std::collections::BTreeMap::from([
+        (
+            at("t", "/inputSchema/properties/fooBar"),
+            "foo_bar__h5a906c24".to_owned(),
+        ),
+        (
+            at("t", "/outputSchema/properties/a"),
+            "a__hca978112".to_owned(),
+        ),
+        (at("u", "/inputSchema/properties/q"), "q".to_owned()),
+    ]);
+    let got: Vec<_> = rust_field_changes(&old, &new)
+        .into_iter()
+        .map(|c| {
+            (
+                c.tool,
+                c.pointer,
+                c.kind,
+                c.severity,
+                c.direction,
+                c.message,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "t".to_owned(),
+                "/inputSchema/properties/fooBar".to_owned(),
+                K::RustNameChanged,
+                B,
+                Direction::Input,
+                "Rust field foo_bar is now foo_bar__h5a906c24".to_owned()
+            ),
+            (
+                "t".to_owned(),
+                "/outputSchema/properties/a".to_owned(),
+                K::RustNameChanged,
+                B,
+                Direction::Output,
+                "Rust field a is now a__hca978112".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
 fn equal_digests_take_the_fast_path() {
     // Two different descriptors (a required property added: breaking when compared) given the
     // same digest: no change is reported, so the schemas were never looked at.

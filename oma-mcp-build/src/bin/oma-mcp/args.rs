@@ -55,6 +55,10 @@ pub enum Command {
         /// Mark tools consequential by raw MCP name or glob (repeatable).
         #[arg(long, value_name = "NAME_OR_GLOB")]
         consequential: Vec<String>,
+        /// Name a tool's types yourself: raw MCP name = stem of its Rust names (repeatable),
+        /// as the manifest's [servers.<name>.rename] table does.
+        #[arg(long, value_name = "TOOL=NAME", value_parser = rename_entry)]
+        rename: Vec<(String, String)>,
         /// Write the code here (default: stdout).
         #[arg(long, value_name = "PATH")]
         out: Option<PathBuf>,
@@ -213,4 +217,16 @@ pub struct CallArgs {
     /// The server to start.
     #[command(flatten)]
     pub target: Target,
+}
+
+/// One `--rename TOOL=NAME` value: split at the last `=` (a tool name may hold `=`, a Rust
+/// name cannot).
+pub fn rename_entry(value: &str) -> Result<(String, String), String> {
+    match value.rsplit_once('=') {
+        Some((tool, name)) if !tool.is_empty() => Ok((tool.to_owned(), name.to_owned())),
+        _ => Err(format!(
+            "expected TOOL=NAME (a raw MCP tool name, `=`, the stem of its Rust names), e.g. \
+             search-a=SearchHyphen; got {value:?}"
+        )),
+    }
 }

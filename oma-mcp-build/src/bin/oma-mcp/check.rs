@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::Snapshot;
+use oma_mcp_runtime::snapshot::SnapshotTool;
 
 use crate::commands::{CliError, Outcome};
 use crate::progress::Progress;
@@ -130,13 +131,25 @@ async fn check_one(
     let client = crate::commands::connect(config).await;
     progress.finish().await;
     let client = client?;
-    let drift = client.drift_against(&snapshot);
+    let mut drift = client.drift_against(&snapshot);
     let tools: std::collections::BTreeSet<String> = snapshot
         .tools
         .iter()
         .map(|t| t.name().to_owned())
         .chain(client.tools().iter().map(|t| t.mcp_name.clone()))
         .collect();
+    // The live tools as `drift_against` reads them, for the generated names.
+    let mut live = Snapshot::default();
+    live.tools = client
+        .tools()
+        .iter()
+        .filter_map(|t| SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
+        .collect();
     crate::commands::stop_listed(&client).await;
+    drift.extend(crate::names::changes(
+        &snapshot,
+        &live,
+        &pin.generate_options(),
+    )?);
     Ok((drift, tools.into_iter().collect()))
 }

@@ -182,8 +182,9 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
             snapshot,
             prefix,
             consequential,
+            rename,
             out,
-        } => generate(&snapshot, prefix, consequential, out.as_deref()),
+        } => generate(&snapshot, prefix, consequential, rename, out.as_deref()),
         Command::List {
             prefix,
             timeout_ms,
@@ -279,10 +280,14 @@ fn generate(
     snapshot: &Path,
     prefix: Option<String>,
     consequential: Vec<String>,
+    rename: Vec<(String, String)>,
     out: Option<&Path>,
 ) -> Result<Outcome, CliError> {
     let snapshot = Snapshot::read(snapshot)?;
-    let mut options = GenerateOptions::default().with_consequential(consequential);
+    let mut options = GenerateOptions::default()
+        .with_consequential(consequential)
+        .with_rename(rename)
+        .with_rename_table("--rename");
     if let Some(prefix) = prefix {
         options = options.with_name_prefix(prefix);
     }

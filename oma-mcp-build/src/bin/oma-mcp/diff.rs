@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use oma_mcp_build::GenerateOptions;
 use oma_mcp_runtime::{Snapshot, drift};
 
 use crate::commands::{CliError, Outcome};
@@ -30,6 +31,10 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+    /// A rename entry of the generated code, TOOL=NAME (repeatable), as in the manifest's
+    /// [servers.<name>.rename]: the Rust names of both sides are compared with it.
+    #[arg(long, value_name = "TOOL=NAME", value_parser = crate::args::rename_entry)]
+    pub rename: Vec<(String, String)>,
 }
 
 /// Runs `diff`: exit 0 without drift at the level, 1 with, 2 when a file cannot be read.
@@ -43,6 +48,11 @@ pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
         .chain(&new.tools)
         .map(|t| t.name().to_owned())
         .collect();
+    let options = GenerateOptions::default()
+        .with_rename(args.rename)
+        .with_rename_table("--rename");
+    let mut report = drift::diff(&old, &new);
+    report.extend(crate::names::changes(&old, &new, &options)?);
     let compared = [Compared {
         name: label.clone(),
         label,
@@ -50,7 +60,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
         file: args.old.clone(),
         new_file: Some(args.new.clone()),
         tools: tools.into_iter().collect(),
-        report: drift::diff(&old, &new),
+        report,
     }];
     let outputs = Outputs {
         compared: &compared,

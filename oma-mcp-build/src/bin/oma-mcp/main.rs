@@ -19,6 +19,7 @@ mod ci;
 mod commands;
 mod diff;
 mod interrupt;
+mod names;
 mod progress;
 mod report;
 mod schema;
