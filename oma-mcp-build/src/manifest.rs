@@ -8,13 +8,13 @@
 //! cwd = "."                                         # default: the manifest's directory
 //! env = { LOG_LEVEL = "warn" }                      # literal values for the child
 //! pass-env = ["GITHUB_TOKEN"]                       # names copied from the caller's environment
-//! prefix = "everything"                             # seed namePrefix
+//! prefix = "everything"                             # the contract's namePrefix
 //! snapshot = "mcp/everything.snapshot.json"         # default: mcp/<name>.snapshot.json
 //! consequential = ["write_file", "delete_*"]        # raw MCP names or globs
 //! not-consequential = ["move_file"]                 # never consequential (unless listed above)
 //! consequential-annotations = "trust"               # or "ignore"; default: "trust"
 //! schemars = false                                  # types derive schemars::JsonSchema
-//! request-timeout-ms = 60000                        # default: 60000 (seed requestTimeoutMs)
+//! request-timeout-ms = 60000                        # default: 60000 (the contract's requestTimeoutMs)
 //! max-message-bytes = 67108864                      # one JSON-RPC message; default: 64 MiB
 //! client-name = "my-agent"                          # clientInfo of connect_config(); default:
 //! client-version = "1.2.0"                          #   the runtime's (open-multi-agent 0.0.0)
@@ -73,7 +73,7 @@ pub struct ServerPin {
     pub env: BTreeMap<String, String>,
     /// Names of variables copied from the caller's environment when set.
     pub pass_env: Vec<String>,
-    /// The seed's `namePrefix`.
+    /// open-multi-agent's `namePrefix` (`connectMCPTools()`, "Tool names").
     pub prefix: Option<String>,
     /// The snapshot file.
     pub snapshot: PathBuf,
@@ -140,7 +140,7 @@ struct RawServer {
     /// Names of environment variables copied from the caller's environment when set.
     #[serde(default)]
     pass_env: Vec<String>,
-    /// The seed's namePrefix: tool names become `<prefix>_<name>`.
+    /// open-multi-agent's `namePrefix`: tool names become `<prefix>_<name>`.
     prefix: Option<String>,
     /// The snapshot file (default: `mcp/<name>.snapshot.json`).
     snapshot: Option<PathBuf>,

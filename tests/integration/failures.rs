@@ -13,7 +13,7 @@ fn command() -> String {
     server_bin().to_string_lossy().into_owned()
 }
 
-/// The call's error carries the exit status and the server's stderr, not only the seed's
+/// The call's error carries the exit status and the server's stderr, not only the contract's
 /// `Connection closed`; the connection is gone afterwards.
 #[tokio::test]
 async fn a_server_that_exits_during_a_call_says_how_and_why() {

@@ -148,7 +148,7 @@ impl Session {
         self.request_cancellable(method, params, None).await
     }
 
-    /// As [`Session::request`], also ending when `cancel` is cancelled (the seed's abort
+    /// As [`Session::request`], also ending when `cancel` is cancelled (open-multi-agent's abort
     /// signal, as the TypeScript SDK's `RequestOptions.signal`): a token cancelled before the
     /// call sends nothing; one cancelled while waiting sends `notifications/cancelled` with the
     /// request id and the reason [`ABORT_REASON`]. An answer that is already there wins over
