@@ -826,9 +826,17 @@ fn check_reports_rust_names_with_the_manifests_rename_table() {
     );
     let out = check("\n[servers.own.rename]\n\"no such tool\" = \"X\"\n");
     assert_exit(&out, 2);
+    let problem = "servers.own.rename.\"no such tool\": the snapshot has no tool of that name; \
+                   use a raw MCP tool name as the snapshot lists it, or remove the entry";
     assert_eq!(
         text(&out.stderr),
-        "oma-mcp: servers.own.rename.\"no such tool\": the snapshot has no tool of that name; \
-         use a raw MCP tool name as the snapshot lists it, or remove the entry\n"
+        format!(
+            "oma-mcp: server \"own\" of {}: {problem}\n",
+            manifest.display()
+        )
+    );
+    assert_eq!(
+        json_out(&out)["errors"],
+        json!([{"server": "own", "message": problem}])
     );
 }
