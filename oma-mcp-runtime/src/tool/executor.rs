@@ -97,8 +97,11 @@ where
 /// let gate = gate_fn(|call| {
 ///     let read_only = call.tool_name.starts_with("github_get");
 ///     async move {
-///         Ok(if read_only { ToolCallDecision::Allow } else {
-/// ToolCallDecision::deny_because("read-only agent") })
+///         Ok(if read_only {
+///             ToolCallDecision::Allow
+///         } else {
+///             ToolCallDecision::deny_because("read-only agent")
+///         })
 ///     }
 /// });
 /// # let _ = gate;
