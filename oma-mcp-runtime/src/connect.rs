@@ -382,7 +382,6 @@ impl McpClient {
         Error::ServerExited {
             command: self.command_line.clone(),
             method: method.to_owned(),
-            source: Box::new(error),
             exit,
             stderr: self.session.stderr_tail(),
         }
@@ -673,7 +672,7 @@ impl McpClient {
     ) -> ToolResult {
         match self.call_tool_raw(raw_name, arguments).await {
             Ok(result) => map_call_result(&result),
-            Err(e) => ToolResult::failed(raw_name, &e.to_string()),
+            Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
         }
     }
 
@@ -691,7 +690,7 @@ impl McpClient {
             .await
         {
             Ok(result) => map_call_result(&result),
-            Err(e) => ToolResult::failed(raw_name, &e.to_string()),
+            Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
         }
     }
 

@@ -818,8 +818,9 @@ mod tests {
             exit: String::new(),
             stderr_tail: String::new(),
         };
+        assert_eq!(err.to_string(), "the MCP server/discover handshake with `srv` failed");
         assert_eq!(
-            err.to_string(),
+            err.chain().to_string(),
             "the MCP server/discover handshake with `srv` failed: MCP error -32601: Method not \
              found; the fallback `initialize` handshake failed too: MCP error -32000: Connection \
              closed"
@@ -831,9 +832,10 @@ mod tests {
         };
         assert_eq!(err.rpc_code(), Some(-32601));
         assert_eq!(
-            err.to_string(),
-            "MCP error -32601: m (the server does not speak the 2026-07-28 lifecycle; connect \
-             with `Lifecycle::Auto` or `Lifecycle::Initialize`)"
+            err.chain().to_string(),
+            "the server does not speak the 2026-07-28 lifecycle (connect with \
+             `ConnectConfig::with_lifecycle(Lifecycle::Auto)` or `Lifecycle::Initialize`; \
+             manifest key `lifecycle`): MCP error -32601: m"
         );
     }
 }

@@ -215,7 +215,7 @@ impl McpClient {
             .await
             .map_err(|e| CallError::Failed {
                 tool: T::MCP_NAME,
-                message: e.to_string(),
+                message: e.chain().to_string(),
             })?;
         typed_output::<T>(&raw)
     }

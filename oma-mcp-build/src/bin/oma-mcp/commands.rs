@@ -494,7 +494,7 @@ async fn call_showing_progress(
     bar.finish();
     match raw {
         Ok(result) => oma_mcp_runtime::map_call_result(&result),
-        Err(e) => oma_mcp_runtime::ToolResult::failed(mcp_name, &e.to_string()),
+        Err(e) => oma_mcp_runtime::ToolResult::failed(mcp_name, &e.chain().to_string()),
     }
 }
 
