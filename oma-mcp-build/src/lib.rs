@@ -10,7 +10,7 @@
 //!
 //! ```no_run
 //! // build.rs
-//! fn main() -> Result<(), oma_mcp_build::Error> {
+//! fn main() -> Result<(), oma_mcp_build::Report> {
 //!     oma_mcp_build::configure().compile()?;
 //!     Ok(())
 //! }
@@ -31,4 +31,8 @@ pub use codegen::{
     ConsequentialMatcher, ConsequentialPolicy, GenerateOptions, Generated, Warning, generate,
 };
 pub use error::Error;
+/// An error to return from a build script's `main`: its `Debug` prints the error and its
+/// causes on one line (`Error: <message>: <cause>: …`), where [`Error`]'s derived `Debug`
+/// would print the variant's fields. Re-exported from [`oma_mcp_runtime::error::Report`].
+pub use oma_mcp_runtime::error::Report;
 pub use manifest::{Manifest, ServerPin};

@@ -440,7 +440,6 @@ fn details(exit: &str, stderr: &str) -> String {
 /// );
 /// ```
 #[derive(Clone, Copy)]
-#[non_exhaustive]
 pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'a));
 
 impl fmt::Display for Chain<'_> {
