@@ -137,6 +137,7 @@ pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 
 use crate::snapshot::SnapshotSource;
+use crate::text::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
 use session::Session;
 
@@ -148,10 +149,6 @@ const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 /// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.
 pub const MAX_TOOLS_LIST_PAGES: usize = 1000;
 
-/// A server-sent value quoted in an error message, cut to a readable length.
-fn excerpt(value: &impl std::fmt::Display) -> String {
-    crate::snapshot::truncate_for_message(&value.to_string())
-}
 
 /// One tool as discovered by `tools/list` at connect.
 #[derive(Debug, Clone, PartialEq)]
@@ -519,7 +516,7 @@ impl McpClient {
                 Some(Value::String(next)) if !next.is_empty() => {
                     if !seen.insert(hasher.hash_one(&next)) {
                         return Err(Error::RepeatedCursor {
-                            cursor: crate::snapshot::truncate_for_message(&next),
+                            cursor: excerpt(&next),
                             command: self.command_line.clone(),
                         });
                     }

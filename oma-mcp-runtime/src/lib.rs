@@ -37,6 +37,8 @@ pub mod naming;
 pub mod pointer;
 pub mod result;
 pub mod snapshot;
+#[doc(hidden)]
+pub mod text;
 pub mod tool;
 pub mod typed;
 pub mod validate;

@@ -87,7 +87,7 @@ impl SnapshotTool {
                 path: PathBuf::from("<tools/list>"),
                 reason: format!(
                     "a tool descriptor has no string `name`: {}",
-                    truncate_for_message(&descriptor.to_string())
+                    crate::text::excerpt(&descriptor)
                 ),
             });
         }
@@ -527,15 +527,6 @@ fn unreachable_json(e: serde_json::Error) -> String {
     format!("\"<unserializable JSON: {e}>\"")
 }
 
-/// `s` cut to at most 200 chars, with `…` when cut: for server-sent values quoted in error
-/// messages, which must stay readable whatever the server sent.
-pub(crate) fn truncate_for_message(s: &str) -> String {
-    const MAX: usize = 200;
-    match s.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -15,7 +15,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::framing::{self, Incoming, LineRead};
-use super::stderr::{self, StderrLines, cut};
+use super::stderr::{self, StderrLines};
+use crate::text::cut;
 use crate::Error;
 
 /// The longest stderr line logged whole; longer ones are logged as their length only.

@@ -171,11 +171,11 @@ impl Ctx<'_> {
                     "items changed between a tuple and a list schema: {} → {}",
                     a.map_or_else(
                         || "absent".to_owned(),
-                        |v| crate::snapshot::truncate_for_message(&v.to_string())
+                        |v| crate::text::excerpt(v)
                     ),
                     b.map_or_else(
                         || "absent".to_owned(),
-                        |v| crate::snapshot::truncate_for_message(&v.to_string())
+                        |v| crate::text::excerpt(v)
                     )
                 ),
             ),
