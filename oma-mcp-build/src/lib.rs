@@ -23,6 +23,7 @@ pub mod builder;
 pub mod codegen;
 pub mod error;
 pub mod manifest;
+pub mod write;
 #[cfg(feature = "cli")]
 pub mod snapshot_format;
 
@@ -36,3 +37,4 @@ pub use error::Error;
 /// would print the variant's fields. Re-exported from [`oma_mcp_runtime::error::Report`].
 pub use oma_mcp_runtime::error::Report;
 pub use manifest::{Manifest, ServerPin};
+pub use write::{WriteSnapshot, write_if_changed};

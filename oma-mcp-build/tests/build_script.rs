@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::SystemTime;
 
-use oma_mcp_build::{Error, GenerateOptions};
+use oma_mcp_build::{Error, GenerateOptions, WriteSnapshot};
 use oma_mcp_runtime::Snapshot;
 
 #[path = "common/nested_cargo.rs"]

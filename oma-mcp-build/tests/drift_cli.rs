@@ -8,6 +8,7 @@ use std::process::Output;
 
 use common::{assert_exit, oma_mcp, run, text, workspace};
 
+use oma_mcp_build::WriteSnapshot;
 use oma_mcp_runtime::Snapshot;
 use serde_json::{Value, json};
 
