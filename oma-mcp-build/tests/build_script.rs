@@ -456,22 +456,35 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
          ::oma_mcp_runtime::ConnectConfig {{ ::oma_mcp_runtime::ConnectConfig::new({:?}) \
          .with_args([{:?}]) .with_cwd({:?}) .with_pass_env([\"OMA_TEST_SERVER_MODE\"]) \
          .with_name_prefix(\"own\") \
-         .with_request_timeout(::core::time::Duration::from_millis(20000)) }}\n\
-         /// Connects to server `own` with [`connect_config()`] and checks its live tools \
-         against [`SNAPSHOT`] under `policy`, in one call \
+         .with_request_timeout(::core::time::Duration::from_millis(20000)) }}\n",
+        Downstream::program(&in_profile("oma-mcp-test-server")),
+        d.token(),
+        target_dir().display().to_string(),
+    );
+    // `connect(policy)` uses the drift engine: inside `drift_items!`, indented one level.
+    let expected_connect = "/// Connects to server `own` with [`connect_config()`] and checks its live \
+         tools against [`SNAPSHOT`] under `policy`, in one call \
          ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report.\n\
          ///\n/// # Errors\n/// A connection error, or [`oma_mcp_runtime::Error::Drift`] when \
          `policy` refuses\n/// the drift (the server is disconnected first).\n\
          #[allow(dead_code)]\npub async fn connect(policy: ::oma_mcp_runtime::DriftPolicy) \
          -> ::core::result::Result<(::oma_mcp_runtime::McpClient, \
-         ::oma_mcp_runtime::DriftReport), ::oma_mcp_runtime::Error> {{ \
-         ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, \"own\", policy).await }}\n",
-        Downstream::program(&in_profile("oma-mcp-test-server")),
-        d.token(),
-        target_dir().display().to_string(),
+         ::oma_mcp_runtime::DriftReport), ::oma_mcp_runtime::Error> { \
+         ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, \"own\", policy).await }\n";
+    let unparse = |source: &str| {
+        prettyplease::unparse(&syn::parse_file(source).expect("expected source parses"))
+    };
+    let indented: String = unparse(expected_connect)
+        .lines()
+        .map(|line| match line {
+            "" => "\n".to_owned(),
+            line => format!("    {line}\n"),
+        })
+        .collect();
+    let expected_config = format!(
+        "{}\n::oma_mcp_runtime::drift_items! {{\n{indented}}}\n",
+        unparse(&expected_config)
     );
-    let expected_config =
-        prettyplease::unparse(&syn::parse_file(&expected_config).expect("expected source parses"));
     assert_eq!(pinned.servers["own"].connect_config_code(), expected_config);
     assert_eq!(
         std::fs::read_to_string(d.generated()).expect("generated file"),

@@ -300,7 +300,8 @@ pub enum Error {
     },
 
     /// The live server drifted from its snapshot and the [`crate::DriftPolicy`] says to fail
-    /// ([`crate::DriftReport::apply`]).
+    /// ([`crate::DriftReport::apply`]). Only with cargo feature `drift` (on by default).
+    #[cfg(feature = "drift")]
     #[error(
         "MCP server `{server}` drifted from its snapshot ({breaking} breaking, {warning} warning, \
          {info} info; first: {first}); review with `oma-mcp check` and update the pin with \

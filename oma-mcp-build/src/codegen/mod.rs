@@ -35,7 +35,7 @@
 //! [`McpTool`]: oma_mcp_runtime::McpTool
 
 mod docs;
-mod emit;
+pub(crate) mod emit;
 mod names;
 mod schema;
 
