@@ -340,6 +340,9 @@ async fn start(
     }
 }
 
+/// Every method of [`McpClient`] is in this one block. The typed calls, the tool-layer
+/// definitions and the drift check (at its end) are thin methods over their modules' code
+/// ([`crate::typed`], [`crate::tool`], [`crate::drift`]).
 impl McpClient {
     /// Lists the tools after the lifecycle (the last step of [`connect_mcp_tools`]); on
     /// failure the server is stopped.
@@ -383,9 +386,7 @@ impl McpClient {
             stderr: self.session.stderr_tail(),
         }
     }
-}
 
-impl McpClient {
     /// Lists all pages and names the tools.
     async fn discover(&self, prefix: Option<&str>) -> Result<Vec<DiscoveredTool>, Error> {
         let descriptors = self.list_tools_raw().await?;
@@ -751,6 +752,74 @@ impl McpClient {
         self.process.shutdown(eof_grace).await;
         self.session.stop_tasks(STDERR_DRAIN).await;
         tracing::debug!(server = %self.command_line, "MCP server stopped");
+    }
+
+    /// Calls the tool `T` with typed arguments and maps the result as open-multi-agent maps it.
+    ///
+    /// The marker value only selects the tool (`client.call(Echo, EchoArgs { .. })`). The
+    /// arguments are serialized to a JSON object and sent as `tools/call` to
+    /// [`McpTool::MCP_NAME`](crate::McpTool::MCP_NAME); nothing is validated locally (see
+    /// [`McpClient::call_typed`]). Never fails: like open-multi-agent, a failed call (timeout,
+    /// JSON-RPC error, closed connection, arguments that do not serialize to an object) is a
+    /// [`ToolResult`] with `is_error: true` and `data` = `MCP tool "<MCP_NAME>" failed:
+    /// <message>`.
+    pub async fn call<T: crate::McpTool>(&self, _tool: T, args: T::Args) -> ToolResult {
+        crate::typed::call_mapped::<T>(self, args).await
+    }
+
+    /// Calls the tool `T` with validated arguments and returns its typed output.
+    ///
+    /// The arguments are checked against the tool's exact input schema first
+    /// ([`check_args`](crate::typed::check_args): compiled once per tool, dialect from
+    /// `$schema`); a violation is [`CallError::InvalidArguments`](crate::CallError::InvalidArguments)
+    /// with JSON pointers and nothing is sent. The result is then read as
+    /// [`typed_output`](crate::typed::typed_output) says. [`McpClient::call`] stays
+    /// open-multi-agent's untyped call.
+    ///
+    /// # Errors
+    /// Every [`CallError`](crate::CallError) variant;
+    /// [`CallError::into_tool_result`](crate::CallError::into_tool_result) turns one into
+    /// open-multi-agent's error result.
+    pub async fn call_typed<T: crate::McpTool>(
+        &self,
+        _tool: T,
+        args: T::Args,
+    ) -> Result<crate::TypedResult<T::Output>, crate::CallError> {
+        crate::typed::call_typed::<T>(self, args).await
+    }
+
+    /// One [`ToolDefinition`](crate::ToolDefinition) per tool discovered at connect, in the
+    /// server's order (see [`ToolDefinition::from_mcp`](crate::ToolDefinition::from_mcp) for
+    /// each field). They share this client, so the client lives as long as any definition;
+    /// call [`McpClient::disconnect`] when done.
+    ///
+    /// Arguments are validated locally unless the connection was made with
+    /// [`ConnectConfig::with_validate_input(false)`](crate::ConnectConfig::with_validate_input).
+    pub fn tool_definitions(self: &std::sync::Arc<Self>) -> Vec<crate::ToolDefinition> {
+        crate::tool::tool_definitions(self)
+    }
+
+    /// Compares the tools listed at connect with `snapshot` (the pin): `snapshot` is the old
+    /// side, the live server the new one, including its protocol version and `serverInfo`.
+    /// Cargo feature `drift` (on by default).
+    #[cfg(feature = "drift")]
+    pub fn drift_against(&self, snapshot: &Snapshot) -> crate::DriftReport {
+        crate::drift::drift_against(self, snapshot)
+    }
+
+    /// [`McpClient::drift_against`] the snapshot embedded in generated code as canonical JSON
+    /// text (the generated module's `SNAPSHOT`; its `drift` function calls this). Cargo
+    /// feature `drift` (on by default).
+    ///
+    /// # Errors
+    /// [`Error::SnapshotFormat`] when `snapshot_json` is not a snapshot (generated code always
+    /// embeds a valid one).
+    #[cfg(feature = "drift")]
+    pub fn drift_against_embedded(
+        &self,
+        snapshot_json: &str,
+    ) -> Result<crate::DriftReport, Error> {
+        Ok(self.drift_against(&crate::drift::parse_embedded(snapshot_json)?))
     }
 }
 
