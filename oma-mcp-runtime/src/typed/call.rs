@@ -61,7 +61,7 @@ pub enum CallError {
         result: ToolResult,
     },
     /// `structuredContent` violates the tool's output schema.
-    #[error("Invalid output from MCP tool \"{tool}\":{}", problem_lines(problems))]
+    #[error("invalid output from MCP tool \"{tool}\":{}", problem_lines(problems))]
     InvalidOutput {
         /// The raw MCP name.
         tool: &'static str,
@@ -70,7 +70,7 @@ pub enum CallError {
     },
     /// `structuredContent` passed the schema (or there is none to check) but does not
     /// deserialize into the generated output type.
-    #[error("Output of MCP tool \"{tool}\" does not fit its Rust type: {message}")]
+    #[error("the output of MCP tool \"{tool}\" does not fit its Rust type: {message}")]
     OutputType {
         /// The raw MCP name.
         tool: &'static str,
