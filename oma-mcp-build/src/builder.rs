@@ -209,12 +209,11 @@ impl Builder {
                 warn(&format!("server `{}`: {w}", pin.name));
             }
             let path = out_dir.join(format!("{}.rs", pin.name));
-            let written =
-                crate::write::write_if_changed(&path, generated.code.as_bytes())
-                    .map_err(|source| Error::WriteOutput {
-                        path: path.clone(),
-                        source,
-                    })?;
+            let written = crate::write::write_if_changed(&path, generated.code.as_bytes())
+                .map_err(|source| Error::WriteOutput {
+                    path: path.clone(),
+                    source,
+                })?;
             done.push(Compiled {
                 server: pin.name.clone(),
                 path,

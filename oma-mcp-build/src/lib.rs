@@ -23,18 +23,18 @@ pub mod builder;
 pub mod codegen;
 pub mod error;
 pub mod manifest;
-pub mod write;
 #[cfg(feature = "cli")]
 pub mod snapshot_format;
+pub mod write;
 
 pub use builder::{Builder, Compiled, compile_manifest, configure};
 pub use codegen::{
     ConsequentialMatcher, ConsequentialPolicy, GenerateOptions, Generated, Warning, generate,
 };
 pub use error::Error;
+pub use manifest::{Manifest, ServerPin};
 /// An error to return from a build script's `main`: its `Debug` prints the error and its
 /// causes on one line (`Error: <message>: <cause>: …`), where [`Error`]'s derived `Debug`
 /// would print the variant's fields. Re-exported from [`oma_mcp_runtime::error::Report`].
 pub use oma_mcp_runtime::error::Report;
-pub use manifest::{Manifest, ServerPin};
 pub use write::{WriteSnapshot, write_if_changed};

@@ -149,7 +149,6 @@ const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 /// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.
 pub const MAX_TOOLS_LIST_PAGES: usize = 1000;
 
-
 /// One tool as discovered by `tools/list` at connect.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -815,10 +814,7 @@ impl McpClient {
     /// [`Error::SnapshotFormat`] when `snapshot_json` is not a snapshot (generated code always
     /// embeds a valid one).
     #[cfg(feature = "drift")]
-    pub fn drift_against_embedded(
-        &self,
-        snapshot_json: &str,
-    ) -> Result<crate::DriftReport, Error> {
+    pub fn drift_against_embedded(&self, snapshot_json: &str) -> Result<crate::DriftReport, Error> {
         Ok(self.drift_against(&crate::drift::parse_embedded(snapshot_json)?))
     }
 }

@@ -56,7 +56,10 @@ pub enum Error {
     /// ended and its stderr in parentheses when known (`… failed (the server exited (exit
     /// status: 3); server stderr: fatal: …)`); the reason is the
     /// [`source`](std::error::Error::source).
-    #[error("the MCP {method} handshake with `{command}` failed{}", details(exit, stderr_tail))]
+    #[error(
+        "the MCP {method} handshake with `{command}` failed{}",
+        details(exit, stderr_tail)
+    )]
     Handshake {
         /// The server's command line.
         command: String,

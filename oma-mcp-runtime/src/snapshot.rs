@@ -418,7 +418,6 @@ fn unreachable_json(e: serde_json::Error) -> String {
     format!("\"<unserializable JSON: {e}>\"")
 }
 
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -30,7 +30,8 @@ async fn spawn_failure_names_the_command() {
     // The OS error once, as the source, not also in the message.
     let source = std::error::Error::source(&err).map(ToString::to_string);
     assert_eq!(
-        text.matches(source.as_deref().unwrap_or("no source")).count(),
+        text.matches(source.as_deref().unwrap_or("no source"))
+            .count(),
         1,
         "{text}"
     );
@@ -294,7 +295,10 @@ async fn call_timeout_is_the_contract_text_and_the_session_goes_on() {
         .unwrap_err();
     assert!(matches!(&err, Error::Timeout { method, timeout }
         if method == "tools/call" && *timeout == Duration::from_millis(300)));
-    assert_eq!(err.chain().to_string(), "MCP error -32001: Request timed out");
+    assert_eq!(
+        err.chain().to_string(),
+        "MCP error -32001: Request timed out"
+    );
     let r = client.call_tool("sleep", args(json!({"ms": 2000}))).await;
     assert_eq!(
         (r.data.as_str(), r.is_error),
@@ -416,7 +420,10 @@ async fn a_tools_list_page_that_never_comes_times_out() {
         matches!(&err, Error::Timeout { method, timeout: t } if method == "tools/list" && *t == timeout),
         "{err:?}"
     );
-    assert_eq!(err.chain().to_string(), "MCP error -32001: Request timed out");
+    assert_eq!(
+        err.chain().to_string(),
+        "MCP error -32001: Request timed out"
+    );
     assert!(took >= timeout, "{took:?}");
     assert!(took < timeout + Duration::from_secs(2), "{took:?}");
 }

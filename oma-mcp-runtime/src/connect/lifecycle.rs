@@ -839,7 +839,10 @@ mod tests {
             exit: String::new(),
             stderr_tail: String::new(),
         };
-        assert_eq!(err.to_string(), "the MCP server/discover handshake with `srv` failed");
+        assert_eq!(
+            err.to_string(),
+            "the MCP server/discover handshake with `srv` failed"
+        );
         assert_eq!(
             err.chain().to_string(),
             "the MCP server/discover handshake with `srv` failed: MCP error -32601: Method not \

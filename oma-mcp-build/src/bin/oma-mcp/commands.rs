@@ -4,8 +4,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use oma_mcp_build::codegen::{self, ConsequentialPolicy, GenerateOptions};
 use oma_mcp_build::WriteSnapshot;
+use oma_mcp_build::codegen::{self, ConsequentialPolicy, GenerateOptions};
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::snapshot::SnapshotSource;
 use oma_mcp_runtime::validate::{Validator, invalid_input_message};
@@ -306,12 +306,12 @@ fn generate(
     }
     match out {
         Some(path) => {
-            oma_mcp_build::write_if_changed(path, generated.code.as_bytes()).map_err(
-                |source| CliError::Write {
+            oma_mcp_build::write_if_changed(path, generated.code.as_bytes()).map_err(|source| {
+                CliError::Write {
                     path: path.to_path_buf(),
                     source,
-                },
-            )?;
+                }
+            })?;
         }
         None => print(&generated.code)?,
     }

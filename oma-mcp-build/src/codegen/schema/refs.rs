@@ -31,7 +31,6 @@ pub(super) enum PointerState {
     Done(RustType, Vec<String>),
 }
 
-
 impl<'a> Converter<'a> {
     /// The target of a local reference: its JSON pointer in the tool descriptor and its
     /// schema, or why it cannot be resolved.

@@ -169,14 +169,8 @@ impl Ctx<'_> {
                 Severity::Breaking,
                 format!(
                     "items changed between a tuple and a list schema: {} → {}",
-                    a.map_or_else(
-                        || "absent".to_owned(),
-                        |v| crate::text::excerpt(v)
-                    ),
-                    b.map_or_else(
-                        || "absent".to_owned(),
-                        |v| crate::text::excerpt(v)
-                    )
+                    a.map_or_else(|| "absent".to_owned(), crate::text::excerpt),
+                    b.map_or_else(|| "absent".to_owned(), crate::text::excerpt)
                 ),
             ),
         }
