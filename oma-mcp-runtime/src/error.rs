@@ -52,7 +52,7 @@ pub enum Error {
     /// `server/discover` of SEP-2575): it exited, did not answer within the request timeout,
     /// answered with an error, or sent an unusable result.
     ///
-    /// `Display`: `the MCP <method> handshake with `<command>` failed`, then how the server
+    /// `Display`: ``the MCP <method> handshake with `<command>` failed``, then how the server
     /// ended and its stderr in parentheses when known (`… failed (the server exited (exit
     /// status: 3); server stderr: fatal: …)`); the reason is the
     /// [`source`](std::error::Error::source).
