@@ -251,13 +251,19 @@ async fn discover_only_against_server_everything_is_a_clear_error() {
     assert!(matches!(&err, Error::Handshake { method, .. } if method == "server/discover"));
     assert_eq!(err.rpc_code(), Some(-32601));
     let text = err.chain().to_string();
+    // The server's stderr (its start-up line, when it was read in time) sits between the two.
     assert!(
         text.starts_with(&format!(
-            "the MCP server/discover handshake with `{command}` failed: the server does not \
-             speak the 2026-07-28 lifecycle (connect with \
+            "the MCP server/discover handshake with `{command}` failed"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            ": the server does not speak the 2026-07-28 lifecycle (connect with \
              `ConnectConfig::with_lifecycle(Lifecycle::Auto)` or `Lifecycle::Initialize`; \
              manifest key `lifecycle`): MCP error -32601: Method not found"
-        )),
+        ),
         "{text}"
     );
 }
