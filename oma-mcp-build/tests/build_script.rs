@@ -648,6 +648,42 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
         assert!(!snap.exists(), "{} was written", snap.display());
     }
     d.assert_no_server_left();
+
+    // 8. The runtime without its default `drift` feature: the generated module leaves out
+    // `drift()` and `connect(policy)` and the rest still builds and runs; a call to
+    // `connect(policy)` is a compile error naming it.
+    std::fs::write(&snap, &taken.0).expect("restore the snapshot");
+    let cargo_toml = d.root.join("Cargo.toml");
+    let with_drift = std::fs::read_to_string(&cargo_toml).expect("read Cargo.toml");
+    let runtime_line = with_drift
+        .lines()
+        .find(|l| l.starts_with("oma-mcp-runtime = "))
+        .expect("the runtime dependency");
+    let without = runtime_line.replace(" }", ", default-features = false }");
+    std::fs::write(&cargo_toml, with_drift.replace(runtime_line, &without))
+        .expect("write Cargo.toml");
+    let out = d.cargo(&["run"], &trap);
+    assert_success(&out);
+    assert_eq!(text(&out.stdout), "Echo: typed\n");
+    let main_rs = d.root.join("src/main.rs");
+    let main = std::fs::read_to_string(&main_rs).expect("read main.rs");
+    std::fs::write(
+        &main_rs,
+        main.replace(
+            "let mut config = own::connect_config();",
+            "let _ = own::connect(oma_mcp_runtime::DriftPolicy::Ignore);\n    \
+             let mut config = own::connect_config();",
+        ),
+    )
+    .expect("write main.rs");
+    let out = d.cargo(&["build"], &trap);
+    assert_eq!(out.status.code(), Some(101), "{}", describe(&out));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("cannot find function `connect` in module `own`"),
+        "{stderr}"
+    );
+    d.assert_no_server_left();
 }
 
 /// Scenario 6: bad inputs, each a build error naming the file or command.
