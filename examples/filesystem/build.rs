@@ -1,7 +1,7 @@
 //! Generates typed tools for the server pinned in `oma-mcp.toml` from its committed snapshot
 //! (offline, deterministic).
 
-fn main() -> Result<(), oma_mcp_build::Error> {
+fn main() -> Result<(), oma_mcp_build::Report> {
     oma_mcp_build::configure().compile()?;
     Ok(())
 }

@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 use oma_mcp_runtime::Snapshot;
 
 use crate::Error;
+use crate::WriteSnapshot;
 use crate::codegen;
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 
@@ -208,12 +209,11 @@ impl Builder {
                 warn(&format!("server `{}`: {w}", pin.name));
             }
             let path = out_dir.join(format!("{}.rs", pin.name));
-            let written =
-                oma_mcp_runtime::snapshot::write_if_changed(&path, generated.code.as_bytes())
-                    .map_err(|source| Error::WriteOutput {
-                        path: path.clone(),
-                        source,
-                    })?;
+            let written = crate::write::write_if_changed(&path, generated.code.as_bytes())
+                .map_err(|source| Error::WriteOutput {
+                    path: path.clone(),
+                    source,
+                })?;
             done.push(Compiled {
                 server: pin.name.clone(),
                 path,

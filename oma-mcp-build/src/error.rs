@@ -4,18 +4,25 @@ use std::path::PathBuf;
 
 /// Everything that can go wrong in `oma-mcp-build`.
 ///
-/// `Debug` prints the message and its causes, not the variant's fields, so that
-/// `fn main() -> Result<(), oma_mcp_build::Error>` in a build script shows a readable error.
-///
 /// Every variant names what it is about (the tool, the pattern, the JSON pointer), so the
-/// message alone says where to look and what to change.
-#[derive(thiserror::Error)]
+/// message says where to look and what to change. A variant that wraps a cause (an I/O error,
+/// the runtime's error) has it as its [`source`](std::error::Error::source) only, never also
+/// in the message: print the whole chain with [`Error::chain`], or return
+/// [`Report`](crate::Report) from a build script's `main`, whose `Debug` is that chain:
+///
+/// ```no_run
+/// fn main() -> Result<(), oma_mcp_build::Report> {
+///     oma_mcp_build::configure().compile()?;
+///     Ok(())
+/// }
+/// ```
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A `consequential` entry is not a valid glob.
     #[error(
-        "invalid `consequential` pattern \"{pattern}\": {source}; use an exact tool name or a \
-         glob such as \"delete_*\""
+        "invalid `consequential` pattern \"{pattern}\" (use an exact tool name or a glob such \
+         as \"delete_*\")"
     )]
     InvalidGlob {
         /// The pattern as given.
@@ -108,8 +115,8 @@ pub enum Error {
 
     /// The manifest file cannot be read.
     #[error(
-        "cannot read manifest {path}: {source}; check the path (build.rs: `.manifest(path)`, \
-         CLI: --manifest PATH) or write one (the README's \"Use it in your crate\")"
+        "cannot read manifest {path} (check its path, or write one: the README's \"Use it in \
+         your crate\")"
     )]
     ManifestIo {
         /// The manifest file.
@@ -191,8 +198,8 @@ pub enum Error {
 
     /// The pinned server could not be started or queried for a snapshot.
     #[error(
-        "cannot take a snapshot of server `{server}` (manifest {manifest}, command `{command}`): \
-         {source}{hint}",
+        "cannot take a snapshot of server `{server}` (manifest {manifest}, command \
+         `{command}`{hint})",
         hint = install_hint(source)
     )]
     Connect {
@@ -213,7 +220,7 @@ pub enum Error {
     Runtime(#[from] oma_mcp_runtime::Error),
 
     /// The async runtime for taking a snapshot could not start.
-    #[error("cannot start the async runtime to take a snapshot: {source}")]
+    #[error("cannot start the async runtime to take a snapshot")]
     AsyncRuntime {
         /// The I/O error.
         #[source]
@@ -221,7 +228,7 @@ pub enum Error {
     },
 
     /// A generated file cannot be written.
-    #[error("cannot write generated code to {path}: {source}")]
+    #[error("cannot write generated code to {path}")]
     WriteOutput {
         /// The output file.
         path: PathBuf,
@@ -236,7 +243,7 @@ pub enum Error {
 fn install_hint(source: &oma_mcp_runtime::Error) -> &'static str {
     match source {
         oma_mcp_runtime::Error::Spawn { .. } => "",
-        _ => "; check the command and that the server is installed (e.g. `npm ci`)",
+        _ => "; check the command and that the server is installed, e.g. `npm ci`",
     }
 }
 
@@ -248,25 +255,18 @@ fn server_not_chosen(path: &std::path::Path, available: &[String]) -> String {
         )
     } else {
         format!(
-            "manifest {} pins several servers ({}); choose one with --server NAME",
+            "manifest {} pins several servers ({}); choose one by name \
+             (`Manifest::single(Some(name))`)",
             path.display(),
             available.join(", ")
         )
     }
 }
 
-impl std::fmt::Debug for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut text = self.to_string();
-        let mut source = std::error::Error::source(self);
-        while let Some(cause) = source {
-            let cause_text = cause.to_string();
-            if !text.contains(&cause_text) {
-                text.push_str("\n  caused by: ");
-                text.push_str(&cause_text);
-            }
-            source = cause.source();
-        }
-        f.write_str(&text)
+impl Error {
+    /// `<message>: <cause>: <cause>`: this error with its whole cause chain, each cause once
+    /// (see [`oma_mcp_runtime::error::Chain`]).
+    pub fn chain(&self) -> oma_mcp_runtime::error::Chain<'_> {
+        oma_mcp_runtime::error::Chain(self)
     }
 }

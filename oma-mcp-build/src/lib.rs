@@ -10,7 +10,7 @@
 //!
 //! ```no_run
 //! // build.rs
-//! fn main() -> Result<(), oma_mcp_build::Error> {
+//! fn main() -> Result<(), oma_mcp_build::Report> {
 //!     oma_mcp_build::configure().compile()?;
 //!     Ok(())
 //! }
@@ -25,6 +25,7 @@ pub mod error;
 pub mod manifest;
 #[cfg(feature = "cli")]
 pub mod snapshot_format;
+pub mod write;
 
 pub use builder::{Builder, Compiled, compile_manifest, configure};
 pub use codegen::{
@@ -32,3 +33,8 @@ pub use codegen::{
 };
 pub use error::Error;
 pub use manifest::{Manifest, ServerPin};
+/// An error to return from a build script's `main`: its `Debug` prints the error and its
+/// causes on one line (`Error: <message>: <cause>: …`), where [`Error`]'s derived `Debug`
+/// would print the variant's fields. Re-exported from [`oma_mcp_runtime::error::Report`].
+pub use oma_mcp_runtime::error::Report;
+pub use write::{WriteSnapshot, write_if_changed};

@@ -539,7 +539,10 @@ impl ServerPin {
                     #client_version
                     #lifecycle
             }
-
+        };
+        // `connect(policy)` uses the drift engine: emitted only with oma-mcp-runtime's cargo
+        // feature `drift` (on by default; see `oma_mcp_runtime::drift_items!`).
+        let connect = quote::quote! {
             #[doc = #connect_doc]
             ///
             /// # Errors
@@ -555,9 +558,13 @@ impl ServerPin {
                 ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, #name, policy).await
             }
         };
-        syn::parse2::<syn::File>(tokens)
+        let config_text = syn::parse2::<syn::File>(tokens)
             .map(|file| prettyplease::unparse(&file))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        let connect_text = syn::parse2::<syn::File>(connect)
+            .map(crate::codegen::emit::drift_items)
+            .unwrap_or_default();
+        format!("{config_text}\n{connect_text}")
     }
 
     /// The code generator's options of this pin: prefix, `consequential`,

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::SystemTime;
 
-use oma_mcp_build::{Error, GenerateOptions};
+use oma_mcp_build::{Error, GenerateOptions, WriteSnapshot};
 use oma_mcp_runtime::Snapshot;
 
 #[path = "common/nested_cargo.rs"]
@@ -229,7 +229,7 @@ incremental = false
             runtime = ws.join("oma-mcp-runtime").display().to_string(),
             build = ws.join("oma-mcp-build").display().to_string(),
         );
-        let build_rs = "fn main() -> Result<(), oma_mcp_build::Error> {\n    \
+        let build_rs = "fn main() -> Result<(), oma_mcp_build::Report> {\n    \
                         oma_mcp_build::configure().compile()?;\n    Ok(())\n}\n";
         let main_rs = r#"mod own {
     oma_mcp_runtime::include_tools!("own");
@@ -456,22 +456,35 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
          ::oma_mcp_runtime::ConnectConfig {{ ::oma_mcp_runtime::ConnectConfig::new({:?}) \
          .with_args([{:?}]) .with_cwd({:?}) .with_pass_env([\"OMA_TEST_SERVER_MODE\"]) \
          .with_name_prefix(\"own\") \
-         .with_request_timeout(::core::time::Duration::from_millis(20000)) }}\n\
-         /// Connects to server `own` with [`connect_config()`] and checks its live tools \
-         against [`SNAPSHOT`] under `policy`, in one call \
+         .with_request_timeout(::core::time::Duration::from_millis(20000)) }}\n",
+        Downstream::program(&in_profile("oma-mcp-test-server")),
+        d.token(),
+        target_dir().display().to_string(),
+    );
+    // `connect(policy)` uses the drift engine: inside `drift_items!`, indented one level.
+    let expected_connect = "/// Connects to server `own` with [`connect_config()`] and checks its live \
+         tools against [`SNAPSHOT`] under `policy`, in one call \
          ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report.\n\
          ///\n/// # Errors\n/// A connection error, or [`oma_mcp_runtime::Error::Drift`] when \
          `policy` refuses\n/// the drift (the server is disconnected first).\n\
          #[allow(dead_code)]\npub async fn connect(policy: ::oma_mcp_runtime::DriftPolicy) \
          -> ::core::result::Result<(::oma_mcp_runtime::McpClient, \
-         ::oma_mcp_runtime::DriftReport), ::oma_mcp_runtime::Error> {{ \
-         ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, \"own\", policy).await }}\n",
-        Downstream::program(&in_profile("oma-mcp-test-server")),
-        d.token(),
-        target_dir().display().to_string(),
+         ::oma_mcp_runtime::DriftReport), ::oma_mcp_runtime::Error> { \
+         ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, \"own\", policy).await }\n";
+    let unparse = |source: &str| {
+        prettyplease::unparse(&syn::parse_file(source).expect("expected source parses"))
+    };
+    let indented: String = unparse(expected_connect)
+        .lines()
+        .map(|line| match line {
+            "" => "\n".to_owned(),
+            line => format!("    {line}\n"),
+        })
+        .collect();
+    let expected_config = format!(
+        "{}\n::oma_mcp_runtime::drift_items! {{\n{indented}}}\n",
+        unparse(&expected_config)
     );
-    let expected_config =
-        prettyplease::unparse(&syn::parse_file(&expected_config).expect("expected source parses"));
     assert_eq!(pinned.servers["own"].connect_config_code(), expected_config);
     assert_eq!(
         std::fs::read_to_string(d.generated()).expect("generated file"),
@@ -560,11 +573,12 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     assert_build_script_error(
         &out,
         &format!(
-            "cannot take a snapshot of server `own` (manifest {}, command `{command} {token}`): \
-             the MCP server/discover handshake with `{} {token}` failed: MCP error -32601: \
+            "cannot take a snapshot of server `own` (manifest {}, command `{command} {token}`; \
+             check the command and that the server is installed, e.g. `npm ci`): the MCP \
+             server/discover handshake with `{} {token}` failed (the server exited (exit status: \
+             3); server stderr: fatal: this server refuses to initialize): MCP error -32601: \
              Method not found; the fallback `initialize` handshake failed too: MCP error -32000: \
-             Connection closed; the server exited (exit status: 3); server stderr: \
-             fatal: this server refuses to initialize; check the command and that the server is installed (e.g. `npm ci`)",
+             Connection closed",
             manifest.display(),
             Downstream::program(&in_profile("oma-mcp-test-server")),
             command = in_profile("oma-mcp-test-server"),
@@ -634,6 +648,42 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
         assert!(!snap.exists(), "{} was written", snap.display());
     }
     d.assert_no_server_left();
+
+    // 8. The runtime without its default `drift` feature: the generated module leaves out
+    // `drift()` and `connect(policy)` and the rest still builds and runs; a call to
+    // `connect(policy)` is a compile error naming it.
+    std::fs::write(&snap, &taken.0).expect("restore the snapshot");
+    let cargo_toml = d.root.join("Cargo.toml");
+    let with_drift = std::fs::read_to_string(&cargo_toml).expect("read Cargo.toml");
+    let runtime_line = with_drift
+        .lines()
+        .find(|l| l.starts_with("oma-mcp-runtime = "))
+        .expect("the runtime dependency");
+    let without = runtime_line.replace(" }", ", default-features = false }");
+    std::fs::write(&cargo_toml, with_drift.replace(runtime_line, &without))
+        .expect("write Cargo.toml");
+    let out = d.cargo(&["run"], &trap);
+    assert_success(&out);
+    assert_eq!(text(&out.stdout), "Echo: typed\n");
+    let main_rs = d.root.join("src/main.rs");
+    let main = std::fs::read_to_string(&main_rs).expect("read main.rs");
+    std::fs::write(
+        &main_rs,
+        main.replace(
+            "let mut config = own::connect_config();",
+            "let _ = own::connect(oma_mcp_runtime::DriftPolicy::Ignore);\n    \
+             let mut config = own::connect_config();",
+        ),
+    )
+    .expect("write main.rs");
+    let out = d.cargo(&["build"], &trap);
+    assert_eq!(out.status.code(), Some(101), "{}", describe(&out));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("cannot find function `connect` in module `own`"),
+        "{stderr}"
+    );
+    d.assert_no_server_left();
 }
 
 /// Scenario 6: bad inputs, each a build error naming the file or command.
@@ -649,8 +699,8 @@ fn downstream_crate_bad_inputs() {
     assert_build_script_error(
         &out,
         &format!(
-            "cannot read manifest {}: No such file or directory (os error 2); \
-             check the path (build.rs: `.manifest(path)`, CLI: --manifest PATH) or write one (the README's \"Use it in your crate\")",
+            "cannot read manifest {} (check its path, or write one: the README's \"Use it in \
+             your crate\"): No such file or directory (os error 2)",
             manifest.display()
         ),
     );
@@ -686,26 +736,17 @@ fn downstream_crate_bad_inputs() {
     // command as written, what failed, and the hint to check the install (once).
     d.pin(&in_profile("no-such-server"), "");
     let out = d.cargo(&["build"], &[("OMA_MCP_REFRESH", "own")]);
-    assert_eq!(out.status.code(), Some(101), "{}", describe(&out));
-    let stderr = text(&out.stderr);
-    let head = format!(
-        "\n  Error: cannot take a snapshot of server `own` (manifest {}, command \
-         `{command} {token}`): cannot start the MCP server `{} {token}`: No such \
-         file or directory (os error 2); ",
-        manifest.display(),
-        Downstream::program(&in_profile("no-such-server")),
-        command = in_profile("no-such-server"),
-    );
-    let line = stderr
-        .split_inclusive('\n')
-        .find(|l| l.starts_with(&head[1..]))
-        .unwrap_or_else(|| panic!("expected a line starting with{head}\n{}", describe(&out)));
-    assert!(
-        line.ends_with(
-            "; check that the command path is right and that the server is installed (a pinned \
-             npm server: run `npm ci` where its package-lock.json is)\n"
+    assert_build_script_error(
+        &out,
+        &format!(
+            "cannot take a snapshot of server `own` (manifest {}, command `{command} {token}`): \
+             cannot start the MCP server `{} {token}` (check that the command path is right and \
+             that the server is installed; a pinned npm server: run `npm ci` where its \
+             package-lock.json is): No such file or directory (os error 2)",
+            manifest.display(),
+            Downstream::program(&in_profile("no-such-server")),
+            command = in_profile("no-such-server"),
         ),
-        "{line}"
     );
     assert!(!snap.exists());
 
@@ -719,12 +760,12 @@ fn downstream_crate_bad_inputs() {
     assert_build_script_error(
         &out,
         &format!(
-            "cannot take a snapshot of server `own` (manifest {}, command \
-             `{command} {token}`): the MCP server/discover handshake with `{} {token}` \
-             failed: MCP error -32601: Method not found; the fallback `initialize` handshake \
-             failed too: MCP error -32000: Connection closed; the server exited (exit status: \
-             3); server stderr: fatal: this server refuses to initialize; check the \
-             command and that the server is installed (e.g. `npm ci`)",
+            "cannot take a snapshot of server `own` (manifest {}, command `{command} {token}`; \
+             check the command and that the server is installed, e.g. `npm ci`): the MCP \
+             server/discover handshake with `{} {token}` failed (the server exited (exit status: \
+             3); server stderr: fatal: this server refuses to initialize): MCP error -32601: \
+             Method not found; the fallback `initialize` handshake failed too: MCP error -32000: \
+             Connection closed",
             manifest.display(),
             Downstream::program(&in_profile("oma-mcp-test-server")),
             command = in_profile("oma-mcp-test-server"),
@@ -854,10 +895,10 @@ fn builder_in_process_writes_only_when_changed() {
     let err = oma_mcp_build::compile_manifest(root.join("absent.toml")).unwrap_err();
     assert!(matches!(err, Error::ManifestIo { .. }), "{err:?}");
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
-            "cannot read manifest {}: No such file or directory (os error 2); \
-             check the path (build.rs: `.manifest(path)`, CLI: --manifest PATH) or write one (the README's \"Use it in your crate\")",
+            "cannot read manifest {} (check its path, or write one: the README's \"Use it in \
+             your crate\"): No such file or directory (os error 2)",
             root.join("absent.toml").display()
         )
     );

@@ -222,8 +222,18 @@ fn max_message_bytes_bounds_what_the_server_may_send() {
     assert_eq!(
         text(&out.stdout),
         "MCP tool \"big\" failed: the MCP server sent a message larger than the limit of 65536 \
-         bytes; raise it with `ConnectConfig::with_max_message_size` (manifest: \
-         `max-message-bytes`, CLI: `--max-message-bytes`)\n"
+         bytes; raise it with `ConnectConfig::with_max_message_size` (manifest key \
+         `max-message-bytes`)\n"
+    );
+    // After the runtime's warning about the skipped message, the flag that raises the limit.
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.ends_with(&format!(
+            " over the limit of 65536 bytes server={}\noma-mcp: raise the limit with \
+             --max-message-bytes BYTES\n",
+            test_server().display()
+        )),
+        "{stderr}"
     );
     let out = call("200000");
     assert_exit(&out, 0);
@@ -268,20 +278,21 @@ fn call_errors_are_clear() {
 
     let out = run(oma_mcp().args(["list", "--", "/nonexistent/mcp-server"]));
     assert_exit(&out, 2);
-    // The command is named once (the runtime's message names it; the CLI adds nothing).
+    // The command and the OS error are named once each (the runtime's message names the
+    // command and has the OS error as its source; the CLI adds nothing).
     assert_eq!(
         text(&out.stderr),
-        "oma-mcp: cannot start the MCP server `/nonexistent/mcp-server`: No such file or \
-         directory (os error 2); check that the command path is right and that the server is \
-         installed (a pinned npm server: run `npm ci` where its package-lock.json is)\n"
+        "oma-mcp: cannot start the MCP server `/nonexistent/mcp-server` (check that the command \
+         path is right and that the server is installed; a pinned npm server: run `npm ci` where \
+         its package-lock.json is): No such file or directory (os error 2)\n"
     );
 
     let out = run(oma_mcp().args(["list", "--manifest", "/nonexistent/oma-mcp.toml"]));
     assert_exit(&out, 2);
     assert_eq!(
         text(&out.stderr),
-        "oma-mcp: cannot read manifest /nonexistent/oma-mcp.toml: No such file or directory (os error 2); \
-         check the path (build.rs: `.manifest(path)`, CLI: --manifest PATH) or write one (the README's \"Use it in your crate\")\n"
+        "oma-mcp: cannot read manifest /nonexistent/oma-mcp.toml (check its path, or write one: \
+         the README's \"Use it in your crate\"): No such file or directory (os error 2)\n"
     );
 }
 

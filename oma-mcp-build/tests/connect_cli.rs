@@ -78,9 +78,9 @@ fn lifecycle_flag_pins_the_handshake_of_list() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "oma-mcp: the MCP server/discover handshake with `{server}` failed: MCP error \
-             -32000: Connection closed; the server exited (exit status: 1); server stderr: \
-             error: expected `initialize` as the first message\n"
+            "oma-mcp: the MCP server/discover handshake with `{server}` failed (the server \
+             exited (exit status: 1); server stderr: error: expected `initialize` as the first \
+             message): MCP error -32000: Connection closed\n"
         )
     );
 }
@@ -146,9 +146,9 @@ fn manifest_lifecycle_and_the_flag_reach_snapshot_and_check() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "oma-mcp: the MCP server/discover handshake with `{}` failed: MCP error -32000: \
-             Connection closed; the server exited (exit status: 1); server stderr: error: \
-             expected `initialize` as the first message\n",
+            "oma-mcp: the MCP server/discover handshake with `{}` failed (the server exited \
+             (exit status: 1); server stderr: error: expected `initialize` as the first \
+             message): MCP error -32000: Connection closed\n",
             test_server().display()
         )
     );

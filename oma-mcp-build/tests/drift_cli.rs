@@ -8,6 +8,7 @@ use std::process::Output;
 
 use common::{assert_exit, oma_mcp, run, text, workspace};
 
+use oma_mcp_build::WriteSnapshot;
 use oma_mcp_runtime::Snapshot;
 use serde_json::{Value, json};
 
@@ -299,7 +300,8 @@ fn check_reports_the_servers_that_start_and_names_the_one_that_does_not() {
     );
     let stderr = text(&out.stderr);
     let prefix = format!(
-        "oma-mcp: server \"broken\" of {}: cannot start the MCP server `/nonexistent/oma-mcp-server`: ",
+        "oma-mcp: server \"broken\" of {}: cannot start the MCP server \
+         `/nonexistent/oma-mcp-server` (check that ",
         manifest.display()
     );
     assert!(stderr.starts_with(&prefix), "{stderr}");
@@ -422,10 +424,10 @@ fn broken_and_own() -> tempfile::TempDir {
 }
 
 /// What the failed server's error says (the runtime's message for a missing command).
-const BROKEN: &str = "cannot start the MCP server `/nonexistent/oma-mcp-server`: No such file \
-                      or directory (os error 2); check that the command path is right and that \
-                      the server is installed (a pinned npm server: run `npm ci` where its \
-                      package-lock.json is)";
+const BROKEN: &str = "cannot start the MCP server `/nonexistent/oma-mcp-server` (check that the \
+                      command path is right and that the server is installed; a pinned npm \
+                      server: run `npm ci` where its package-lock.json is): No such file or \
+                      directory (os error 2)";
 
 /// CI sees a server that does not start in every format, not only on stderr: the README's
 /// `--format markdown >> $GITHUB_STEP_SUMMARY || true` no longer shows "No drift" alone.

@@ -337,7 +337,7 @@ fn typed_outputs_are_validated_and_deserialized() {
     let err = typed_output::<Ping>(&json!({"structuredContent": {"result": "gone"}})).unwrap_err();
     assert!(
         err.to_string().starts_with(
-            "Invalid output from MCP tool \"ping\":\n- /result: \"gone\" is not one of "
+            "invalid output from MCP tool \"ping\":\n- /result: \"gone\" is not one of "
         ),
         "{err}"
     );

@@ -137,6 +137,7 @@ pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 
 use crate::snapshot::SnapshotSource;
+use crate::text::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
 use session::Session;
 
@@ -147,11 +148,6 @@ const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 /// The most `tools/list` pages [`McpClient::list_tools_raw`] reads: a server that keeps
 /// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.
 pub const MAX_TOOLS_LIST_PAGES: usize = 1000;
-
-/// A server-sent value quoted in an error message, cut to a readable length.
-fn excerpt(value: &impl std::fmt::Display) -> String {
-    crate::snapshot::truncate_for_message(&value.to_string())
-}
 
 /// One tool as discovered by `tools/list` at connect.
 #[derive(Debug, Clone, PartialEq)]
@@ -343,6 +339,9 @@ async fn start(
     }
 }
 
+/// Every method of [`McpClient`] is in this one block. The typed calls, the tool-layer
+/// definitions and the drift check (at its end) are thin methods over their modules' code
+/// ([`crate::typed`], [`crate::tool`], [`crate::drift`]).
 impl McpClient {
     /// Lists the tools after the lifecycle (the last step of [`connect_mcp_tools`]); on
     /// failure the server is stopped.
@@ -382,14 +381,11 @@ impl McpClient {
         Error::ServerExited {
             command: self.command_line.clone(),
             method: method.to_owned(),
-            source: Box::new(error),
             exit,
             stderr: self.session.stderr_tail(),
         }
     }
-}
 
-impl McpClient {
     /// Lists all pages and names the tools.
     async fn discover(&self, prefix: Option<&str>) -> Result<Vec<DiscoveredTool>, Error> {
         let descriptors = self.list_tools_raw().await?;
@@ -520,7 +516,7 @@ impl McpClient {
                 Some(Value::String(next)) if !next.is_empty() => {
                     if !seen.insert(hasher.hash_one(&next)) {
                         return Err(Error::RepeatedCursor {
-                            cursor: crate::snapshot::truncate_for_message(&next),
+                            cursor: excerpt(&next),
                             command: self.command_line.clone(),
                         });
                     }
@@ -673,7 +669,7 @@ impl McpClient {
     ) -> ToolResult {
         match self.call_tool_raw(raw_name, arguments).await {
             Ok(result) => map_call_result(&result),
-            Err(e) => ToolResult::failed(raw_name, &e.to_string()),
+            Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
         }
     }
 
@@ -691,7 +687,7 @@ impl McpClient {
             .await
         {
             Ok(result) => map_call_result(&result),
-            Err(e) => ToolResult::failed(raw_name, &e.to_string()),
+            Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
         }
     }
 
@@ -755,6 +751,71 @@ impl McpClient {
         self.process.shutdown(eof_grace).await;
         self.session.stop_tasks(STDERR_DRAIN).await;
         tracing::debug!(server = %self.command_line, "MCP server stopped");
+    }
+
+    /// Calls the tool `T` with typed arguments and maps the result as open-multi-agent maps it.
+    ///
+    /// The marker value only selects the tool (`client.call(Echo, EchoArgs { .. })`). The
+    /// arguments are serialized to a JSON object and sent as `tools/call` to
+    /// [`McpTool::MCP_NAME`](crate::McpTool::MCP_NAME); nothing is validated locally (see
+    /// [`McpClient::call_typed`]). Never fails: like open-multi-agent, a failed call (timeout,
+    /// JSON-RPC error, closed connection, arguments that do not serialize to an object) is a
+    /// [`ToolResult`] with `is_error: true` and `data` = `MCP tool "<MCP_NAME>" failed:
+    /// <message>`.
+    pub async fn call<T: crate::McpTool>(&self, _tool: T, args: T::Args) -> ToolResult {
+        crate::typed::call_mapped::<T>(self, args).await
+    }
+
+    /// Calls the tool `T` with validated arguments and returns its typed output.
+    ///
+    /// The arguments are checked against the tool's exact input schema first
+    /// ([`check_args`](crate::typed::check_args): compiled once per tool, dialect from
+    /// `$schema`); a violation is [`CallError::InvalidArguments`](crate::CallError::InvalidArguments)
+    /// with JSON pointers and nothing is sent. The result is then read as
+    /// [`typed_output`](crate::typed::typed_output) says. [`McpClient::call`] stays
+    /// open-multi-agent's untyped call.
+    ///
+    /// # Errors
+    /// Every [`CallError`](crate::CallError) variant;
+    /// [`CallError::into_tool_result`](crate::CallError::into_tool_result) turns one into
+    /// open-multi-agent's error result.
+    pub async fn call_typed<T: crate::McpTool>(
+        &self,
+        _tool: T,
+        args: T::Args,
+    ) -> Result<crate::TypedResult<T::Output>, crate::CallError> {
+        crate::typed::call_typed::<T>(self, args).await
+    }
+
+    /// One [`ToolDefinition`](crate::ToolDefinition) per tool discovered at connect, in the
+    /// server's order (see [`ToolDefinition::from_mcp`](crate::ToolDefinition::from_mcp) for
+    /// each field). They share this client, so the client lives as long as any definition;
+    /// call [`McpClient::disconnect`] when done.
+    ///
+    /// Arguments are validated locally unless the connection was made with
+    /// [`ConnectConfig::with_validate_input(false)`](crate::ConnectConfig::with_validate_input).
+    pub fn tool_definitions(self: &std::sync::Arc<Self>) -> Vec<crate::ToolDefinition> {
+        crate::tool::tool_definitions(self)
+    }
+
+    /// Compares the tools listed at connect with `snapshot` (the pin): `snapshot` is the old
+    /// side, the live server the new one, including its protocol version and `serverInfo`.
+    /// Cargo feature `drift` (on by default).
+    #[cfg(feature = "drift")]
+    pub fn drift_against(&self, snapshot: &Snapshot) -> crate::DriftReport {
+        crate::drift::drift_against(self, snapshot)
+    }
+
+    /// [`McpClient::drift_against`] the snapshot embedded in generated code as canonical JSON
+    /// text (the generated module's `SNAPSHOT`; its `drift` function calls this). Cargo
+    /// feature `drift` (on by default).
+    ///
+    /// # Errors
+    /// [`Error::SnapshotFormat`] when `snapshot_json` is not a snapshot (generated code always
+    /// embeds a valid one).
+    #[cfg(feature = "drift")]
+    pub fn drift_against_embedded(&self, snapshot_json: &str) -> Result<crate::DriftReport, Error> {
+        Ok(self.drift_against(&crate::drift::parse_embedded(snapshot_json)?))
     }
 }
 

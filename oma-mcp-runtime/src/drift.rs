@@ -593,37 +593,24 @@ pub async fn connect_checked(
     }
 }
 
-impl crate::McpClient {
-    /// Compares the tools listed at connect with `snapshot` (the pin): `snapshot` is the old
-    /// side, the live server the new one, including its protocol version and `serverInfo`.
-    pub fn drift_against(&self, snapshot: &Snapshot) -> DriftReport {
-        let live: Vec<SnapshotTool> = self
-            .tools()
-            .iter()
-            .filter_map(|t| SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
-            .collect();
-        let live = Snapshot {
-            server_info: self.server_info().cloned(),
-            protocol_version: self.protocol_version().map(str::to_owned),
-            source: None,
-            tools: live,
-        };
-        diff(snapshot, &live)
-    }
-
-    /// [`McpClient::drift_against`](crate::McpClient::drift_against) the snapshot embedded in
-    /// generated code as canonical JSON text (the generated module's `SNAPSHOT`; its `drift`
-    /// function calls this).
-    ///
-    /// # Errors
-    /// [`Error::SnapshotFormat`](crate::Error::SnapshotFormat) when `snapshot_json` is not a
-    /// snapshot (generated code always embeds a valid one).
-    pub fn drift_against_embedded(&self, snapshot_json: &str) -> Result<DriftReport, crate::Error> {
-        Ok(self.drift_against(&parse_embedded(snapshot_json)?))
-    }
+/// [`McpClient::drift_against`](crate::McpClient::drift_against): `snapshot` is the old side,
+/// the tools `client` listed at connect (with its protocol version and `serverInfo`) the new.
+pub(crate) fn drift_against(client: &crate::McpClient, snapshot: &Snapshot) -> DriftReport {
+    let live: Vec<SnapshotTool> = client
+        .tools()
+        .iter()
+        .filter_map(|t| SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
+        .collect();
+    let live = Snapshot {
+        server_info: client.server_info().cloned(),
+        protocol_version: client.protocol_version().map(str::to_owned),
+        source: None,
+        tools: live,
+    };
+    diff(snapshot, &live)
 }
 
 /// Snapshot text embedded in code (named `<embedded snapshot>` in errors).
-fn parse_embedded(snapshot_json: &str) -> Result<Snapshot, crate::Error> {
+pub(crate) fn parse_embedded(snapshot_json: &str) -> Result<Snapshot, crate::Error> {
     Snapshot::parse(snapshot_json, std::path::Path::new("<embedded snapshot>"))
 }

@@ -1,11 +1,20 @@
-//! The one error type of `oma-mcp-runtime`.
+//! The one error type of `oma-mcp-runtime`, and [`Chain`] and [`Report`] to print an error
+//! with its causes.
+//!
+//! Each error's `Display` is its own message; its cause is reachable through
+//! [`std::error::Error::source`] and is never repeated in the message. Print an error with its
+//! causes as `<message>: <cause>: <cause>` with [`Chain`] (or [`Error::chain`]), the way
+//! ripgrep prints its errors; `Display` alone shows only the top message.
 
+use std::fmt;
 use std::path::PathBuf;
 
 /// Everything that can go wrong in `oma-mcp-runtime`.
 ///
 /// Each variant carries what failed and where (tool name, server command, file path), and its
-/// message says what to do about it.
+/// message says what to do about it. The cause of a variant that wraps one (an I/O error, the
+/// error inside a failed handshake) is its [`source`](std::error::Error::source) only: print
+/// the whole chain with [`Error::chain`].
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -28,8 +37,8 @@ pub enum Error {
 
     /// The MCP server process could not be started (seed, "Connecting to a server").
     #[error(
-        "cannot start the MCP server `{command}`: {source}; check that the command path is right \
-         and that the server is installed (a pinned npm server: run `npm ci` where its package-lock.json is)"
+        "cannot start the MCP server `{command}` (check that the command path is right and that \
+         the server is installed; a pinned npm server: run `npm ci` where its package-lock.json is)"
     )]
     Spawn {
         /// The command line (command and arguments) that failed to start.
@@ -42,7 +51,15 @@ pub enum Error {
     /// The lifecycle handshake with the server failed (`initialize`, or the 2026-07-28
     /// `server/discover` of SEP-2575): it exited, did not answer within the request timeout,
     /// answered with an error, or sent an unusable result.
-    #[error("the MCP {method} handshake with `{command}` failed: {source}{exit}{stderr_tail}")]
+    ///
+    /// `Display`: ``the MCP <method> handshake with `<command>` failed``, then how the server
+    /// ended and its stderr in parentheses when known (`… failed (the server exited (exit
+    /// status: 3); server stderr: fatal: …)`); the reason is the
+    /// [`source`](std::error::Error::source).
+    #[error(
+        "the MCP {method} handshake with `{command}` failed{}",
+        details(exit, stderr_tail)
+    )]
     Handshake {
         /// The server's command line.
         command: String,
@@ -66,20 +83,23 @@ pub enum Error {
     },
 
     /// The server went away while a request was pending after the lifecycle (it exited or
-    /// was killed, or closed its stdout): the seed's `MCP error -32000: Connection closed`,
-    /// then the server, the request, how the process ended and its stderr lines, e.g.
-    /// `MCP error -32000: Connection closed: the MCP server `srv` went away during
-    /// `tools/call`; the server exited (exit status: 5); server stderr: error: the database
-    /// is gone`. Later requests fail with [`Error::NotConnected`]; connect again.
-    #[error("{source}: the MCP server `{command}` went away during `{method}`{exit}{stderr}")]
+    /// was killed, or closed its stdout): open-multi-agent's `MCP error -32000: Connection
+    /// closed` ([`Error::ConnectionClosed`]'s text, first, so the message starts as the
+    /// behaviour contract's does), then the server, the request, how the process ended and its
+    /// stderr lines, e.g. `MCP error -32000: Connection closed: the MCP server `srv` went away
+    /// during `tools/call`; the server exited (exit status: 5); server stderr: error: the
+    /// database is gone`. It has no [`source`](std::error::Error::source): the closed
+    /// connection is part of the message. Later requests fail with [`Error::NotConnected`];
+    /// connect again.
+    #[error(
+        "MCP error -32000: Connection closed: the MCP server `{command}` went away during \
+         `{method}`{exit}{stderr}"
+    )]
     ServerExited {
         /// The server's command line.
         command: String,
         /// The pending request's method (`tools/call`, `tools/list`).
         method: String,
-        /// [`Error::ConnectionClosed`].
-        #[source]
-        source: Box<Error>,
         /// `"; the server exited (exit status: 5)"` or `"; the server was killed (signal: 9
         /// (SIGKILL))"` when the process ended within 500 ms of the connection closing; else
         /// empty (it closed its stdout but runs on, until the session stops it).
@@ -91,8 +111,8 @@ pub enum Error {
     /// The program answered the lifecycle request with -32601 Method not found: whatever it
     /// is (`cat`, a shell, another JSON-RPC service), it does not seem to be an MCP server.
     #[error(
-        "{source}: `{command}` does not seem to be an MCP server (it does not know \
-         `{method}`); check the command and its arguments"
+        "`{command}` does not seem to be an MCP server (it does not know `{method}`; check the \
+         command and its arguments)"
     )]
     NotMcpServer {
         /// The program's command line.
@@ -107,7 +127,10 @@ pub enum Error {
     /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto): `server/discover` showed a server
     /// without the 2026-07-28 lifecycle (a JSON-RPC error, or no answer before the connect
     /// deadline), and the `initialize` handshake on the same connection failed too.
-    #[error("{discover}; the fallback `initialize` handshake failed too: {fallback}")]
+    ///
+    /// `Display`: what `server/discover` got, then `; the fallback `initialize` handshake
+    /// failed too`; why it failed is the [`source`](std::error::Error::source).
+    #[error("{discover}; the fallback `initialize` handshake failed too")]
     FallbackFailed {
         /// What `server/discover` got ([`Error::Rpc`] or [`Error::Timeout`]).
         discover: Box<Error>,
@@ -120,8 +143,9 @@ pub enum Error {
     /// `server/discover` with a JSON-RPC error that marks a server without the 2026-07-28
     /// lifecycle (protocol revision 2026-07-28, SEP-2575), and this lifecycle does not fall back.
     #[error(
-        "{source} (the server does not speak the 2026-07-28 lifecycle; connect with \
-         `Lifecycle::Auto` or `Lifecycle::Initialize`)"
+        "the server does not speak the 2026-07-28 lifecycle (connect with \
+         `ConnectConfig::with_lifecycle(Lifecycle::Auto)` or `Lifecycle::Initialize`; manifest \
+         key `lifecycle`)"
     )]
     DiscoverUnsupported {
         /// The server's answer ([`Error::Rpc`]).
@@ -187,8 +211,7 @@ pub enum Error {
     /// any of theirs.
     #[error(
         "the MCP server sent a message larger than the limit of {limit} bytes; raise it with \
-         `ConnectConfig::with_max_message_size` (manifest: `max-message-bytes`, CLI: \
-         `--max-message-bytes`)"
+         `ConnectConfig::with_max_message_size` (manifest key `max-message-bytes`)"
     )]
     MessageTooLarge {
         /// The limit in bytes ([`crate::ConnectConfig::max_message_size`]).
@@ -259,7 +282,7 @@ pub enum Error {
     },
 
     /// A snapshot file could not be read or written.
-    #[error("cannot {action} snapshot {path}: {source}")]
+    #[error("cannot {action} snapshot {path}")]
     SnapshotIo {
         /// `read` or `write`.
         action: &'static str,
@@ -280,7 +303,8 @@ pub enum Error {
     },
 
     /// The live server drifted from its snapshot and the [`crate::DriftPolicy`] says to fail
-    /// ([`crate::DriftReport::apply`]).
+    /// ([`crate::DriftReport::apply`]). Only with cargo feature `drift` (on by default).
+    #[cfg(feature = "drift")]
     #[error(
         "MCP server `{server}` drifted from its snapshot ({breaking} breaking, {warning} warning, \
          {info} info; first: {first}); review with `oma-mcp check` and update the pin with \
@@ -347,16 +371,210 @@ impl Error {
         }
     }
 
+    /// `<message>: <cause>: <cause>`: this error with its whole cause chain (see [`Chain`]).
+    ///
+    /// ```
+    /// let err = oma_mcp_runtime::Error::Handshake {
+    ///     command: "srv".to_owned(),
+    ///     method: "initialize".to_owned(),
+    ///     source: Box::new(oma_mcp_runtime::Error::ConnectionClosed),
+    ///     exit: "; the server exited (exit status: 3)".to_owned(),
+    ///     stderr_tail: String::new(),
+    /// };
+    /// assert_eq!(
+    ///     err.chain().to_string(),
+    ///     "the MCP initialize handshake with `srv` failed (the server exited (exit status: 3)): \
+    ///      MCP error -32000: Connection closed"
+    /// );
+    /// ```
+    pub fn chain(&self) -> Chain<'_> {
+        Chain(self)
+    }
+
     /// The error inside a [`Error::Handshake`] (for a failed fallback: the `initialize` one),
-    /// or `self`.
+    /// or `self`; [`Error::ConnectionClosed`] for [`Error::ServerExited`].
     fn root(&self) -> &Error {
+        static CONNECTION_CLOSED: Error = Error::ConnectionClosed;
         match self {
+            Error::ServerExited { .. } => &CONNECTION_CLOSED,
             Error::Handshake { source, .. }
             | Error::DiscoverUnsupported { source }
-            | Error::ServerExited { source, .. }
             | Error::NotMcpServer { source, .. } => source.root(),
             Error::FallbackFailed { fallback, .. } => fallback.root(),
             other => other,
         }
+    }
+}
+
+/// How the server ended and its stderr, for [`Error::Handshake`]: `" (<exit>; <stderr>)"`
+/// without the fields' leading `"; "`, or empty when neither is known.
+fn details(exit: &str, stderr: &str) -> String {
+    let parts: Vec<&str> = [exit, stderr]
+        .into_iter()
+        .map(|part| part.strip_prefix("; ").unwrap_or(part))
+        .filter(|part| !part.is_empty())
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
+    }
+}
+
+/// An error and its causes, displayed as `<message>: <cause>: <cause>`: each error of the
+/// [`source`](std::error::Error::source) chain once, in order, joined by `": "`, the way
+/// ripgrep prints an error (`{:#}` of an `anyhow::Error`). The `oma-mcp` CLI prints it after
+/// its `oma-mcp: ` prefix.
+///
+/// Works for any error, so a caller wrapping [`Error`] in its own type prints the same chain.
+///
+/// ```
+/// use oma_mcp_runtime::error::Chain;
+///
+/// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+/// let err = oma_mcp_runtime::Error::SnapshotIo {
+///     action: "read",
+///     path: "mcp/a.snapshot.json".into(),
+///     source: io,
+/// };
+/// assert_eq!(err.to_string(), "cannot read snapshot mcp/a.snapshot.json");
+/// assert_eq!(
+///     Chain(&err).to_string(),
+///     "cannot read snapshot mcp/a.snapshot.json: no such file"
+/// );
+/// ```
+#[derive(Clone, Copy)]
+pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'a));
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            write!(f, ": {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// An error to return from `main` (a program's or a build script's): its `Debug`, which Rust
+/// prints as `Error: <…>` when `main` returns `Err`, is the [`Chain`] of the error, one line,
+/// not the variant's fields. Any error converts into it with `?`:
+///
+/// ```no_run
+/// fn main() -> Result<(), oma_mcp_runtime::error::Report> {
+///     let snapshot = oma_mcp_runtime::Snapshot::read("mcp/demo.snapshot.json".as_ref())?;
+///     println!("{} tools", snapshot.tools.len());
+///     Ok(())
+/// }
+/// ```
+///
+/// It deliberately does not implement [`std::error::Error`] (so that the blanket `From`
+/// conversion exists, as with `anyhow::Error`); [`Report::error`] gives the error back.
+pub struct Report(Box<dyn std::error::Error + Send + Sync + 'static>);
+
+impl Report {
+    /// The error this report prints.
+    pub fn error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for Report {
+    fn from(error: E) -> Self {
+        Report(Box::new(error))
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&Chain(&*self.0), f)
+    }
+}
+
+/// The [`Chain`], as `main` prints it: `Error: <message>: <cause>: …`.
+impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&Chain(&*self.0), f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rpc(code: i64, message: &str) -> Error {
+        Error::Rpc {
+            code,
+            message: message.to_owned(),
+            data: None,
+        }
+    }
+
+    #[test]
+    fn each_cause_is_printed_once() {
+        let err = Error::Handshake {
+            command: "srv".to_owned(),
+            method: "server/discover".to_owned(),
+            source: Box::new(Error::FallbackFailed {
+                discover: Box::new(rpc(-32601, "Method not found")),
+                fallback: Box::new(Error::NotMcpServer {
+                    command: "srv".to_owned(),
+                    method: "initialize".to_owned(),
+                    source: Box::new(rpc(-32601, "Method not found")),
+                }),
+            }),
+            exit: String::new(),
+            stderr_tail: "; server stderr: a | b".to_owned(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "the MCP server/discover handshake with `srv` failed (server stderr: a | b)"
+        );
+        assert_eq!(
+            err.chain().to_string(),
+            "the MCP server/discover handshake with `srv` failed (server stderr: a | b): MCP \
+             error -32601: Method not found; the fallback `initialize` handshake failed too: \
+             `srv` does not seem to be an MCP server (it does not know `initialize`; check the \
+             command and its arguments): MCP error -32601: Method not found"
+        );
+        let chain = err.chain().to_string();
+        assert_eq!(format!("{:?}", Report::from(err)), chain);
+    }
+
+    #[test]
+    fn server_exited_starts_with_the_contract_text_and_has_no_source() {
+        let err = Error::ServerExited {
+            command: "srv".to_owned(),
+            method: "tools/call".to_owned(),
+            exit: "; the server exited (exit status: 5)".to_owned(),
+            stderr: "; server stderr: error: the database is gone".to_owned(),
+        };
+        assert_eq!(
+            err.chain().to_string(),
+            "MCP error -32000: Connection closed: the MCP server `srv` went away during \
+             `tools/call`; the server exited (exit status: 5); server stderr: error: the \
+             database is gone"
+        );
+        assert!(std::error::Error::source(&err).is_none());
+        assert!(err.is_disconnected());
+        assert_eq!(err.rpc_code(), Some(-32000));
+    }
+
+    #[test]
+    fn handshake_details_are_parenthesized_only_when_known() {
+        assert_eq!(details("", ""), "");
+        assert_eq!(
+            details("; the server exited (exit status: 3)", "; server stderr: x"),
+            " (the server exited (exit status: 3); server stderr: x)"
+        );
+        assert_eq!(details("", "; server stderr: x"), " (server stderr: x)");
     }
 }

@@ -20,8 +20,9 @@
 //!   [`ToolExecutor`] pipeline (gate, consequential confirmation, output truncation).
 //! - [`validate`]: local argument validation against a tool's JSON Schema (beyond the contract,
 //!   which leaves validation to the server).
-//! - [`drift`]: what changed between two `tools/list`s (a committed snapshot and the live
-//!   server), each change classified breaking, warning or info, and [`connect_checked`].
+//! - [`drift`] (cargo feature `drift`, on by default): what changed between two `tools/list`s (a
+//!   committed snapshot and the live server), each change classified breaking, warning or
+//!   info, and [`connect_checked`].
 //! - [`error`]: the crate's [`Error`].
 //!
 //! Cargo feature `schemars`: re-exports `schemars` for generated code made with
@@ -31,12 +32,15 @@
 //! Data flows one way: server → snapshot → generated code → typed call → drift report.
 
 pub mod connect;
+#[cfg(feature = "drift")]
 pub mod drift;
 pub mod error;
 pub mod naming;
 pub mod pointer;
 pub mod result;
 pub mod snapshot;
+#[doc(hidden)]
+pub mod text;
 pub mod tool;
 pub mod typed;
 pub mod validate;
@@ -44,6 +48,7 @@ pub mod validate;
 pub use connect::{
     ConnectConfig, DiscoveredTool, Lifecycle, McpClient, Progress, connect_mcp_tools,
 };
+#[cfg(feature = "drift")]
 pub use drift::{
     Change, ChangeKind, Direction, DriftPolicy, DriftReport, Severity, connect_checked,
 };
@@ -254,4 +259,53 @@ macro_rules! include_tools {
     ($name:literal) => {
         include!(concat!(env!("OUT_DIR"), "/", $name, ".rs"));
     };
+}
+
+/// The items of a generated module that use the drift engine (`drift()` and
+/// `connect(policy)`): with cargo feature `drift` (on by default) they are emitted as written;
+/// without it they are left out, so the rest of the module (the tools, `connect_config()`,
+/// `SNAPSHOT`) compiles without the drift engine. The code `oma-mcp-build` generates wraps
+/// those items in it; it is not meant to be called by hand.
+#[cfg(feature = "drift")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! drift_items {
+    ($($item:item)*) => {
+        $($item)*
+    };
+}
+
+/// The items of a generated module that use the drift engine (`drift()` and
+/// `connect(policy)`): with cargo feature `drift` (on by default) they are emitted as written;
+/// without it (this build) they are left out, so the rest of the module (the tools,
+/// `connect_config()`, `SNAPSHOT`) compiles without the drift engine. The code
+/// `oma-mcp-build` generates wraps those items in it; it is not meant to be called by hand.
+#[cfg(not(feature = "drift"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! drift_items {
+    ($($item:item)*) => {};
+}
+
+#[cfg(test)]
+mod drift_items_tests {
+    /// What `EMITTED` is when `drift_items!` leaves its items out: a glob import, which an
+    /// item of the same name shadows (then the import and this constant go unused).
+    #[allow(dead_code)]
+    mod fallback {
+        pub const EMITTED: bool = false;
+    }
+
+    mod generated {
+        #[allow(unused_imports)]
+        pub use super::fallback::*;
+        crate::drift_items! {
+            pub const EMITTED: bool = true;
+        }
+    }
+
+    #[test]
+    fn drift_items_are_emitted_exactly_with_the_drift_feature() {
+        assert_eq!(generated::EMITTED, cfg!(feature = "drift"));
+    }
 }

@@ -1,5 +1,5 @@
-//! JSON pointers (RFC 6901) in local `$ref`s, shared by the drift engine and the code
-//! generator so both read a reference the same way.
+//! JSON pointers (RFC 6901): reference tokens and local `$ref`s, shared by the drift engine
+//! and the code generator so both write a pointer and read a reference the same way.
 
 use percent_encoding::percent_decode_str;
 
@@ -23,4 +23,36 @@ pub fn decode_fragment(fragment: &str) -> Option<String> {
         .decode_utf8()
         .ok()
         .map(|decoded| decoded.into_owned())
+}
+
+/// One reference token escaped for a JSON pointer (RFC 6901 §3: `~` → `~0`, then `/` → `~1`).
+///
+/// ```
+/// use oma_mcp_runtime::pointer::escape_token;
+/// assert_eq!(escape_token("a/b~c"), "a~1b~0c");
+/// ```
+pub fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// One reference token of a JSON pointer decoded (RFC 6901 §4: `~1` → `/`, then `~0` → `~`,
+/// so `~01` decodes to `~1`).
+///
+/// ```
+/// use oma_mcp_runtime::pointer::unescape_token;
+/// assert_eq!(unescape_token("a~1b~0c"), "a/b~c");
+/// assert_eq!(unescape_token("~01"), "~1");
+/// ```
+pub fn unescape_token(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// `pointer` with the reference token `token` appended (escaped with [`escape_token`]).
+///
+/// ```
+/// use oma_mcp_runtime::pointer::push;
+/// assert_eq!(push("/properties", "a/b"), "/properties/a~1b");
+/// ```
+pub fn push(pointer: &str, token: &str) -> String {
+    format!("{pointer}/{}", escape_token(token))
 }

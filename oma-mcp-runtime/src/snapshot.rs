@@ -87,7 +87,7 @@ impl SnapshotTool {
                 path: PathBuf::from("<tools/list>"),
                 reason: format!(
                     "a tool descriptor has no string `name`: {}",
-                    truncate_for_message(&descriptor.to_string())
+                    crate::text::excerpt(&descriptor)
                 ),
             });
         }
@@ -374,115 +374,6 @@ impl Snapshot {
         })?;
         Self::parse(&text, path)
     }
-
-    /// Writes the canonical text to `path` atomically (a temporary file in the same
-    /// directory, then a rename), creating missing parent directories. An existing file with
-    /// the same bytes is left untouched, so its modification time does not change.
-    ///
-    /// Returns `true` when the file was written, `false` when it already held these bytes.
-    ///
-    /// # Errors
-    /// [`Error::SnapshotIo`] naming `path`.
-    pub fn write(&self, path: &Path) -> Result<bool, Error> {
-        write_if_changed(path, self.to_canonical_string().as_bytes()).map_err(|source| {
-            Error::SnapshotIo {
-                action: "write",
-                path: path.to_path_buf(),
-                source,
-            }
-        })
-    }
-}
-
-/// Writes `bytes` to `path` atomically unless the file already holds exactly these bytes.
-///
-/// Returns `Ok(true)` when written. Parent directories are created. The temporary file
-/// (`.<name>.<pid>.<n>.tmp` beside `path`) is created exclusively (`O_EXCL`: an existing file
-/// or a symbolic link planted under that name is never followed or overwritten; the next `n`
-/// is tried) and removed on failure.
-///
-/// A symbolic link is followed: the file it points to is written (atomically, in that file's
-/// directory) and the link stays. A path that exists but is not a regular file (a pipe, a
-/// terminal, `/dev/stdout`) is written to directly, without reading it first or replacing
-/// it.
-///
-/// # Errors
-/// The underlying I/O error; a link whose target does not exist is
-/// [`std::io::ErrorKind::NotFound`] naming the target.
-pub fn write_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
-    let resolved;
-    let path = match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            resolved = std::fs::canonicalize(path).map_err(|e| {
-                std::io::Error::new(
-                    e.kind(),
-                    format!(
-                        "{} is a symbolic link whose target cannot be resolved ({e}); \
-                         remove the link or point it at a file",
-                        path.display()
-                    ),
-                )
-            })?;
-            resolved.as_path()
-        }
-        _ => path,
-    };
-    match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
-            use std::io::Write;
-            let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
-            file.write_all(bytes)?;
-            file.flush()?;
-            return Ok(true);
-        }
-        Ok(meta) if meta.is_file() && std::fs::read(path).is_ok_and(|old| old == bytes) => {
-            return Ok(false);
-        }
-        _ => {}
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir)?;
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "snapshot".into());
-    let (tmp, mut file) = create_temp(dir, &file_name)?;
-    let result = {
-        use std::io::Write;
-        file.write_all(bytes)
-            .and_then(|()| file.flush())
-            .and_then(|()| {
-                drop(file);
-                std::fs::rename(&tmp, path)
-            })
-    };
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map(|()| true)
-}
-
-/// A new file `.<name>.<pid>.<n>.tmp` in `dir`, created exclusively (never an existing file,
-/// never through a symbolic link), with the first free `n` below 100.
-fn create_temp(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
-    let pid = std::process::id();
-    let mut last = None;
-    for n in 0..100 {
-        let tmp = dir.join(format!(".{name}.{pid}.{n}.tmp"));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(file) => return Ok((tmp, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary file name")))
 }
 
 /// `value` with the keys of every object sorted (by UTF-16 code units, as RFC 8785 says;
@@ -525,16 +416,6 @@ pub fn digest(value: &Value) -> String {
 /// this keeps the signature honest without an `unwrap`.
 fn unreachable_json(e: serde_json::Error) -> String {
     format!("\"<unserializable JSON: {e}>\"")
-}
-
-/// `s` cut to at most 200 chars, with `…` when cut: for server-sent values quoted in error
-/// messages, which must stay readable whatever the server sent.
-pub(crate) fn truncate_for_message(s: &str) -> String {
-    const MAX: usize = 200;
-    match s.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
 }
 
 #[cfg(test)]
@@ -691,21 +572,6 @@ mod tests {
     }
 
     #[test]
-    fn write_is_atomic_and_skips_identical_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sub/snap.json");
-        let snap = sample();
-        assert!(snap.write(&path).unwrap());
-        assert!(!snap.write(&path).unwrap());
-        assert_eq!(Snapshot::read(&path).unwrap(), snap);
-        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(leftovers, vec![std::ffi::OsString::from("snap.json")]);
-    }
-
-    #[test]
     fn byte_order_mark_is_ignored_and_non_utf8_is_located() {
         let dir = tempfile::tempdir().unwrap();
         let text = sample().to_canonical_string();
@@ -723,66 +589,5 @@ mod tests {
                 bad.display()
             )
         );
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn writes_through_links_and_into_pipes() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("real.json");
-        std::fs::write(&target, "old").unwrap();
-        let link = dir.path().join("link.json");
-        std::os::unix::fs::symlink(&target, &link).unwrap();
-        assert!(write_if_changed(&link, b"new").unwrap());
-        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
-        assert!(!write_if_changed(&link, b"new").unwrap());
-
-        let dangling = dir.path().join("dangling.json");
-        std::os::unix::fs::symlink(dir.path().join("missing/x.json"), &dangling).unwrap();
-        let err = write_if_changed(&dangling, b"x").unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
-        assert!(
-            err.to_string().starts_with(&format!(
-                "{} is a symbolic link whose target cannot be resolved",
-                dangling.display()
-            )),
-            "{err}"
-        );
-
-        // A named pipe is written to, never read first (reading it would wait for a writer).
-        let fifo = dir.path().join("fifo");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        if !made.is_ok_and(|s| s.success()) {
-            eprintln!("skipped the named-pipe part: mkfifo is not available");
-            return;
-        }
-        let reader = {
-            let fifo = fifo.clone();
-            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
-        };
-        assert!(write_if_changed(&fifo, b"through the pipe").unwrap());
-        assert_eq!(reader.join().unwrap(), "through the pipe");
-        use std::os::unix::fs::FileTypeExt;
-        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_planted_temp_file_link_is_never_followed() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("victim.txt");
-        std::fs::write(&victim, "precious").unwrap();
-        // The name the first temporary file would get, linked to an unrelated file.
-        let planted = dir
-            .path()
-            .join(format!(".out.json.{}.0.tmp", std::process::id()));
-        std::os::unix::fs::symlink(&victim, &planted).unwrap();
-        let out = dir.path().join("out.json");
-        assert!(write_if_changed(&out, b"generated").unwrap());
-        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-        assert_eq!(std::fs::read_to_string(&out).unwrap(), "generated");
-        assert!(!std::fs::symlink_metadata(&out).unwrap().is_symlink());
-        assert!(std::fs::symlink_metadata(&planted).unwrap().is_symlink());
     }
 }

@@ -50,6 +50,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ToolResult;
 
+pub(crate) use definition::tool_definitions;
 pub use definition::{McpToolHandler, ToolDefinition, mcp_llm_input_schema};
 pub use executor::{
     CONSEQUENTIAL_CONFIRMATION_REQUIRED, GateError, ToolCall, ToolCallDecision, ToolCallGate,

@@ -31,6 +31,7 @@ use serde_json::{Map, Value};
 use crate::validate::Validator;
 use crate::{McpClient, ToolResult};
 
+pub(crate) use call::call_typed;
 pub use call::{CallError, TypedResult, typed_output};
 
 /// A tool of a pinned MCP server, known at build time from its snapshot.
@@ -164,28 +165,20 @@ pub fn check_args<T: McpTool>(args: &T::Args) -> Result<Option<Map<String, Value
     }
 }
 
-impl McpClient {
-    /// Calls the tool `T` with typed arguments and maps the result as open-multi-agent maps it.
-    ///
-    /// The marker value only selects the tool (`client.call(Echo, EchoArgs { .. })`). The
-    /// arguments are serialized to a JSON object and sent as `tools/call` to
-    /// [`McpTool::MCP_NAME`]; nothing is validated locally (see [`McpClient::call_typed`]).
-    /// Never fails: like open-multi-agent, a failed call (timeout, JSON-RPC error, closed
-    /// connection, arguments that do not serialize to an object) is a [`ToolResult`] with
-    /// `is_error: true` and `data` = `MCP tool "<MCP_NAME>" failed: <message>`.
-    pub async fn call<T: McpTool>(&self, _tool: T, args: T::Args) -> ToolResult {
-        match serde_json::to_value(&args) {
-            Ok(Value::Object(map)) => self.call_tool(T::MCP_NAME, Some(map)).await,
-            Ok(Value::Null) => self.call_tool(T::MCP_NAME, None).await,
-            Ok(other) => ToolResult::failed(
-                T::MCP_NAME,
-                &format!("arguments must serialize to a JSON object, not {other}"),
-            ),
-            Err(e) => ToolResult::failed(
-                T::MCP_NAME,
-                &format!("arguments could not be serialized: {e}"),
-            ),
-        }
+/// [`McpClient::call`]: `args` serialized to a JSON object and sent as `tools/call` to
+/// `T::MCP_NAME`, the result mapped as open-multi-agent maps it; never fails.
+pub(crate) async fn call_mapped<T: McpTool>(client: &McpClient, args: T::Args) -> ToolResult {
+    match serde_json::to_value(&args) {
+        Ok(Value::Object(map)) => client.call_tool(T::MCP_NAME, Some(map)).await,
+        Ok(Value::Null) => client.call_tool(T::MCP_NAME, None).await,
+        Ok(other) => ToolResult::failed(
+            T::MCP_NAME,
+            &format!("arguments must serialize to a JSON object, not {other}"),
+        ),
+        Err(e) => ToolResult::failed(
+            T::MCP_NAME,
+            &format!("arguments could not be serialized: {e}"),
+        ),
     }
 }
 

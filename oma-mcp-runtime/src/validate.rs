@@ -110,9 +110,12 @@ impl Problem {
 ///
 /// ```
 /// use oma_mcp_runtime::validate::{Problem, invalid_input_message};
-/// let text = invalid_input_message("echo", &[Problem::new("/", r#""message" is a required
-/// property"#)]); assert_eq!(text, "Invalid input for tool \"echo\":\n- /: \"message\" is a
-/// required property");
+/// let problems = [Problem::new("/", r#""message" is a required property"#)];
+/// let text = invalid_input_message("echo", &problems);
+/// assert_eq!(
+///     text,
+///     "Invalid input for tool \"echo\":\n- /: \"message\" is a required property"
+/// );
 /// ```
 pub fn invalid_input_message(tool: &str, problems: &[Problem]) -> String {
     let mut text = format!("Invalid input for tool \"{tool}\":");

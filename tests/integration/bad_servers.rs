@@ -18,16 +18,21 @@ async fn spawn_failure_names_the_command() {
             .await
             .unwrap_err();
     assert!(matches!(err, Error::Spawn { .. }));
-    let text = err.to_string();
+    let text = err.chain().to_string();
     assert!(
-        text.starts_with("cannot start the MCP server `/nonexistent/oma-mcp-server stdio`: "),
+        text.starts_with(
+            "cannot start the MCP server `/nonexistent/oma-mcp-server stdio` (check that the \
+             command path is right and that the server is installed; a pinned npm server: run \
+             `npm ci` where its package-lock.json is): "
+        ),
         "{text}"
     );
-    assert!(
-        text.ends_with(
-            "; check that the command path is right and that the server is installed (a pinned \
-             npm server: run `npm ci` where its package-lock.json is)"
-        ),
+    // The OS error once, as the source, not also in the message.
+    let source = std::error::Error::source(&err).map(ToString::to_string);
+    assert_eq!(
+        text.matches(source.as_deref().unwrap_or("no source"))
+            .count(),
+        1,
         "{text}"
     );
 }
@@ -40,12 +45,12 @@ async fn exit_during_handshake() {
     assert!(err.is_disconnected());
     // `Lifecycle::Auto`: `server/discover` got -32601, so the fallback `initialize` ran.
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
-            "the MCP server/discover handshake with `{}` failed: MCP error -32601: Method not \
-             found; the fallback `initialize` handshake failed too: MCP error -32000: Connection \
-             closed; the server exited (exit status: 3); server stderr: fatal: this \
-             server refuses to initialize",
+            "the MCP server/discover handshake with `{}` failed (the server exited (exit status: \
+             3); server stderr: fatal: this server refuses to initialize): MCP error -32601: \
+             Method not found; the fallback `initialize` handshake failed too: MCP error -32000: \
+             Connection closed",
             command()
         )
     );
@@ -54,11 +59,11 @@ async fn exit_during_handshake() {
         .unwrap_err();
     assert!(err.is_disconnected());
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
-            "the MCP initialize handshake with `{}` failed: MCP error -32000: Connection closed; \
-             the server exited (exit status: 3); server stderr: fatal: this server \
-             refuses to initialize",
+            "the MCP initialize handshake with `{}` failed (the server exited (exit status: 3); \
+             server stderr: fatal: this server refuses to initialize): MCP error -32000: \
+             Connection closed",
             command()
         )
     );
@@ -72,9 +77,9 @@ async fn a_server_killed_during_the_handshake_says_so() {
         .with_lifecycle(Lifecycle::Initialize);
     let err = connect_mcp_tools(config).await.unwrap_err();
     assert_eq!(
-        err.to_string(),
-        "the MCP initialize handshake with `sh -c \"read line; kill -9 $$\"` failed: MCP error \
-         -32000: Connection closed; the server was killed (signal: 9 (SIGKILL))"
+        err.chain().to_string(),
+        "the MCP initialize handshake with `sh -c \"read line; kill -9 $$\"` failed (the server \
+         was killed (signal: 9 (SIGKILL))): MCP error -32000: Connection closed"
     );
 }
 
@@ -89,7 +94,7 @@ async fn handshake_timeout() {
     // `Lifecycle::Auto`: `server/discover` got no answer within the 300 ms deadline, nor did
     // the `initialize` sent after 150 ms (the probe bound).
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
             "the MCP server/discover handshake with `{}` failed: MCP error -32001: Request timed \
              out; the fallback `initialize` handshake failed too: MCP error -32001: Request timed \
@@ -113,7 +118,7 @@ async fn handshake_timeout() {
         let err = connect_mcp_tools(config).await.unwrap_err();
         assert!(err.is_timeout());
         assert_eq!(
-            err.to_string(),
+            err.chain().to_string(),
             format!(
                 "the MCP {method} handshake with `{}` failed: MCP error -32001: Request timed out",
                 command()
@@ -134,7 +139,7 @@ async fn auto_lifecycle_shares_one_deadline() {
         .unwrap_err();
     let took = start.elapsed();
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
             "the MCP server/discover handshake with `{}` failed: MCP error -32001: Request timed \
              out; the fallback `initialize` handshake failed too: MCP error -32001: Request timed \
@@ -171,7 +176,7 @@ async fn handshake_json_rpc_error_and_bad_version() {
         .unwrap_err();
     assert_eq!(err.rpc_code(), Some(-32603));
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
             "the MCP server/discover handshake with `{}` failed: MCP error -32601: Method not \
              found; the fallback `initialize` handshake failed too: MCP error -32603: initialize \
@@ -183,7 +188,7 @@ async fn handshake_json_rpc_error_and_bad_version() {
         .await
         .unwrap_err();
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
             "the MCP initialize handshake with `{}` failed: MCP error -32603: initialize is broken on purpose",
             command()
@@ -193,7 +198,7 @@ async fn handshake_json_rpc_error_and_bad_version() {
         .await
         .unwrap_err();
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
             "the MCP server/discover handshake with `{0}` failed: MCP error -32601: Method not \
              found; the fallback `initialize` handshake failed too: the MCP server `{0}` sent an \
@@ -208,7 +213,7 @@ async fn repeated_cursor_stops_with_a_clear_error() {
     let err = connect_mcp_tools(own("repeat-cursor")).await.unwrap_err();
     assert!(matches!(&err, Error::RepeatedCursor { cursor, .. } if cursor == "again"));
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
             "the MCP server `{}` repeated the tools/list cursor \"again\"; stopped paging instead \
              of looping forever (this is a server bug)",
@@ -241,7 +246,7 @@ async fn two_pages_keep_every_field() {
 async fn name_collision() {
     let err = connect_mcp_tools(own("colliding-names")).await.unwrap_err();
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         "Duplicate MCP tool name after normalization: \"a_b\" from \"a/b\" and \"a_b\"."
     );
 }
@@ -290,7 +295,10 @@ async fn call_timeout_is_the_contract_text_and_the_session_goes_on() {
         .unwrap_err();
     assert!(matches!(&err, Error::Timeout { method, timeout }
         if method == "tools/call" && *timeout == Duration::from_millis(300)));
-    assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
+    assert_eq!(
+        err.chain().to_string(),
+        "MCP error -32001: Request timed out"
+    );
     let r = client.call_tool("sleep", args(json!({"ms": 2000}))).await;
     assert_eq!(
         (r.data.as_str(), r.is_error),
@@ -323,10 +331,10 @@ async fn server_exit_mid_call_then_not_connected() {
         .call_tool_raw("echo", args(json!({"message": "x"})))
         .await
         .unwrap_err();
-    assert_eq!(err.to_string(), "Not connected");
+    assert_eq!(err.chain().to_string(), "Not connected");
     assert!(err.is_disconnected());
     let err = client.list_tools_raw().await.unwrap_err();
-    assert_eq!(err.to_string(), "Not connected");
+    assert_eq!(err.chain().to_string(), "Not connected");
     client.disconnect().await;
 }
 
@@ -340,10 +348,9 @@ async fn message_too_large_fails_the_call_and_the_session_goes_on() {
         .await
         .unwrap_err();
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         "the MCP server sent a message larger than the limit of 65536 bytes; raise it with \
-         `ConnectConfig::with_max_message_size` (manifest: `max-message-bytes`, CLI: \
-         `--max-message-bytes`)"
+         `ConnectConfig::with_max_message_size` (manifest key `max-message-bytes`)"
     );
     let r = client.call_tool("big", args(json!({"bytes": 10}))).await;
     assert_eq!(r.data, "xxxxxxxxxx");
@@ -361,8 +368,7 @@ async fn an_oversized_answer_fails_only_its_request_when_its_id_is_readable() {
         .unwrap();
     let too_large = format!(
         "the MCP server sent a message larger than the limit of {limit} bytes; raise it with \
-         `ConnectConfig::with_max_message_size` (manifest: `max-message-bytes`, CLI: \
-         `--max-message-bytes`)"
+         `ConnectConfig::with_max_message_size` (manifest key `max-message-bytes`)"
     );
     let kept =
         |message: &str| json!({"content": [{"type": "text", "text": format!("Echo: {message}")}]});
@@ -372,7 +378,7 @@ async fn an_oversized_answer_fails_only_its_request_when_its_id_is_readable() {
         client.call_tool_raw("deferred", args(json!({"message": "one"}))),
         client.call_tool_raw("huge_id_first", args(json!({"message": "x"}))),
     );
-    assert_eq!(huge.unwrap_err().to_string(), too_large);
+    assert_eq!(huge.unwrap_err().chain().to_string(), too_large);
     assert_eq!(deferred.unwrap(), kept("one"));
 
     let (deferred, huge) = tokio::join!(
@@ -386,8 +392,8 @@ async fn an_oversized_answer_fails_only_its_request_when_its_id_is_readable() {
         client.call_tool_raw("deferred", args(json!({"message": "three"}))),
         client.call_tool_raw("huge_id_last", args(json!({"message": "x"}))),
     );
-    assert_eq!(huge.unwrap_err().to_string(), too_large);
-    assert_eq!(deferred.unwrap_err().to_string(), too_large);
+    assert_eq!(huge.unwrap_err().chain().to_string(), too_large);
+    assert_eq!(deferred.unwrap_err().chain().to_string(), too_large);
 
     // The session goes on.
     let (deferred, huge) = tokio::join!(
@@ -414,7 +420,10 @@ async fn a_tools_list_page_that_never_comes_times_out() {
         matches!(&err, Error::Timeout { method, timeout: t } if method == "tools/list" && *t == timeout),
         "{err:?}"
     );
-    assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
+    assert_eq!(
+        err.chain().to_string(),
+        "MCP error -32001: Request timed out"
+    );
     assert!(took >= timeout, "{took:?}");
     assert!(took < timeout + Duration::from_secs(2), "{took:?}");
 }

@@ -27,7 +27,7 @@ async fn a_server_that_exits_during_a_call_says_how_and_why() {
          `tools/call`; the server exited (exit status: 5); server stderr: {CRASH_STDERR}",
         command()
     );
-    assert_eq!(err.to_string(), expected);
+    assert_eq!(err.chain().to_string(), expected);
     assert!(matches!(&err, Error::ServerExited { method, .. } if method == "tools/call"));
     assert!(err.is_disconnected());
     assert_eq!(err.rpc_code(), Some(-32000));
@@ -58,21 +58,21 @@ async fn cat_is_not_an_mcp_server() {
         .await
         .unwrap_err();
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         "the MCP server/discover handshake with `cat` failed: MCP error -32601: Method not \
-         found; the fallback `initialize` handshake failed too: MCP error -32601: Method not \
-         found: `cat` does not seem to be an MCP server (it does not know `initialize`); check \
-         the command and its arguments"
+         found; the fallback `initialize` handshake failed too: `cat` does not seem to be an MCP \
+         server (it does not know `initialize`; check the command and its arguments): MCP error \
+         -32601: Method not found"
     );
     assert_eq!(err.rpc_code(), Some(-32601));
     let err = connect_mcp_tools(ConnectConfig::new("cat").with_lifecycle(Lifecycle::Initialize))
         .await
         .unwrap_err();
     assert_eq!(
-        err.to_string(),
-        "the MCP initialize handshake with `cat` failed: MCP error -32601: Method not found: \
-         `cat` does not seem to be an MCP server (it does not know `initialize`); check the \
-         command and its arguments"
+        err.chain().to_string(),
+        "the MCP initialize handshake with `cat` failed: `cat` does not seem to be an MCP server \
+         (it does not know `initialize`; check the command and its arguments): MCP error \
+         -32601: Method not found"
     );
 }
 
@@ -90,11 +90,11 @@ async fn a_start_failure_quotes_the_cause_before_the_usage_text() {
             .join(" | ")
     };
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
-            "the MCP initialize handshake with `{}` failed: MCP error -32000: Connection closed; \
-             the server exited (exit status: 2); server stderr (15 of 22 lines: the first 5, \
-             those that look like errors, the last 10): {USAGE_ERROR_LINE} | Usage: | {} | … | {}",
+            "the MCP initialize handshake with `{}` failed (the server exited (exit status: 2); \
+             server stderr (15 of 22 lines: the first 5, those that look like errors, the last \
+             10): {USAGE_ERROR_LINE} | Usage: | {} | … | {}): MCP error -32000: Connection closed",
             command(),
             flags(1..=3),
             flags(11..=20)
@@ -178,7 +178,7 @@ async fn a_progress_call_can_be_cancelled() {
         .await
         .unwrap()
         .unwrap_err();
-    assert_eq!(err.to_string(), "This operation was aborted");
+    assert_eq!(err.chain().to_string(), "This operation was aborted");
     assert_eq!(seen, 2);
     client.disconnect().await;
 }

@@ -17,7 +17,7 @@ async fn endless_new_cursors_stop_after_the_page_limit() {
     let err = connect_mcp_tools(own("endless-cursor")).await.unwrap_err();
     assert_eq!(MAX_TOOLS_LIST_PAGES, 1000);
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
             "the MCP server `{}` sent an invalid `tools/list` response: the server sent more \
              than 1000 pages, each with a new `nextCursor`; stopped paging instead of looping \
@@ -36,7 +36,7 @@ async fn endless_new_cursors_stop_after_the_page_limit() {
 async fn a_huge_invalid_value_is_quoted_cut_in_the_error() {
     let err = connect_mcp_tools(own("huge-tools")).await.unwrap_err();
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
             "the MCP server `{}` sent an invalid `tools/list` response: `tools` is not an array: \
              \"{}…",

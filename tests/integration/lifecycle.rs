@@ -118,7 +118,7 @@ async fn server_exit_is_seen_while_a_grandchild_holds_stdout() {
         .call_tool_raw("echo", args(json!({"message": "x"})))
         .await
         .unwrap_err();
-    assert_eq!(err.to_string(), "Not connected");
+    assert_eq!(err.chain().to_string(), "Not connected");
     assert!(
         gone_within_5s(sleep).await,
         "grandchild {sleep} survived the server's exit"
@@ -138,9 +138,10 @@ async fn failed_connect_leaves_no_grandchild() {
         (
             "exit-on-initialize",
             format!(
-                "the MCP server/discover handshake with `{command}` failed: MCP error -32601: \
-                 Method not found; the fallback `initialize` handshake failed too: MCP error \
-                 -32000: Connection closed; the server exited (exit status: 3); server stderr: fatal: this server refuses to initialize"
+                "the MCP server/discover handshake with `{command}` failed (the server exited \
+                 (exit status: 3); server stderr: fatal: this server refuses to initialize): MCP \
+                 error -32601: Method not found; the fallback `initialize` handshake failed too: \
+                 MCP error -32000: Connection closed"
             ),
         ),
         (
@@ -163,7 +164,7 @@ async fn failed_connect_leaves_no_grandchild() {
             .with_request_timeout(Duration::from_secs(20));
         let start = Instant::now();
         let err = connect_mcp_tools(config).await.unwrap_err();
-        assert_eq!(err.to_string(), expected, "{mode}");
+        assert_eq!(err.chain().to_string(), expected, "{mode}");
         assert!(
             start.elapsed() < Duration::from_secs(5),
             "{mode}: {:?}",

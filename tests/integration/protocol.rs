@@ -250,13 +250,20 @@ async fn discover_only_against_server_everything_is_a_clear_error() {
         .unwrap_err();
     assert!(matches!(&err, Error::Handshake { method, .. } if method == "server/discover"));
     assert_eq!(err.rpc_code(), Some(-32601));
-    let text = err.to_string();
+    let text = err.chain().to_string();
+    // The server's stderr (its start-up line, when it was read in time) sits between the two.
     assert!(
         text.starts_with(&format!(
-            "the MCP server/discover handshake with `{command}` failed: MCP error -32601: \
-             Method not found (the server does not speak the 2026-07-28 lifecycle; connect \
-             with `Lifecycle::Auto` or `Lifecycle::Initialize`)"
+            "the MCP server/discover handshake with `{command}` failed"
         )),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            ": the server does not speak the 2026-07-28 lifecycle (connect with \
+             `ConnectConfig::with_lifecycle(Lifecycle::Auto)` or `Lifecycle::Initialize`; \
+             manifest key `lifecycle`): MCP error -32601: Method not found"
+        ),
         "{text}"
     );
 }
@@ -277,11 +284,12 @@ async fn a_2025_06_18_server_negotiates_2025_06_18() {
         .await
         .unwrap_err();
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
-            "the MCP server/discover handshake with `{}` failed: MCP error -32601: Method not \
-             found (the server does not speak the 2026-07-28 lifecycle; connect with \
-             `Lifecycle::Auto` or `Lifecycle::Initialize`)",
+            "the MCP server/discover handshake with `{}` failed: the server does not speak the \
+             2026-07-28 lifecycle (connect with `ConnectConfig::with_lifecycle(Lifecycle::Auto)` \
+             or `Lifecycle::Initialize`; manifest key `lifecycle`): MCP error -32601: Method not \
+             found",
             server_bin().to_string_lossy()
         )
     );

@@ -33,10 +33,10 @@ async fn a_server_that_exits_on_a_first_message_other_than_initialize_is_reached
         .await
         .unwrap_err();
     assert_eq!(
-        err.to_string(),
+        err.chain().to_string(),
         format!(
-            "the MCP server/discover handshake with `{}` failed: MCP error -32000: Connection \
-             closed; the server exited (exit status: 1); server stderr: {EXIT_ON_DISCOVER_STDERR}",
+            "the MCP server/discover handshake with `{}` failed (the server exited (exit status: \
+             1); server stderr: {EXIT_ON_DISCOVER_STDERR}): MCP error -32000: Connection closed",
             command()
         )
     );

@@ -11,6 +11,8 @@
 //!   block quotes), bare `http(s)://` URLs become autolinks (no `rustdoc::bare_urls`);
 //! - a fence left open is closed, so later doc lines stay prose.
 
+use oma_mcp_runtime::text::is_bidi_control;
+
 /// Doc lines for `text`: one entry per line, each starting with a space (so the comment
 /// reads `/// text`), empty entries for blank lines. Leading and trailing blank lines are
 /// dropped.
@@ -111,11 +113,6 @@ fn clean_chars(text: &str) -> String {
             c => c,
         })
         .collect()
-}
-
-/// Unicode bidirectional formatting characters (rustc's `text_direction_codepoint_*`).
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// A fence at the start of `line`: its character, length (≥ 3) and the rest of the line.

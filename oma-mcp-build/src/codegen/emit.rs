@@ -26,10 +26,11 @@ pub(crate) fn file(header: &str, snapshot: &str, tools: &[ToolModel]) -> Result<
         pub const TOOL_NAMES: &[&str] = &[#(#names),*];
 
         /// The snapshot this module was generated from (canonical JSON text, as committed), for
-        /// drift checks at run time: see [`drift`].
+        /// drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).
         #[allow(dead_code)]
         pub const SNAPSHOT: &str = #snapshot;
-
+    };
+    let drift = quote! {
         /// Compares the connected server's tools with [`SNAPSHOT`], the pin this code was
         /// generated from. The policy is the caller's, e.g.
         /// `drift(&client)?.apply(DriftPolicy::FailOnBreaking, "server")`.
@@ -43,21 +44,53 @@ pub(crate) fn file(header: &str, snapshot: &str, tools: &[ToolModel]) -> Result<
             client.drift_against_embedded(SNAPSHOT)
         }
     };
-    let mut items = parse("", module)?.items;
-    for tool in tools {
-        items.extend(parse(&tool.mcp_name, tool_items(tool)?)?.items);
-    }
-    // One item at a time, so a blank line separates items.
     let mut out = String::from(header);
-    let mut single = parse("", TokenStream::new())?;
+    out.push_str(&items_text(parse("", module)?));
+    out.push('\n');
+    out.push_str(&drift_items(parse("", drift)?));
+    let mut tool_file = parse("", TokenStream::new())?;
+    for tool in tools {
+        tool_file
+            .items
+            .extend(parse(&tool.mcp_name, tool_items(tool)?)?.items);
+    }
+    if !tool_file.items.is_empty() {
+        out.push('\n');
+        out.push_str(&items_text(tool_file));
+    }
+    Ok(out)
+}
+
+/// The items of `file` formatted one at a time, so a blank line separates items.
+fn items_text(mut file: syn::File) -> String {
+    let items = std::mem::take(&mut file.items);
+    let mut out = String::new();
     for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        single.items = vec![item];
-        out.push_str(&prettyplease::unparse(&single));
+        file.items = vec![item];
+        out.push_str(&prettyplease::unparse(&file));
     }
-    Ok(out)
+    out
+}
+
+/// `file`'s items (those that use the drift engine: `drift()`, `connect(policy)`) inside
+/// `::oma_mcp_runtime::drift_items! { … }`, which emits them only when oma-mcp-runtime's cargo
+/// feature `drift` is on, so generated code compiles with the feature off too. The items are
+/// formatted by prettyplease and indented one level (it leaves a macro's input unformatted);
+/// no string literal spans lines in them, so indenting changes only whitespace between tokens.
+pub(crate) fn drift_items(file: syn::File) -> String {
+    let mut out = String::from("::oma_mcp_runtime::drift_items! {\n");
+    for line in items_text(file).lines() {
+        if !line.is_empty() {
+            out.push_str("    ");
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out.push_str("}\n");
+    out
 }
 
 fn parse(tool: &str, tokens: TokenStream) -> Result<syn::File, Error> {

@@ -39,7 +39,7 @@
 //! [`McpTool`]: oma_mcp_runtime::McpTool
 
 mod docs;
-mod emit;
+pub(crate) mod emit;
 mod names;
 mod schema;
 mod stems;
@@ -570,10 +570,16 @@ mod tests {
         ];
         let err = ConsequentialMatcher::new(&patterns).err().unwrap();
         assert!(matches!(&err, Error::InvalidGlob { pattern, .. } if pattern == "a[b"));
-        assert!(
-            err.to_string()
-                .starts_with("invalid `consequential` pattern \"a[b\": "),
-            "{err}"
+        assert_eq!(
+            err.to_string(),
+            "invalid `consequential` pattern \"a[b\" (use an exact tool name or a glob such as \
+             \"delete_*\")"
+        );
+        // globset's reason once, as the source.
+        let reason = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(
+            err.chain().to_string(),
+            format!("{err}: {}", reason.as_deref().unwrap_or("no source"))
         );
         let c = ConsequentialMatcher::new(&patterns[..2]).unwrap();
         assert!(c.matches("delete_issue"));

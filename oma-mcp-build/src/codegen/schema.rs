@@ -72,10 +72,8 @@ impl Mapped {
     }
 }
 
-/// Appends one RFC 6901 reference token to a JSON pointer.
-pub(crate) fn pointer_push(pointer: &str, token: &str) -> String {
-    format!("{pointer}/{}", token.replace('~', "~0").replace('/', "~1"))
-}
+// Appends one RFC 6901 reference token to a JSON pointer.
+pub(crate) use oma_mcp_runtime::pointer::push as pointer_push;
 
 struct Converter<'a> {
     tool: &'a str,
@@ -700,18 +698,10 @@ fn short_json(value: &Value) -> String {
     docs_safe_short(&serde_json::to_string(value).unwrap_or_default())
 }
 
-/// `text` cut to 200 characters, with backticks replaced so it stays inside a code span.
+/// `text` cut to 200 characters ([`oma_mcp_runtime::text::excerpt`]), with backticks
+/// replaced so it stays inside a code span.
 fn docs_safe_short(text: &str) -> String {
-    const MAX: usize = 200;
-    let mut out: String = text
-        .chars()
-        .take(MAX)
-        .map(|c| if c == '`' { '\'' } else { c })
-        .collect();
-    if text.chars().count() > MAX {
-        out.push('…');
-    }
-    out
+    oma_mcp_runtime::text::excerpt(&text).replace('`', "'")
 }
 
 /// A schema's `description`, when it is a non-blank string.

@@ -21,6 +21,7 @@ use super::config::{ConnectConfig, DISCOVER_PROBE_TIMEOUT, Lifecycle};
 use super::framing;
 use super::session::Session;
 use crate::Error;
+use crate::text::excerpt;
 
 /// The method of the 2026-07-28 discovery request.
 pub(crate) const DISCOVER: &str = "server/discover";
@@ -425,7 +426,7 @@ fn read_discover_result(
         return Err(invalid(
             command_line,
             DISCOVER,
-            format!("the result is not an object: {result}"),
+            format!("the result is not an object: {}", excerpt(&result)),
         ));
     };
     let supported = match result.remove("supportedVersions") {
@@ -436,7 +437,7 @@ fn read_discover_result(
                 DISCOVER,
                 format!(
                     "`supportedVersions` is not an array: {}",
-                    other.unwrap_or(Value::Null)
+                    excerpt(&other.unwrap_or(Value::Null))
                 ),
             ));
         }
@@ -502,7 +503,7 @@ async fn initialize(
         return Err(invalid(
             command_line,
             INITIALIZE,
-            format!("the result is not an object: {result}"),
+            format!("the result is not an object: {}", excerpt(&result)),
         ));
     };
     let version = match result.remove("protocolVersion") {
@@ -513,7 +514,7 @@ async fn initialize(
                 INITIALIZE,
                 format!(
                     "`protocolVersion` is not a string: {}",
-                    other.unwrap_or(Value::Null)
+                    excerpt(&other.unwrap_or(Value::Null))
                 ),
             ));
         }
@@ -525,7 +526,10 @@ async fn initialize(
         return Err(invalid(
             command_line,
             INITIALIZE,
-            format!("Server's protocol version is not supported: {version}"),
+            format!(
+                "Server's protocol version is not supported: {}",
+                excerpt(&version)
+            ),
         ));
     };
     let client_context = (!known.has_initialize()).then(|| client_context(known.clone(), &client));
@@ -556,7 +560,7 @@ fn no_common_version(
         DISCOVER,
         format!(
             "no protocol version in common: the server supports {}, this client {}",
-            Value::Array(supported.to_vec()),
+            excerpt(&Value::Array(supported.to_vec())),
             serde_json::json!(client)
         ),
     )
@@ -800,6 +804,23 @@ mod tests {
             "the MCP server `srv` sent an invalid `server/discover` response: the result is not \
              an object: []"
         );
+        // A server-sent value enters the message cut to 200 characters.
+        let long = "v".repeat(1000);
+        let err = read_discover_result(
+            json!({"supportedVersions": [long]}),
+            &preferred,
+            &client(),
+            "srv",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the MCP server `srv` sent an invalid `server/discover` response: no protocol \
+                 version in common: the server supports [\"{}…, this client [\"2026-07-28\"]",
+                "v".repeat(198)
+            )
+        );
     }
 
     #[test]
@@ -820,6 +841,10 @@ mod tests {
         };
         assert_eq!(
             err.to_string(),
+            "the MCP server/discover handshake with `srv` failed"
+        );
+        assert_eq!(
+            err.chain().to_string(),
             "the MCP server/discover handshake with `srv` failed: MCP error -32601: Method not \
              found; the fallback `initialize` handshake failed too: MCP error -32000: Connection \
              closed"
@@ -831,9 +856,10 @@ mod tests {
         };
         assert_eq!(err.rpc_code(), Some(-32601));
         assert_eq!(
-            err.to_string(),
-            "MCP error -32601: m (the server does not speak the 2026-07-28 lifecycle; connect \
-             with `Lifecycle::Auto` or `Lifecycle::Initialize`)"
+            err.chain().to_string(),
+            "the server does not speak the 2026-07-28 lifecycle (connect with \
+             `ConnectConfig::with_lifecycle(Lifecycle::Auto)` or `Lifecycle::Initialize`; \
+             manifest key `lifecycle`): MCP error -32601: m"
         );
     }
 }

@@ -15,8 +15,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::framing::{self, Incoming, LineRead};
-use super::stderr::{self, StderrLines, cut};
+use super::stderr::{self, StderrLines};
 use crate::Error;
+use crate::text::cut;
 
 /// The longest stderr line logged whole; longer ones are logged as their length only.
 const STDERR_MAX_LINE: usize = 64 * 1024;

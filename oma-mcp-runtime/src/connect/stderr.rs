@@ -8,6 +8,8 @@
 
 use std::collections::VecDeque;
 
+use crate::text::cut;
+
 /// How many of the first lines are kept.
 pub(crate) const HEAD_LINES: usize = 5;
 /// How many of the last lines are kept.
@@ -35,14 +37,6 @@ const ERROR_WORDS: [&str; 9] = [
 pub(crate) fn looks_like_error(line: &str) -> bool {
     let lower = line.to_lowercase();
     ERROR_WORDS.iter().any(|word| lower.contains(word))
-}
-
-/// `s` cut to at most `max` chars, with `…` when cut.
-pub(crate) fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
 }
 
 /// The kept stderr lines, each with its number (0-based) in the whole stream.

@@ -206,7 +206,7 @@ pub(super) fn tool_changes(old: &SnapshotTool, new: &SnapshotTool, out: &mut Vec
 }
 
 fn field_message(key: &str, old: Option<&Value>, new: Option<&Value>) -> String {
-    let cut = |v: &Value| crate::snapshot::truncate_for_message(&v.to_string());
+    let cut = |v: &Value| crate::text::excerpt(v);
     match (old, new) {
         (Some(o), Some(n)) => format!("{} changed: {} → {}", quote(key), cut(o), cut(n)),
         (None, Some(n)) => format!("{} added: {}", quote(key), cut(n)),

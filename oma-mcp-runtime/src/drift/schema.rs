@@ -166,9 +166,10 @@ pub(super) struct Ctx<'a> {
     defs_equal: bool,
 }
 
-/// A JSON value for a one-line message, compact and cut to 200 characters.
+/// A JSON value for a one-line message, compact and cut to 200 characters
+/// ([`crate::text::excerpt`]).
 pub(super) fn cut(value: &Value) -> String {
-    crate::snapshot::truncate_for_message(&value.to_string())
+    crate::text::excerpt(value)
 }
 
 /// Text two JSON values share exactly when they are equal (`==`): their canonical JSON
@@ -200,10 +201,8 @@ pub(crate) fn union_keys(a: &Value, b: &Value) -> Vec<String> {
     all.into_iter().collect()
 }
 
-/// A JSON pointer reference token (RFC 6901: `~` → `~0`, `/` → `~1`).
-pub(crate) fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
+// A JSON pointer reference token (RFC 6901: `~` → `~0`, `/` → `~1`).
+pub(crate) use crate::pointer::escape_token as escape;
 
 impl<'a> Ctx<'a> {
     /// A walk over `old_root` and `new_root` for `tool` in `direction`.
@@ -906,7 +905,7 @@ impl<'a> Ctx<'a> {
                 self.walk(&ob[i].1, &b.1, &at(b.0.or(ob[i].0)), depth + 1, out);
             }
         }
-        let cut = |v: &Value| crate::snapshot::truncate_for_message(&v.to_string());
+        let cut = |v: &Value| crate::text::excerpt(v);
         for (a, _) in ob.iter().zip(&paired).filter(|(_, p)| !**p) {
             let msg = format!("{key} branch removed: {}", cut(&a.1));
             self.effect(out, &at(a.0), ChangeKind::BranchRemoved, effects.1, msg);

@@ -228,20 +228,15 @@ impl ToolHandler for McpToolHandler {
     }
 }
 
-impl McpClient {
-    /// One [`ToolDefinition`] per tool discovered at connect, in the server's order (see
-    /// [`ToolDefinition::from_mcp`] for each field). They share this client, so the client
-    /// lives as long as any definition; call [`McpClient::disconnect`] when done.
-    ///
-    /// Arguments are validated locally unless the connection was made with
-    /// [`ConnectConfig::with_validate_input(false)`](crate::ConnectConfig::with_validate_input).
-    pub fn tool_definitions(self: &Arc<Self>) -> Vec<ToolDefinition> {
-        let validate = self.validates_input();
-        self.tools()
-            .iter()
-            .map(|tool| ToolDefinition::from_mcp(self, tool, validate))
-            .collect()
-    }
+/// [`McpClient::tool_definitions`]: one [`ToolDefinition::from_mcp`] per tool discovered at
+/// connect, in the server's order.
+pub(crate) fn tool_definitions(client: &Arc<McpClient>) -> Vec<ToolDefinition> {
+    let validate = client.validates_input();
+    client
+        .tools()
+        .iter()
+        .map(|tool| ToolDefinition::from_mcp(client, tool, validate))
+        .collect()
 }
 
 #[cfg(test)]

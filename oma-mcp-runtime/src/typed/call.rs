@@ -61,7 +61,7 @@ pub enum CallError {
         result: ToolResult,
     },
     /// `structuredContent` violates the tool's output schema.
-    #[error("Invalid output from MCP tool \"{tool}\":{}", problem_lines(problems))]
+    #[error("invalid output from MCP tool \"{tool}\":{}", problem_lines(problems))]
     InvalidOutput {
         /// The raw MCP name.
         tool: &'static str,
@@ -70,7 +70,7 @@ pub enum CallError {
     },
     /// `structuredContent` passed the schema (or there is none to check) but does not
     /// deserialize into the generated output type.
-    #[error("Output of MCP tool \"{tool}\" does not fit its Rust type: {message}")]
+    #[error("the output of MCP tool \"{tool}\" does not fit its Rust type: {message}")]
     OutputType {
         /// The raw MCP name.
         tool: &'static str,
@@ -192,33 +192,21 @@ fn integral_floats_as_integers(value: Value) -> Option<Value> {
     changed.then_some(value)
 }
 
-impl McpClient {
-    /// Calls the tool `T` with validated arguments and returns its typed output.
-    ///
-    /// The arguments are checked against the tool's exact input schema first
-    /// ([`check_args`]: compiled once per tool, dialect from `$schema`); a violation is
-    /// [`CallError::InvalidArguments`] with JSON pointers and nothing is sent. The result is
-    /// then read as [`typed_output`] says. [`McpClient::call`] stays open-multi-agent's untyped
-    /// call.
-    ///
-    /// # Errors
-    /// Every [`CallError`] variant; [`CallError::into_tool_result`] turns one into
-    /// open-multi-agent's error result.
-    pub async fn call_typed<T: McpTool>(
-        &self,
-        _tool: T,
-        args: T::Args,
-    ) -> Result<TypedResult<T::Output>, CallError> {
-        let arguments = check_args::<T>(&args)?;
-        let raw = self
-            .call_tool_raw(T::MCP_NAME, arguments)
-            .await
-            .map_err(|e| CallError::Failed {
-                tool: T::MCP_NAME,
-                message: e.to_string(),
-            })?;
-        typed_output::<T>(&raw)
-    }
+/// [`McpClient::call_typed`]: `args` checked against `T`'s input schema ([`check_args`]),
+/// sent, and the result read as [`typed_output`] says.
+pub(crate) async fn call_typed<T: McpTool>(
+    client: &McpClient,
+    args: T::Args,
+) -> Result<TypedResult<T::Output>, CallError> {
+    let arguments = check_args::<T>(&args)?;
+    let raw = client
+        .call_tool_raw(T::MCP_NAME, arguments)
+        .await
+        .map_err(|e| CallError::Failed {
+            tool: T::MCP_NAME,
+            message: e.chain().to_string(),
+        })?;
+    typed_output::<T>(&raw)
 }
 
 #[cfg(test)]

@@ -130,7 +130,7 @@ fn structured_content_is_validated_and_typed() {
     let raw = json!({"structuredContent": {"directory": "/w", "totalFiles": 3, "x": 1}});
     assert_eq!(
         typed_output::<Pack>(&raw).unwrap_err().to_string(),
-        "Invalid output from MCP tool \"pack_codebase\":\n\
+        "invalid output from MCP tool \"pack_codebase\":\n\
          - /: Additional properties are not allowed ('x' was unexpected)"
     );
 }
@@ -171,7 +171,7 @@ fn wrapped_and_untyped_outputs() {
     let raw = json!({"structuredContent": {"result": 1}});
     assert_eq!(
         typed_output::<Wrapped>(&raw).unwrap_err().to_string(),
-        "Invalid output from MCP tool \"wrapped\":\n- /result: 1 is not of type \"string\""
+        "invalid output from MCP tool \"wrapped\":\n- /result: 1 is not of type \"string\""
     );
     let raw = json!({"content": [], "structuredContent": {"a": 1}});
     assert_eq!(
@@ -193,7 +193,7 @@ fn output_that_does_not_fit_the_type() {
     test_tool!(Strict, "strict" as "strict", () => u8, "{}", None, false);
     assert_eq!(
         typed_output::<Strict>(&raw).unwrap_err().to_string(),
-        "Output of MCP tool \"strict\" does not fit its Rust type: invalid type: map, expected u8"
+        "the output of MCP tool \"strict\" does not fit its Rust type: invalid type: map, expected u8"
     );
     // `()` serializes to `null`: no arguments.
     assert_eq!(check_args::<Strict>(&()).unwrap(), None);
@@ -207,7 +207,7 @@ fn integral_floats_fit_integer_fields() {
     // 2^64 does not fit `u64`: the first error stands.
     assert_eq!(
         typed_output::<Counts>(&raw).unwrap_err().to_string(),
-        "Output of MCP tool \"counts\" does not fit its Rust type: invalid type: floating point `-3.0`, expected i64"
+        "the output of MCP tool \"counts\" does not fit its Rust type: invalid type: floating point `-3.0`, expected i64"
     );
     let raw = json!({"structuredContent": [-3.0, 7.0, 2.5, {"n": 4.0}]});
     let output = typed_output::<Counts>(&raw).unwrap().output;
@@ -216,7 +216,7 @@ fn integral_floats_fit_integer_fields() {
     let raw = json!({"structuredContent": [1.5, 7, 2.5, null]});
     assert_eq!(
         typed_output::<Counts>(&raw).unwrap_err().to_string(),
-        "Output of MCP tool \"counts\" does not fit its Rust type: invalid type: floating point `1.5`, expected i64"
+        "the output of MCP tool \"counts\" does not fit its Rust type: invalid type: floating point `1.5`, expected i64"
     );
 }
 
@@ -278,6 +278,6 @@ fn formats_are_checked_locally() {
     let raw = json!({"structuredContent": {"link": "e/1"}});
     assert_eq!(
         typed_output::<Event>(&raw).unwrap_err().to_string(),
-        "Invalid output from MCP tool \"event\":\n- /link: \"e/1\" is not a \"uri\""
+        "invalid output from MCP tool \"event\":\n- /link: \"e/1\" is not a \"uri\""
     );
 }

@@ -4,6 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use oma_mcp_build::WriteSnapshot;
 use oma_mcp_build::codegen::{self, ConsequentialPolicy, GenerateOptions};
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::snapshot::SnapshotSource;
@@ -129,6 +130,19 @@ pub enum CliError {
     UncheckableArgs {
         /// The schema error.
         reason: String,
+    },
+    /// The manifest pins several servers and the command names none: the library's error,
+    /// with the flag that chooses one.
+    #[error(
+        "manifest {} pins several servers ({}); choose one with --server NAME",
+        manifest.display(),
+        available.join(", ")
+    )]
+    ServerNotChosen {
+        /// The manifest.
+        manifest: PathBuf,
+        /// The servers it pins.
+        available: Vec<String>,
     },
     /// The tool is not listed by the server.
     #[error("the server has no tool named \"{tool}\"; it lists: {available}")]
@@ -297,12 +311,12 @@ fn generate(
     }
     match out {
         Some(path) => {
-            oma_mcp_runtime::snapshot::write_if_changed(path, generated.code.as_bytes()).map_err(
-                |source| CliError::Write {
+            oma_mcp_build::write_if_changed(path, generated.code.as_bytes()).map_err(|source| {
+                CliError::Write {
                     path: path.to_path_buf(),
                     source,
-                },
-            )?;
+                }
+            })?;
         }
         None => print(&generated.code)?,
     }
@@ -490,16 +504,29 @@ async fn call_showing_progress(
     mcp_name: &str,
     arguments: Option<serde_json::Map<String, Value>>,
 ) -> oma_mcp_runtime::ToolResult {
-    let Some(bar) = crate::progress::CallProgress::on_terminal(tool) else {
-        return client.call_tool(mcp_name, arguments).await;
+    let raw = match crate::progress::CallProgress::on_terminal(tool) {
+        None => client.call_tool_raw(mcp_name, arguments).await,
+        Some(bar) => {
+            let raw = client
+                .call_tool_raw_with_progress(mcp_name, arguments, None, |p| bar.update(&p))
+                .await;
+            bar.finish();
+            raw
+        }
     };
-    let raw = client
-        .call_tool_raw_with_progress(mcp_name, arguments, None, |p| bar.update(&p))
-        .await;
-    bar.finish();
     match raw {
         Ok(result) => oma_mcp_runtime::map_call_result(&result),
-        Err(e) => oma_mcp_runtime::ToolResult::failed(mcp_name, &e.to_string()),
+        Err(e) => {
+            // The runtime's message names the library setting and the manifest key; the
+            // flag that raises the limit for this command is the CLI's to name.
+            if matches!(e, oma_mcp_runtime::Error::MessageTooLarge { .. }) {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "oma-mcp: raise the limit with --max-message-bytes BYTES"
+                );
+            }
+            oma_mcp_runtime::ToolResult::failed(mcp_name, &e.chain().to_string())
+        }
     }
 }
 
@@ -530,7 +557,7 @@ fn resolve(
         let manifest = Manifest::read(&path)?;
         let pin = match (target.server.as_deref(), tool) {
             (None, Some(tool)) if manifest.servers.len() > 1 => by_prefix(&manifest, tool)?,
-            (server, _) => manifest.single(server)?,
+            (server, _) => manifest.single(server).map_err(server_hint)?,
         };
         (
             cli_client(pin.connect_config(), Some(pin)),
@@ -553,6 +580,20 @@ fn resolve(
     Ok((config, options.consequential_policy()?))
 }
 
+/// The library's "which server?" error of a manifest that pins several, as
+/// [`CliError::ServerNotChosen`] naming `--server`; other errors unchanged.
+fn server_hint(error: oma_mcp_build::Error) -> CliError {
+    match error {
+        oma_mcp_build::Error::ServerNotChosen { path, available } if !available.is_empty() => {
+            CliError::ServerNotChosen {
+                manifest: path,
+                available,
+            }
+        }
+        other => CliError::Build(other),
+    }
+}
+
 /// The server of `manifest` whose `prefix` the framework name `tool` carries.
 ///
 /// # Errors
@@ -571,7 +612,7 @@ fn by_prefix<'m>(manifest: &'m Manifest, tool: &str) -> Result<&'m ServerPin, Cl
         .collect();
     match carried.as_slice() {
         [one] => Ok(one),
-        [] => Ok(manifest.single(None)?),
+        [] => Ok(manifest.single(None).map_err(server_hint)?),
         several => Err(CliError::AmbiguousTool {
             tool: tool.to_owned(),
             manifest: manifest.path.clone(),

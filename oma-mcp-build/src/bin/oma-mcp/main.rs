@@ -103,26 +103,16 @@ fn init_logging() {
         .try_init();
 }
 
-/// Prints `oma-mcp: <error>: <cause>: …` to stderr (control characters escaped: the message
-/// carries what the server sent) and returns exit code 2.
+/// Prints `oma-mcp: <error>: <cause>: …` to stderr, the one program prefix and then the
+/// error's whole cause chain (no error repeats its cause in its message), control characters
+/// escaped (the message carries what the server sent); returns exit code 2.
 fn report(error: &dyn std::error::Error) -> ExitCode {
     let message = format!("oma-mcp: {}", chain(error));
     let _ = writeln!(std::io::stderr(), "{}", terminal::safe(&message));
     ExitCode::from(2)
 }
 
-/// `<error>: <cause>: …`, each cause once (a message that already holds a cause's text does
-/// not repeat it).
+/// `<error>: <cause>: …`, as [`oma_mcp_runtime::error::Chain`] prints it.
 fn chain(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    message
+    oma_mcp_runtime::error::Chain(error).to_string()
 }

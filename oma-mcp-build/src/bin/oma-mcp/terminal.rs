@@ -3,6 +3,8 @@
 //! control characters (an escape sequence can clear the screen, retitle the window or fake
 //! output) and bidirectional overrides are shown as Rust escapes instead of being written.
 
+use oma_mcp_runtime::text::is_bidi_control;
+
 /// `text` with every control character except `\n` and `\t` (C0, DEL, C1) and every
 /// bidirectional formatting character written as a Rust escape (`\u{1b}`, `\r`, `\u{202e}`).
 pub fn safe(text: &str) -> String {
@@ -15,11 +17,6 @@ pub fn safe(text: &str) -> String {
         }
     }
     out
-}
-
-/// Unicode bidirectional formatting characters (rustc's `text_direction_codepoint_*` set).
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //! union or `allOf` branch that follows a `$ref` itself reaches the same type, and recursion
 //! through it ends in a `Box` instead of being unrolled.
 
+use oma_mcp_runtime::pointer::unescape_token as unescape;
 use serde_json::{Map, Value};
 
 use super::unions::is_object;
@@ -28,11 +29,6 @@ pub(super) enum PointerState {
     InProgress(Option<String>),
     /// Mapped: its type and doc notes.
     Done(RustType, Vec<String>),
-}
-
-/// Decodes one RFC 6901 reference token.
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
 }
 
 impl<'a> Converter<'a> {

@@ -169,14 +169,8 @@ impl Ctx<'_> {
                 Severity::Breaking,
                 format!(
                     "items changed between a tuple and a list schema: {} → {}",
-                    a.map_or_else(
-                        || "absent".to_owned(),
-                        |v| crate::snapshot::truncate_for_message(&v.to_string())
-                    ),
-                    b.map_or_else(
-                        || "absent".to_owned(),
-                        |v| crate::snapshot::truncate_for_message(&v.to_string())
-                    )
+                    a.map_or_else(|| "absent".to_owned(), crate::text::excerpt),
+                    b.map_or_else(|| "absent".to_owned(), crate::text::excerpt)
                 ),
             ),
         }
