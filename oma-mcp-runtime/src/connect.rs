@@ -1,5 +1,5 @@
-//! Connecting to an MCP server over stdio (seed, "Connecting to a server"): the Rust
-//! `connectMCPTools()`.
+//! Connecting to an MCP server over stdio (open-multi-agent's `docs/mcp.md`, "Connecting to a
+//! server"): the Rust `connectMCPTools()`.
 //!
 //! [`connect_mcp_tools`] spawns the configured command, speaks JSON-RPC 2.0 over its pipes
 //! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), establishes the
@@ -66,13 +66,14 @@
 //! the server's exit: when it exits (also while a grandchild, e.g. of `sh -c 'x & exec
 //! server'`, still holds its stdout open, so no EOF arrives), the rest of its process group
 //! gets SIGKILL, the answers it wrote before exiting are still read (up to 500 ms), and the
-//! session closes: pending requests fail with [`Error::ServerExited`] (the seed's `MCP error
-//! -32000: Connection closed`, then the server, the request, its exit status or signal and
+//! session closes: pending requests fail with [`Error::ServerExited`] (the contract's
+//! `MCP error -32000: Connection closed`, then the server, the request, its exit status or signal and
 //! its stderr lines that matter), later ones with [`Error::NotConnected`]. Its environment
 //! starts **empty**; it then gets [`DEFAULT_INHERITED_ENV`] from the parent when set (as the MCP
 //! TypeScript SDK does), the [`ConnectConfig::pass_env`] names from the parent when set, and
 //! the literal [`ConnectConfig::env`] values, later ones winning. So an unrelated API key in
-//! the parent never reaches a third-party server (seed, "Egress and process boundaries").
+//! the parent never reaches a third-party server (open-multi-agent's `docs/mcp.md`, "Egress and
+//! process boundaries").
 //!
 //! # When your process ends without dropping the client
 //! Cleanup runs in [`McpClient::disconnect`] (bounded: stdin EOF, then SIGTERM, then SIGKILL to
@@ -153,7 +154,8 @@ pub const MAX_TOOLS_LIST_PAGES: usize = 1000;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct DiscoveredTool {
-    /// The framework name (seed, "Tool names"): `<prefix>_<mcp_name>` with every `/` → `_`.
+    /// The framework name (open-multi-agent's `docs/mcp.md`, "Tool names"): `<prefix>_<mcp_name>`
+    /// with every `/` → `_`.
     pub name: String,
     /// The raw MCP name, as listed and as sent in `tools/call`.
     pub mcp_name: String,
@@ -161,10 +163,10 @@ pub struct DiscoveredTool {
     pub descriptor: Value,
 }
 
-/// A connected MCP server (the seed's `ConnectedMCPTools`).
+/// A connected MCP server (open-multi-agent's `ConnectedMCPTools`).
 ///
 /// One client serves many calls, also concurrently (`&self`). Call [`McpClient::disconnect`]
-/// when done (the seed's only shutdown hook); dropping the client SIGKILLs the server's
+/// when done (open-multi-agent's only shutdown hook); dropping the client SIGKILLs the server's
 /// process group instead, so no server (nor its children) outlives the client. A process that
 /// ends without either (`std::process::exit`, a fatal signal) only closes the server's pipes:
 /// see the [module docs](self), "When your process ends without dropping the client".
@@ -193,7 +195,7 @@ impl std::fmt::Debug for Session {
     }
 }
 
-/// Connects to the server `config` describes (seed's `connectMCPTools()`).
+/// Connects to the server `config` describes (open-multi-agent's `connectMCPTools()`).
 ///
 /// Spawns the command, establishes the lifecycle [`ConnectConfig::lifecycle`] selects
 /// (`server/discover` of protocol 2026-07-28 with fallback to `initialize` by default; see
@@ -222,7 +224,8 @@ impl std::fmt::Debug for Session {
 /// - [`Error::Timeout`], [`Error::Rpc`], [`Error::ServerExited`],
 ///   [`Error::MessageTooLarge`], [`Error::InvalidResponse`]: a `tools/list` page failed.
 /// - [`Error::RepeatedCursor`]: `tools/list` returned a cursor twice.
-/// - [`Error::NameCollision`]: two tools normalize to one name (seed, "Tool names").
+/// - [`Error::NameCollision`]: two tools normalize to one name (open-multi-agent's `docs/mcp.md`,
+///   "Tool names").
 pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error> {
     // One deadline for the whole lifecycle, also across a restart.
     let deadline = tokio::time::Instant::now() + config.request_timeout;
@@ -536,8 +539,9 @@ impl McpClient {
 
     /// Calls the tool with the raw MCP name `raw_name` and returns the raw result object.
     ///
-    /// `arguments` becomes the `arguments` of `tools/call` (omitted when `None`); the seed
-    /// validates nothing locally (seed, "Input validation is delegated to the server").
+    /// `arguments` becomes the `arguments` of `tools/call` (omitted when `None`); open-multi-agent
+    /// validates nothing locally (open-multi-agent's `docs/mcp.md`, "Input validation is delegated
+    /// to the server").
     ///
     /// # Errors
     /// [`Error::Rpc`] (`MCP error <code>: <message>`), [`Error::Timeout`]
@@ -556,13 +560,13 @@ impl McpClient {
         self.call_raw(raw_name, arguments, None).await
     }
 
-    /// As [`McpClient::call_tool_raw`], with the seed's abort signal: when `cancel` is
+    /// As [`McpClient::call_tool_raw`], with open-multi-agent's abort signal: when `cancel` is
     /// cancelled, the call fails at once with [`Error::Cancelled`] (`This operation was
     /// aborted`, what the TypeScript SDK rejects with for `AbortController.abort()`) and, if
     /// the request was already sent, the server gets `notifications/cancelled` with its
     /// request id and the reason `AbortError: This operation was aborted`. A token cancelled
-    /// before the call sends nothing. The connection stays usable (seed, "Errors": "an aborted
-    /// run cancels an in-flight MCP request").
+    /// before the call sends nothing. The connection stays usable (open-multi-agent's
+    /// `docs/mcp.md`, "Errors": "an aborted run cancels an in-flight MCP request").
     ///
     /// # Errors
     /// As [`McpClient::call_tool_raw`], plus [`Error::Cancelled`].
@@ -581,7 +585,7 @@ impl McpClient {
     /// `on_progress` as a [`Progress`], in the order sent, before the call returns (the
     /// notifications that arrived before the result included). A notification whose
     /// `progress` is not a number is skipped. The request timeout still bounds the whole call
-    /// (progress does not extend it, as in the seed).
+    /// (progress does not extend it, as in open-multi-agent).
     ///
     /// Without this method no `progressToken` is sent, so a server never spends work on
     /// notifications nobody reads.
@@ -657,11 +661,11 @@ impl McpClient {
         }
     }
 
-    /// Calls a tool and maps the result per the seed; never fails.
+    /// Calls a tool and maps the result as the contract maps it; never fails.
     ///
-    /// A result is mapped with [`map_call_result`] (seed, "Result mapping"); a failed call
-    /// becomes [`ToolResult::failed`]: `MCP tool "<raw_name>" failed: <message>` with
-    /// `is_error: true` (seed, "Errors").
+    /// A result is mapped with [`map_call_result`] (open-multi-agent's `docs/mcp.md`, "Result
+    /// mapping"); a failed call becomes [`ToolResult::failed`]: `MCP tool "<raw_name>" failed:
+    /// <message>` with `is_error: true` (open-multi-agent's `docs/mcp.md`, "Errors").
     pub async fn call_tool(
         &self,
         raw_name: &str,
@@ -673,7 +677,7 @@ impl McpClient {
         }
     }
 
-    /// As [`McpClient::call_tool`], with the seed's abort signal (see
+    /// As [`McpClient::call_tool`], with open-multi-agent's abort signal (see
     /// [`McpClient::call_tool_raw_with_cancel`]); a cancelled call gives
     /// `MCP tool "<raw_name>" failed: This operation was aborted` with `is_error: true`.
     pub async fn call_tool_with_cancel(
@@ -722,7 +726,7 @@ impl McpClient {
         )
     }
 
-    /// Stops the server (seed's `disconnect()`); idempotent, never fails.
+    /// Stops the server (open-multi-agent's `disconnect()`); idempotent, never fails.
     ///
     /// Pending requests fail with [`Error::ConnectionClosed`], later ones with
     /// [`Error::NotConnected`]. Closes the server's stdin and waits up to [`EOF_GRACE`] (2 s)

@@ -18,7 +18,8 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Two tools of one server normalize to the same name (seed, "Tool names").
+    /// Two tools of one server normalize to the same name (open-multi-agent's `docs/mcp.md`, "Tool
+    /// names").
     ///
     /// The message is the reference implementation's, character for character
     /// (`spec/naming-cases.json`), so logs compare across ports. No prefix can fix it (both
@@ -35,7 +36,8 @@ pub enum Error {
         second: String,
     },
 
-    /// The MCP server process could not be started (seed, "Connecting to a server").
+    /// The MCP server process could not be started (open-multi-agent's `docs/mcp.md`, "Connecting
+    /// to a server").
     #[error(
         "cannot start the MCP server `{command}` (check that the command path is right and that \
          the server is installed; a pinned npm server: run `npm ci` where its package-lock.json is)"
@@ -153,7 +155,7 @@ pub enum Error {
         source: Box<Error>,
     },
 
-    /// The server answered a request with a JSON-RPC error. `Display` is exactly the seed's
+    /// The server answered a request with a JSON-RPC error. `Display` is exactly the contract's
     /// `MCP error <code>: <message>`.
     #[error("MCP error {code}: {message}")]
     Rpc {
@@ -165,9 +167,9 @@ pub enum Error {
         data: Option<serde_json::Value>,
     },
 
-    /// A request got no answer within the request timeout (seed: `requestTimeoutMs`,
-    /// default 60 s). `Display` is exactly the seed's text; a `notifications/cancelled` was sent
-    /// (except for [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto)'s `server/discover`
+    /// A request got no answer within the request timeout (open-multi-agent's `requestTimeoutMs`,
+    /// default 60 s). `Display` is exactly the contract's text; a `notifications/cancelled` was
+    /// sent (except for [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto)'s `server/discover`
     /// and the `initialize` sent beside it, which are abandoned silently, as rmcp does).
     #[error("MCP error -32001: Request timed out")]
     Timeout {
@@ -181,12 +183,12 @@ pub enum Error {
     },
 
     /// The server closed its stdout (usually: it exited) while the request was pending.
-    /// `Display` is exactly the seed's text.
+    /// `Display` is exactly the contract's text.
     #[error("MCP error -32000: Connection closed")]
     ConnectionClosed,
 
     /// The connection was closed (by the server or by `disconnect()`) before this request.
-    /// `Display` is exactly the seed's text.
+    /// `Display` is exactly the contract's text.
     #[error("Not connected")]
     NotConnected,
 
@@ -244,7 +246,7 @@ pub enum Error {
     },
 
     /// A tool's JSON Schema cannot be compiled for validation (see [`crate::validate`]): it is
-    /// not valid for its dialect's meta-schema (e.g. corpus case 28, a property named `type`
+    /// not valid for its dialect's meta-schema (e.g. a property named `type`
     /// declared as `"type": "object"`), or a `$ref` does not resolve locally.
     #[error(
         "the JSON Schema of tool \"{tool}\" is invalid at {pointer}: {reason}; local validation \
@@ -260,7 +262,7 @@ pub enum Error {
     },
 
     /// A tool name is registered twice in a [`ToolRegistry`](crate::tool::ToolRegistry).
-    /// `Display` is exactly the seed's text.
+    /// `Display` is exactly the contract's text.
     #[error(
         "ToolRegistry: a tool named \"{name}\" is already registered. Use a unique name or \
          deregister the existing one first."
@@ -271,8 +273,8 @@ pub enum Error {
     },
 
     /// A call was cancelled through its [`CancellationToken`](crate::CancellationToken) (the
-    /// seed's abort signal) before an answer arrived. `Display` is the message of the abort
-    /// reason the TypeScript SDK rejects with (`AbortController.abort()` without a reason:
+    /// open-multi-agent's abort signal) before an answer arrived. `Display` is the message of the
+    /// abort reason the TypeScript SDK rejects with (`AbortController.abort()` without a reason:
     /// a `DOMException` `AbortError`); a `notifications/cancelled` was sent when the request
     /// had been sent.
     #[error("This operation was aborted")]
@@ -361,7 +363,7 @@ impl Error {
     }
 
     /// The JSON-RPC error code of an [`Error::Rpc`] (also inside [`Error::Handshake`]);
-    /// `-32001` for a timeout and `-32000` for a closed connection, as the seed reports them.
+    /// `-32001` for a timeout and `-32000` for a closed connection, as the contract reports them.
     pub fn rpc_code(&self) -> Option<i64> {
         match self.root() {
             Error::Rpc { code, .. } => Some(*code),

@@ -173,7 +173,7 @@ impl ToolResult {
         }
     }
 
-    /// Open-multi-agent's failed-call result (open-multi-agent's `docs/mcp.md`, "Errors"): a thrown
+    /// The failed-call result of open-multi-agent's `docs/mcp.md` ("Errors"): a thrown
     /// or rejected call becomes `MCP tool "<raw_name>" failed: <message>` with `is_error` and no
     /// model output. `raw_name` is the server's tool name, not the prefixed framework name.
     pub fn failed(raw_name: &str, message: &str) -> Self {
@@ -302,7 +302,7 @@ fn block_text(block: &Value) -> String {
     })
 }
 
-/// Open-multi-agent's text form of a known block type, `None` when the block does not have the
+/// The contract's text form of a known block type, `None` when the block does not have the
 /// fields that form needs (then [`block_text`] falls back to pretty JSON).
 fn known_block_text(block: &Value) -> Option<String> {
     let fields = fields_of(block);

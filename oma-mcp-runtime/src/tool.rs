@@ -84,12 +84,14 @@ pub struct ToolContext {
     pub run_id: Option<String>,
     /// The task, when the caller has one (passed to the gate as `taskId`).
     pub task_id: Option<String>,
-    /// Open-multi-agent's `abortSignal`: cancelled before the call, the executor refuses to start
-    /// it; cancelled during an MCP call, the request is cancelled (`notifications/cancelled`) and
-    /// the result is `MCP tool "<raw>" failed: This operation was aborted`.
+    /// The `abortSignal` of open-multi-agent's tool context: cancelled before the call, the
+    /// executor refuses to start it; cancelled during an MCP call, the request is cancelled
+    /// (`notifications/cancelled`) and the result is `MCP tool "<raw>" failed: This operation
+    /// was aborted`.
     pub cancel: CancellationToken,
-    /// Open-multi-agent's `requireConsequentialConfirmation`: a [`ToolDefinition::consequential`]
-    /// tool then runs only when the gate approves it (see [`ToolExecutor`]).
+    /// The `requireConsequentialConfirmation` of open-multi-agent: a
+    /// [`ToolDefinition::consequential`] tool then runs only when the gate approves it (see
+    /// [`ToolExecutor`]).
     pub require_consequential_confirmation: bool,
 }
 

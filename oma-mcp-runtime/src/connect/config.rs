@@ -1,10 +1,11 @@
-//! [`ConnectConfig`]: the options of `connect_mcp_tools()` (seed, "Options").
+//! [`ConnectConfig`]: the options of `connect_mcp_tools()` (open-multi-agent's `docs/mcp.md`,
+//! "Options").
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The seed's default `requestTimeoutMs`: 60 s.
+/// The default `requestTimeoutMs` of open-multi-agent's `connectMCPTools()`: 60 s.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The default limit for one message (one line) from the server: 64 MiB.
@@ -58,8 +59,8 @@ pub enum Lifecycle {
     Discover,
 }
 
-/// Options of [`connect_mcp_tools`](crate::connect_mcp_tools) (seed, "Options",
-/// `ConnectMCPToolsConfig`), plus `pass_env` and `max_message_size`.
+/// Options of [`connect_mcp_tools`](crate::connect_mcp_tools) (open-multi-agent's `docs/mcp.md`,
+/// "Options", `ConnectMCPToolsConfig`), plus `pass_env` and `max_message_size`.
 ///
 /// Required fields go in [`ConnectConfig::new`], the rest in chainable `with_*` setters:
 ///
@@ -92,12 +93,13 @@ pub struct ConnectConfig {
     pub pass_env: Vec<String>,
     /// Working directory of the child. Default: the parent's.
     pub cwd: Option<PathBuf>,
-    /// Segment prepended to every discovered tool name (seed, "Tool names"). Default: none.
+    /// Segment prepended to every discovered tool name (open-multi-agent's `docs/mcp.md`, "Tool
+    /// names"). Default: none.
     pub name_prefix: Option<String>,
     /// Timeout for the lifecycle handshake as a whole (one deadline, also across the
     /// [`Lifecycle::Auto`] probe and its fallback), each `tools/list` page and each
     /// `tools/call`.
-    /// Default: [`DEFAULT_REQUEST_TIMEOUT`] (60 s, the seed's `requestTimeoutMs`).
+    /// Default: [`DEFAULT_REQUEST_TIMEOUT`] (60 s, open-multi-agent's `requestTimeoutMs`).
     pub request_timeout: Duration,
     /// Client name reported in `initialize` (or in the 2026-07-28 client context). Default:
     /// `open-multi-agent`.
@@ -113,7 +115,7 @@ pub struct ConnectConfig {
     pub max_message_size: usize,
     /// Whether the [`ToolDefinition`](crate::tool::ToolDefinition)s of this connection
     /// validate arguments against each tool's input schema before calling the server (local
-    /// validation, beyond the seed; see [`crate::validate`]). Default: `true`.
+    /// validation, beyond open-multi-agent; see [`crate::validate`]). Default: `true`.
     pub validate_input: bool,
     /// How the MCP lifecycle is established: `server/discover` (protocol 2026-07-28,
     /// SEP-2575), `initialize`, or the first with fallback to the second. Default:
@@ -122,7 +124,7 @@ pub struct ConnectConfig {
 }
 
 impl ConnectConfig {
-    /// A configuration for `command` with the seed's defaults.
+    /// A configuration for `command` with open-multi-agent's defaults.
     pub fn new(command: impl Into<String>) -> Self {
         Self {
             command: command.into(),
@@ -164,25 +166,25 @@ impl ConnectConfig {
         self
     }
 
-    /// Sets the tool name prefix (seed's `namePrefix`).
+    /// Sets the tool name prefix (open-multi-agent's `namePrefix`).
     pub fn with_name_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.name_prefix = Some(prefix.into());
         self
     }
 
-    /// Sets the per-request timeout (seed's `requestTimeoutMs`).
+    /// Sets the per-request timeout (open-multi-agent's `requestTimeoutMs`).
     pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
         self
     }
 
-    /// Sets the client name reported to the server (seed's `clientName`).
+    /// Sets the client name reported to the server (open-multi-agent's `clientName`).
     pub fn with_client_name(mut self, name: impl Into<String>) -> Self {
         self.client_name = name.into();
         self
     }
 
-    /// Sets the client version reported to the server (seed's `clientVersion`).
+    /// Sets the client version reported to the server (open-multi-agent's `clientVersion`).
     pub fn with_client_version(mut self, version: impl Into<String>) -> Self {
         self.client_version = version.into();
         self
@@ -195,7 +197,7 @@ impl ConnectConfig {
     }
 
     /// Turns local input validation on or off for this connection's tool definitions
-    /// (default on). Off, arguments reach the server unchecked, as in the seed ("Input
+    /// (default on). Off, arguments reach the server unchecked, as in open-multi-agent ("Input
     /// validation is delegated to the server").
     pub fn with_validate_input(mut self, validate: bool) -> Self {
         self.validate_input = validate;
@@ -214,7 +216,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_are_the_seeds() {
+    fn defaults_are_the_contracts() {
         let c = ConnectConfig::new("srv");
         assert_eq!(c.command, "srv");
         assert!(c.args.is_empty() && c.env.is_empty() && c.pass_env.is_empty());
