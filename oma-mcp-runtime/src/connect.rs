@@ -67,8 +67,8 @@
 //! server'`, still holds its stdout open, so no EOF arrives), the rest of its process group
 //! gets SIGKILL, the answers it wrote before exiting are still read (up to 500 ms), and the
 //! session closes: pending requests fail with [`Error::ServerExited`] (the contract's
-//! `MCP error -32000: Connection closed`, then the server, the request, its exit status or signal and
-//! its stderr lines that matter), later ones with [`Error::NotConnected`]. Its environment
+//! `MCP error -32000: Connection closed`, then the server, the request, its exit status or
+//! signal and its stderr lines that matter), later ones with [`Error::NotConnected`]. Its environment
 //! starts **empty**; it then gets [`DEFAULT_INHERITED_ENV`] from the parent when set (as the MCP
 //! TypeScript SDK does), the [`ConnectConfig::pass_env`] names from the parent when set, and
 //! the literal [`ConnectConfig::env`] values, later ones winning. So an unrelated API key in
