@@ -104,6 +104,9 @@
 
 mod config;
 mod framing;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod lifecycle;
 mod process;
 mod session;
