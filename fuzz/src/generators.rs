@@ -15,13 +15,78 @@ use serde_json::{Map, Number, Value, json};
 /// empty, whitespace, non-ASCII, names equal after case conversion (`a-b`, `a_b`, `aB`, `A_b`),
 /// and characters that mean something in Rust source (`"`, `\`, `*/`).
 const NAMES: &[&str] = &[
-    "", " ", "type", "self", "Self", "super", "crate", "fn", "async", "await", "dyn", "try",
-    "union", "abstract", "gen", "r#type", "_", "__", "0", "1", "123abc", "é", "名前", "a-b",
-    "a_b", "aB", "A_b", "a b", "a/b", "a__b", "Some", "None", "Ok", "Err", "Value", "String",
-    "Option", "Vec", "Result", "Box", "serde", "Args", "Output", "FooArgs", "Foo", "foo", "x",
-    "X", "\u{0}", "ß", "ǅ", "🦀", "kebab-case-name", "CONST_NAME", "a\"b", "a\\b", "}", "*/",
-    "/*", "a\nb", "$ref", "#", "properties", "std", "core", "oma_mcp_runtime", "Tool", "ToolArgs",
-    "\u{feff}", "\u{202e}rtl", "A", "B",
+    "",
+    " ",
+    "type",
+    "self",
+    "Self",
+    "super",
+    "crate",
+    "fn",
+    "async",
+    "await",
+    "dyn",
+    "try",
+    "union",
+    "abstract",
+    "gen",
+    "r#type",
+    "_",
+    "__",
+    "0",
+    "1",
+    "123abc",
+    "é",
+    "名前",
+    "a-b",
+    "a_b",
+    "aB",
+    "A_b",
+    "a b",
+    "a/b",
+    "a__b",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Value",
+    "String",
+    "Option",
+    "Vec",
+    "Result",
+    "Box",
+    "serde",
+    "Args",
+    "Output",
+    "FooArgs",
+    "Foo",
+    "foo",
+    "x",
+    "X",
+    "\u{0}",
+    "ß",
+    "ǅ",
+    "🦀",
+    "kebab-case-name",
+    "CONST_NAME",
+    "a\"b",
+    "a\\b",
+    "}",
+    "*/",
+    "/*",
+    "a\nb",
+    "$ref",
+    "#",
+    "properties",
+    "std",
+    "core",
+    "oma_mcp_runtime",
+    "Tool",
+    "ToolArgs",
+    "\u{feff}",
+    "\u{202e}rtl",
+    "A",
+    "B",
 ];
 
 /// `type` values: the seven JSON Schema types, an OpenAPI-ism and invalid ones.
@@ -189,8 +254,11 @@ fn leaf_schema() -> BoxedStrategy<Value> {
         Just(json!({})),
         select(TYPES).prop_map(|t| json!({ "type": t })),
         prop::collection::vec(select(TYPES), 0..4).prop_map(|t| json!({ "type": t })),
-        (prop::collection::vec(scalar(), 0..6), prop::option::of(select(TYPES))).prop_map(
-            |(values, ty)| {
+        (
+            prop::collection::vec(scalar(), 0..6),
+            prop::option::of(select(TYPES))
+        )
+            .prop_map(|(values, ty)| {
                 // Duplicates on purpose: a value twice, and `1` next to `1.0`.
                 let mut values = values;
                 if let Some(first) = values.first().cloned() {
@@ -201,15 +269,19 @@ fn leaf_schema() -> BoxedStrategy<Value> {
                     schema["type"] = json!(ty);
                 }
                 schema
-            }
-        ),
+            }),
         Just(json!({"enum": [1, 1.0, "1", true, null, [1], {"a": 1}]})),
         json().prop_map(|v| json!({ "const": v })),
         select(REFS).prop_map(|r| json!({ "$ref": r })),
         name().prop_map(|n| json!({ "$ref": format!("#/$defs/{n}") })),
         select(PATTERNS).prop_map(|p| json!({"type": "string", "pattern": p})),
         select(FORMATS).prop_map(|f| json!({"type": "string", "format": f})),
-        (select(vec!["integer", "number"]), edge_number(), edge_number(), edge_number())
+        (
+            select(vec!["integer", "number"]),
+            edge_number(),
+            edge_number(),
+            edge_number()
+        )
             .prop_map(|(t, min, max, multiple)| json!({
                 "type": t, "minimum": min, "maximum": max, "multipleOf": multiple,
             })),
@@ -337,36 +409,34 @@ pub fn tool() -> BoxedStrategy<Value> {
         )),
         prop::option::of(json()),
     )
-        .prop_map(
-            |(name, input, description, output, annotations, vendor)| {
-                let mut tool = Map::new();
-                tool.insert("name".into(), Value::String(name));
-                tool.insert("inputSchema".into(), input);
-                if let Some(d) = description {
-                    tool.insert("description".into(), Value::String(d));
+        .prop_map(|(name, input, description, output, annotations, vendor)| {
+            let mut tool = Map::new();
+            tool.insert("name".into(), Value::String(name));
+            tool.insert("inputSchema".into(), input);
+            if let Some(d) = description {
+                tool.insert("description".into(), Value::String(d));
+            }
+            if let Some(o) = output {
+                tool.insert("outputSchema".into(), o);
+            }
+            if let Some((destructive, read_only, title)) = annotations {
+                let mut a = Map::new();
+                if let Some(d) = destructive {
+                    a.insert("destructiveHint".into(), d);
                 }
-                if let Some(o) = output {
-                    tool.insert("outputSchema".into(), o);
+                if let Some(r) = read_only {
+                    a.insert("readOnlyHint".into(), Value::Bool(r));
                 }
-                if let Some((destructive, read_only, title)) = annotations {
-                    let mut a = Map::new();
-                    if let Some(d) = destructive {
-                        a.insert("destructiveHint".into(), d);
-                    }
-                    if let Some(r) = read_only {
-                        a.insert("readOnlyHint".into(), Value::Bool(r));
-                    }
-                    if let Some(t) = title {
-                        a.insert("title".into(), Value::String(t));
-                    }
-                    tool.insert("annotations".into(), Value::Object(a));
+                if let Some(t) = title {
+                    a.insert("title".into(), Value::String(t));
                 }
-                if let Some(v) = vendor {
-                    tool.insert("x-vendor".into(), v);
-                }
-                Value::Object(tool)
-            },
-        )
+                tool.insert("annotations".into(), Value::Object(a));
+            }
+            if let Some(v) = vendor {
+                tool.insert("x-vendor".into(), v);
+            }
+            Value::Object(tool)
+        })
         .boxed()
 }
 
@@ -623,7 +693,8 @@ fn toml_value() -> BoxedStrategy<String> {
     scalar
         .prop_recursive(2, 8, 3, |inner| {
             prop_oneof![
-                prop::collection::vec(inner.clone(), 0..3).prop_map(|v| format!("[{}]", v.join(", "))),
+                prop::collection::vec(inner.clone(), 0..3)
+                    .prop_map(|v| format!("[{}]", v.join(", "))),
                 prop::collection::vec((select(vec!["A", "B", "a=b", "", "PATH"]), inner), 0..3)
                     .prop_map(|v| {
                         let members: Vec<String> =

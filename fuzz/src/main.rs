@@ -25,7 +25,7 @@ struct Args {
     /// same inputs. Default: from the clock (printed first).
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
-    /// Longest one case may run, in seconds, before it counts as a failure.
+    /// Most CPU time one case may use, in seconds, before it counts as a failure.
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     case_timeout: u64,
     /// Folder for failing inputs (`<dir>/<target>/<hash>.json`). Default: the crate's
@@ -123,8 +123,13 @@ fn main() -> ExitCode {
                 );
                 for (input, messages) in &report.failures {
                     eprintln!("  {messages}");
-                    match runner::save_fixture(&config.regressions, "compile", seed, messages, input)
-                    {
+                    match runner::save_fixture(
+                        &config.regressions,
+                        "compile",
+                        seed,
+                        messages,
+                        input,
+                    ) {
                         Ok(path) => eprintln!("  saved to {}", path.display()),
                         Err(e) => eprintln!("  not saved: {e}"),
                     }

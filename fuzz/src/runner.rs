@@ -21,7 +21,8 @@ pub struct RunConfig {
     pub cases: u32,
     /// The random generator's seed: the same seed generates the same cases.
     pub seed: u64,
-    /// The longest one case may run before it counts as a failure (hang or blow-up).
+    /// The most CPU time one case may use before it counts as a failure (a hang or a
+    /// blow-up); see [`run_check`].
     pub case_timeout: Duration,
     /// Where failing inputs are saved: `<regressions>/<target>/<name>.json`.
     pub regressions: PathBuf,
@@ -53,15 +54,24 @@ thread_local! {
     /// The last panic's location and message on this thread, set by the hook installed by
     /// [`quiet_panics`].
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Whether this thread is inside [`check_catching`] (then panics are recorded, not
+    /// printed).
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Replaces the panic hook with one that records the location and message for the failure
-/// report instead of printing them (a target runs thousands of cases; panics inside
-/// libraries that catch them themselves would flood the output).
+/// Wraps the panic hook: inside [`check_catching`], a panic's location and message are
+/// recorded for the failure report instead of printed (a target runs thousands of cases;
+/// panics inside libraries that catch them themselves would flood the output); elsewhere
+/// the previous hook runs.
 fn quiet_panics() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CATCHING.with(std::cell::Cell::get) {
+                previous(info);
+                return;
+            }
             let message = info
                 .payload()
                 .downcast_ref::<&str>()
@@ -78,10 +88,16 @@ fn quiet_panics() {
 }
 
 /// Runs `check` on `input`, turning a panic into `Err("panicked at …: …")`.
-pub fn check_catching(check: fn(&Value) -> Result<(), String>, input: &Value) -> Result<(), String> {
+pub fn check_catching(
+    check: fn(&Value) -> Result<(), String>,
+    input: &Value,
+) -> Result<(), String> {
     quiet_panics();
     LAST_PANIC.with(|p| p.borrow_mut().take());
-    match catch_unwind(AssertUnwindSafe(|| check(input))) {
+    CATCHING.with(|c| c.set(true));
+    let result = catch_unwind(AssertUnwindSafe(|| check(input)));
+    CATCHING.with(|c| c.set(false));
+    match result {
         Ok(result) => result,
         Err(_) => Err(LAST_PANIC
             .with(|p| p.borrow_mut().take())
@@ -91,7 +107,13 @@ pub fn check_catching(check: fn(&Value) -> Result<(), String>, input: &Value) ->
 
 /// The 32-byte ChaCha seed of a `u64` seed (its little-endian bytes, repeated).
 fn rng(seed: u64) -> TestRng {
-    let bytes: Vec<u8> = seed.to_le_bytes().iter().copied().cycle().take(32).collect();
+    let bytes: Vec<u8> = seed
+        .to_le_bytes()
+        .iter()
+        .copied()
+        .cycle()
+        .take(32)
+        .collect();
     TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
 }
 
@@ -126,8 +148,41 @@ pub fn save_fixture(
     Ok(path)
 }
 
-/// The case in progress: when it started and its input.
-type Current = Arc<Mutex<Option<(Instant, Value)>>>;
+/// The case in progress: its number (counting from 1) and input.
+type Current = Arc<Mutex<Option<(u64, Value)>>>;
+
+/// This process's CPU time (user + system) from `/proc/self/stat`, in clock ticks of 10 ms
+/// (Linux's `USER_HZ` of 100); `None` where there is no such file.
+fn process_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: skip past it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((user + system).saturating_mul(10)))
+}
+
+/// How long the case being watched has run: CPU time where the process's is known (so a
+/// case starved by a loaded machine or `nice` is not blamed), else wall time. A case that
+/// waits without using CPU fails after ten times the budget in wall time.
+#[derive(Debug)]
+struct Watch {
+    case: u64,
+    wall: Instant,
+    cpu: Option<Duration>,
+}
+
+impl Watch {
+    fn over(&self, budget: Duration) -> bool {
+        let wall = self.wall.elapsed();
+        let cpu = match (self.cpu, process_cpu_time()) {
+            (Some(start), Some(now)) => now.saturating_sub(start),
+            _ => wall,
+        };
+        cpu > budget || wall > budget.saturating_mul(10)
+    }
+}
 
 /// Runs `target` as `config` says; see [`run_check`].
 pub fn run(target: &Target, config: &RunConfig) -> Outcome {
@@ -135,7 +190,9 @@ pub fn run(target: &Target, config: &RunConfig) -> Outcome {
 }
 
 /// Runs `check` on `config.cases` inputs from `strategy()`, on a worker thread watched by this
-/// one: a case over `config.case_timeout` fails the run at once (its input saved as it was);
+/// one: a case over `config.case_timeout` of CPU time (measured from when the watcher, which
+/// looks every 20 ms, first sees it; wall time where CPU time is unknown, and ten times the
+/// budget in wall time in any case) fails the run at once (its input saved as it was);
 /// a failing case is shrunk to a smaller failing input first. A failing input is saved under
 /// `config.regressions/<name>/`.
 pub fn run_check(
@@ -161,9 +218,11 @@ pub fn run_check(
                     ..Config::default()
                 };
                 let mut runner = TestRunner::new_with_rng(proptest_config, rng(seed));
+                let case = std::cell::Cell::new(0u64);
                 runner.run(&strategy(), |input| {
+                    case.set(case.get() + 1);
                     *current.lock().unwrap_or_else(PoisonError::into_inner) =
-                        Some((Instant::now(), input.clone()));
+                        Some((case.get(), input.clone()));
                     let result = check_catching(check, &input);
                     *current.lock().unwrap_or_else(PoisonError::into_inner) = None;
                     result.map_err(TestCaseError::fail)
@@ -190,17 +249,37 @@ pub fn run_check(
             timed_out,
         }
     };
+    let mut watch: Option<Watch> = None;
     while !worker.is_finished() {
         std::thread::sleep(Duration::from_millis(20));
-        let stuck = current
+        let running = current
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
-            .filter(|(start, _)| start.elapsed() > config.case_timeout)
-            .map(|(_, input)| input.clone());
+            .map(|(case, _)| *case);
+        watch = match (running, watch) {
+            (None, _) => None,
+            (Some(case), Some(w)) if w.case == case => Some(w),
+            (Some(case), _) => Some(Watch {
+                case,
+                wall: Instant::now(),
+                cpu: process_cpu_time(),
+            }),
+        };
+        let stuck = watch
+            .as_ref()
+            .is_some_and(|w| w.over(config.case_timeout))
+            .then(|| {
+                current
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .as_ref()
+                    .map(|(_, input)| input.clone())
+            })
+            .flatten();
         if let Some(input) = stuck {
             let reason = format!(
-                "one case ran longer than {} s (a hang or a blow-up)",
+                "one case ran longer than {} s of CPU time (a hang or a blow-up)",
                 config.case_timeout.as_secs_f64()
             );
             return failed(reason, input, true);
@@ -238,14 +317,19 @@ pub struct Fixture {
 /// its path.
 pub fn fixtures(dir: &Path) -> Result<Vec<Fixture>, String> {
     let mut paths = Vec::new();
-    let read = |d: &Path| std::fs::read_dir(d).map_err(|e| format!("cannot read {}: {e}", d.display()));
+    let read =
+        |d: &Path| std::fs::read_dir(d).map_err(|e| format!("cannot read {}: {e}", d.display()));
     for entry in read(dir)? {
-        let folder = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?.path();
+        let folder = entry
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .path();
         if !folder.is_dir() {
             continue;
         }
         for file in read(&folder)? {
-            let path = file.map_err(|e| format!("cannot read {}: {e}", folder.display()))?.path();
+            let path = file
+                .map_err(|e| format!("cannot read {}: {e}", folder.display()))?
+                .path();
             if path.extension().is_some_and(|e| e == "json") {
                 paths.push(path);
             }
@@ -274,4 +358,151 @@ pub fn fixtures(dir: &Path) -> Result<Vec<Fixture>, String> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn numbers() -> BoxedStrategy<Value> {
+        (0u32..1000).prop_map(Value::from).boxed()
+    }
+
+    fn config(dir: &Path, timeout: Duration) -> RunConfig {
+        RunConfig {
+            cases: 200,
+            seed: 7,
+            case_timeout: timeout,
+            regressions: dir.to_path_buf(),
+        }
+    }
+
+    fn under_100(input: &Value) -> Result<(), String> {
+        match input.as_u64() {
+            Some(n) if n >= 100 => Err(format!("{n} is not under 100")),
+            _ => Ok(()),
+        }
+    }
+
+    fn panics_on_odd(input: &Value) -> Result<(), String> {
+        let n = input.as_u64().unwrap_or_default();
+        assert!(n % 2 == 0, "odd: {n}");
+        Ok(())
+    }
+
+    /// Spins for 3 s of wall time (using CPU, as a blow-up does).
+    fn spins(_: &Value) -> Result<(), String> {
+        let start = Instant::now();
+        let mut n = 0u64;
+        while start.elapsed() < Duration::from_secs(3) {
+            n = std::hint::black_box(n.wrapping_add(1));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_failure_is_shrunk_saved_and_read_back() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let outcome = run_check(
+            "t",
+            numbers,
+            under_100,
+            &config(dir.path(), Duration::from_secs(30)),
+        );
+        let Outcome::Failed {
+            reason,
+            input,
+            fixture,
+            timed_out,
+        } = outcome
+        else {
+            panic!("expected a failure, got {outcome:?}");
+        };
+        // Shrunk to the smallest failing input.
+        assert_eq!(
+            (reason.as_str(), &input, timed_out),
+            ("100 is not under 100", &json!(100), false)
+        );
+        let path = fixture.unwrap_or_else(|e| panic!("{e}"));
+        let saved: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default())
+                .unwrap_or_default();
+        assert_eq!(
+            saved,
+            json!({"target": "t", "seed": 7, "failure": "100 is not under 100", "input": 100})
+        );
+        let read = fixtures(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read.len(), 1);
+        assert_eq!(
+            (read[0].target.as_str(), &read[0].input),
+            ("t", &json!(100))
+        );
+    }
+
+    #[test]
+    fn a_panic_is_a_failure_with_its_location() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let outcome = run_check(
+            "p",
+            numbers,
+            panics_on_odd,
+            &config(dir.path(), Duration::from_secs(30)),
+        );
+        let Outcome::Failed { reason, input, .. } = outcome else {
+            panic!("expected a failure, got {outcome:?}");
+        };
+        let n = input.as_u64().unwrap_or_default();
+        assert_eq!(n % 2, 1, "{input}");
+        assert!(
+            reason.starts_with("panicked at fuzz/src/runner.rs:")
+                && reason.ends_with(&format!(": odd: {n}")),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_case_over_the_time_budget_fails_the_run() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let outcome = run_check(
+            "slow",
+            numbers,
+            spins,
+            &config(dir.path(), Duration::from_millis(200)),
+        );
+        let Outcome::Failed {
+            reason,
+            timed_out,
+            fixture,
+            ..
+        } = outcome
+        else {
+            panic!("expected a failure, got {outcome:?}");
+        };
+        assert_eq!(
+            (reason.as_str(), timed_out),
+            (
+                "one case ran longer than 0.2 s of CPU time (a hang or a blow-up)",
+                true
+            )
+        );
+        assert!(fixture.is_ok_and(|p| p.starts_with(dir.path().join("slow"))));
+    }
+
+    #[test]
+    fn passing_checks_run_every_case() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let outcome = run_check(
+            "ok",
+            numbers,
+            |_| Ok(()),
+            &config(dir.path(), Duration::from_secs(30)),
+        );
+        assert!(
+            matches!(outcome, Outcome::Passed { cases: 200 }),
+            "{outcome:?}"
+        );
+        assert!(fixtures(dir.path()).is_ok_and(|f| f.is_empty()));
+    }
 }

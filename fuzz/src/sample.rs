@@ -21,7 +21,13 @@ pub fn workspace_root() -> PathBuf {
 
 /// `count` codegen inputs from the codegen target's generator, seeded with `seed`.
 pub fn random_inputs(count: usize, seed: u64) -> Vec<Value> {
-    let bytes: Vec<u8> = seed.to_le_bytes().iter().copied().cycle().take(32).collect();
+    let bytes: Vec<u8> = seed
+        .to_le_bytes()
+        .iter()
+        .copied()
+        .cycle()
+        .take(32)
+        .collect();
     let mut runner = TestRunner::new_with_rng(
         Config::default(),
         TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
@@ -87,7 +93,9 @@ pub fn compile(inputs: &[Value], target_dir: &Path) -> Result<SampleReport, Stri
         };
         let m = modules.len();
         write(dir.path().join(format!("src/m{m}.rs")), &generated.code)?;
-        lib.push_str(&format!("pub mod m{m} {{\n    include!(\"m{m}.rs\");\n}}\n"));
+        lib.push_str(&format!(
+            "pub mod m{m} {{\n    include!(\"m{m}.rs\");\n}}\n"
+        ));
         modules.push(input.clone());
     }
     write(dir.path().join("src/lib.rs"), &lib)?;

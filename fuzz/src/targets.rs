@@ -10,9 +10,9 @@ use oma_mcp_build::codegen::{GenerateOptions, generate};
 use oma_mcp_build::manifest::Manifest;
 use oma_mcp_runtime::connect::fuzzing::{Frame, read_frames};
 use oma_mcp_runtime::drift::{ChangeKind, diff};
+use oma_mcp_runtime::map_call_result;
 use oma_mcp_runtime::snapshot::{Snapshot, SnapshotSource, SnapshotTool, digest};
 use oma_mcp_runtime::validate::{InputValidator, Validator};
-use oma_mcp_runtime::map_call_result;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -75,7 +75,10 @@ pub fn target(name: &str) -> Option<&'static Target> {
 
 /// The member `key` of `input` as an array (empty when absent or not an array).
 fn array<'a>(input: &'a Value, key: &str) -> &'a [Value] {
-    input.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    input
+        .get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// `value` with the members of every object in reverse order (a different key order, the
@@ -114,7 +117,11 @@ fn codegen_input() -> BoxedStrategy<Value> {
         generators::tools(),
         prop::option::of(generators::name()),
         prop::collection::vec(
-            prop_oneof![generators::name(), Just("*".to_owned()), Just("[".to_owned())],
+            prop_oneof![
+                generators::name(),
+                Just("*".to_owned()),
+                Just("[".to_owned())
+            ],
             0..2,
         ),
         any::<bool>(),
@@ -287,8 +294,10 @@ fn added_removed(changes: &[oma_mcp_runtime::Change]) -> (Vec<String>, Vec<Strin
 /// watchdog); `diff(a, a)` is empty; the tools added in `diff(a, b)` are the tools removed in
 /// `diff(b, a)` and the other way round, and are exactly the names only in `b` (only in `a`).
 pub fn check_drift(input: &Value) -> Result<(), String> {
-    let (Some(a), Some(b)) = (snapshot_of(array(input, "a")), snapshot_of(array(input, "b")))
-    else {
+    let (Some(a), Some(b)) = (
+        snapshot_of(array(input, "a")),
+        snapshot_of(array(input, "b")),
+    ) else {
         return Ok(());
     };
     for (side, s) in [("a", &a), ("b", &b)] {
@@ -405,7 +414,10 @@ fn frames(data: &[u8], cuts: &[usize], limit: usize) -> Result<Vec<Frame>, Strin
     };
     let future = pin!(read_frames(&mut reader, limit));
     let mut future = future;
-    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
         Poll::Ready(result) => result.map_err(|e| format!("reading failed: {e}")),
         Poll::Pending => Err("the reader is pending on a reader that never is".into()),
     }
@@ -442,7 +454,10 @@ pub fn check_framing(input: &Value) -> Result<(), String> {
     }
     for line in lines {
         if line.len() > limit {
-            expected.push((None, Some((line.len(), line[..line.len().min(4096)].to_vec()))));
+            expected.push((
+                None,
+                Some((line.len(), line[..line.len().min(4096)].to_vec())),
+            ));
         } else {
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if !line.iter().all(u8::is_ascii_whitespace) {
@@ -474,7 +489,10 @@ fn snapshot_input() -> BoxedStrategy<Value> {
         generators::tools(),
         prop::option::of(generators::json()),
         prop::option::of(generators::name()),
-        prop::option::of((generators::name(), prop::collection::vec(generators::text(), 0..3))),
+        prop::option::of((
+            generators::name(),
+            prop::collection::vec(generators::text(), 0..3),
+        )),
     )
         .prop_map(|(tools, server_info, protocol, source)| {
             json!({
@@ -497,7 +515,12 @@ pub fn check_snapshot(input: &Value) -> Result<(), String> {
             s.get("command").and_then(Value::as_str).unwrap_or_default(),
             s.get("args")
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
                 .unwrap_or_else(Vec::new),
         )
     });
@@ -548,13 +571,18 @@ pub fn check_snapshot(input: &Value) -> Result<(), String> {
         serde_json::from_str(&text).map_err(|e| format!("the canonical text is not JSON: {e}"))?;
     for (how, other) in [
         ("compact", serde_json::to_string(&file)),
-        ("with reversed keys", serde_json::to_string_pretty(&reverse_keys(&file))),
+        (
+            "with reversed keys",
+            serde_json::to_string_pretty(&reverse_keys(&file)),
+        ),
     ] {
         let other = other.map_err(|e| format!("cannot serialize the file: {e}"))?;
         let reparsed = Snapshot::parse(&other, path)
             .map_err(|e| format!("the file reformatted {how} does not parse: {e}"))?;
         if reparsed != snapshot {
-            return Err(format!("the file reformatted {how} parses to another snapshot"));
+            return Err(format!(
+                "the file reformatted {how} parses to another snapshot"
+            ));
         }
     }
     Ok(())

@@ -17,7 +17,11 @@ fn saved_inputs_pass_their_checks() {
     let mut failures = Vec::new();
     for fixture in all.iter().filter(|f| f.target != "compile") {
         let Some(target) = targets::target(&fixture.target) else {
-            failures.push(format!("{}: unknown target {:?}", fixture.path.display(), fixture.target));
+            failures.push(format!(
+                "{}: unknown target {:?}",
+                fixture.path.display(),
+                fixture.target
+            ));
             continue;
         };
         if let Err(e) = check_catching(target.check, &fixture.input) {
