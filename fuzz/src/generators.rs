@@ -174,6 +174,11 @@ const FORMATS: &[&str] = &[
     "名前",
 ];
 
+/// `format`s of `integer` schemas that pick a Rust integer type, and ones that do not.
+const INT_FORMATS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "uint", "float", "",
+];
+
 /// Numbers at the edges: 64-bit limits, beyond them (as `f64`), `f64` limits, negative zero,
 /// subnormals, and integers not exact in `f64`.
 fn edge_number() -> BoxedStrategy<Number> {
@@ -288,6 +293,21 @@ fn leaf_schema() -> BoxedStrategy<Value> {
         (edge_number(), edge_number()).prop_map(|(min, max)| json!({
             "type": "string", "minLength": min, "maxLength": max,
         })),
+        (
+            select(INT_FORMATS),
+            prop::option::of(edge_number()),
+            prop::option::of(prop::collection::vec(edge_number(), 1..4)),
+        )
+            .prop_map(|(format, min, values)| {
+                let mut schema = json!({"type": "integer", "format": format});
+                if let Some(min) = min {
+                    schema["minimum"] = Value::Number(min);
+                }
+                if let Some(values) = values {
+                    schema["enum"] = json!(values);
+                }
+                schema
+            }),
         Just(json!({"type": "array"})),
         Just(json!({"type": "object"})),
         Just(json!({"type": ["string", "null"]})),
@@ -401,7 +421,17 @@ pub fn tool() -> BoxedStrategy<Value> {
         name(),
         input_schema(),
         prop::option::of(text()),
-        prop::option::of(prop_oneof![3 => schema(), 1 => input_schema()]),
+        prop::option::of(prop_oneof![
+            3 => schema(),
+            1 => input_schema(),
+            // FastMCP's wrapped form: the type is that of `result`.
+            1 => schema().prop_map(|result| json!({
+                "type": "object",
+                "properties": {"result": result},
+                "required": ["result"],
+                "x-fastmcp-wrap-result": true,
+            })),
+        ]),
         prop::option::of((
             prop::option::of(prop_oneof![any::<bool>().prop_map(Value::Bool), scalar()]),
             prop::option::of(any::<bool>()),
