@@ -385,7 +385,7 @@ pub fn schema() -> BoxedStrategy<Value> {
                 prop::collection::vec(inner.clone(), 2..4).prop_map(|parts| {
                     parts
                         .into_iter()
-                        .fold(json!({}), |all, part| merge(all, part))
+                        .fold(json!({}), merge)
                 }),
                 (inner.clone(), text(), json()).prop_map(|(schema, description, default)| {
                     merge(

@@ -388,7 +388,7 @@ mod tests {
 
     fn panics_on_odd(input: &Value) -> Result<(), String> {
         let n = input.as_u64().unwrap_or_default();
-        assert!(n % 2 == 0, "odd: {n}");
+        assert!(n.is_multiple_of(2), "odd: {n}");
         Ok(())
     }
 
