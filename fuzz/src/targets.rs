@@ -625,7 +625,16 @@ pub fn check_manifest(input: &Value) -> Result<(), String> {
 // validation
 
 fn validation_input() -> BoxedStrategy<Value> {
-    (generators::schema(), generators::json())
+    // Besides any JSON, long runs of one character followed by another: the input that makes
+    // a backtracking regex (`(a+)+$`) take exponential time.
+    let instance = prop_oneof![
+        4 => generators::json(),
+        1 => (1usize..64, any::<bool>()).prop_map(|(n, nested)| {
+            let text = Value::String(format!("{}!", "a".repeat(n)));
+            if nested { json!({ "a": text, "x": [text] }) } else { text }
+        }),
+    ];
+    (generators::schema(), instance)
         .prop_map(|(schema, instance)| json!({"schema": schema, "instance": instance}))
         .boxed()
 }
