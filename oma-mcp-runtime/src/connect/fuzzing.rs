@@ -70,3 +70,47 @@ where
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Frame, read_frames};
+
+    #[tokio::test]
+    async fn frames_are_the_reader_loops_messages() {
+        let stream: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n \t\n{\"id\":2,\"error\":\"x\",\"pad\":\"aaaa\"}\nnot json";
+        let frames = read_frames(&mut &stream[..], 32)
+            .await
+            .map_err(|e| e.to_string());
+        assert_eq!(
+            frames,
+            Ok(vec![
+                Frame::TooLong {
+                    len: 37,
+                    head: b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r".to_vec(),
+                    head_says: "Response(Number(1))".to_owned(),
+                },
+                Frame::TooLong {
+                    len: 33,
+                    head: b"{\"id\":2,\"error\":\"x\",\"pad\":\"aaaa\"}".to_vec(),
+                    head_says: "Response(Number(2))".to_owned(),
+                },
+                Frame::Message {
+                    line: b"not json".to_vec(),
+                    incoming:
+                        "Invalid { reason: \"not JSON (expected ident at line 1 column 2)\" }"
+                            .to_owned(),
+                },
+            ])
+        );
+        let frames = read_frames(&mut &stream[..41], 1024)
+            .await
+            .map_err(|e| e.to_string());
+        assert_eq!(
+            frames,
+            Ok(vec![Frame::Message {
+                line: b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}".to_vec(),
+                incoming: "Response { id: Number(1), outcome: Ok(Object {}) }".to_owned(),
+            }])
+        );
+    }
+}
