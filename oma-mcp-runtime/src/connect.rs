@@ -115,6 +115,9 @@
 
 mod config;
 mod framing;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod lifecycle;
 mod process;
 mod progress;
