@@ -18,6 +18,7 @@ mod check;
 mod ci;
 mod commands;
 mod diff;
+mod drift_render;
 mod interrupt;
 mod names;
 mod progress;

@@ -114,7 +114,7 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
                 if compared.len() > 1 || c.server.is_some() {
                     out.push_str(&format!("== {}\n", crate::terminal::safe(&c.label)));
                 }
-                out.push_str(&c.report.to_text(colour));
+                out.push_str(&crate::drift_render::text(&c.report, colour));
             }
             out
         }
@@ -124,15 +124,13 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
                 format!(
                     "### MCP drift: {} failed\n\n**Not checked** (manifest {}): {}\n",
                     f.server,
-                    drift::markdown_code(&relative(&f.manifest)),
-                    drift::markdown_code(&f.message)
+                    crate::drift_render::markdown_code(&relative(&f.manifest)),
+                    crate::drift_render::markdown_code(&f.message)
                 )
             })
-            .chain(
-                compared
-                    .iter()
-                    .map(|c| c.report.to_markdown(&format!("MCP drift: {}", c.label))),
-            )
+            .chain(compared.iter().map(|c| {
+                crate::drift_render::markdown(&c.report, &format!("MCP drift: {}", c.label))
+            }))
             .collect::<Vec<_>>()
             .join("\n"),
         ReportFormat::Github => {
@@ -140,17 +138,19 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
             for f in failed {
                 out.push_str(&format!(
                     "::error file={},title={}::{}\n",
-                    drift::gh_property(&relative(&f.manifest)),
-                    drift::gh_property(&format!("MCP check: server {} failed", f.server)),
-                    drift::gh_data(&crate::terminal::safe(&f.message))
+                    crate::drift_render::gh_property(&relative(&f.manifest)),
+                    crate::drift_render::gh_property(&format!(
+                        "MCP check: server {} failed",
+                        f.server
+                    )),
+                    crate::drift_render::gh_data(&crate::terminal::safe(&f.message))
                 ));
             }
             for c in compared {
                 let (old, new) = files(c);
-                out.push_str(
-                    &c.report
-                        .to_github(&|change| place(&old, new.as_ref(), change)),
-                );
+                out.push_str(&crate::drift_render::github(&c.report, &|change| {
+                    place(&old, new.as_ref(), change)
+                }));
             }
             out
         }
