@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use oma_mcp_runtime::{Change, DriftReport, Severity, drift};
+use oma_mcp_runtime::{Change, DriftReport, Severity};
 use serde_json::{Value, json};
 
 /// `--fail-on`: the lowest severity that makes the run exit 1.
@@ -112,9 +112,9 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
             let mut out = String::new();
             for c in compared {
                 if compared.len() > 1 || c.server.is_some() {
-                    out.push_str(&format!("== {}\n", crate::terminal::safe(&c.label)));
+                    out.push_str(&format!("== {}\n", crate::shared::terminal::safe(&c.label)));
                 }
-                out.push_str(&crate::drift_render::text(&c.report, colour));
+                out.push_str(&crate::shared::drift_render::text(&c.report, colour));
             }
             out
         }
@@ -124,12 +124,12 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
                 format!(
                     "### MCP drift: {} failed\n\n**Not checked** (manifest {}): {}\n",
                     f.server,
-                    crate::drift_render::markdown_code(&relative(&f.manifest)),
-                    crate::drift_render::markdown_code(&f.message)
+                    crate::shared::drift_render::markdown_code(&relative(&f.manifest)),
+                    crate::shared::drift_render::markdown_code(&f.message)
                 )
             })
             .chain(compared.iter().map(|c| {
-                crate::drift_render::markdown(&c.report, &format!("MCP drift: {}", c.label))
+                crate::shared::drift_render::markdown(&c.report, &format!("MCP drift: {}", c.label))
             }))
             .collect::<Vec<_>>()
             .join("\n"),
@@ -138,24 +138,26 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
             for f in failed {
                 out.push_str(&format!(
                     "::error file={},title={}::{}\n",
-                    crate::drift_render::gh_property(&relative(&f.manifest)),
-                    crate::drift_render::gh_property(&format!(
+                    crate::shared::drift_render::gh_property(&relative(&f.manifest)),
+                    crate::shared::drift_render::gh_property(&format!(
                         "MCP check: server {} failed",
                         f.server
                     )),
-                    crate::drift_render::gh_data(&crate::terminal::safe(&f.message))
+                    crate::shared::drift_render::gh_data(&crate::shared::terminal::safe(
+                        &f.message
+                    ))
                 ));
             }
             for c in compared {
                 let (old, new) = files(c);
-                out.push_str(&crate::drift_render::github(&c.report, &|change| {
+                out.push_str(&crate::shared::drift_render::github(&c.report, &|change| {
                     place(&old, new.as_ref(), change)
                 }));
             }
             out
         }
-        ReportFormat::Sarif => crate::ci::sarif(compared, failed),
-        ReportFormat::Junit => crate::ci::junit(compared, failed, outputs.fail_on),
+        ReportFormat::Sarif => crate::shared::ci::sarif(compared, failed),
+        ReportFormat::Junit => crate::shared::ci::junit(compared, failed, outputs.fail_on),
     }
 }
 
