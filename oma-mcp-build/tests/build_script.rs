@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::SystemTime;
 
-use oma_mcp_build::{Error, GenerateOptions};
+use oma_mcp_build::Error;
 use oma_mcp_runtime::Snapshot;
 
 #[path = "common/nested_cargo.rs"]
@@ -435,18 +435,20 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     );
     assert_eq!(d.warnings(&out), vec![took], "{}", describe(&out));
     // The generated file is exactly the generator's output for that snapshot and the pin's
-    // prefix and consequential patterns, then the pin's `connect_config()`.
+    // options: its prefix and consequential patterns, and its connection, which ends the
+    // module as `connect_config()` and `connect()`.
     let pinned = oma_mcp_build::Manifest::read(&manifest).expect("manifest");
-    let mut expected_code = oma_mcp_build::generate(
-        &snapshot,
-        &GenerateOptions::default()
-            .with_name_prefix("own")
-            .with_consequential(["exit"]),
-    )
-    .expect("generate")
-    .code;
-    expected_code.push('\n');
-    expected_code.push_str(&pinned.servers["own"].connect_config_code());
+    let options = pinned.servers["own"].generate_options();
+    assert_eq!(
+        (
+            options.name_prefix.as_deref(),
+            options.consequential.as_slice()
+        ),
+        (Some("own"), ["exit".to_owned()].as_slice())
+    );
+    let expected_code = oma_mcp_build::generate(&snapshot, &options)
+        .expect("generate")
+        .code;
     // The expected source is laid out by prettyplease too: where it breaks a line depends on
     // how long the checkout's paths are, which is not what this asserts.
     let expected_config = format!(
@@ -470,9 +472,20 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
         d.token(),
         target_dir().display().to_string(),
     );
-    let expected_config =
-        prettyplease::unparse(&syn::parse_file(&expected_config).expect("expected source parses"));
-    assert_eq!(pinned.servers["own"].connect_config_code(), expected_config);
+    // Laid out as the generator lays out a module: one item at a time, a blank line between.
+    let mut file = syn::parse_file(&expected_config).expect("expected source parses");
+    let expected_config = std::mem::take(&mut file.items)
+        .into_iter()
+        .map(|item| {
+            file.items = vec![item];
+            prettyplease::unparse(&file)
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        expected_code.ends_with(&expected_config),
+        "the module does not end with\n{expected_config}\n--- module ---\n{expected_code}"
+    );
     assert_eq!(
         std::fs::read_to_string(d.generated()).expect("generated file"),
         expected_code
@@ -794,14 +807,9 @@ fn builder_in_process_writes_only_when_changed() {
     assert_eq!(done[0].warnings, Vec::<String>::new());
     let snapshot = Snapshot::read(&snap).expect("snapshot written");
     assert_eq!(snapshot, taken);
-    let expected = oma_mcp_build::generate(
-        &snapshot,
-        &GenerateOptions::default().with_name_prefix("own"),
-    )
-    .expect("generate")
-    .code
-        + "\n"
-        + &pin.servers["own"].connect_config_code();
+    let expected = oma_mcp_build::generate(&snapshot, &pin.servers["own"].generate_options())
+        .expect("generate")
+        .code;
     // Not `assert_eq!`: a failure would print the whole module twice.
     assert!(
         std::fs::read_to_string(&generated).expect("generated") == expected,

@@ -7,18 +7,23 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use super::ToolModel;
 use super::docs;
 use super::names::{self, RustIdent};
 use super::schema::{
     AliasDef, EnumDef, ExactEnumDef, Field, RustType, StructDef, TaggedEnumDef, TypeDef,
     UntaggedEnumDef,
 };
+use super::{PinnedConnection, ToolModel};
 use crate::error::Error;
 
 /// The whole file: `header`, `TOOL_NAMES`, the embedded `SNAPSHOT` and its `drift` check,
-/// then each tool's items.
-pub(crate) fn file(header: &str, snapshot: &str, tools: &[ToolModel]) -> Result<String, Error> {
+/// each tool's items, then `connect_config()` and `connect()` when a connection is given.
+pub(crate) fn file(
+    header: &str,
+    snapshot: &str,
+    tools: &[ToolModel],
+    connection: Option<&PinnedConnection>,
+) -> Result<String, Error> {
     let names = tools.iter().map(|t| t.mcp_name.as_str());
     let module = quote! {
         /// The raw MCP names of the tools in this module, in snapshot order.
@@ -46,6 +51,9 @@ pub(crate) fn file(header: &str, snapshot: &str, tools: &[ToolModel]) -> Result<
     let mut items = parse("", module)?.items;
     for tool in tools {
         items.extend(parse(&tool.mcp_name, tool_items(tool)?)?.items);
+    }
+    if let Some(connection) = connection {
+        items.extend(super::connection::items(connection)?);
     }
     // One item at a time, so a blank line separates items.
     let mut out = String::from(header);
@@ -162,8 +170,18 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
     Ok(tokens)
 }
 
-const SERDE_CRATE: &str = "::oma_mcp_runtime::__private::serde";
-const SCHEMARS_CRATE: &str = "::oma_mcp_runtime::__private::schemars";
+/// The path of the runtime's re-exports for generated code, `::oma_mcp_runtime::__private`:
+/// every generated reference to serde, serde_json, schemars or a runtime helper goes through
+/// it, so the user's crate needs no dependency of its own on them.
+fn private() -> TokenStream {
+    quote!(::oma_mcp_runtime::__private)
+}
+
+/// `::oma_mcp_runtime::__private::<item>` as text, for the paths serde and schemars take in
+/// strings (`crate = "…"`, `deserialize_with = "…"`).
+fn private_path(item: &str) -> String {
+    format!("::oma_mcp_runtime::__private::{item}")
+}
 
 /// Whether the type `name` derives (or, for exact-value enums, builds) its `JsonSchema`:
 /// when the tool asks for schemars, except for the root argument and output types, whose
@@ -215,7 +233,7 @@ fn exact_schema_items(tool: &ToolModel, marker: &Ident) -> Result<TokenStream, E
     if !tool.schemars {
         return Ok(tokens);
     }
-    let private = quote!(::oma_mcp_runtime::__private);
+    let private = private();
     let constants = quote!(<#marker as ::oma_mcp_runtime::McpTool>);
     for (name, root) in exact_schema_roots(tool) {
         let ident = type_ident(name).ok_or_else(|| bad_ident(tool, name))?;
@@ -244,9 +262,11 @@ fn exact_schema_items(tool: &ToolModel, marker: &Ident) -> Result<TokenStream, E
 /// The `JsonSchema` derive and its crate attribute, when the type `name` derives it.
 fn schemars_derive(tool: &ToolModel, name: &str) -> (TokenStream, TokenStream) {
     if derives_schemars(tool, name) {
+        let private = private();
+        let schemars_crate = private_path("schemars");
         (
-            quote!(::oma_mcp_runtime::__private::schemars::JsonSchema,),
-            quote!(#[schemars(crate = #SCHEMARS_CRATE)]),
+            quote!(#private::schemars::JsonSchema,),
+            quote!(#[schemars(crate = #schemars_crate)]),
         )
     } else {
         (quote!(), quote!())
@@ -264,16 +284,18 @@ fn serde_type_attrs(
 ) -> TokenStream {
     let (schemars_derive, schemars_attr) = schemars_derive(tool, name);
     let allows = lint_allows(name, &[]);
+    let private = private();
+    let serde_crate = private_path("serde");
     quote! {
         #[allow(dead_code, clippy::type_complexity)]
         #allows
         #[derive(
             #derives
             #schemars_derive
-            ::oma_mcp_runtime::__private::serde::Serialize,
-            ::oma_mcp_runtime::__private::serde::Deserialize
+            #private::serde::Serialize,
+            #private::serde::Deserialize
         )]
-        #[serde(crate = #SERDE_CRATE #args)]
+        #[serde(crate = #serde_crate #args)]
         #schemars_attr
     }
 }
@@ -366,9 +388,9 @@ fn struct_fields(
 /// always write them and reject other values (a derived helper struct reads the fields).
 fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> {
     let name = type_ident(&def.name).ok_or_else(|| bad_ident(tool, &def.name))?;
-    let serde = quote!(::oma_mcp_runtime::__private::serde);
-    let json = quote!(::oma_mcp_runtime::__private::serde_json);
-    let private = quote!(::oma_mcp_runtime::__private);
+    let private = private();
+    let serde = quote!(#private::serde);
+    let json = quote!(#private::serde_json);
     let mut doc = docs::doc_lines(&def.doc);
     doc.push(String::new());
     let shown: Vec<String> = def
@@ -464,7 +486,7 @@ fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, E
         });
         moved.push(ident);
     }
-    let serde_crate = SERDE_CRATE;
+    let serde_crate = private_path("serde");
     let allows = lint_allows(&def.name, &field_names(def));
     let wire_allows = lint_allows("", &field_names(def));
     Ok(quote! {
@@ -539,9 +561,8 @@ fn field(tool: &ToolModel, f: &Field, usage: FieldUse) -> Result<TokenStream, Er
     } else if f.ty.is_option() {
         // Required but nullable: serde would read a missing `Option` field as `None`, so an
         // untagged union would take this struct for an object that lacks the field.
-        serde_args.push(quote!(
-            deserialize_with = "::oma_mcp_runtime::__private::required_nullable"
-        ));
+        let required_nullable = private_path("required_nullable");
+        serde_args.push(quote!(deserialize_with = #required_nullable));
     }
     let serde_attr = (usage != FieldUse::Public { serde: false } && !serde_args.is_empty())
         .then(|| quote!(#[serde(#(#serde_args),*)]));
@@ -681,10 +702,11 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
             quote!()
         }
     });
-    let serde = quote!(::oma_mcp_runtime::__private::serde);
-    let json = quote!(::oma_mcp_runtime::__private::serde_json);
+    let private = private();
+    let serde = quote!(#private::serde);
+    let json = quote!(#private::serde_json);
     let exact_schema = derives_schemars(tool, &def.name).then(|| {
-        let schemars = quote!(::oma_mcp_runtime::__private::schemars);
+        let schemars = quote!(#private::schemars);
         let type_name = &def.name;
         quote! {
             impl #schemars::JsonSchema for #name {
@@ -751,7 +773,7 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
                 let value = <#json::Value as #serde::Deserialize>::deserialize(deserializer)?;
                 #(
                     if #json::from_str::<#json::Value>(#jsons)
-                        .is_ok_and(|v| ::oma_mcp_runtime::__private::json_equal(&v, &value))
+                        .is_ok_and(|v| #private::json_equal(&v, &value))
                     {
                         return ::core::result::Result::Ok(Self::#idents);
                     }
@@ -869,13 +891,14 @@ fn rust_type(ty: &RustType) -> TokenStream {
             let item = rust_type(item);
             quote!(::std::vec::Vec<#item>)
         }
-        RustType::JsonMap => quote! {
-            ::oma_mcp_runtime::__private::serde_json::Map<
-                ::std::string::String,
-                ::oma_mcp_runtime::__private::serde_json::Value
-            >
-        },
-        RustType::Value => quote!(::oma_mcp_runtime::__private::serde_json::Value),
+        RustType::JsonMap => {
+            let private = private();
+            quote!(#private::serde_json::Map<::std::string::String, #private::serde_json::Value>)
+        }
+        RustType::Value => {
+            let private = private();
+            quote!(#private::serde_json::Value)
+        }
         RustType::Option(inner) => {
             let inner = rust_type(inner);
             quote!(::core::option::Option<#inner>)
@@ -884,7 +907,7 @@ fn rust_type(ty: &RustType) -> TokenStream {
         // parse of the emitted item reports it.
         RustType::Named(name) => match type_ident(name) {
             Some(ident) => quote!(#ident),
-            None => quote!(::oma_mcp_runtime::__private::serde_json::Value),
+            None => rust_type(&RustType::Value),
         },
     }
 }
