@@ -28,6 +28,9 @@ pub enum CliError {
     /// The SIGINT/SIGTERM/SIGHUP handlers could not be installed.
     #[error("cannot install the signal handlers that stop the server on Ctrl-C")]
     Signals(#[source] std::io::Error),
+    /// The current directory, against which a relative `--manifest` is resolved, is unknown.
+    #[error("cannot resolve --manifest against the current directory")]
+    CurrentDir(#[source] std::io::Error),
     /// Writing to stdout failed (a closed pipe is not reported).
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
