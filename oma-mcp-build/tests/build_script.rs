@@ -454,7 +454,8 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     let expected_config = format!(
         "/// The connection to server `own` as the manifest pins it (command, arguments, \
          working directory, environment, prefix, request timeout), with paths as resolved \
-         when the build script ran.\n#[allow(dead_code)]\npub fn connect_config() -> \
+         when the build script ran.\n#[allow(dead_code, clippy::pedantic, missing_docs)]\n\
+         pub fn connect_config() -> \
          ::oma_mcp_runtime::ConnectConfig {{ ::oma_mcp_runtime::ConnectConfig::new({:?}) \
          .with_args([{:?}]) .with_cwd({:?}) .with_pass_env([\"OMA_TEST_SERVER_MODE\"]) \
          .with_name_prefix(\"own\") \
@@ -464,7 +465,7 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
          ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report.\n\
          ///\n/// # Errors\n/// A connection error, or [`oma_mcp_runtime::Error::Drift`] when \
          `policy` refuses\n/// the drift (the server is disconnected first).\n\
-         #[allow(dead_code)]\npub async fn connect(policy: ::oma_mcp_runtime::DriftPolicy) \
+         #[allow(dead_code, clippy::pedantic, missing_docs)]\npub async fn connect(policy: ::oma_mcp_runtime::DriftPolicy) \
          -> ::core::result::Result<(::oma_mcp_runtime::McpClient, \
          ::oma_mcp_runtime::DriftReport), ::oma_mcp_runtime::Error> {{ \
          ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, \"own\", policy).await }}\n",

@@ -18,6 +18,7 @@ use crate::error::Error;
 
 /// The whole file: `header`, `TOOL_NAMES`, the embedded `SNAPSHOT` and its `drift` check,
 /// each tool's items, then `connect_config()` and `connect()` when a connection is given.
+/// Every item carries the lint exemptions of generated code ([`allow_generated_lints`]).
 pub(crate) fn file(
     header: &str,
     snapshot: &str,
@@ -55,6 +56,9 @@ pub(crate) fn file(
     if let Some(connection) = connection {
         items.extend(super::connection::items(connection)?);
     }
+    for item in &mut items {
+        allow_generated_lints(item);
+    }
     // One item at a time, so a blank line separates items.
     let mut out = String::from(header);
     let mut single = parse("", TokenStream::new())?;
@@ -66,6 +70,40 @@ pub(crate) fn file(
         out.push_str(&prettyplease::unparse(&single));
     }
     Ok(out)
+}
+
+/// Exempts a top-level generated item from the lints generated code conventionally carries
+/// `#[allow(..)]` for (as prost's and tonic's output does): `clippy::pedantic` (a user's crate
+/// may turn it on; the shapes follow the server's schema, not the user's style) and
+/// `missing_docs` (a property without a `description` gets no filler doc comment). An
+/// `include!`d file cannot carry an inner `#![allow(..)]`, so each item gets them: added to
+/// its first `#[allow(..)]`, or in one of their own after its doc comment.
+fn allow_generated_lints(item: &mut syn::Item) {
+    let attrs = match item {
+        syn::Item::Const(syn::ItemConst { attrs, .. })
+        | syn::Item::Enum(syn::ItemEnum { attrs, .. })
+        | syn::Item::Fn(syn::ItemFn { attrs, .. })
+        | syn::Item::Impl(syn::ItemImpl { attrs, .. })
+        | syn::Item::Static(syn::ItemStatic { attrs, .. })
+        | syn::Item::Struct(syn::ItemStruct { attrs, .. })
+        | syn::Item::Type(syn::ItemType { attrs, .. }) => attrs,
+        _ => return,
+    };
+    let lints = quote!(clippy::pedantic, missing_docs);
+    let allow = attrs.iter_mut().find_map(|a| match &mut a.meta {
+        syn::Meta::List(list) if list.path.is_ident("allow") => Some(list),
+        _ => None,
+    });
+    match allow {
+        Some(list) => list.tokens.extend(quote!(, #lints)),
+        None => {
+            let at = attrs
+                .iter()
+                .take_while(|a| a.path().is_ident("doc"))
+                .count();
+            attrs.insert(at, syn::parse_quote!(#[allow(#lints)]));
+        }
+    }
 }
 
 fn parse(tool: &str, tokens: TokenStream) -> Result<syn::File, Error> {
@@ -569,16 +607,17 @@ fn field(tool: &ToolModel, f: &Field, usage: FieldUse) -> Result<TokenStream, Er
     if usage == FieldUse::Wire {
         return Ok(quote!(#serde_attr #ident: #ty));
     }
+    // The description, then one paragraph per note (mapping, `format`, `default`,
+    // constraints); a property with neither has no doc comment rather than a filler one.
     let mut doc = f
         .description
         .as_deref()
         .map(docs::doc_lines)
         .unwrap_or_default();
-    if doc.is_empty() {
-        doc.push(format!(" The \"{}\" property.", docs::inline(&f.json_name)));
-    }
     for note in &f.notes {
-        doc.push(String::new());
+        if !doc.is_empty() {
+            doc.push(String::new());
+        }
         doc.push(format!(" {}", docs::inline(note)));
     }
     Ok(quote! {
