@@ -26,8 +26,7 @@ use std::time::SystemTime;
 use oma_mcp_build::Error;
 use oma_mcp_runtime::Snapshot;
 
-#[path = "common/nested_cargo.rs"]
-mod nested_cargo;
+use crate::nested_cargo;
 
 /// `OMA_TEST_SERVER_MODE` value set for cargo runs in which the server must not be started:
 /// the manifest passes the variable to the server (`pass-env`), so a server started by

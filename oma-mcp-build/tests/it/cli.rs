@@ -3,11 +3,9 @@
 //! Uses the project's own test server (`target/<profile>/oma-mcp-test-server`, built by
 //! `cargo build --workspace`) and the pinned server-everything (`npm ci --prefix tests/servers`).
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::{assert_exit, oma_mcp, run, shared, test_server, text, workspace};
+use crate::common::{assert_exit, oma_mcp, run, shared, test_server, text, workspace};
 
 /// server-everything's entry point, or `None` (with one printed line) when not installed.
 fn everything() -> Option<PathBuf> {
@@ -232,8 +230,9 @@ fn max_message_bytes_bounds_what_the_server_may_send() {
 
 #[test]
 fn a_closed_stdout_keeps_the_tool_error_exit_code() {
-    let (code, stderr) =
-        common::run_with_closed_stdout(oma_mcp().args(["call", "fail", "--"]).arg(test_server()));
+    let (code, stderr) = crate::common::run_with_closed_stdout(
+        oma_mcp().args(["call", "fail", "--"]).arg(test_server()),
+    );
     assert_eq!((code, stderr.as_str()), (Some(2), ""));
 }
 
