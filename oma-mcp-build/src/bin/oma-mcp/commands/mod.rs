@@ -31,7 +31,8 @@ pub enum Command {
     /// With `-- COMMAND ARGS...` the snapshot goes to --out, or to stdout. Otherwise every
     /// server of the manifest (or the one --server names) is written to its `snapshot` path.
     Snapshot(snapshot::SnapshotArgs),
-    /// Generate Rust code from a snapshot or a bare `{"tools": [...]}` file.
+    /// Generate Rust code from a snapshot or a bare `{"tools": [...]}` file, or the module
+    /// build.rs writes for a server of a manifest (--manifest).
     Generate(generate::GenerateArgs),
     /// Start a server and list its tools.
     List(list::ListArgs),
