@@ -32,7 +32,7 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
     /// A rename entry of the generated code, TOOL=NAME (repeatable), as in the manifest's
-    /// [servers.<name>.rename]: the Rust names of both sides are compared with it.
+    /// `[servers.<name>.rename]`: the Rust names of both sides are compared with it.
     #[arg(long, value_name = "TOOL=NAME", value_parser = crate::shared::flags::rename_entry)]
     pub rename: Vec<(String, String)>,
 }

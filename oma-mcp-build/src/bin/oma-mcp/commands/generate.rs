@@ -39,7 +39,7 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "NAME_OR_GLOB")]
     pub consequential: Vec<String>,
     /// Name a tool's types yourself: raw MCP name = stem of its Rust names (repeatable),
-    /// as the manifest's [servers.<name>.rename] table does.
+    /// as the manifest's `[servers.<name>.rename]` table does.
     #[arg(long, value_name = "TOOL=NAME", value_parser = rename_entry)]
     pub rename: Vec<(String, String)>,
     /// Write the code here (default: stdout).
