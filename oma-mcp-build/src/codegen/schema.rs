@@ -788,5 +788,4 @@ fn kind(v: &Value) -> &'static str {
 }
 
 #[cfg(test)]
-#[path = "schema_tests.rs"]
 mod tests;

@@ -272,5 +272,4 @@ impl ToolExecutor {
 }
 
 #[cfg(test)]
-#[path = "executor_tests.rs"]
 mod tests;

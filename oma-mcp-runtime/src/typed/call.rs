@@ -222,5 +222,4 @@ impl McpClient {
 }
 
 #[cfg(test)]
-#[path = "call_tests.rs"]
 mod tests;
