@@ -598,8 +598,8 @@ fn manifest_input() -> BoxedStrategy<Value> {
 }
 
 /// Manifests from any text: an error or a value, never a panic; an error has a message; for
-/// a value, every server's derived settings can be built, and its generated
-/// `connect_config()` code parses as Rust items.
+/// a value, every server's derived settings can be built, and the module generated for it (no
+/// tools: `connect_config()` and `connect()`) parses as Rust items.
 pub fn check_manifest(input: &Value) -> Result<(), String> {
     let text = input["toml"].as_str().unwrap_or_default();
     let manifest = match Manifest::parse(text, Path::new("fuzz/oma-mcp.toml")) {
@@ -609,11 +609,24 @@ pub fn check_manifest(input: &Value) -> Result<(), String> {
     };
     for pin in manifest.servers.values() {
         let _ = (pin.connect_config(), pin.snapshot_source());
-        let _ = pin.generate_options().consequential_policy();
-        let code = pin.connect_config_code();
+        let options = pin.generate_options();
+        if options.consequential_policy().is_err() {
+            continue;
+        }
+        // A module of no tools: the header, `connect_config()` and `connect()`.
+        let empty = oma_mcp_runtime::Snapshot::default();
+        let code = match oma_mcp_build::generate(&empty, &options) {
+            Ok(generated) => generated.code,
+            Err(e) => {
+                return Err(format!(
+                    "server {:?}: a module of no tools does not generate: {e}",
+                    pin.name
+                ));
+            }
+        };
         syn::parse_file(&code).map(|_| ()).map_err(|e| {
             format!(
-                "the connect_config() code of server {:?} does not parse ({e}): {code}",
+                "the module of server {:?} does not parse ({e}): {code}",
                 pin.name
             )
         })?;

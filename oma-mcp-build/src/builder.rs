@@ -200,9 +200,7 @@ impl Builder {
                 .as_deref()
                 .is_some_and(|r| refresh_names(r, &pin.name));
             let (snapshot, connected) = self.snapshot_of(pin, &manifest, wants_refresh, offline)?;
-            let mut generated = codegen::generate(&snapshot, &pin.generate_options())?;
-            generated.code.push('\n');
-            generated.code.push_str(&pin.connect_config_code());
+            let generated = codegen::generate(&snapshot, &pin.generate_options())?;
             let warnings: Vec<String> =
                 generated.warnings.iter().map(ToString::to_string).collect();
             for w in &warnings {

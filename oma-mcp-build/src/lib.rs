@@ -29,7 +29,8 @@ pub mod write;
 
 pub use builder::{Builder, Compiled, compile_manifest, configure};
 pub use codegen::{
-    ConsequentialMatcher, ConsequentialPolicy, GenerateOptions, Generated, Warning, generate,
+    ConsequentialMatcher, ConsequentialPolicy, GenerateOptions, Generated, PinnedConnection,
+    Warning, generate,
 };
 pub use error::Error;
 pub use manifest::{Manifest, ServerPin};

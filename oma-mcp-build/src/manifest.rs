@@ -449,129 +449,17 @@ impl ServerPin {
         config
     }
 
-    /// The Rust source of `pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig`, the
-    /// connection this pin describes ([`ServerPin::connect_config`] as code), which the
-    /// builder appends to the server's generated module so that the program connects to the
-    /// server the code was generated from, with the same prefix:
-    /// `connect_mcp_tools(everything::connect_config())`; then `pub async fn
-    /// connect(policy: DriftPolicy) -> Result<(McpClient, DriftReport), Error>`, which
-    /// connects with it and checks drift against the module's `SNAPSHOT` in one call
-    /// ([`oma_mcp_runtime::connect_checked`] with the server's name).
-    ///
-    /// Paths are the ones resolved when the build script ran (the program, when the command
-    /// holds a `/`, and `cwd` are absolute), so the function suits programs run where they
-    /// were built (tools, tests, examples); a program shipped elsewhere builds its own
-    /// [`ConnectConfig`](oma_mcp_runtime::ConnectConfig). `env` literals are embedded (they
-    /// are in the committed manifest already); `pass-env` names only, never values.
-    pub fn connect_config_code(&self) -> String {
-        // Written from `connect_config()`, so the code and the value cannot disagree.
-        let config = self.connect_config();
-        let name = &self.name;
-        let program = &config.command;
-        let cwd = config.cwd.as_ref().map(|cwd| {
-            let cwd = cwd.to_string_lossy().into_owned();
-            quote::quote!(.with_cwd(#cwd))
-        });
-        // Empty lists are left out: `[]` has no element type to infer.
-        let args = (!config.args.is_empty()).then(|| {
-            let args = &config.args;
-            quote::quote!(.with_args([#(#args),*]))
-        });
-        let pass_env = (!config.pass_env.is_empty()).then(|| {
-            let names = &config.pass_env;
-            quote::quote!(.with_pass_env([#(#names),*]))
-        });
-        let env = config
-            .env
-            .iter()
-            .map(|(k, v)| quote::quote!(.with_env(#k, #v)));
-        let prefix = config
-            .name_prefix
-            .as_ref()
-            .map(|p| quote::quote!(.with_name_prefix(#p)));
-        let millis = proc_macro2::Literal::u64_unsuffixed(
-            u64::try_from(config.request_timeout.as_millis()).unwrap_or(u64::MAX),
-        );
-        let max_message = (config.max_message_size
-            != oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE)
-            .then(|| {
-                let bytes = proc_macro2::Literal::usize_unsuffixed(config.max_message_size);
-                quote::quote!(.with_max_message_size(#bytes))
-            });
-        let client_name = self
-            .client_name
-            .as_ref()
-            .map(|n| quote::quote!(.with_client_name(#n)));
-        let client_version = self
-            .client_version
-            .as_ref()
-            .map(|v| quote::quote!(.with_client_version(#v)));
-        // The default is left out, so manifests without `lifecycle` generate what they did.
-        let lifecycle = match config.lifecycle {
-            oma_mcp_runtime::Lifecycle::Initialize => Some(quote::quote!(Initialize)),
-            oma_mcp_runtime::Lifecycle::Discover => Some(quote::quote!(Discover)),
-            _ => None,
-        }
-        .map(|variant| quote::quote!(.with_lifecycle(::oma_mcp_runtime::Lifecycle::#variant)));
-        let doc = format!(
-            " The connection to server `{name}` as the manifest pins it (command, arguments, \
-             working directory, environment, prefix, request timeout), with paths as resolved \
-             when the build script ran."
-        );
-        let connect_doc = format!(
-            " Connects to server `{name}` with [`connect_config()`] and checks its live tools \
-             against [`SNAPSHOT`] under `policy`, in one call \
-             ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report."
-        );
-        let tokens = quote::quote! {
-            #[doc = #doc]
-            #[allow(dead_code)]
-            pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {
-                ::oma_mcp_runtime::ConnectConfig::new(#program)
-                    #args
-                    #cwd
-                    #pass_env
-                    #(#env)*
-                    #prefix
-                    .with_request_timeout(::core::time::Duration::from_millis(#millis))
-                    #max_message
-                    #client_name
-                    #client_version
-                    #lifecycle
-            }
-        };
-        // `connect(policy)` uses the drift engine: emitted only with oma-mcp-runtime's cargo
-        // feature `drift` (on by default; see `oma_mcp_runtime::drift_items!`).
-        let connect = quote::quote! {
-            #[doc = #connect_doc]
-            ///
-            /// # Errors
-            /// A connection error, or [`oma_mcp_runtime::Error::Drift`] when `policy` refuses
-            /// the drift (the server is disconnected first).
-            #[allow(dead_code)]
-            pub async fn connect(
-                policy: ::oma_mcp_runtime::DriftPolicy,
-            ) -> ::core::result::Result<
-                (::oma_mcp_runtime::McpClient, ::oma_mcp_runtime::DriftReport),
-                ::oma_mcp_runtime::Error,
-            > {
-                ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, #name, policy).await
-            }
-        };
-        let config_text = syn::parse2::<syn::File>(tokens)
-            .map(|file| prettyplease::unparse(&file))
-            .unwrap_or_default();
-        let connect_text = syn::parse2::<syn::File>(connect)
-            .map(crate::codegen::emit::drift_items)
-            .unwrap_or_default();
-        format!("{config_text}\n{connect_text}")
-    }
-
     /// The code generator's options of this pin: prefix, `consequential`,
-    /// `not-consequential`, `consequential-annotations`, `schemars` and `rename` (its
-    /// entries named `servers.<name>.rename."<tool>"` in errors).
+    /// `not-consequential`, `consequential-annotations`, `schemars`, `rename` (its
+    /// entries named `servers.<name>.rename."<tool>"` in errors) and the connection
+    /// ([`ServerPin::connect_config`], emitted as `connect_config()` and `connect()`), so
+    /// the build script and `oma-mcp generate --manifest` generate the same module.
     pub fn generate_options(&self) -> crate::GenerateOptions {
         let options = crate::GenerateOptions::default()
+            .with_connection(crate::codegen::PinnedConnection::new(
+                self.name.clone(),
+                self.connect_config(),
+            ))
             .with_rename(self.rename.clone())
             .with_rename_table(format!("servers.{}.rename", self.name))
             .with_consequential(self.consequential.clone())
@@ -663,6 +551,16 @@ mod tests {
         );
     }
 
+    /// The module the generator writes for `pin` with a snapshot of no tools: its
+    /// `connect_config()` and `connect()`.
+    fn connection_code(pin: &ServerPin) -> String {
+        let empty = oma_mcp_runtime::Snapshot::from_descriptors(None, None, None, Vec::new())
+            .expect("no tools is a snapshot");
+        crate::codegen::generate(&empty, &pin.generate_options())
+            .expect("generates")
+            .code
+    }
+
     /// `lifecycle` reaches the connection and the generated `connect_config()`; the default
     /// generates what manifests without the key always did.
     #[test]
@@ -690,7 +588,7 @@ mod tests {
             let pin = m.server(name).unwrap();
             assert_eq!(pin.lifecycle, lifecycle, "{name}");
             assert_eq!(pin.connect_config().lifecycle, lifecycle, "{name}");
-            let generated = pin.connect_config_code();
+            let generated = connection_code(pin);
             let lines: Vec<&str> = generated
                 .lines()
                 .map(str::trim)
@@ -709,7 +607,7 @@ mod tests {
             (config.client_name.as_str(), config.client_version.as_str()),
             ("my-agent", "1.2.0")
         );
-        let code = m.servers["a"].connect_config_code();
+        let code = connection_code(&m.servers["a"]);
         assert!(
             code.contains(
                 ".with_client_name(\"my-agent\")\n        .with_client_version(\"1.2.0\")"
@@ -722,11 +620,7 @@ mod tests {
             (config.client_name.as_str(), config.client_version.as_str()),
             ("open-multi-agent", "0.0.0")
         );
-        assert!(
-            !plain.servers["a"]
-                .connect_config_code()
-                .contains("with_client")
-        );
+        assert!(!connection_code(&plain.servers["a"]).contains("with_client"));
     }
 
     /// `[servers.<name>.rename]` reaches the code generator, whose errors name the entry

@@ -1,8 +1,8 @@
-//! Compiles the golden file `fixtures/golden.rs` (see `golden.rs`) and checks what the
+//! Compiles the goldens `fixtures/<case>.rs` (see `it/golden.rs`) and checks what the
 //! generated types do: JSON names, skipped optional fields, `{}` for empty arguments, enum
 //! values, and the `McpTool` constants.
 //!
-//! A separate test binary from `golden.rs`, so that regenerating the golden file works even
+//! A separate test binary from `it`, so that regenerating the golden file works even
 //! when the old one no longer compiles against these checks.
 
 // Test code: a failed unwrap is a test failure with its message.
@@ -13,7 +13,14 @@ mod golden {
     include!("fixtures/golden.rs");
 }
 
-/// Names that meet (see `golden.rs`): compiled with every warning an error, so the lint
+/// Hostile input (see `it/golden.rs`): names and schemas meant to break the generator still
+/// give code that compiles.
+#[allow(dead_code)]
+mod hostile {
+    include!("fixtures/hostile.rs");
+}
+
+/// Names that meet (see `it/golden.rs`): compiled with every warning an error, so the lint
 /// allowances on tagged names are proven.
 #[deny(warnings)]
 #[allow(dead_code)]
@@ -404,4 +411,25 @@ fn tagged_names_keep_their_mcp_and_json_names() {
     );
     let lone: LoneOutput = serde_json::from_value(json!({"additional_properties": "a"})).unwrap();
     assert_eq!(lone.additional_properties__h7011157b.as_deref(), Some("a"));
+}
+
+/// The emitted `connect_config()` builds exactly the connection the golden case pins (see
+/// `options` in `it/golden.rs`): every setting that is not a default is in the code.
+#[test]
+fn connect_config_is_the_pinned_connection() {
+    use oma_mcp_runtime::{ConnectConfig, Lifecycle};
+    assert_eq!(
+        golden::connect_config(),
+        ConnectConfig::new("/opt/golden/bin/golden-server")
+            .with_args(["--stdio", "--log=warn"])
+            .with_cwd("/opt/golden")
+            .with_pass_env(["GOLDEN_TOKEN"])
+            .with_env("GOLDEN_MODE", "test")
+            .with_name_prefix("golden")
+            .with_request_timeout(std::time::Duration::from_millis(20_000))
+            .with_max_message_size(1024)
+            .with_client_name("golden-agent")
+            .with_client_version("1.2.0")
+            .with_lifecycle(Lifecycle::Initialize)
+    );
 }

@@ -75,10 +75,7 @@
 //! (`rust_name_changed`; direction `tool`, or `input`/`output` for a field). Code using the
 //! old name stops compiling, or, for a name that moved, would call the other tool.
 
-mod format;
 mod rules;
-
-pub use format::{code as markdown_code, gh_data, gh_property};
 mod schema;
 #[cfg(test)]
 mod tests;

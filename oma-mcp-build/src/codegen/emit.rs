@@ -7,18 +7,24 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use super::ToolModel;
 use super::docs;
 use super::names::{self, RustIdent};
 use super::schema::{
     AliasDef, EnumDef, ExactEnumDef, Field, RustType, StructDef, TaggedEnumDef, TypeDef,
     UntaggedEnumDef,
 };
+use super::{PinnedConnection, ToolModel};
 use crate::error::Error;
 
 /// The whole file: `header`, `TOOL_NAMES`, the embedded `SNAPSHOT` and its `drift` check,
-/// then each tool's items.
-pub(crate) fn file(header: &str, snapshot: &str, tools: &[ToolModel]) -> Result<String, Error> {
+/// each tool's items, then `connect_config()` and `connect()` when a connection is given.
+/// Every item carries the lint exemptions of generated code ([`allow_generated_lints`]).
+pub(crate) fn file(
+    header: &str,
+    snapshot: &str,
+    tools: &[ToolModel],
+    connection: Option<&PinnedConnection>,
+) -> Result<String, Error> {
     let names = tools.iter().map(|t| t.mcp_name.as_str());
     let module = quote! {
         /// The raw MCP names of the tools in this module, in snapshot order.
@@ -44,26 +50,31 @@ pub(crate) fn file(header: &str, snapshot: &str, tools: &[ToolModel]) -> Result<
             client.drift_against_embedded(SNAPSHOT)
         }
     };
-    let mut out = String::from(header);
-    out.push_str(&items_text(parse("", module)?));
-    out.push('\n');
-    out.push_str(&drift_items(parse("", drift)?));
-    let mut tool_file = parse("", TokenStream::new())?;
+    let mut items = parse("", module)?.items;
     for tool in tools {
-        tool_file
-            .items
-            .extend(parse(&tool.mcp_name, tool_items(tool)?)?.items);
+        items.extend(parse(&tool.mcp_name, tool_items(tool)?)?.items);
     }
-    if !tool_file.items.is_empty() {
-        out.push('\n');
-        out.push_str(&items_text(tool_file));
+    let mut drift_fns = parse("", drift)?.items;
+    if let Some(connection) = connection {
+        let connection = super::connection::items(connection)?;
+        items.extend(connection.config);
+        drift_fns.extend(connection.drift);
     }
+    for item in items.iter_mut().chain(drift_fns.iter_mut()) {
+        allow_generated_lints(item);
+    }
+    let mut out = String::from(header);
+    out.push_str(&items_text(items));
+    out.push('\n');
+    out.push_str(&drift_items(drift_fns));
     Ok(out)
 }
 
-/// The items of `file` formatted one at a time, so a blank line separates items.
-fn items_text(mut file: syn::File) -> String {
-    let items = std::mem::take(&mut file.items);
+/// `items` formatted one at a time, so a blank line separates items.
+fn items_text(items: Vec<syn::Item>) -> String {
+    let Ok(mut file) = syn::parse2::<syn::File>(TokenStream::new()) else {
+        return String::new();
+    };
     let mut out = String::new();
     for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
@@ -75,14 +86,14 @@ fn items_text(mut file: syn::File) -> String {
     out
 }
 
-/// `file`'s items (those that use the drift engine: `drift()`, `connect(policy)`) inside
+/// `items` (those that use the drift engine: `drift()`, `connect(policy)`) inside
 /// `::oma_mcp_runtime::drift_items! { … }`, which emits them only when oma-mcp-runtime's cargo
 /// feature `drift` is on, so generated code compiles with the feature off too. The items are
 /// formatted by prettyplease and indented one level (it leaves a macro's input unformatted);
 /// no string literal spans lines in them, so indenting changes only whitespace between tokens.
-pub(crate) fn drift_items(file: syn::File) -> String {
+fn drift_items(items: Vec<syn::Item>) -> String {
     let mut out = String::from("::oma_mcp_runtime::drift_items! {\n");
-    for line in items_text(file).lines() {
+    for line in items_text(items).lines() {
         if !line.is_empty() {
             out.push_str("    ");
             out.push_str(line);
@@ -91,6 +102,40 @@ pub(crate) fn drift_items(file: syn::File) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// Exempts a top-level generated item from the lints generated code conventionally carries
+/// `#[allow(..)]` for (as prost's and tonic's output does): `clippy::pedantic` (a user's crate
+/// may turn it on; the shapes follow the server's schema, not the user's style) and
+/// `missing_docs` (a property without a `description` gets no filler doc comment). An
+/// `include!`d file cannot carry an inner `#![allow(..)]`, so each item gets them: added to
+/// its first `#[allow(..)]`, or in one of their own after its doc comment.
+fn allow_generated_lints(item: &mut syn::Item) {
+    let attrs = match item {
+        syn::Item::Const(syn::ItemConst { attrs, .. })
+        | syn::Item::Enum(syn::ItemEnum { attrs, .. })
+        | syn::Item::Fn(syn::ItemFn { attrs, .. })
+        | syn::Item::Impl(syn::ItemImpl { attrs, .. })
+        | syn::Item::Static(syn::ItemStatic { attrs, .. })
+        | syn::Item::Struct(syn::ItemStruct { attrs, .. })
+        | syn::Item::Type(syn::ItemType { attrs, .. }) => attrs,
+        _ => return,
+    };
+    let lints = quote!(clippy::pedantic, missing_docs);
+    let allow = attrs.iter_mut().find_map(|a| match &mut a.meta {
+        syn::Meta::List(list) if list.path.is_ident("allow") => Some(list),
+        _ => None,
+    });
+    match allow {
+        Some(list) => list.tokens.extend(quote!(, #lints)),
+        None => {
+            let at = attrs
+                .iter()
+                .take_while(|a| a.path().is_ident("doc"))
+                .count();
+            attrs.insert(at, syn::parse_quote!(#[allow(#lints)]));
+        }
+    }
 }
 
 fn parse(tool: &str, tokens: TokenStream) -> Result<syn::File, Error> {
@@ -195,8 +240,18 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
     Ok(tokens)
 }
 
-const SERDE_CRATE: &str = "::oma_mcp_runtime::__private::serde";
-const SCHEMARS_CRATE: &str = "::oma_mcp_runtime::__private::schemars";
+/// The path of the runtime's re-exports for generated code, `::oma_mcp_runtime::__private`:
+/// every generated reference to serde, serde_json, schemars or a runtime helper goes through
+/// it, so the user's crate needs no dependency of its own on them.
+fn private() -> TokenStream {
+    quote!(::oma_mcp_runtime::__private)
+}
+
+/// `::oma_mcp_runtime::__private::<item>` as text, for the paths serde and schemars take in
+/// strings (`crate = "…"`, `deserialize_with = "…"`).
+fn private_path(item: &str) -> String {
+    format!("::oma_mcp_runtime::__private::{item}")
+}
 
 /// Whether the type `name` derives (or, for exact-value enums, builds) its `JsonSchema`:
 /// when the tool asks for schemars, except for the root argument and output types, whose
@@ -248,7 +303,7 @@ fn exact_schema_items(tool: &ToolModel, marker: &Ident) -> Result<TokenStream, E
     if !tool.schemars {
         return Ok(tokens);
     }
-    let private = quote!(::oma_mcp_runtime::__private);
+    let private = private();
     let constants = quote!(<#marker as ::oma_mcp_runtime::McpTool>);
     for (name, root) in exact_schema_roots(tool) {
         let ident = type_ident(name).ok_or_else(|| bad_ident(tool, name))?;
@@ -277,9 +332,11 @@ fn exact_schema_items(tool: &ToolModel, marker: &Ident) -> Result<TokenStream, E
 /// The `JsonSchema` derive and its crate attribute, when the type `name` derives it.
 fn schemars_derive(tool: &ToolModel, name: &str) -> (TokenStream, TokenStream) {
     if derives_schemars(tool, name) {
+        let private = private();
+        let schemars_crate = private_path("schemars");
         (
-            quote!(::oma_mcp_runtime::__private::schemars::JsonSchema,),
-            quote!(#[schemars(crate = #SCHEMARS_CRATE)]),
+            quote!(#private::schemars::JsonSchema,),
+            quote!(#[schemars(crate = #schemars_crate)]),
         )
     } else {
         (quote!(), quote!())
@@ -297,16 +354,18 @@ fn serde_type_attrs(
 ) -> TokenStream {
     let (schemars_derive, schemars_attr) = schemars_derive(tool, name);
     let allows = lint_allows(name, &[]);
+    let private = private();
+    let serde_crate = private_path("serde");
     quote! {
         #[allow(dead_code, clippy::type_complexity)]
         #allows
         #[derive(
             #derives
             #schemars_derive
-            ::oma_mcp_runtime::__private::serde::Serialize,
-            ::oma_mcp_runtime::__private::serde::Deserialize
+            #private::serde::Serialize,
+            #private::serde::Deserialize
         )]
-        #[serde(crate = #SERDE_CRATE #args)]
+        #[serde(crate = #serde_crate #args)]
         #schemars_attr
     }
 }
@@ -399,9 +458,9 @@ fn struct_fields(
 /// always write them and reject other values (a derived helper struct reads the fields).
 fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> {
     let name = type_ident(&def.name).ok_or_else(|| bad_ident(tool, &def.name))?;
-    let serde = quote!(::oma_mcp_runtime::__private::serde);
-    let json = quote!(::oma_mcp_runtime::__private::serde_json);
-    let private = quote!(::oma_mcp_runtime::__private);
+    let private = private();
+    let serde = quote!(#private::serde);
+    let json = quote!(#private::serde_json);
     let mut doc = docs::doc_lines(&def.doc);
     doc.push(String::new());
     let shown: Vec<String> = def
@@ -497,7 +556,7 @@ fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, E
         });
         moved.push(ident);
     }
-    let serde_crate = SERDE_CRATE;
+    let serde_crate = private_path("serde");
     let allows = lint_allows(&def.name, &field_names(def));
     let wire_allows = lint_allows("", &field_names(def));
     Ok(quote! {
@@ -572,25 +631,25 @@ fn field(tool: &ToolModel, f: &Field, usage: FieldUse) -> Result<TokenStream, Er
     } else if f.ty.is_option() {
         // Required but nullable: serde would read a missing `Option` field as `None`, so an
         // untagged union would take this struct for an object that lacks the field.
-        serde_args.push(quote!(
-            deserialize_with = "::oma_mcp_runtime::__private::required_nullable"
-        ));
+        let required_nullable = private_path("required_nullable");
+        serde_args.push(quote!(deserialize_with = #required_nullable));
     }
     let serde_attr = (usage != FieldUse::Public { serde: false } && !serde_args.is_empty())
         .then(|| quote!(#[serde(#(#serde_args),*)]));
     if usage == FieldUse::Wire {
         return Ok(quote!(#serde_attr #ident: #ty));
     }
+    // The description, then one paragraph per note (mapping, `format`, `default`,
+    // constraints); a property with neither has no doc comment rather than a filler one.
     let mut doc = f
         .description
         .as_deref()
         .map(docs::doc_lines)
         .unwrap_or_default();
-    if doc.is_empty() {
-        doc.push(format!(" The \"{}\" property.", docs::inline(&f.json_name)));
-    }
     for note in &f.notes {
-        doc.push(String::new());
+        if !doc.is_empty() {
+            doc.push(String::new());
+        }
         doc.push(format!(" {}", docs::inline(note)));
     }
     Ok(quote! {
@@ -714,10 +773,11 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
             quote!()
         }
     });
-    let serde = quote!(::oma_mcp_runtime::__private::serde);
-    let json = quote!(::oma_mcp_runtime::__private::serde_json);
+    let private = private();
+    let serde = quote!(#private::serde);
+    let json = quote!(#private::serde_json);
     let exact_schema = derives_schemars(tool, &def.name).then(|| {
-        let schemars = quote!(::oma_mcp_runtime::__private::schemars);
+        let schemars = quote!(#private::schemars);
         let type_name = &def.name;
         quote! {
             impl #schemars::JsonSchema for #name {
@@ -784,7 +844,7 @@ fn exact_item(tool: &ToolModel, def: &ExactEnumDef) -> Result<TokenStream, Error
                 let value = <#json::Value as #serde::Deserialize>::deserialize(deserializer)?;
                 #(
                     if #json::from_str::<#json::Value>(#jsons)
-                        .is_ok_and(|v| ::oma_mcp_runtime::__private::json_equal(&v, &value))
+                        .is_ok_and(|v| #private::json_equal(&v, &value))
                     {
                         return ::core::result::Result::Ok(Self::#idents);
                     }
@@ -902,13 +962,14 @@ fn rust_type(ty: &RustType) -> TokenStream {
             let item = rust_type(item);
             quote!(::std::vec::Vec<#item>)
         }
-        RustType::JsonMap => quote! {
-            ::oma_mcp_runtime::__private::serde_json::Map<
-                ::std::string::String,
-                ::oma_mcp_runtime::__private::serde_json::Value
-            >
-        },
-        RustType::Value => quote!(::oma_mcp_runtime::__private::serde_json::Value),
+        RustType::JsonMap => {
+            let private = private();
+            quote!(#private::serde_json::Map<::std::string::String, #private::serde_json::Value>)
+        }
+        RustType::Value => {
+            let private = private();
+            quote!(#private::serde_json::Value)
+        }
         RustType::Option(inner) => {
             let inner = rust_type(inner);
             quote!(::core::option::Option<#inner>)
@@ -917,7 +978,7 @@ fn rust_type(ty: &RustType) -> TokenStream {
         // parse of the emitted item reports it.
         RustType::Named(name) => match type_ident(name) {
             Some(ident) => quote!(#ident),
-            None => quote!(::oma_mcp_runtime::__private::serde_json::Value),
+            None => rust_type(&RustType::Value),
         },
     }
 }

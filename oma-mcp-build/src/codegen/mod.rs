@@ -38,6 +38,7 @@
 //!
 //! [`McpTool`]: oma_mcp_runtime::McpTool
 
+mod connection;
 mod docs;
 pub(crate) mod emit;
 mod names;
@@ -97,6 +98,41 @@ pub struct GenerateOptions {
     /// Where [`GenerateOptions::rename`] is written, to name its entries in errors
     /// (`servers.x.rename` gives `servers.x.rename."search-a"`); `None` means `rename`.
     pub rename_table: Option<String>,
+    /// The connection the module also gets as code, `connect_config()` and `connect()` (see
+    /// [`PinnedConnection`]); `None` (the default) emits neither.
+    pub connection: Option<PinnedConnection>,
+}
+
+/// A server's connection as a manifest pins it, which [`generate`] emits after the tools:
+/// `pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig` (this `config` as code,
+/// settings left at their defaults left out), and `pub async fn connect(policy:
+/// DriftPolicy) -> Result<(McpClient, DriftReport), Error>`, which connects with it and
+/// checks drift against the module's `SNAPSHOT` in one call
+/// ([`oma_mcp_runtime::connect_checked`] with `server` as the name).
+///
+/// [`ServerPin::generate_options`](crate::ServerPin::generate_options) sets it, with the
+/// paths resolved when the manifest was read (the program, when the command holds a `/`, and
+/// `cwd` are absolute), so the functions suit programs run where they were built (tools,
+/// tests, examples); a program shipped elsewhere builds its own `ConnectConfig`. `env`
+/// literals are embedded (they are in the committed manifest already); `pass-env` names only,
+/// never values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PinnedConnection {
+    /// The server's name in the manifest (the doc comments and drift errors name it).
+    pub server: String,
+    /// The connection settings.
+    pub config: oma_mcp_runtime::ConnectConfig,
+}
+
+impl PinnedConnection {
+    /// The connection of server `server` with `config`.
+    pub fn new(server: impl Into<String>, config: oma_mcp_runtime::ConnectConfig) -> Self {
+        Self {
+            server: server.into(),
+            config,
+        }
+    }
 }
 
 /// How a tool's `annotations` count towards `McpTool::CONSEQUENTIAL`. Annotations are
@@ -201,6 +237,13 @@ impl GenerateOptions {
     #[must_use]
     pub fn with_schemars(mut self, schemars: bool) -> Self {
         self.schemars = schemars;
+        self
+    }
+
+    /// Sets [`GenerateOptions::connection`].
+    #[must_use]
+    pub fn with_connection(mut self, connection: PinnedConnection) -> Self {
+        self.connection = Some(connection);
         self
     }
 
@@ -480,7 +523,12 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
             args: parts.args,
         });
     }
-    let code = emit::file(&header(snapshot), &snapshot.to_canonical_string(), &tools)?;
+    let code = emit::file(
+        &header(snapshot),
+        &snapshot.to_canonical_string(),
+        &tools,
+        options.connection.as_ref(),
+    )?;
     Ok(Generated { code, warnings })
 }
 

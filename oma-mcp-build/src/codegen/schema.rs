@@ -255,6 +255,7 @@ impl<'a> Converter<'a> {
                     .notes
                     .push(format!("Default: `{}`.", short_json(default)));
             }
+            mapped.notes.extend(constraints(prop));
             def.fields.push(Field {
                 ident: idents.claim_field(field_ident),
                 json_name: json_name.clone(),
@@ -694,6 +695,52 @@ fn int_type(schema: &Map<String, Value>) -> (IntType, bool) {
 }
 
 /// Compact JSON for a doc note, cut to a readable length.
+/// The constraints of a property's schema, for the field's doc comment (the Rust type may
+/// enforce some, `minimum: 0` on an integer; the server checks them all): bounds (`minLength`, `maxLength`, `pattern`, `minimum`,
+/// `exclusiveMinimum`, `maximum`, `exclusiveMaximum`, `multipleOf`, `minItems`, `maxItems`,
+/// `uniqueItems`, `minProperties`, `maxProperties`) on one line, then the `enum` values.
+/// (`format` and `default` have notes of their own.)
+fn constraints(prop: &Value) -> Vec<String> {
+    const KEYWORDS: [&str; 13] = [
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "exclusiveMinimum",
+        "maximum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+    ];
+    let bounds: Vec<String> = KEYWORDS
+        .iter()
+        .filter_map(|keyword| {
+            let value = prop.get(*keyword)?;
+            let value = match value {
+                Value::String(text) => docs_safe_short(text),
+                other => short_json(other),
+            };
+            Some(format!("`{keyword}` `{value}`"))
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if !bounds.is_empty() {
+        notes.push(format!("Constraints: {}.", bounds.join(", ")));
+    }
+    if let Some(Value::Array(values)) = prop.get("enum") {
+        let values: Vec<String> = values
+            .iter()
+            .map(|v| format!("`{}`", short_json(v)))
+            .collect();
+        notes.push(format!("One of: {}.", values.join(", ")));
+    }
+    notes
+}
+
 fn short_json(value: &Value) -> String {
     docs_safe_short(&serde_json::to_string(value).unwrap_or_default())
 }
@@ -731,5 +778,4 @@ fn kind(v: &Value) -> &'static str {
 }
 
 #[cfg(test)]
-#[path = "schema_tests.rs"]
 mod tests;

@@ -1,9 +1,10 @@
-//! Helpers shared by the CLI test binaries (`cli`, `hostile`, `drift_cli`): run `oma-mcp` as
+//! Helpers of the tests that run the CLI (the `it` binary's `cli`, `connect_cli`, `drift_cli`,
+//! `help` and `hostile` modules, and any test binary of its own): run `oma-mcp` as
 //! a user's script would, find the project's test server and the shared reference folder
 //! (`oma_mcp_test_support::shared_dir`: absent, a test prints one line and passes, unless `CI`
 //! is set, where it fails).
 
-#![allow(dead_code)] // each test binary uses a different subset
+#![allow(dead_code)] // each user takes a different subset
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

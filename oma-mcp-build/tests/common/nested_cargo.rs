@@ -1,5 +1,5 @@
 //! A nested `cargo` for the tests that build a crate of their own (`corpus.rs` compiles the
-//! generated code, `build_script.rs` drives a downstream crate's `build.rs`).
+//! generated code, `it/build_script.rs` drives a downstream crate's `build.rs`).
 
 use std::path::Path;
 use std::process::{Command, Stdio};

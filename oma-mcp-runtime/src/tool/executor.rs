@@ -275,5 +275,4 @@ impl ToolExecutor {
 }
 
 #[cfg(test)]
-#[path = "executor_tests.rs"]
 mod tests;

@@ -210,5 +210,4 @@ pub(crate) async fn call_typed<T: McpTool>(
 }
 
 #[cfg(test)]
-#[path = "call_tests.rs"]
 mod tests;

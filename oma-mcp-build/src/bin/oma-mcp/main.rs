@@ -13,18 +13,8 @@
 //! filter for more (`OMA_MCP_LOG=debug`, or `oma_mcp::server_stderr=info` for the server's
 //! own stderr lines).
 
-mod args;
-mod check;
-mod ci;
 mod commands;
-mod diff;
-mod interrupt;
-mod names;
-mod progress;
-mod report;
-mod schema;
-mod server_env;
-mod terminal;
+mod shared;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -32,7 +22,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    let cli = commands::Cli::parse();
     init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -40,7 +30,7 @@ fn main() -> ExitCode {
         .build()
     {
         Ok(rt) => rt,
-        Err(e) => return report(&commands::CliError::AsyncRuntime(e)),
+        Err(e) => return shared::print_error(&shared::CliError::AsyncRuntime(e)),
     };
     // Only commands that start servers handle signals; the others (generate, diff, schema,
     // completions) keep the default, so a signal ends them at once, even mid-computation or
@@ -51,19 +41,19 @@ fn main() -> ExitCode {
             return commands::run(cli.command).await;
         }
         // Installed before anything starts, so no signal can end us with a server running.
-        let mut signals = match interrupt::Signals::install() {
+        let mut signals = match shared::interrupt::Signals::install() {
             Ok(signals) => signals,
-            Err(e) => return Err(commands::CliError::Signals(e)),
+            Err(e) => return Err(shared::CliError::Signals(e)),
         };
         tokio::select! {
             ended = commands::run(cli.command) => ended,
             // Dropping the command's future drops its clients, and each client's drop kills
             // its server's process group.
-            signal = signals.recv() => Ok(commands::Outcome::Interrupted(signal)),
+            signal = signals.recv() => Ok(shared::Outcome::Interrupted(signal)),
         }
     });
     match ended {
-        Ok(commands::Outcome::Interrupted(signal)) => {
+        Ok(shared::Outcome::Interrupted(signal)) => {
             let _ = writeln!(
                 std::io::stderr(),
                 "oma-mcp: interrupted by {}; stopped the server",
@@ -71,11 +61,11 @@ fn main() -> ExitCode {
             );
             ExitCode::from(signal.exit_code())
         }
-        Ok(commands::Outcome::Success) => ExitCode::SUCCESS,
-        Ok(commands::Outcome::ToolError) => ExitCode::from(2),
-        Ok(commands::Outcome::Drift) => ExitCode::from(1),
-        Ok(commands::Outcome::Failed) => ExitCode::from(2),
-        Err(e) => report(&e),
+        Ok(shared::Outcome::Success) => ExitCode::SUCCESS,
+        Ok(shared::Outcome::ToolError) => ExitCode::from(2),
+        Ok(shared::Outcome::Drift) => ExitCode::from(1),
+        Ok(shared::Outcome::Failed) => ExitCode::from(2),
+        Err(e) => shared::print_error(&e),
     }
 }
 
@@ -89,7 +79,7 @@ fn init_logging() {
             let _ = writeln!(
                 std::io::stderr(),
                 "oma-mcp: OMA_MCP_LOG={} is not a tracing filter ({e}); logging warnings only",
-                terminal::safe(&format!("{text:?}"))
+                shared::terminal::safe(&format!("{text:?}"))
             );
             tracing_subscriber::EnvFilter::new("warn")
         }),
@@ -101,18 +91,4 @@ fn init_logging() {
         .without_time()
         .with_target(false)
         .try_init();
-}
-
-/// Prints `oma-mcp: <error>: <cause>: …` to stderr, the one program prefix and then the
-/// error's whole cause chain (no error repeats its cause in its message), control characters
-/// escaped (the message carries what the server sent); returns exit code 2.
-fn report(error: &dyn std::error::Error) -> ExitCode {
-    let message = format!("oma-mcp: {}", chain(error));
-    let _ = writeln!(std::io::stderr(), "{}", terminal::safe(&message));
-    ExitCode::from(2)
-}
-
-/// `<error>: <cause>: …`, as [`oma_mcp_runtime::error::Chain`] prints it.
-fn chain(error: &dyn std::error::Error) -> String {
-    oma_mcp_runtime::error::Chain(error).to_string()
 }

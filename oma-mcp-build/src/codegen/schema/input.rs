@@ -370,5 +370,4 @@ impl<'a> Converter<'a> {
 }
 
 #[cfg(test)]
-#[path = "input_tests.rs"]
 mod tests;

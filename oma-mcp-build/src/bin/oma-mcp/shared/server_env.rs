@@ -5,7 +5,7 @@
 
 use oma_mcp_runtime::ConnectConfig;
 
-use crate::commands::CliError;
+use crate::shared::CliError;
 
 /// One `--env` argument as given. Its `Debug` shows no value.
 #[derive(Clone)]
@@ -147,7 +147,7 @@ pub fn warn_env_wrapper(program: &str, args: &[String]) {
             "oma-mcp: warning: the snapshot's source records the `env` assignments of {}, \
              values included; if one is a secret, take the snapshot again with --env NAME=VALUE \
              or --pass-env NAME instead (never recorded)",
-            crate::terminal::safe(&names.join(", "))
+            crate::shared::terminal::safe(&names.join(", "))
         );
     }
 }

@@ -8,10 +8,10 @@ use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::Snapshot;
 use oma_mcp_runtime::snapshot::SnapshotTool;
 
-use crate::commands::{CliError, Outcome};
-use crate::progress::Progress;
-use crate::report::{self, Compared, FailOn, Failed, Outputs, ReportFormat};
-use crate::server_env::ServerEnv;
+use crate::shared::progress::Progress;
+use crate::shared::report::{self, Compared, FailOn, Failed, Outputs, ReportFormat};
+use crate::shared::server_env::ServerEnv;
+use crate::shared::{CliError, Outcome};
 
 /// Flags of `check`.
 #[derive(Debug, Args)]
@@ -33,7 +33,7 @@ pub struct CheckArgs {
     pub server_env: ServerEnv,
     /// How the MCP session starts (default: each server's `lifecycle`, else auto).
     #[arg(long, value_enum)]
-    pub lifecycle: Option<crate::args::LifecycleArg>,
+    pub lifecycle: Option<crate::shared::flags::LifecycleArg>,
 }
 
 /// A server of the manifest that could not be checked.
@@ -90,7 +90,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         .map(|f| Failed {
             server: f.server.clone(),
             manifest: path.clone(),
-            message: crate::chain(&f.source),
+            message: crate::shared::error_chain(&f.source),
         })
         .collect();
     let outputs = Outputs {
@@ -99,11 +99,11 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         fail_on: args.fail_on,
     };
     if !compared.is_empty() || args.format != ReportFormat::Text {
-        crate::commands::print(&report::render(&outputs, args.format))?;
+        crate::shared::print(&report::render(&outputs, args.format))?;
     }
     if !failed.is_empty() {
         for failure in &failed {
-            crate::report(failure);
+            crate::shared::print_error(failure);
         }
         return Ok(Outcome::Failed);
     }
@@ -119,16 +119,19 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
 async fn check_one(
     pin: &ServerPin,
     env: &ServerEnv,
-    lifecycle: Option<crate::args::LifecycleArg>,
+    lifecycle: Option<crate::shared::flags::LifecycleArg>,
 ) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = Snapshot::read(&pin.snapshot)?;
-    let mut config = env.apply(crate::commands::cli_client(pin.connect_config(), Some(pin)))?;
+    let mut config = env.apply(crate::shared::connect::cli_client(
+        pin.connect_config(),
+        Some(pin),
+    ))?;
     let progress = Progress::start(format!("connecting to `{}`", pin.name));
     if let Some(lifecycle) = lifecycle {
         config = config.with_lifecycle(lifecycle.into());
     }
-    let client = crate::commands::connect(config).await;
+    let client = crate::shared::connect::connect(config).await;
     progress.finish().await;
     let client = client?;
     let mut drift = client.drift_against(&snapshot);
@@ -145,8 +148,8 @@ async fn check_one(
         .iter()
         .filter_map(|t| SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
         .collect();
-    crate::commands::stop_listed(&client).await;
-    drift.extend(crate::names::changes(
+    crate::shared::connect::stop_listed(&client).await;
+    drift.extend(crate::shared::names::changes(
         &snapshot,
         &live,
         &pin.generate_options(),

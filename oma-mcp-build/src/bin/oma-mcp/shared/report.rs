@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use oma_mcp_runtime::{Change, DriftReport, Severity, drift};
+use oma_mcp_runtime::{Change, DriftReport, Severity};
 use serde_json::{Value, json};
 
 /// `--fail-on`: the lowest severity that makes the run exit 1.
@@ -112,9 +112,9 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
             let mut out = String::new();
             for c in compared {
                 if compared.len() > 1 || c.server.is_some() {
-                    out.push_str(&format!("== {}\n", crate::terminal::safe(&c.label)));
+                    out.push_str(&format!("== {}\n", crate::shared::terminal::safe(&c.label)));
                 }
-                out.push_str(&c.report.to_text(colour));
+                out.push_str(&crate::shared::drift_render::text(&c.report, colour));
             }
             out
         }
@@ -124,15 +124,13 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
                 format!(
                     "### MCP drift: {} failed\n\n**Not checked** (manifest {}): {}\n",
                     f.server,
-                    drift::markdown_code(&relative(&f.manifest)),
-                    drift::markdown_code(&f.message)
+                    crate::shared::drift_render::markdown_code(&relative(&f.manifest)),
+                    crate::shared::drift_render::markdown_code(&f.message)
                 )
             })
-            .chain(
-                compared
-                    .iter()
-                    .map(|c| c.report.to_markdown(&format!("MCP drift: {}", c.label))),
-            )
+            .chain(compared.iter().map(|c| {
+                crate::shared::drift_render::markdown(&c.report, &format!("MCP drift: {}", c.label))
+            }))
             .collect::<Vec<_>>()
             .join("\n"),
         ReportFormat::Github => {
@@ -140,22 +138,26 @@ pub fn render(outputs: &Outputs<'_>, format: ReportFormat) -> String {
             for f in failed {
                 out.push_str(&format!(
                     "::error file={},title={}::{}\n",
-                    drift::gh_property(&relative(&f.manifest)),
-                    drift::gh_property(&format!("MCP check: server {} failed", f.server)),
-                    drift::gh_data(&crate::terminal::safe(&f.message))
+                    crate::shared::drift_render::gh_property(&relative(&f.manifest)),
+                    crate::shared::drift_render::gh_property(&format!(
+                        "MCP check: server {} failed",
+                        f.server
+                    )),
+                    crate::shared::drift_render::gh_data(&crate::shared::terminal::safe(
+                        &f.message
+                    ))
                 ));
             }
             for c in compared {
                 let (old, new) = files(c);
-                out.push_str(
-                    &c.report
-                        .to_github(&|change| place(&old, new.as_ref(), change)),
-                );
+                out.push_str(&crate::shared::drift_render::github(&c.report, &|change| {
+                    place(&old, new.as_ref(), change)
+                }));
             }
             out
         }
-        ReportFormat::Sarif => crate::ci::sarif(compared, failed),
-        ReportFormat::Junit => crate::ci::junit(compared, failed, outputs.fail_on),
+        ReportFormat::Sarif => crate::shared::ci::sarif(compared, failed),
+        ReportFormat::Junit => crate::shared::ci::junit(compared, failed, outputs.fail_on),
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use oma_mcp_runtime::{Change, Severity};
 use serde_json::{Value, json};
 
-use crate::report::{Compared, FailOn, Failed, files, place, relative};
+use crate::shared::report::{Compared, FailOn, Failed, files, place, relative};
 
 /// The rule id of a server that could not be compared (every other rule id is a change
 /// kind's `snake_case` name, as in the JSON output).

@@ -5,7 +5,7 @@
 use oma_mcp_build::codegen::{self, GenerateOptions};
 use oma_mcp_runtime::{Change, Snapshot, drift};
 
-use crate::commands::CliError;
+use crate::shared::CliError;
 
 /// The `rust_name_changed` changes from `old` (the reference) to `new`, both named as the
 /// code generator names them under `options` (its rename table). Each side uses the rename

@@ -800,6 +800,9 @@ fn keywords_beside_a_nested_ref_are_merged_with_its_object_target() {
     let mut q = plain_field("q", a.clone(), false, "/inputSchema/properties/q");
     q.description = Some("Only an annotation.".into());
     q.notes = vec!["Default: `{}`.".into()];
+    // The keywords beside the `$ref` are the property's constraints, stated in its doc.
+    let mut r = plain_field("r", a, false, "/inputSchema/properties/r");
+    r.notes = vec!["Constraints: `minProperties` `1`.".into()];
     assert_eq!(
         defs,
         [
@@ -814,7 +817,7 @@ fn keywords_beside_a_nested_ref_are_merged_with_its_object_target() {
                         "/inputSchema/properties/p"
                     ),
                     q,
-                    plain_field("r", a, false, "/inputSchema/properties/r"),
+                    r,
                 ]
             )),
             TypeDef::Struct(StructDef::new(
@@ -943,6 +946,64 @@ fn untagged_variants_keep_branch_notes() {
             "A value of type `string`.\n\nFormat: `uri`.",
             "A value of type `array`.\n\nItems typed as `serde_json::Value`: the array is a tuple \
              whose length is not fixed."
+        ]
+    );
+}
+
+/// A field's doc notes state its schema's constraints (in keyword order; a backtick in a
+/// `pattern` becomes `'` so the code span holds), then its `enum` values; a property without
+/// any has none. Fields in property order.
+#[test]
+fn field_notes_state_constraints_and_enum_values() {
+    let (defs, warnings) = types(json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[a-z`]+$"},
+            "count": {"type": "number", "exclusiveMinimum": 0, "maximum": 10.5, "multipleOf": 0.5},
+            "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3,
+                     "uniqueItems": true},
+            "meta": {"type": "object", "minProperties": 1, "maxProperties": 2},
+            "level": {"type": "integer", "enum": [1, 2, null], "default": 1},
+            "plain": {"type": "string"}
+        }
+    }));
+    assert_eq!(warnings, []);
+    let TypeDef::Struct(args) = &defs[0] else {
+        panic!("{defs:?}")
+    };
+    let notes: Vec<(&str, &[String])> = args
+        .fields
+        .iter()
+        .map(|f| (f.json_name.as_str(), f.notes.as_slice()))
+        .collect();
+    let s = |v: &[&str]| v.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        notes,
+        [
+            (
+                "name",
+                s(&["Constraints: `minLength` `1`, `maxLength` `64`, `pattern` `^[a-z']+$`."])
+                    .as_slice()
+            ),
+            (
+                "count",
+                s(&["Constraints: `exclusiveMinimum` `0`, `maximum` `10.5`, `multipleOf` `0.5`."])
+                    .as_slice()
+            ),
+            (
+                "tags",
+                s(&["Constraints: `minItems` `1`, `maxItems` `3`, `uniqueItems` `true`."])
+                    .as_slice()
+            ),
+            (
+                "meta",
+                s(&["Constraints: `minProperties` `1`, `maxProperties` `2`."]).as_slice()
+            ),
+            (
+                "level",
+                s(&["Default: `1`.", "One of: `1`, `2`, `null`."]).as_slice()
+            ),
+            ("plain", s(&[]).as_slice()),
         ]
     );
 }

@@ -21,7 +21,7 @@ impl Progress {
             return Self { stop, task: None };
         }
         let token = stop.clone();
-        let label = crate::terminal::safe(&label);
+        let label = crate::shared::terminal::safe(&label);
         let task = tokio::spawn(async move {
             const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
             let started = Instant::now();
@@ -81,7 +81,7 @@ impl CallProgress {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         Some(Self {
             bar,
-            tool: crate::terminal::safe(tool),
+            tool: crate::shared::terminal::safe(tool),
         })
     }
 
@@ -94,7 +94,7 @@ impl CallProgress {
         let message = progress
             .message
             .as_deref()
-            .map(crate::terminal::safe)
+            .map(crate::shared::terminal::safe)
             .unwrap_or_default();
         match progress.fraction() {
             Some(fraction) => {

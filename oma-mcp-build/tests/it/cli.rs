@@ -3,11 +3,9 @@
 //! Uses the project's own test server (`target/<profile>/oma-mcp-test-server`, built by
 //! `cargo build --workspace`) and the pinned server-everything (`npm ci --prefix tests/servers`).
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::{assert_exit, oma_mcp, run, shared, test_server, text, workspace};
+use crate::common::{assert_exit, oma_mcp, run, shared, test_server, text, workspace};
 
 /// server-everything's entry point, or `None` (with one printed line) when not installed.
 fn everything() -> Option<PathBuf> {
@@ -242,8 +240,9 @@ fn max_message_bytes_bounds_what_the_server_may_send() {
 
 #[test]
 fn a_closed_stdout_keeps_the_tool_error_exit_code() {
-    let (code, stderr) =
-        common::run_with_closed_stdout(oma_mcp().args(["call", "fail", "--"]).arg(test_server()));
+    let (code, stderr) = crate::common::run_with_closed_stdout(
+        oma_mcp().args(["call", "fail", "--"]).arg(test_server()),
+    );
     assert_eq!((code, stderr.as_str()), (Some(2), ""));
 }
 
@@ -455,6 +454,71 @@ fn generate_writes_out_file_and_reads_bare_tools_list() {
     let code = std::fs::read_to_string(&out_file).unwrap();
     assert!(code.contains("\"greeter_say_hello\""), "{code}");
     assert!(code.contains("pub who: ::std::string::String,"), "{code}");
+}
+
+/// `generate --manifest` generates with the pin's options and its connection
+/// (`connect_config()` with the command and `cwd` resolved against the manifest's absolute
+/// path, here given relative to the current directory), and its errors name the manifest.
+#[test]
+fn generate_from_a_manifest_uses_the_pin_and_names_the_manifest_in_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("oma-mcp.toml"),
+        "[servers.a]\ncommand = \"bin/server\"\nprefix = \"alpha\"\nsnapshot = \"a.json\"\n\
+         [servers.b]\ncommand = \"other\"\nsnapshot = \"b.json\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("a.json"),
+        r#"{"tools": [{"name": "say/hello", "inputSchema": {"type": "object"}}]}"#,
+    )
+    .unwrap();
+    let manifest = root.join("oma-mcp.toml");
+    let generate = |args: &[&str]| {
+        run(oma_mcp()
+            .current_dir(dir.path())
+            .args(["generate", "--manifest", "project/oma-mcp.toml"])
+            .args(args))
+    };
+    let out = generate(&["--server", "a"]);
+    assert_exit(&out, 0);
+    let code = text(&out.stdout);
+    assert!(
+        code.contains("const NAME: &'static str = \"alpha_say_hello\";"),
+        "{code}"
+    );
+    let connect_config = format!(
+        "pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {{\n    \
+         ::oma_mcp_runtime::ConnectConfig::new({:?})\n        .with_cwd({:?})\n        \
+         .with_name_prefix(\"alpha\")\n        \
+         .with_request_timeout(::core::time::Duration::from_millis(60000))\n}}\n",
+        root.join("bin/server").display().to_string(),
+        root.display().to_string(),
+    );
+    assert!(
+        code.contains(&connect_config),
+        "{connect_config}\nnot in\n{code}"
+    );
+    let out = generate(&[]);
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "oma-mcp: manifest {} pins several servers (a, b); choose one with --server NAME\n",
+            manifest.display()
+        )
+    );
+    let out = generate(&["--server", "b"]);
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "oma-mcp: cannot read snapshot {}: No such file or directory (os error 2)\n",
+            root.join("b.json").display()
+        )
+    );
 }
 
 /// Regression: a relative `--manifest` path and a relative `command` in it. The command is

@@ -4,11 +4,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::path::Path;
 
-use common::{assert_exit, oma_mcp, run, test_server, text};
+use crate::common::{assert_exit, oma_mcp, run, test_server, text};
 
 /// `-- env OMA_TEST_SERVER_MODE=<mode> <test server>`.
 fn server_in(mode: &str) -> Vec<String> {

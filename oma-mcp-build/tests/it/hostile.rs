@@ -3,11 +3,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{assert_exit, oma_mcp, run, test_server, text};
+use crate::common::{assert_exit, oma_mcp, run, test_server, text};
 
 /// A fresh directory under the target directory.
 fn scratch(name: &str) -> PathBuf {

@@ -6,8 +6,8 @@ use clap::Args;
 use oma_mcp_build::GenerateOptions;
 use oma_mcp_runtime::{Snapshot, drift};
 
-use crate::commands::{CliError, Outcome};
-use crate::report::{self, Compared, FailOn, Outputs, ReportFormat};
+use crate::shared::report::{self, Compared, FailOn, Outputs, ReportFormat};
+use crate::shared::{CliError, Outcome};
 
 /// Flags of `diff`.
 #[derive(Debug, Args)]
@@ -32,8 +32,8 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
     /// A rename entry of the generated code, TOOL=NAME (repeatable), as in the manifest's
-    /// [servers.<name>.rename]: the Rust names of both sides are compared with it.
-    #[arg(long, value_name = "TOOL=NAME", value_parser = crate::args::rename_entry)]
+    /// `[servers.<name>.rename]`: the Rust names of both sides are compared with it.
+    #[arg(long, value_name = "TOOL=NAME", value_parser = crate::shared::flags::rename_entry)]
     pub rename: Vec<(String, String)>,
 }
 
@@ -52,7 +52,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
         .with_rename(args.rename)
         .with_rename_table("--rename");
     let mut report = drift::diff(&old, &new);
-    report.extend(crate::names::changes(&old, &new, &options)?);
+    report.extend(crate::shared::names::changes(&old, &new, &options)?);
     let compared = [Compared {
         name: label.clone(),
         label,
@@ -67,7 +67,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
         failed: None,
         fail_on: args.fail_on,
     };
-    crate::commands::print(&report::render(&outputs, args.format))?;
+    crate::shared::print(&report::render(&outputs, args.format))?;
     Ok(if report::fails(&compared, args.fail_on) {
         Outcome::Drift
     } else {

@@ -1,25 +1,26 @@
-//! Golden tests: the exact code generated for `fixtures/golden.json` is
-//! `fixtures/golden.rs`, and for `fixtures/names.json` (names that meet) `fixtures/names.rs`,
-//! byte for byte.
+//! Golden tests, one pair per case: the code generated for `fixtures/<case>.json` is
+//! `fixtures/<case>.rs`, byte for byte. [`options`] gives each case its generator options
+//! (the default for a case it does not name). A new case is a new `fixtures/<case>.json`: the
+//! first blessed run writes its `.rs`.
 //!
-//! After an intended change to the generator, regenerate the expected file and review the
+//! After an intended change to the generator, regenerate the expected files and review the
 //! diff:
 //!
 //! ```text
-//! OMA_MCP_BLESS=1 cargo test -p oma-mcp-build --test golden
-//! git diff oma-mcp-build/tests/fixtures/golden.rs oma-mcp-build/tests/fixtures/names.rs
+//! OMA_MCP_BLESS=1 cargo test -p oma-mcp-build --all-features --test it golden::
+//! git diff oma-mcp-build/tests/fixtures/
 //! ```
 //!
-//! Without `OMA_MCP_BLESS` the comparison is strict and never writes. `golden_behavior.rs`
-//! compiles the expected files and checks what the generated types do at run time.
+//! Without `OMA_MCP_BLESS` the comparison is strict and never writes. The `golden_behavior`
+//! test binary compiles the expected files and checks what the generated types do at run time.
 
 // Test code: a failed unwrap is a test failure with its message.
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 
-use oma_mcp_build::codegen::{GenerateOptions, generate};
-use oma_mcp_runtime::Snapshot;
+use oma_mcp_build::codegen::{GenerateOptions, PinnedConnection, generate};
+use oma_mcp_runtime::{ConnectConfig, Lifecycle, Snapshot};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,22 +28,58 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The options the golden file is generated with (a prefix, one glob and one rename entry,
-/// so all show: `get-sum` keeps `GetSum`, and `get_sum`, whose name meets it, is tagged).
-fn options() -> GenerateOptions {
-    GenerateOptions::default()
-        .with_name_prefix("golden")
-        .with_consequential(["files/*"])
-        .with_not_consequential(["ping"])
-        .with_rename([("get-sum", "GetSum")])
+/// The cases: the stem of every `fixtures/*.json`, sorted.
+fn cases() -> Vec<String> {
+    let mut cases: Vec<String> = std::fs::read_dir(fixture(""))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .filter_map(|path| Some(path.file_stem()?.to_str()?.to_owned()))
+        .collect();
+    cases.sort();
+    cases
 }
 
-/// Compares the code generated for `fixtures/<json>` with `fixtures/<rs>` (or writes it
-/// with `OMA_MCP_BLESS`); returns the generated output.
-fn check_golden(json: &str, rs: &str, options: &GenerateOptions) -> oma_mcp_build::Generated {
-    let snapshot = Snapshot::read(&fixture(json)).unwrap();
-    let generated = generate(&snapshot, options).unwrap();
-    let expected_path = fixture(rs);
+/// The options each case is generated with.
+///
+/// - `golden`: a prefix, one glob and one rename entry, so all show (`get-sum` keeps
+///   `GetSum`, and `get_sum`, whose name meets it, is tagged), and a pinned connection with
+///   every setting that is not a default, so `connect_config()` and `connect()` are in the
+///   golden (and compiled by `golden_behavior`).
+/// - `names`: one rename entry (`search a` → `SearchSpace`).
+/// - any other case: the defaults.
+fn options(case: &str) -> GenerateOptions {
+    match case {
+        "golden" => GenerateOptions::default()
+            .with_name_prefix("golden")
+            .with_consequential(["files/*"])
+            .with_not_consequential(["ping"])
+            .with_rename([("get-sum", "GetSum")])
+            .with_connection(PinnedConnection::new(
+                "golden",
+                ConnectConfig::new("/opt/golden/bin/golden-server")
+                    .with_args(["--stdio", "--log=warn"])
+                    .with_cwd("/opt/golden")
+                    .with_pass_env(["GOLDEN_TOKEN"])
+                    .with_env("GOLDEN_MODE", "test")
+                    .with_name_prefix("golden")
+                    .with_request_timeout(std::time::Duration::from_millis(20_000))
+                    .with_max_message_size(1024)
+                    .with_client_name("golden-agent")
+                    .with_client_version("1.2.0")
+                    .with_lifecycle(Lifecycle::Initialize),
+            )),
+        "names" => GenerateOptions::default().with_rename([("search a", "SearchSpace")]),
+        _ => GenerateOptions::default(),
+    }
+}
+
+/// Compares the code generated for `fixtures/<case>.json` with `fixtures/<case>.rs` (or
+/// writes it with `OMA_MCP_BLESS`); returns the generated output.
+fn check_golden(case: &str) -> oma_mcp_build::Generated {
+    let snapshot = Snapshot::read(&fixture(&format!("{case}.json"))).unwrap();
+    let generated = generate(&snapshot, &options(case)).unwrap();
+    let expected_path = fixture(&format!("{case}.rs"));
     if std::env::var_os("OMA_MCP_BLESS").is_some() {
         std::fs::write(&expected_path, &generated.code).unwrap();
         eprintln!("wrote {}", expected_path.display());
@@ -58,8 +95,8 @@ fn check_golden(json: &str, rs: &str, options: &GenerateOptions) -> oma_mcp_buil
             .unwrap_or_else(|| generated.code.lines().count().min(expected.lines().count()));
         panic!(
             "generated code differs from {} (first at line {}); if the change is intended, run \
-             `OMA_MCP_BLESS=1 cargo test -p oma-mcp-build --test golden` and review the diff.\n\
-             --- generated ---\n{}",
+             `OMA_MCP_BLESS=1 cargo test -p oma-mcp-build --all-features --test it golden::` \
+             and review the diff.\n--- generated ---\n{}",
             expected_path.display(),
             first_diff + 1,
             generated.code
@@ -68,21 +105,30 @@ fn check_golden(json: &str, rs: &str, options: &GenerateOptions) -> oma_mcp_buil
     generated
 }
 
+/// Every case has its golden, and matches it.
+#[test]
+fn every_case_matches_its_golden() {
+    let cases = cases();
+    assert_eq!(cases, ["golden", "hostile", "names"]);
+    for case in &cases {
+        check_golden(case);
+    }
+}
+
 /// Names that meet (`fixtures/names.json` → `fixtures/names.rs`): the tools `search-a`,
 /// `search_a` and `SearchA` all tagged, `search a` renamed, `some` (the prelude's `Some`)
 /// and `foo`/`foo_args` (`FooArgs`) tagged; the properties `fooBar`/`foo_bar`/`foo-bar` and
 /// their nested types tagged, a lone `fooBar` plain, `additional_properties` tagged beside
-/// the typed map's field. `golden_behavior.rs` compiles it under `deny(warnings)`.
+/// the typed map's field. `golden_behavior` compiles it under `deny(warnings)`.
 #[test]
 fn names_golden_output_is_exact() {
-    let options = GenerateOptions::default().with_rename([("search a", "SearchSpace")]);
-    let generated = check_golden("names.json", "names.rs", &options);
+    let generated = check_golden("names");
     assert_eq!(generated.warnings, []);
 }
 
 #[test]
 fn golden_output_is_exact() {
-    let generated = check_golden("golden.json", "golden.rs", &options());
+    let generated = check_golden("golden");
     if std::env::var_os("OMA_MCP_BLESS").is_some() {
         return;
     }
@@ -163,7 +209,7 @@ fn hostile_input_generates_valid_deterministic_code() {
         // Keywords beside a `$ref` are merged with its object target (root and nested).
         "    pub p: RefSiblingsArgsP,\n",
         "    pub y: i64,\n}",
-        "pub struct RefSiblingsArgsP {\n    /// The \"x\" property.\n    pub x: ::std::string::String,\n}",
+        "pub struct RefSiblingsArgsP {\n    pub x: ::std::string::String,\n}",
     ] {
         assert!(code.contains(ident), "{ident} missing:\n{code}");
     }

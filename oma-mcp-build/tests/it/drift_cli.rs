@@ -1,19 +1,17 @@
 //! `oma-mcp check`, `diff`, `schema` and `completions` as a CI job runs them: real processes,
 //! the real github-mcp-server history from the shared corpus, the pinned server-everything.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{assert_exit, oma_mcp, run, text, workspace};
+use crate::common::{assert_exit, oma_mcp, run, text, workspace};
 
 use oma_mcp_build::WriteSnapshot;
 use oma_mcp_runtime::Snapshot;
 use serde_json::{Value, json};
 
 fn corpus() -> Option<PathBuf> {
-    common::shared().map(|dir| dir.join("corpus"))
+    crate::common::shared().map(|dir| dir.join("corpus"))
 }
 
 /// The example's pinned server-everything, or `None` (one printed line) when not installed.
@@ -44,7 +42,8 @@ fn a_closed_stdout_keeps_the_drift_exit_code() {
     )
     .unwrap();
     std::fs::write(&new, r#"{"tools": []}"#).unwrap();
-    let (code, stderr) = common::run_with_closed_stdout(oma_mcp().arg("diff").arg(&old).arg(&new));
+    let (code, stderr) =
+        crate::common::run_with_closed_stdout(oma_mcp().arg("diff").arg(&old).arg(&new));
     assert_eq!((code, stderr.as_str()), (Some(1), ""));
 }
 
@@ -289,7 +288,7 @@ fn check_reports_the_servers_that_start_and_names_the_one_that_does_not() {
     let toml = format!(
         "[servers.broken]\ncommand = \"/nonexistent/oma-mcp-server\"\nprefix = \"demo\"\nsnapshot = \"broken.snapshot.json\"\n\n\
          [servers.own]\ncommand = {}\nprefix = \"demo\"\nsnapshot = \"demo.snapshot.json\"\n",
-        toml_string(&common::test_server())
+        toml_string(&crate::common::test_server())
     );
     std::fs::write(&manifest, toml).expect("write manifest");
     let out = run(oma_mcp().arg("check").arg("--manifest").arg(&manifest));
@@ -417,7 +416,7 @@ fn broken_and_own() -> tempfile::TempDir {
     let toml = format!(
         "[servers.broken]\ncommand = \"/nonexistent/oma-mcp-server\"\nprefix = \"demo\"\nsnapshot = \"broken.snapshot.json\"\n\n\
          [servers.own]\ncommand = {}\nprefix = \"demo\"\nsnapshot = \"demo.snapshot.json\"\n",
-        toml_string(&common::test_server())
+        toml_string(&crate::common::test_server())
     );
     std::fs::write(dir.path().join("oma-mcp.toml"), toml).expect("write manifest");
     dir
@@ -787,7 +786,7 @@ fn check_reports_rust_names_with_the_manifests_rename_table() {
     let check = |rename: &str| {
         let toml = format!(
             "[servers.own]\ncommand = {}\nprefix = \"demo\"\nsnapshot = \"own.snapshot.json\"\n{rename}",
-            toml_string(&common::test_server())
+            toml_string(&crate::common::test_server())
         );
         std::fs::write(&manifest, toml).expect("write manifest");
         run(oma_mcp()

@@ -23,11 +23,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::SystemTime;
 
-use oma_mcp_build::{Error, GenerateOptions, WriteSnapshot};
+use oma_mcp_build::{Error, WriteSnapshot};
 use oma_mcp_runtime::Snapshot;
 
-#[path = "common/nested_cargo.rs"]
-mod nested_cargo;
+use crate::nested_cargo;
 
 /// `OMA_TEST_SERVER_MODE` value set for cargo runs in which the server must not be started:
 /// the manifest passes the variable to the server (`pass-env`), so a server started by
@@ -435,24 +434,27 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     );
     assert_eq!(d.warnings(&out), vec![took], "{}", describe(&out));
     // The generated file is exactly the generator's output for that snapshot and the pin's
-    // prefix and consequential patterns, then the pin's `connect_config()`.
+    // options: its prefix and consequential patterns, and its connection, which ends the
+    // module as `connect_config()` and `connect()`.
     let pinned = oma_mcp_build::Manifest::read(&manifest).expect("manifest");
-    let mut expected_code = oma_mcp_build::generate(
-        &snapshot,
-        &GenerateOptions::default()
-            .with_name_prefix("own")
-            .with_consequential(["exit"]),
-    )
-    .expect("generate")
-    .code;
-    expected_code.push('\n');
-    expected_code.push_str(&pinned.servers["own"].connect_config_code());
+    let options = pinned.servers["own"].generate_options();
+    assert_eq!(
+        (
+            options.name_prefix.as_deref(),
+            options.consequential.as_slice()
+        ),
+        (Some("own"), ["exit".to_owned()].as_slice())
+    );
+    let expected_code = oma_mcp_build::generate(&snapshot, &options)
+        .expect("generate")
+        .code;
     // The expected source is laid out by prettyplease too: where it breaks a line depends on
     // how long the checkout's paths are, which is not what this asserts.
     let expected_config = format!(
         "/// The connection to server `own` as the manifest pins it (command, arguments, \
          working directory, environment, prefix, request timeout), with paths as resolved \
-         when the build script ran.\n#[allow(dead_code)]\npub fn connect_config() -> \
+         when the build script ran.\n#[allow(dead_code, clippy::pedantic, missing_docs)]\n\
+         pub fn connect_config() -> \
          ::oma_mcp_runtime::ConnectConfig {{ ::oma_mcp_runtime::ConnectConfig::new({:?}) \
          .with_args([{:?}]) .with_cwd({:?}) .with_pass_env([\"OMA_TEST_SERVER_MODE\"]) \
          .with_name_prefix(\"own\") \
@@ -467,7 +469,7 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
          ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report.\n\
          ///\n/// # Errors\n/// A connection error, or [`oma_mcp_runtime::Error::Drift`] when \
          `policy` refuses\n/// the drift (the server is disconnected first).\n\
-         #[allow(dead_code)]\npub async fn connect(policy: ::oma_mcp_runtime::DriftPolicy) \
+         #[allow(dead_code, clippy::pedantic, missing_docs)]\npub async fn connect(policy: ::oma_mcp_runtime::DriftPolicy) \
          -> ::core::result::Result<(::oma_mcp_runtime::McpClient, \
          ::oma_mcp_runtime::DriftReport), ::oma_mcp_runtime::Error> { \
          ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, \"own\", policy).await }\n";
@@ -481,15 +483,38 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
             line => format!("    {line}\n"),
         })
         .collect();
-    let expected_config = format!(
-        "{}\n::oma_mcp_runtime::drift_items! {{\n{indented}}}\n",
-        unparse(&expected_config)
+    // `connect_config()` ends the plain items; `connect(policy)` ends the module, as the last
+    // item of the `drift_items!` block.
+    let config_text = unparse(&expected_config);
+    assert!(
+        expected_code.contains(&config_text),
+        "the module does not hold\n{config_text}\n--- module ---\n{expected_code}"
     );
-    assert_eq!(pinned.servers["own"].connect_config_code(), expected_config);
+    let drift_end = format!("{indented}}}\n");
+    assert!(
+        expected_code.ends_with(&drift_end),
+        "the module does not end with\n{drift_end}\n--- module ---\n{expected_code}"
+    );
     assert_eq!(
         std::fs::read_to_string(d.generated()).expect("generated file"),
         expected_code
     );
+    // `oma-mcp generate --manifest` prints that very file, run from the crate's directory
+    // (where the build script resolved the manifest's paths).
+    #[cfg(feature = "cli")]
+    {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
+            .current_dir(&d.root)
+            .args(["generate", "--manifest", "oma-mcp.toml", "--server", "own"])
+            .output()
+            .expect("run oma-mcp");
+        assert_success(&out);
+        assert!(
+            out.stdout == std::fs::read(d.generated()).expect("generated file"),
+            "`oma-mcp generate --manifest` differs from the build script's output:\n{}",
+            text(&out.stdout)
+        );
+    }
     let taken = stamp(&snap);
     let generated = stamp(&d.generated());
     d.assert_no_server_left();
@@ -835,14 +860,9 @@ fn builder_in_process_writes_only_when_changed() {
     assert_eq!(done[0].warnings, Vec::<String>::new());
     let snapshot = Snapshot::read(&snap).expect("snapshot written");
     assert_eq!(snapshot, taken);
-    let expected = oma_mcp_build::generate(
-        &snapshot,
-        &GenerateOptions::default().with_name_prefix("own"),
-    )
-    .expect("generate")
-    .code
-        + "\n"
-        + &pin.servers["own"].connect_config_code();
+    let expected = oma_mcp_build::generate(&snapshot, &pin.servers["own"].generate_options())
+        .expect("generate")
+        .code;
     // Not `assert_eq!`: a failure would print the whole module twice.
     assert!(
         std::fs::read_to_string(&generated).expect("generated") == expected,

@@ -1,0 +1,85 @@
+//! Flags several subcommands share (clap stays in the binary, out of the library).
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+/// A server given by manifest or by command line.
+#[derive(Debug, Args)]
+pub struct Target {
+    /// The manifest that pins the server (default: ./oma-mcp.toml when no `-- COMMAND` is
+    /// given).
+    #[arg(long, value_name = "PATH")]
+    pub manifest: Option<PathBuf>,
+    /// The server's name in the manifest (needed when it pins several, unless `call`'s tool
+    /// name carries the prefix of exactly one).
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+    /// The largest JSON-RPC message (one line) accepted from the server, in bytes (default:
+    /// the manifest's `max-message-bytes`, else 67108864, 64 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_message_bytes: Option<usize>,
+    /// Environment for the server.
+    #[command(flatten)]
+    pub server_env: super::server_env::ServerEnv,
+    /// How the MCP session starts (default: the manifest's `lifecycle`, else auto).
+    #[arg(long, value_enum)]
+    pub lifecycle: Option<LifecycleArg>,
+    /// The server command and its arguments, after `--` (instead of --manifest/--server).
+    #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
+    pub command: Vec<String>,
+}
+
+/// `--lifecycle`: how the MCP session starts (the runtime's `Lifecycle`, mirrored here so
+/// clap stays out of the library).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LifecycleArg {
+    /// `server/discover` (protocol 2026-07-28), else `initialize`; a server that exits on
+    /// `server/discover` is started again with `initialize`.
+    Auto,
+    /// Only `initialize` (protocol revisions before 2026-07-28): no probe.
+    Initialize,
+    /// Only `server/discover` (protocol 2026-07-28).
+    Discover,
+}
+
+impl From<LifecycleArg> for oma_mcp_runtime::Lifecycle {
+    fn from(arg: LifecycleArg) -> Self {
+        match arg {
+            LifecycleArg::Auto => Self::Auto,
+            LifecycleArg::Initialize => Self::Initialize,
+            LifecycleArg::Discover => Self::Discover,
+        }
+    }
+}
+
+/// Output formats of `list` and `call`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable text.
+    Text,
+    /// JSON for scripts.
+    Json,
+}
+
+/// Parses `--timeout-ms`: a whole number of milliseconds greater than 0 (0 would time out
+/// every request before the server could answer).
+pub fn timeout_ms(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("the timeout must be at least 1 millisecond".to_owned()),
+        Ok(ms) => Ok(ms),
+        Err(e) => Err(format!("expected a whole number of milliseconds ({e})")),
+    }
+}
+
+/// One `--rename TOOL=NAME` value: split at the last `=` (a tool name may hold `=`, a Rust
+/// name cannot).
+pub fn rename_entry(value: &str) -> Result<(String, String), String> {
+    match value.rsplit_once('=') {
+        Some((tool, name)) if !tool.is_empty() => Ok((tool.to_owned(), name.to_owned())),
+        _ => Err(format!(
+            "expected TOOL=NAME (a raw MCP tool name, `=`, the stem of its Rust names), e.g. \
+             search-a=SearchHyphen; got {value:?}"
+        )),
+    }
+}
