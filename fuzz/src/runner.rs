@@ -106,7 +106,7 @@ pub fn check_catching(
 }
 
 /// The 32-byte ChaCha seed of a `u64` seed (its little-endian bytes, repeated).
-fn rng(seed: u64) -> TestRng {
+pub(crate) fn rng(seed: u64) -> TestRng {
     let bytes: Vec<u8> = seed
         .to_le_bytes()
         .iter()

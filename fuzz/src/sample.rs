@@ -7,7 +7,7 @@ use std::process::Command;
 
 use oma_mcp_runtime::snapshot::Snapshot;
 use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use proptest::test_runner::{Config, TestRunner};
 use serde_json::Value;
 
 use crate::targets::{self, codegen_options};
@@ -21,17 +21,7 @@ pub fn workspace_root() -> PathBuf {
 
 /// `count` codegen inputs from the codegen target's generator, seeded with `seed`.
 pub fn random_inputs(count: usize, seed: u64) -> Vec<Value> {
-    let bytes: Vec<u8> = seed
-        .to_le_bytes()
-        .iter()
-        .copied()
-        .cycle()
-        .take(32)
-        .collect();
-    let mut runner = TestRunner::new_with_rng(
-        Config::default(),
-        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
-    );
+    let mut runner = TestRunner::new_with_rng(Config::default(), crate::runner::rng(seed));
     let strategy = targets::target("codegen").map(|t| (t.strategy)());
     let Some(strategy) = strategy else {
         return Vec::new();

@@ -19,7 +19,8 @@ pub struct CallArgs {
     /// The arguments, a JSON object.
     #[arg(long, value_name = "JSON")]
     pub args: Option<String>,
-    /// The seed's namePrefix (default: the manifest's `prefix`).
+    /// The tool name prefix, open-multi-agent's namePrefix: tools are named
+    /// `<prefix>_<name>` (default: the manifest's `prefix`).
     #[arg(long, value_name = "P")]
     pub prefix: Option<String>,
     /// The per-request timeout in milliseconds, at least 1 (default: the manifest's, else

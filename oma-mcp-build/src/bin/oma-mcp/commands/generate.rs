@@ -32,7 +32,7 @@ pub struct GenerateArgs {
     /// The server of --manifest (needed when it pins several).
     #[arg(long, value_name = "NAME", requires = "manifest")]
     pub server: Option<String>,
-    /// The seed's namePrefix for the tools' framework names.
+    /// The tool name prefix, open-multi-agent's namePrefix: tools are named `<prefix>_<name>`.
     #[arg(long, value_name = "P")]
     pub prefix: Option<String>,
     /// Mark tools consequential by raw MCP name or glob (repeatable).

@@ -11,7 +11,8 @@ use crate::shared::{CliError, Outcome, pretty, print, terminal};
 /// Flags of `list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// The seed's namePrefix (default: the manifest's `prefix`).
+    /// The tool name prefix, open-multi-agent's namePrefix: tools are named
+    /// `<prefix>_<name>` (default: the manifest's `prefix`).
     #[arg(long, value_name = "P")]
     pub prefix: Option<String>,
     /// The per-request timeout in milliseconds, at least 1 (default: the manifest's, else
