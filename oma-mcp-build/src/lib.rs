@@ -1,12 +1,38 @@
-//! Build-time side of oma-mcp: snapshot a pinned MCP server and generate typed Rust tools,
-//! the way `prost-build` does for protobuf.
+//! Build-time side of oma-mcp: snapshot a pinned MCP server and generate typed Rust tools
+//! from it, the way `prost-build` does for protobuf. Generated code calls
+//! [`oma_mcp_runtime`], whose crate docs describe the run-time side.
 //!
-//! 1. `oma-mcp.toml` pins each server ([`manifest`]).
-//! 2. Its `tools/list` is kept in a committed, canonical snapshot
-//!    ([`oma_mcp_runtime::snapshot`]).
-//! 3. `build.rs` generates an argument struct and an [`oma_mcp_runtime::McpTool`] marker
-//!    type per tool from the snapshot, offline and deterministically ([`builder`],
-//!    [`codegen`]).
+//! # Walkthrough
+//!
+//! **`Cargo.toml`**: the runtime as a dependency, this crate as a build dependency (until the
+//! crates are published, as path or git dependencies; see the README):
+//!
+//! ```toml
+//! [dependencies]
+//! oma-mcp-runtime = "0.1"
+//! tokio = { version = "1", features = ["rt", "macros"] }
+//!
+//! [build-dependencies]
+//! oma-mcp-build = "0.1"
+//! ```
+//!
+//! **`oma-mcp.toml`** beside it pins each server ([`manifest`] lists every key):
+//!
+//! ```toml
+//! [servers.everything]
+//! command = "node_modules/.bin/mcp-server-everything"
+//! args = ["stdio"]
+//! prefix = "everything"
+//! snapshot = "mcp/everything.snapshot.json"   # committed; taken once, see below
+//! ```
+//!
+//! **The snapshot**: the server's `tools/list`, canonical and committed
+//! ([`oma_mcp_runtime::snapshot`]). A build never starts a server on its own: a missing
+//! snapshot is [`Error::SnapshotMissing`], naming the commands that take it
+//! (`OMA_MCP_REFRESH=everything cargo build`, or `oma-mcp snapshot` from the CLI).
+//!
+//! **`build.rs`** generates one module per server into `OUT_DIR`, offline and
+//! deterministically ([`builder`], [`codegen`]):
 //!
 //! ```no_run
 //! // build.rs
@@ -16,8 +42,40 @@
 //! }
 //! ```
 //!
+//! **`src/main.rs`** includes the module with [`oma_mcp_runtime::include_tools!`]: per tool a
+//! marker type (its MCP name, prefixed name, description, digest and `CONSEQUENTIAL` flag),
+//! an argument struct and, with an `outputSchema`, an output type; per server
+//! `connect_config()` and `connect(policy)`. Calls are typed:
+//!
+//! ```ignore
+//! mod everything {
+//!     oma_mcp_runtime::include_tools!("everything");
+//! }
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> Result<(), oma_mcp_runtime::Error> {
+//!     let client = oma_mcp_runtime::connect_mcp_tools(everything::connect_config()).await?;
+//!     let result = client
+//!         .call(everything::Echo, everything::EchoArgs { message: "hi".into() })
+//!         .await;
+//!     assert_eq!(result.data, "Echo: hi");
+//!     client.disconnect().await;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # Modules
+//!
+//! - [`builder`]: the `build.rs` API ([`configure`], [`Builder`]) and what it tells cargo.
+//! - [`manifest`]: `oma-mcp.toml` ([`Manifest`], [`ServerPin`]).
+//! - [`codegen`]: snapshot → type model → tokens → prettyplease ([`generate`],
+//!   [`GenerateOptions`]), including the stable Rust names of tools and properties.
+//! - [`write`](mod@write): writing at build time: [`write_if_changed`] and [`WriteSnapshot`].
+//! - [`error`]: the crate's [`Error`]; [`Report`] for a build script's `main`.
+//! - `snapshot_format` (feature `cli`): the JSON Schema of the snapshot file.
+//!
 //! The `oma-mcp` command-line tool (feature `cli`) takes snapshots, generates code, lists and
-//! calls tools.
+//! calls tools, and checks pinned servers for drift in CI.
 
 pub mod builder;
 pub mod codegen;
