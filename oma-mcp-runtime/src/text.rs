@@ -1,5 +1,6 @@
-//! Text helpers shared by oma-mcp's crates: cutting a server-provided value for a message, and
-//! the set of Unicode bidirectional formatting characters that must not reach a terminal or a
+//! Text helpers shared by oma-mcp's crates: cutting a server-provided value for a message,
+//! naming a JSON value's kind in a message, and the set of Unicode bidirectional formatting
+//! characters that must not reach a terminal or a
 //! doc comment as they are.
 //!
 //! Used by `oma-mcp-build` (the code generator and the CLI) so that every part of oma-mcp
@@ -29,6 +30,25 @@ pub fn cut(s: &str, max: usize) -> String {
 /// sent (a megabyte-long name, a whole document as a version).
 pub fn excerpt(value: &impl std::fmt::Display) -> String {
     cut(&value.to_string(), EXCERPT_CHARS)
+}
+
+/// The kind of a JSON value as a message names it: `null`, `a boolean`, `a number`,
+/// `a string`, `an array` or `an object` (`expected a schema, found a string`).
+///
+/// ```
+/// use oma_mcp_runtime::text::json_kind;
+/// assert_eq!(json_kind(&serde_json::json!([1])), "an array");
+/// ```
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// Whether `c` is a Unicode bidirectional formatting character (U+061C, U+200E, U+200F,

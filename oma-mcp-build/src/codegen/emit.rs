@@ -72,8 +72,11 @@ pub(crate) fn file(
 
 /// `items` formatted one at a time, so a blank line separates items.
 fn items_text(items: Vec<syn::Item>) -> String {
-    let Ok(mut file) = syn::parse2::<syn::File>(TokenStream::new()) else {
-        return String::new();
+    let mut file = syn::File {
+        shebang: None,
+        frontmatter: None,
+        attrs: Vec::new(),
+        items: Vec::new(),
     };
     let mut out = String::new();
     for (i, item) in items.into_iter().enumerate() {

@@ -40,6 +40,8 @@ use serde_json::{Map, Value};
 
 use super::Warning;
 use super::names::{self, Namespace};
+/// What kind of JSON value a schema keyword holds, for messages (shared with the CLI).
+pub(super) use oma_mcp_runtime::text::json_kind as kind;
 
 pub(crate) use self::input::input_types;
 pub(crate) use self::model::*;
@@ -763,18 +765,6 @@ fn description_of(schema: &Map<String, Value>) -> Option<String> {
         .and_then(Value::as_str)
         .filter(|d| !d.trim().is_empty())
         .map(str::to_owned)
-}
-
-/// What kind of JSON value `v` is, for messages.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

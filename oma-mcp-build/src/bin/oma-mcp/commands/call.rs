@@ -61,7 +61,7 @@ pub async fn run(call: CallArgs) -> Result<Outcome, CliError> {
             Ok(Value::Object(map)) => Some(map),
             Ok(other) => {
                 return Err(CliError::BadArgs {
-                    reason: format!("got {}", kind(&other)),
+                    reason: format!("got {}", oma_mcp_runtime::text::json_kind(&other)),
                 });
             }
             Err(e) => {
@@ -192,16 +192,5 @@ async fn call_showing_progress(
             }
             oma_mcp_runtime::ToolResult::failed(mcp_name, &e.chain().to_string())
         }
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
