@@ -135,7 +135,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use config::{
     ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, DISCOVER_PROBE_TIMEOUT,
-    Lifecycle,
+    Lifecycle, redact_url,
 };
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;

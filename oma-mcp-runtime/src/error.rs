@@ -155,6 +155,101 @@ pub enum Error {
         source: Box<Error>,
     },
 
+    /// An environment variable that an HTTP pin takes a credential from
+    /// ([`ConnectConfig::bearer_env`](crate::ConnectConfig::bearer_env),
+    /// [`ConnectConfig::header_env`](crate::ConnectConfig::header_env); manifest keys
+    /// `bearer-env`, `header-env`; CLI `--bearer-env`, `--header-env`) is not set or not UTF-8.
+    /// Checked before anything is sent; the message names the variable, never a value.
+    #[error(
+        "the environment variable `{var}` (for the HTTP header `{header}`) is not set or not          UTF-8; set it (in CI: from the secret store) before connecting"
+    )]
+    MissingEnv {
+        /// The variable's name.
+        var: String,
+        /// The header it is for (`Authorization`).
+        header: String,
+    },
+
+    /// A literal or environment header of an HTTP pin is not a valid HTTP header (RFC 9110
+    /// field name or value), or is one the transport sets itself (`Accept`, `Content-Type`,
+    /// `Mcp-Session-Id`, `MCP-Protocol-Version`, `Last-Event-ID`). The value is never shown.
+    #[error("invalid HTTP header `{name}` for the MCP server `{server}`: {reason}")]
+    InvalidHeader {
+        /// The header name, as configured (cut to 100 chars).
+        name: String,
+        /// The server's URL, redacted ([`crate::connect::redact_url`]).
+        server: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// [`ConnectConfig::url`](crate::ConnectConfig::url) is set but `oma-mcp-runtime` was
+    /// compiled without its cargo feature `http`.
+    #[error(
+        "cannot connect to the MCP server `{server}` over streamable HTTP: oma-mcp-runtime was          built without its cargo feature `http` (add `features = [\"http\"]` to its dependency)"
+    )]
+    HttpFeatureDisabled {
+        /// The server's URL, redacted.
+        server: String,
+    },
+
+    /// The server could not be reached over HTTP: connection refused, DNS failure, TLS
+    /// failure, a redirect loop, or the connection broke while the response was read. The
+    /// cause (from `reqwest`, without the URL) is the [`source`](std::error::Error::source).
+    #[error(
+        "cannot reach the MCP server `{server}` for `{method}` (check the URL, that the server          is running, and the network)"
+    )]
+    HttpUnreachable {
+        /// The server's URL, redacted.
+        server: String,
+        /// The JSON-RPC method of the request (`initialize`, `tools/call`, …).
+        method: String,
+        /// What failed.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+
+    /// The server answered an HTTP request with a status or a body that is not an MCP
+    /// response (a proxy's `502` page, `200 text/html`, an SSE stream that ended before the
+    /// response, a redirect to another origin). Says the status, the redacted URL and the
+    /// first 300 chars of the body.
+    #[error(
+        "the MCP server `{server}` answered `{method}` with {}: {reason}",
+        status_text(*status)
+    )]
+    Http {
+        /// The server's URL, redacted.
+        server: String,
+        /// The JSON-RPC method of the request.
+        method: String,
+        /// The HTTP status, when a response arrived.
+        status: Option<u16>,
+        /// What was wrong, with an excerpt of the body and what to do.
+        reason: String,
+    },
+
+    /// The server answered `401 Unauthorized` or `403 Forbidden`. The message says how to
+    /// supply credentials (`--bearer-env` / `--header-env`, or the manifest keys
+    /// `bearer-env` / `header-env`), names the variables that were used, and quotes the
+    /// server's `WWW-Authenticate` challenge (cut to 300 chars). OAuth is not supported yet.
+    #[error(
+        "the MCP server `{server}` answered `{method}` with HTTP {status} ({}){}; {hint}",
+        if *status == 401 { "unauthorized" } else { "forbidden" },
+        challenge.as_ref().map(|c| format!(", challenge: {c}")).unwrap_or_default()
+    )]
+    HttpAuth {
+        /// The server's URL, redacted.
+        server: String,
+        /// The JSON-RPC method of the request.
+        method: String,
+        /// 401 or 403.
+        status: u16,
+        /// The `WWW-Authenticate` header, when sent.
+        challenge: Option<String>,
+        /// What to do: which variables were used, or how to pass credentials.
+        hint: String,
+    },
+
     /// The server answered a request with a JSON-RPC error. `Display` is exactly the contract's
     /// `MCP error <code>: <message>`.
     #[error("MCP error {code}: {message}")]
@@ -340,6 +435,9 @@ impl Error {
             Error::ServerExited { command, .. } | Error::NotMcpServer { command, .. } => {
                 Some(command)
             }
+            Error::HttpUnreachable { server, .. }
+            | Error::Http { server, .. }
+            | Error::HttpAuth { server, .. } => Some(server),
             Error::FallbackFailed { discover, .. } => discover.command(),
             Error::DiscoverUnsupported { source } => source.command(),
             _ => None,
@@ -406,6 +504,11 @@ impl Error {
             other => other,
         }
     }
+}
+
+/// `HTTP 502`, or `no HTTP response` when none arrived, for [`Error::Http`].
+fn status_text(status: Option<u16>) -> String {
+    status.map_or_else(|| "no HTTP response".to_owned(), |s| format!("HTTP {s}"))
 }
 
 /// How the server ended and its stderr, for [`Error::Handshake`]: `" (<exit>; <stderr>)"`

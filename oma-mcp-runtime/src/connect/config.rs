@@ -121,6 +121,25 @@ pub struct ConnectConfig {
     /// SEP-2575), `initialize`, or the first with fallback to the second. Default:
     /// [`Lifecycle::Auto`].
     pub lifecycle: Lifecycle,
+    /// The server's streamable HTTP endpoint (MCP 2025-03-26 and later, "Streamable HTTP"),
+    /// e.g. `https://api.githubcopilot.com/mcp/`. When set, the client speaks HTTP to it
+    /// (cargo feature `http`) and [`ConnectConfig::command`], `args`, `env`, `pass_env` and
+    /// `cwd` are not used. Set by [`ConnectConfig::http`]. Default: `None` (stdio).
+    pub url: Option<String>,
+    /// Literal HTTP headers sent with every request to [`ConnectConfig::url`] (name → value).
+    /// They are recorded (in a snapshot's source, in generated code): put no secret here; use
+    /// [`ConnectConfig::bearer_env`] or [`ConnectConfig::header_env`]. Default: none.
+    pub headers: BTreeMap<String, String>,
+    /// The name of an environment variable whose value is sent as
+    /// `Authorization: Bearer <value>` with every HTTP request. It is read when connecting; a
+    /// variable that is not set (or not UTF-8) is
+    /// [`Error::MissingEnv`](crate::Error::MissingEnv) before anything is sent. The value never
+    /// appears in a log, an error or a snapshot. Default: `None`.
+    pub bearer_env: Option<String>,
+    /// HTTP headers whose values come from environment variables (header name → variable
+    /// name), for servers with their own schemes (`X-Api-Key`). Read and kept secret as
+    /// [`ConnectConfig::bearer_env`]. Default: none.
+    pub header_env: BTreeMap<String, String>,
 }
 
 impl ConnectConfig {
@@ -139,6 +158,29 @@ impl ConnectConfig {
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             validate_input: true,
             lifecycle: Lifecycle::Auto,
+            url: None,
+            headers: BTreeMap::new(),
+            bearer_env: None,
+            header_env: BTreeMap::new(),
+        }
+    }
+
+    /// A configuration for the streamable HTTP server at `url`, with open-multi-agent's
+    /// defaults otherwise. Connecting needs the cargo feature `http` of `oma-mcp-runtime`
+    /// (without it, [`connect_mcp_tools`](crate::connect_mcp_tools) fails with
+    /// [`Error::HttpFeatureDisabled`](crate::Error::HttpFeatureDisabled)).
+    ///
+    /// ```
+    /// # use oma_mcp_runtime::ConnectConfig;
+    /// let config = ConnectConfig::http("https://api.githubcopilot.com/mcp/")
+    ///     .with_bearer_env("GITHUB_TOKEN")
+    ///     .with_header("X-MCP-Toolsets", "repos,issues");
+    /// assert_eq!(config.url.as_deref(), Some("https://api.githubcopilot.com/mcp/"));
+    /// ```
+    pub fn http(url: impl Into<String>) -> Self {
+        Self {
+            url: Some(url.into()),
+            ..Self::new(String::new())
         }
     }
 
@@ -209,11 +251,92 @@ impl ConnectConfig {
         self.lifecycle = lifecycle;
         self
     }
+
+    /// Adds (or replaces) one literal HTTP header; recorded, so never a secret (see
+    /// [`ConnectConfig::headers`]).
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.insert(name.into(), value.into());
+        self
+    }
+
+    /// Sends `Authorization: Bearer $VAR` with every HTTP request, `VAR` read when connecting
+    /// (see [`ConnectConfig::bearer_env`]).
+    pub fn with_bearer_env(mut self, var: impl Into<String>) -> Self {
+        self.bearer_env = Some(var.into());
+        self
+    }
+
+    /// Sends the header `name` with the value of the environment variable `var`, read when
+    /// connecting (see [`ConnectConfig::header_env`]).
+    pub fn with_header_env(mut self, name: impl Into<String>, var: impl Into<String>) -> Self {
+        self.header_env.insert(name.into(), var.into());
+        self
+    }
 }
+
+/// `url` as it may be recorded or shown (in a snapshot's source, generated code, messages and
+/// logs): userinfo (`user:password@`) becomes `***@` and every query value becomes `***`
+/// (`?key=***`), as either may hold a credential; the fragment is dropped (it is never sent).
+/// Text that is not an absolute URL becomes `<invalid URL>` (it could hold anything).
+///
+/// ```
+/// use oma_mcp_runtime::connect::redact_url;
+/// assert_eq!(
+///     redact_url("https://me:s3cret@mcp.example.com/mcp?api_key=abc&v=2#top"),
+///     "https://***@mcp.example.com/mcp?api_key=***&v=***"
+/// );
+/// assert_eq!(redact_url("http://127.0.0.1:8080/mcp"), "http://127.0.0.1:8080/mcp");
+/// ```
+pub fn redact_url(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return "<invalid URL>".to_owned();
+    };
+    let had_userinfo = !parsed.username().is_empty() || parsed.password().is_some();
+    if had_userinfo {
+        // Cannot fail for a URL with a host (userinfo needs one).
+        let _ = parsed.set_password(None);
+        let _ = parsed.set_username("***");
+    }
+    if parsed.query().is_some() {
+        let keys: Vec<String> = parsed.query_pairs().map(|(k, _)| k.into_owned()).collect();
+        let query = keys
+            .iter()
+            .map(|k| format!("{}=***", percent_encoding::utf8_percent_encode(k, QUERY_KEY)))
+            .collect::<Vec<_>>()
+            .join("&");
+        parsed.set_query(Some(&query));
+    }
+    parsed.set_fragment(None);
+    parsed.to_string()
+}
+
+/// What is escaped in a redacted query key: controls, space and the query delimiters.
+const QUERY_KEY: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'&')
+    .add(b'=')
+    .add(b'<')
+    .add(b'>');
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redacts_userinfo_and_query_values() {
+        assert_eq!(
+            redact_url("https://tok@h.example/mcp?token=x"),
+            "https://***@h.example/mcp?token=***"
+        );
+        assert_eq!(redact_url("https://h.example/?a"), "https://h.example/?a=***");
+        assert_eq!(redact_url("not a url s3cret"), "<invalid URL>");
+        assert_eq!(
+            redact_url("https://h.example/a%20b?x%26y=1"),
+            "https://h.example/a%20b?x%26y=***"
+        );
+    }
 
     #[test]
     fn defaults_are_the_contracts() {
@@ -228,6 +351,26 @@ mod tests {
         assert_eq!(c.max_message_size, 64 * 1024 * 1024);
         assert!(c.validate_input);
         assert_eq!(c.lifecycle, Lifecycle::Auto);
+        assert_eq!(c.url, None);
+        assert!(c.headers.is_empty() && c.header_env.is_empty());
+        assert_eq!(c.bearer_env, None);
+    }
+
+    #[test]
+    fn an_http_config_has_a_url_and_no_command() {
+        let c = ConnectConfig::http("http://127.0.0.1:1/mcp")
+            .with_header("X-MCP-Toolsets", "repos")
+            .with_bearer_env("TOKEN")
+            .with_header_env("X-Api-Key", "KEY");
+        assert_eq!(c.url.as_deref(), Some("http://127.0.0.1:1/mcp"));
+        assert_eq!(c.command, "");
+        assert_eq!(
+            c.headers.get("X-MCP-Toolsets").map(String::as_str),
+            Some("repos")
+        );
+        assert_eq!(c.bearer_env.as_deref(), Some("TOKEN"));
+        assert_eq!(c.header_env.get("X-Api-Key").map(String::as_str), Some("KEY"));
+        assert_eq!(c.request_timeout, DEFAULT_REQUEST_TIMEOUT);
     }
 
     #[test]
