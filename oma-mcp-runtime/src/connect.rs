@@ -118,6 +118,8 @@ mod framing;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "http")]
+mod http;
 mod lifecycle;
 mod process;
 mod progress;
@@ -137,6 +139,8 @@ pub use config::{
     ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, DISCOVER_PROBE_TIMEOUT,
     Lifecycle, redact_url,
 };
+#[cfg(feature = "http")]
+pub use http::{CONNECT_TIMEOUT, MAX_REDIRECTS, MAX_RESUMES};
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 
@@ -176,8 +180,11 @@ pub struct DiscoveredTool {
 #[derive(Debug)]
 pub struct McpClient {
     session: Session,
-    /// The server process, owned by its exit watcher.
-    process: process::Watched,
+    /// The server process, owned by its exit watcher (`None` over HTTP).
+    process: Option<process::Watched>,
+    /// The streamable HTTP transport (`None` over stdio).
+    #[cfg(feature = "http")]
+    http: Option<std::sync::Arc<http::Http>>,
     /// Set by the first [`McpClient::disconnect`]; a second one waits for the first.
     stopped: tokio::sync::Mutex<bool>,
     pid: Option<u32>,
@@ -269,36 +276,9 @@ async fn start(
     lifecycle: Lifecycle,
     deadline: tokio::time::Instant,
 ) -> Result<McpClient, Started> {
-    let command_line = process::command_line(&config.command, &config.args);
-    let spawned = process::spawn(config).map_err(Started::Failed)?;
-    tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
-    let session = Session::start(
-        spawned.stdin,
-        spawned.stdout,
-        spawned.stderr,
-        config.request_timeout,
-        config.max_message_size,
-        command_line.clone(),
-    );
-    // The server's exit closes the session even when no EOF arrives on its stdout.
-    let process = process::watch(
-        spawned.child,
-        spawned.pid,
-        session.close_after_exit(EXIT_DRAIN),
-    );
-    let mut client = McpClient {
-        session,
-        process,
-        stopped: tokio::sync::Mutex::new(false),
-        pid: spawned.pid,
-        command: config.command.clone(),
-        args: config.args.clone(),
-        command_line,
-        server_info: None,
-        protocol_version: None,
-        client_context: None,
-        tools: Vec::new(),
-        validate_input: config.validate_input,
+    let mut client = match &config.url {
+        Some(url) => connect_http(config, url).map_err(Started::Failed)?,
+        None => spawn_stdio(config).map_err(Started::Failed)?,
     };
     match lifecycle::establish(
         &client.session,
@@ -315,6 +295,20 @@ async fn start(
                 protocol_version = %negotiated.protocol_version,
                 "MCP lifecycle established"
             );
+            #[cfg(feature = "http")]
+            if let Some(http) = &client.http
+                && negotiated.client_context.is_none()
+            {
+                // An `initialize` session: the version header from now on, and the stream of
+                // server messages when the server keeps a session.
+                http.set_protocol_version(&negotiated.protocol_version);
+                if http.has_session() {
+                    let (shared, out) = client.session.parts();
+                    client.session.add_task(tokio::spawn(
+                        std::sync::Arc::clone(http).server_stream(shared, out),
+                    ));
+                }
+            }
             client.server_info = negotiated.server_info;
             client.protocol_version = Some(negotiated.protocol_version);
             client.client_context = negotiated.client_context;
@@ -345,10 +339,86 @@ async fn start(
     }
 }
 
+/// Spawns the stdio server of `config` and starts its session.
+fn spawn_stdio(config: &ConnectConfig) -> Result<McpClient, Error> {
+    let command_line = process::command_line(&config.command, &config.args);
+    let spawned = process::spawn(config)?;
+    tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
+    let session = Session::start(
+        spawned.stdin,
+        spawned.stdout,
+        spawned.stderr,
+        config.request_timeout,
+        config.max_message_size,
+        command_line.clone(),
+    );
+    // The server's exit closes the session even when no EOF arrives on its stdout.
+    let process = process::watch(
+        spawned.child,
+        spawned.pid,
+        session.close_after_exit(EXIT_DRAIN),
+    );
+    Ok(McpClient::new(
+        session,
+        Some(process),
+        spawned.pid,
+        config,
+        command_line,
+    ))
+}
+
+/// Starts a session with the streamable HTTP server at `url` (nothing is sent yet).
+#[cfg(feature = "http")]
+fn connect_http(config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
+    let http = std::sync::Arc::new(http::Http::new(config, url)?);
+    let label = http.label().to_owned();
+    let session = Session::start_http(
+        std::sync::Arc::clone(&http),
+        config.request_timeout,
+        config.max_message_size,
+    );
+    let mut client = McpClient::new(session, None, None, config, label);
+    client.http = Some(http);
+    Ok(client)
+}
+
+/// Without the `http` feature, a URL pin is an error.
+#[cfg(not(feature = "http"))]
+fn connect_http(_config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
+    Err(Error::HttpFeatureDisabled {
+        server: redact_url(url),
+    })
+}
+
 /// Every method of [`McpClient`] is in this one block. The typed calls, the tool-layer
 /// definitions and the drift check (at its end) are thin methods over their modules' code
 /// ([`crate::typed`], [`crate::tool`], [`crate::drift`]).
 impl McpClient {
+    fn new(
+        session: Session,
+        process: Option<process::Watched>,
+        pid: Option<u32>,
+        config: &ConnectConfig,
+        command_line: String,
+    ) -> Self {
+        Self {
+            session,
+            process,
+            #[cfg(feature = "http")]
+            http: None,
+            stopped: tokio::sync::Mutex::new(false),
+            pid,
+            command: config.command.clone(),
+            args: config.args.clone(),
+            command_line,
+            server_info: None,
+            protocol_version: None,
+            client_context: None,
+            tools: Vec::new(),
+            validate_input: config.validate_input,
+        }
+    }
+
     /// Lists the tools after the lifecycle (the last step of [`connect_mcp_tools`]); on
     /// failure the server is stopped.
     async fn discover_tools(mut self, prefix: Option<&str>) -> Result<McpClient, Error> {
@@ -367,7 +437,10 @@ impl McpClient {
     /// How the server process ended, for messages (`"; the server exited (exit status: 3)"`),
     /// when it ends within [`EXIT_STATUS_WAIT`]; else empty.
     async fn exit_status(&self) -> String {
-        self.process
+        let Some(process) = &self.process else {
+            return String::new();
+        };
+        process
             .exited_within(EXIT_STATUS_WAIT)
             .await
             .flatten()
@@ -378,7 +451,10 @@ impl McpClient {
     /// A request's error, with the server's exit status and stderr lines when the server
     /// went away while it was pending ([`Error::ServerExited`]); other errors unchanged.
     async fn explain(&self, method: &str, error: Error) -> Error {
-        if !matches!(error, Error::ConnectionClosed) || self.session.closed_by_client() {
+        if !matches!(error, Error::ConnectionClosed)
+            || self.session.closed_by_client()
+            || self.process.is_none()
+        {
             return error;
         }
         let exit = self.exit_status().await;
@@ -528,7 +604,13 @@ impl McpClient {
                     }
                     cursor = Some(next);
                 }
-                _ => return Ok(tools),
+                _ => {
+                    #[cfg(feature = "http")]
+                    if let Some(http) = &self.http {
+                        http.learn_tools(&tools);
+                    }
+                    return Ok(tools);
+                }
             }
         }
         Err(self.invalid(
@@ -755,7 +837,13 @@ impl McpClient {
         }
         *stopped = true;
         self.session.close();
-        self.process.shutdown(eof_grace).await;
+        #[cfg(feature = "http")]
+        if let Some(http) = &self.http {
+            http.end_session().await;
+        }
+        if let Some(process) = &self.process {
+            process.shutdown(eof_grace).await;
+        }
         self.session.stop_tasks(STDERR_DRAIN).await;
         tracing::debug!(server = %self.command_line, "MCP server stopped");
     }
@@ -853,7 +941,9 @@ impl Drop for McpClient {
         if !*self.stopped.get_mut() {
             // The whole process group, and the server itself through its watcher (or, when the
             // runtime is already gone, `kill_on_drop` of the dropped watcher's `Child`).
-            self.process.kill_now();
+            if let Some(process) = &self.process {
+                process.kill_now();
+            }
         }
     }
 }

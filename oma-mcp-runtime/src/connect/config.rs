@@ -301,7 +301,12 @@ pub fn redact_url(url: &str) -> String {
         let keys: Vec<String> = parsed.query_pairs().map(|(k, _)| k.into_owned()).collect();
         let query = keys
             .iter()
-            .map(|k| format!("{}=***", percent_encoding::utf8_percent_encode(k, QUERY_KEY)))
+            .map(|k| {
+                format!(
+                    "{}=***",
+                    percent_encoding::utf8_percent_encode(k, QUERY_KEY)
+                )
+            })
             .collect::<Vec<_>>()
             .join("&");
         parsed.set_query(Some(&query));
@@ -330,7 +335,10 @@ mod tests {
             redact_url("https://tok@h.example/mcp?token=x"),
             "https://***@h.example/mcp?token=***"
         );
-        assert_eq!(redact_url("https://h.example/?a"), "https://h.example/?a=***");
+        assert_eq!(
+            redact_url("https://h.example/?a"),
+            "https://h.example/?a=***"
+        );
         assert_eq!(redact_url("not a url s3cret"), "<invalid URL>");
         assert_eq!(
             redact_url("https://h.example/a%20b?x%26y=1"),
@@ -369,7 +377,10 @@ mod tests {
             Some("repos")
         );
         assert_eq!(c.bearer_env.as_deref(), Some("TOKEN"));
-        assert_eq!(c.header_env.get("X-Api-Key").map(String::as_str), Some("KEY"));
+        assert_eq!(
+            c.header_env.get("X-Api-Key").map(String::as_str),
+            Some("KEY")
+        );
         assert_eq!(c.request_timeout, DEFAULT_REQUEST_TIMEOUT);
     }
 
