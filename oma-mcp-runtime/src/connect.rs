@@ -137,7 +137,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use config::{
     ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, DISCOVER_PROBE_TIMEOUT,
-    Lifecycle, redact_url,
+    Elicitation, Lifecycle, accept_defaults, redact_url,
 };
 #[cfg(feature = "http")]
 pub use http::{CONNECT_TIMEOUT, MAX_REDIRECTS, MAX_RESUMES};
@@ -351,6 +351,7 @@ fn spawn_stdio(config: &ConnectConfig) -> Result<McpClient, Error> {
         config.request_timeout,
         config.max_message_size,
         command_line.clone(),
+        config.elicitation.clone(),
     );
     // The server's exit closes the session even when no EOF arrives on its stdout.
     let process = process::watch(
@@ -376,6 +377,7 @@ fn connect_http(config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
         std::sync::Arc::clone(&http),
         config.request_timeout,
         config.max_message_size,
+        config.elicitation.clone(),
     );
     let mut client = McpClient::new(session, None, None, config, label);
     client.http = Some(http);
@@ -723,11 +725,28 @@ impl McpClient {
         cancel: Option<&CancellationToken>,
         progress_token: Option<u64>,
     ) -> Result<Value, Error> {
+        self.call_raw_full(raw_name, arguments, cancel, progress_token, Map::new())
+            .await
+    }
+
+    /// The `tools/call` request; `extra` members go into `params` beside `name` and
+    /// `arguments` (`inputResponses`, `requestState`).
+    async fn call_raw_full(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: Option<&CancellationToken>,
+        progress_token: Option<u64>,
+        extra: Map<String, Value>,
+    ) -> Result<Value, Error> {
         let mut params = CallToolRequestParams::new(raw_name.to_owned());
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
         let mut params = self.params(&params)?;
+        if let Value::Object(object) = &mut params {
+            object.extend(extra);
+        }
         if let (Some(token), Value::Object(object)) = (progress_token, &mut params) {
             let meta = object
                 .entry("_meta")
@@ -757,9 +776,51 @@ impl McpClient {
         arguments: Option<Map<String, Value>>,
     ) -> ToolResult {
         match self.call_tool_raw(raw_name, arguments).await {
-            Ok(result) => map_call_result(&result),
+            Ok(result) => map_complete(raw_name, &result),
             Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
         }
+    }
+
+    /// Calls a tool and classifies the raw result by its `resultType` (MCP 2026-07-28): a
+    /// complete result, a request for input (SEP-2322) to answer with
+    /// [`McpClient::call_tool_answering`], or a task (not supported yet). See
+    /// [`crate::outcome`].
+    ///
+    /// # Errors
+    /// As [`McpClient::call_tool_raw`].
+    pub async fn call_tool_outcome(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<crate::CallOutcome, Error> {
+        self.call_tool_raw(raw_name, arguments)
+            .await
+            .map(crate::CallOutcome::from_result)
+    }
+
+    /// Answers an `"input_required"` result (SEP-2322): sends the same `tools/call` again (a
+    /// new request id) with `inputResponses` = `responses` (name → the result of fulfilling
+    /// that input request, e.g. `{"action": "accept", "content": {…}}` for an
+    /// `elicitation/create`) and `requestState` exactly as the server sent it (omitted when
+    /// it sent none). The answer may ask for input again.
+    ///
+    /// # Errors
+    /// As [`McpClient::call_tool_raw`].
+    pub async fn call_tool_answering(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        required: &crate::InputRequired,
+        responses: Map<String, Value>,
+    ) -> Result<crate::CallOutcome, Error> {
+        let mut extra = Map::new();
+        extra.insert("inputResponses".to_owned(), Value::Object(responses));
+        if let Some(state) = &required.request_state {
+            extra.insert("requestState".to_owned(), state.clone());
+        }
+        self.call_raw_full(raw_name, arguments, None, None, extra)
+            .await
+            .map(crate::CallOutcome::from_result)
     }
 
     /// As [`McpClient::call_tool`], with open-multi-agent's abort signal (see
@@ -775,7 +836,7 @@ impl McpClient {
             .call_tool_raw_with_cancel(raw_name, arguments, cancel)
             .await
         {
-            Ok(result) => map_call_result(&result),
+            Ok(result) => map_complete(raw_name, &result),
             Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
         }
     }
@@ -912,6 +973,12 @@ impl McpClient {
     pub fn drift_against_embedded(&self, snapshot_json: &str) -> Result<crate::DriftReport, Error> {
         Ok(self.drift_against(&crate::drift::parse_embedded(snapshot_json)?))
     }
+}
+
+/// [`map_call_result`], except for a result that is not complete (see
+/// [`crate::outcome::not_complete`]).
+fn map_complete(raw_name: &str, result: &Value) -> ToolResult {
+    crate::outcome::not_complete(raw_name, result).unwrap_or_else(|| map_call_result(result))
 }
 
 /// How a server process ended, for messages: `the server exited (exit status: 3)`, or

@@ -140,6 +140,76 @@ pub struct ConnectConfig {
     /// name), for servers with their own schemes (`X-Api-Key`). Read and kept secret as
     /// [`ConnectConfig::bearer_env`]. Default: none.
     pub header_env: BTreeMap<String, String>,
+    /// Answers the server's `elicitation/create` requests (MCP 2025-06-18 and later,
+    /// "Elicitation"); when set, the client declares the `elicitation` capability. Without
+    /// it, such a request is answered with -32601, as open-multi-agent's client does.
+    /// Default: `None`.
+    pub elicitation: Option<Elicitation>,
+}
+
+/// A handler for the server's `elicitation/create` requests: gets the request's `params`
+/// (`message`, `requestedSchema`) and returns the result (`{"action": "accept", "content":
+/// {…}}`, `{"action": "decline"}` or `{"action": "cancel"}`). It runs on the connection's
+/// reader, so it must not block: answer from data at hand (e.g. [`accept_defaults`]).
+#[derive(Clone)]
+pub struct Elicitation(
+    std::sync::Arc<dyn Fn(&serde_json::Value) -> serde_json::Value + Send + Sync>,
+);
+
+impl Elicitation {
+    /// A handler from a function.
+    pub fn new(
+        handler: impl Fn(&serde_json::Value) -> serde_json::Value + Send + Sync + 'static,
+    ) -> Self {
+        Self(std::sync::Arc::new(handler))
+    }
+
+    /// The result for one request's `params`.
+    pub fn answer(&self, params: &serde_json::Value) -> serde_json::Value {
+        (self.0)(params)
+    }
+}
+
+impl std::fmt::Debug for Elicitation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Elicitation(..)")
+    }
+}
+
+/// Handlers are equal when they are the same handler (clones of one [`Elicitation`]).
+impl PartialEq for Elicitation {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Elicitation {}
+
+/// An elicitation answer that accepts with every default of the requested schema (SEP-1034,
+/// MCP 2025-11-25 "Elicitation": `default` on primitive properties): `{"action": "accept",
+/// "content": {<property>: <its default>, …}}`, properties without a `default` left out.
+///
+/// ```
+/// # use serde_json::json;
+/// let params = json!({"message": "?", "requestedSchema": {"type": "object", "properties": {
+///     "name": {"type": "string", "default": "John Doe"}, "note": {"type": "string"}}}});
+/// assert_eq!(
+///     oma_mcp_runtime::connect::accept_defaults(&params),
+///     json!({"action": "accept", "content": {"name": "John Doe"}})
+/// );
+/// ```
+pub fn accept_defaults(params: &serde_json::Value) -> serde_json::Value {
+    let mut content = serde_json::Map::new();
+    if let Some(serde_json::Value::Object(properties)) =
+        params.pointer("/requestedSchema/properties")
+    {
+        for (name, schema) in properties {
+            if let Some(default) = schema.get("default") {
+                content.insert(name.clone(), default.clone());
+            }
+        }
+    }
+    serde_json::json!({"action": "accept", "content": content})
 }
 
 impl ConnectConfig {
@@ -162,6 +232,7 @@ impl ConnectConfig {
             headers: BTreeMap::new(),
             bearer_env: None,
             header_env: BTreeMap::new(),
+            elicitation: None,
         }
     }
 
@@ -249,6 +320,13 @@ impl ConnectConfig {
     /// Sets how the MCP lifecycle is established (default [`Lifecycle::Auto`]).
     pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Self {
         self.lifecycle = lifecycle;
+        self
+    }
+
+    /// Answers the server's `elicitation/create` requests with `handler` and declares the
+    /// `elicitation` capability (see [`ConnectConfig::elicitation`]).
+    pub fn with_elicitation(mut self, handler: Elicitation) -> Self {
+        self.elicitation = Some(handler);
         self
     }
 

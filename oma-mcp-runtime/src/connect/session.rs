@@ -75,10 +75,16 @@ pub(super) struct Shared {
     /// The `params` of `notifications/progress` go to the call whose `progressToken` they
     /// name (see [`Session::progress`]).
     progress: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
+    /// Answers `elicitation/create` ([`ConnectConfig::elicitation`](super::ConnectConfig)).
+    elicitation: Option<super::Elicitation>,
 }
 
 impl Shared {
-    fn new(max_message_size: usize, command_line: String) -> Arc<Self> {
+    fn new(
+        max_message_size: usize,
+        command_line: String,
+        elicitation: Option<super::Elicitation>,
+    ) -> Arc<Self> {
         Arc::new(Shared {
             state: Mutex::new(State::default()),
             stderr_lines: Mutex::new(StderrLines::default()),
@@ -88,6 +94,7 @@ impl Shared {
             reader_done: CancellationToken::new(),
             stderr_done: CancellationToken::new(),
             progress: Mutex::new(HashMap::new()),
+            elicitation,
         })
     }
 }
@@ -164,8 +171,9 @@ impl Session {
         timeout: Duration,
         max_message_size: usize,
         command_line: String,
+        elicitation: Option<super::Elicitation>,
     ) -> Self {
-        let shared = Shared::new(max_message_size, command_line);
+        let shared = Shared::new(max_message_size, command_line, elicitation);
         let (out, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_loop(stdin, rx, Arc::clone(&shared)));
         let reader = tokio::spawn(read_loop(stdout, Arc::clone(&shared), out.clone()));
@@ -186,8 +194,9 @@ impl Session {
         http: Arc<super::http::Http>,
         timeout: Duration,
         max_message_size: usize,
+        elicitation: Option<super::Elicitation>,
     ) -> Self {
-        let shared = Shared::new(max_message_size, http.label().to_owned());
+        let shared = Shared::new(max_message_size, http.label().to_owned(), elicitation);
         // No stderr: its end is reached at once.
         shared.stderr_done.cancel();
         let (out, rx) = mpsc::unbounded_channel();
@@ -698,9 +707,13 @@ fn dispatch(
                 }
             }
         }
-        Incoming::Request { id, method } => {
+        Incoming::Request { id, method, params } => {
             let line = if method == "ping" {
                 framing::result_line(&id, json!({}))
+            } else if method == "elicitation/create"
+                && let Some(handler) = &shared.elicitation
+            {
+                framing::result_line(&id, handler.answer(params.as_ref().unwrap_or(&Value::Null)))
             } else {
                 tracing::debug!(%method, "answering an unsupported server request with -32601");
                 framing::error_line(&id, -32601, "Method not found")
@@ -887,6 +900,7 @@ mod tests {
             std::time::Duration::from_secs(60),
             1024,
             "sh".to_owned(),
+            None,
         );
         let started = std::time::Instant::now();
         let reply = session.request("tools/list", serde_json::json!({})).await;
