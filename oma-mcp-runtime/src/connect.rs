@@ -1,11 +1,15 @@
-//! Connecting to an MCP server over stdio (open-multi-agent's `docs/mcp.md`, "Connecting to a
-//! server"): the Rust `connectMCPTools()`.
+//! Connecting to an MCP server (open-multi-agent's `docs/mcp.md`, "Connecting to a server"):
+//! the Rust `connectMCPTools()`, over stdio or streamable HTTP.
 //!
-//! [`connect_mcp_tools`] spawns the configured command, speaks JSON-RPC 2.0 over its pipes
-//! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), establishes the
-//! MCP lifecycle (see "Lifecycle" below), pages through `tools/list` and returns an
-//! [`McpClient`]. Requests are built with rmcp's model types; everything received stays raw
-//! [`serde_json::Value`].
+//! [`connect_mcp_tools`] spawns the configured command and speaks JSON-RPC 2.0 over its pipes
+//! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), or, for a
+//! [`ConnectConfig::http`] pin, POSTs to the server's URL (cargo feature `http`; see
+//! "Streamable HTTP" below). It establishes the MCP lifecycle (see "Lifecycle"), pages
+//! through `tools/list` and returns an [`McpClient`]. Requests are built with rmcp's model
+//! types; everything received stays raw [`serde_json::Value`]. One session layer (ids, the
+//! pending requests, timeouts, cancellation, server requests, the lifecycle) serves both
+//! transports, so everything above it (snapshots, typed calls, result mapping, drift, the
+//! tool layer) is the same for both.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
@@ -22,6 +26,55 @@
 //! client.disconnect().await;
 //! # Ok(()) }
 //! ```
+//!
+//! # Streamable HTTP
+//! With the cargo feature `http` (off by default: a stdio-only program compiles no HTTP or
+//! TLS stack), [`ConnectConfig::http`] reaches a remote server (MCP 2025-03-26 and later,
+//! "Transports" → "Streamable HTTP"):
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
+//! use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools};
+//!
+//! let client = connect_mcp_tools(
+//!     ConnectConfig::http("https://api.githubcopilot.com/mcp/")
+//!         .with_bearer_env("GITHUB_TOKEN")
+//!         .with_header("X-MCP-Toolsets", "repos"),
+//! )
+//! .await?;
+//! # Ok(()) }
+//! ```
+//!
+//! - Each message is a `POST` (`Accept: application/json, text/event-stream`); the answer is
+//!   a JSON body or an SSE stream whose events (server requests and notifications before the
+//!   response too) are routed exactly as stdout lines are, raw.
+//! - `Mcp-Session-Id` is kept and sent; a `404` to a request that carried it starts a new
+//!   session once (the `initialize` handshake replayed) and sends the request again.
+//!   `MCP-Protocol-Version` goes on every request after the handshake; a 2026-07-28 request
+//!   also carries `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers its tool's
+//!   `x-mcp-header` annotations ask for. [`McpClient::disconnect`] sends `DELETE` with the
+//!   session id.
+//! - After an `initialize` handshake with a session, a `GET` opens the stream of server
+//!   messages (`405`: the server offers none). A response stream that ends before its
+//!   response is resumed with `GET` and `Last-Event-ID` after the stream's `retry`, when its
+//!   events carried ids ([`MAX_RESUMES`] times in a row without a new event at most).
+//! - Credentials come from the environment only: [`ConnectConfig::bearer_env`] and
+//!   [`ConnectConfig::header_env`] are read at connect ([`Error::MissingEnv`] before
+//!   anything is sent when one is not set); their values never appear in a message, a log,
+//!   a snapshot or generated code, and the URL is shown redacted ([`redact_url`]).
+//! - Limits and failures: the request timeout bounds each request as over stdio (a request
+//!   that ends without its answer sends `notifications/cancelled` and drops its stream);
+//!   connecting is bounded by [`CONNECT_TIMEOUT`]; a body or an SSE event over
+//!   [`ConnectConfig::max_message_size`] fails its request with [`Error::MessageTooLarge`];
+//!   only `307`/`308` redirects to the same origin are followed ([`MAX_REDIRECTS`]), so
+//!   credentials never reach another host. A refused connection, DNS or TLS failure is
+//!   [`Error::HttpUnreachable`]; `401`/`403` is [`Error::HttpAuth`] (with the server's
+//!   `WWW-Authenticate` challenge and how to pass credentials); any other status, a body
+//!   that is not JSON or SSE (a proxy's HTML page), or a stream that ends before its
+//!   response is [`Error::Http`] with the status and a body excerpt. A JSON-RPC error in an
+//!   error response's body is the server's [`Error::Rpc`] (how a server before 2026-07-28
+//!   rejects `server/discover`, so [`Lifecycle::Auto`] falls back to `initialize`).
+//! - Without the feature, connecting to a URL is [`Error::HttpFeatureDisabled`].
 //!
 //! # Lifecycle
 //! Protocol revision 2026-07-28 has no `initialize` handshake (SEP-2567): the client asks
@@ -136,11 +189,10 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 pub use config::{
-    ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, DISCOVER_PROBE_TIMEOUT,
-    Elicitation, Lifecycle, accept_defaults, redact_url,
+    CONNECT_TIMEOUT, ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT,
+    DISCOVER_PROBE_TIMEOUT, Elicitation, Lifecycle, MAX_REDIRECTS, MAX_RESUMES, accept_defaults,
+    redact_url,
 };
-#[cfg(feature = "http")]
-pub use http::{CONNECT_TIMEOUT, MAX_REDIRECTS, MAX_RESUMES};
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 

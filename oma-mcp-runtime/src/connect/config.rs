@@ -18,6 +18,18 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 /// `server/discover` costs at every connect, on top of its `initialize`.
 pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// Streamable HTTP (feature `http`): the most `307`/`308` redirects to the same origin
+/// followed for one request (others are not followed; see the [module docs](crate::connect)).
+pub const MAX_REDIRECTS: usize = 10;
+
+/// Streamable HTTP (feature `http`): the longest a TCP + TLS connect may take (the request
+/// timeout when shorter).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Streamable HTTP (feature `http`): how many times in a row a dropped SSE response stream is
+/// resumed with `Last-Event-ID` without receiving a new event before the request fails.
+pub const MAX_RESUMES: usize = 5;
+
 /// How [`connect_mcp_tools`](crate::connect_mcp_tools) establishes the MCP lifecycle; the
 /// semantics of rmcp 3.11's `ClientLifecycleMode` (see the [module docs](crate::connect),
 /// "Lifecycle", for the messages each one sends).

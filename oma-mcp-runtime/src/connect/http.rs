@@ -48,19 +48,10 @@ use reqwest::{Method, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::config::{ConnectConfig, redact_url};
+use super::config::{CONNECT_TIMEOUT, ConnectConfig, MAX_REDIRECTS, MAX_RESUMES, redact_url};
 use super::session::{Outgoing, Shared, lock};
 use crate::Error;
 use crate::text::cut;
-
-/// The most `307`/`308` redirects (same origin only) followed for one request.
-pub const MAX_REDIRECTS: usize = 10;
-
-/// The longest a TCP + TLS connect may take (the request timeout when shorter).
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// How many times in a row a dropped response stream is resumed without receiving an event.
-pub const MAX_RESUMES: usize = 5;
 
 /// How long [`Http::end_session`] waits for the `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
