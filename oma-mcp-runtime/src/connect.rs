@@ -201,6 +201,11 @@ use crate::text::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
 use session::Session;
 
+/// How long connect waits for the server to answer the `GET` of its stream of server
+/// messages (streamable HTTP, after `initialize`); the stream opens later if it is slower.
+#[cfg(feature = "http")]
+const SERVER_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// How long a failed connect or [`McpClient::disconnect`] waits for the server's last stderr
 /// lines after the process is gone.
 const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
@@ -354,12 +359,14 @@ async fn start(
                 // An `initialize` session: the version header from now on, and the stream of
                 // server messages when the server keeps a session.
                 http.set_protocol_version(&negotiated.protocol_version);
-                if http.has_session() {
-                    let (shared, out) = client.session.parts();
-                    client.session.add_task(tokio::spawn(
-                        std::sync::Arc::clone(http).server_stream(shared, out),
-                    ));
-                }
+                let (shared, out) = client.session.parts();
+                let (opened, answered) = tokio::sync::oneshot::channel();
+                client.session.add_task(tokio::spawn(
+                    std::sync::Arc::clone(http).server_stream(shared, out, opened),
+                ));
+                // Wait (briefly) until the server answered the `GET`, so its stream is open
+                // before a request whose server requests would travel on it.
+                let _ = tokio::time::timeout(SERVER_STREAM_WAIT, answered).await;
             }
             client.server_info = negotiated.server_info;
             client.protocol_version = Some(negotiated.protocol_version);
@@ -524,7 +531,24 @@ impl McpClient {
 
     /// Lists all pages and names the tools.
     async fn discover(&self, prefix: Option<&str>) -> Result<Vec<DiscoveredTool>, Error> {
-        let descriptors = self.list_tools_raw().await?;
+        #[allow(unused_mut)]
+        let mut descriptors = self.list_tools_raw().await?;
+        // Over HTTP from 2026-07-28 on, a tool with an invalid `x-mcp-header` annotation is
+        // left out of the tool list, as the transport requires of clients.
+        #[cfg(feature = "http")]
+        if self.http.is_some() && self.client_context.is_some() {
+            descriptors.retain(|tool| match http::header_annotation_problem(tool) {
+                None => true,
+                Some(reason) => {
+                    tracing::warn!(
+                        server = %self.command_line,
+                        tool = %tool.get("name").and_then(serde_json::Value::as_str).unwrap_or(""),
+                        "left out a tool with an invalid x-mcp-header annotation: {reason}"
+                    );
+                    false
+                }
+            });
+        }
         let mut raw_names = Vec::with_capacity(descriptors.len());
         for (i, d) in descriptors.iter().enumerate() {
             match d.get("name") {

@@ -257,11 +257,6 @@ impl Http {
         lock(&self.state).protocol_version = HeaderValue::from_str(version).ok();
     }
 
-    /// Whether the server gave this client a session (`Mcp-Session-Id`).
-    pub(crate) fn has_session(&self) -> bool {
-        lock(&self.state).session_id.is_some()
-    }
-
     /// Learns the `x-mcp-header` annotations of the listed tools (MCP 2026-07-28, "Standard
     /// headers"): top-level properties of `inputSchema` whose `x-mcp-header` is a non-empty
     /// string.
@@ -312,61 +307,74 @@ impl Http {
         }
     }
 
-    /// Opens the stream of server messages with `GET`, when the server offers one; its
-    /// messages go through the session like any other.
+    /// Opens the stream of server messages with `GET` (after an `initialize` handshake; MCP
+    /// 2025-03-26, "Listening for Messages from the Server"). `None` when the server offers
+    /// none (`405`, another status, not SSE).
+    async fn open_server_stream(&self) -> Option<Response> {
+        let request = self
+            .with_session(self.request(Method::GET))
+            .header(header::ACCEPT, "text/event-stream");
+        let response = match request.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::debug!(server = %self.label, "no server stream: {}", e.without_url());
+                return None;
+            }
+        };
+        if response.status().is_success() && is_event_stream(&response) {
+            Some(response)
+        } else {
+            tracing::debug!(
+                server = %self.label,
+                status = response.status().as_u16(),
+                "the server offers no GET stream"
+            );
+            None
+        }
+    }
+
+    /// Opens the stream of server messages and reads it until it ends, resuming it with
+    /// `Last-Event-ID` when its events carried ids; its messages go through the session like
+    /// any other. `opened` is told once the server answered the `GET` (or refused it), so
+    /// connect can wait for the stream before the first request that may need it.
     pub(crate) async fn server_stream(
         self: Arc<Self>,
         shared: Arc<Shared>,
         out: mpsc::UnboundedSender<Outgoing>,
+        opened: tokio::sync::oneshot::Sender<()>,
     ) {
-        let mut resume: Option<(String, Duration)> = None;
+        let first = self.open_server_stream().await;
+        let _ = opened.send(());
+        let Some(mut response) = first else {
+            return;
+        };
         let mut quiet = 0;
         loop {
-            let mut request = self
-                .request(Method::GET)
-                .header(header::ACCEPT, "text/event-stream");
-            request = self.with_session(request);
-            if let Some((id, wait)) = &resume {
-                tokio::time::sleep(*wait).await;
-                request = request.header(LAST_EVENT_ID, id.as_str());
-            }
-            let response = match request.send().await {
-                Ok(r) => r,
-                Err(e) => {
-                    tracing::debug!(server = %self.label, "no server stream: {}", e.without_url());
-                    return;
-                }
-            };
-            if response.status() == StatusCode::METHOD_NOT_ALLOWED {
-                tracing::debug!(server = %self.label, "the server offers no GET stream (405)");
-                return;
-            }
-            if !response.status().is_success() || !is_event_stream(&response) {
-                tracing::debug!(
-                    server = %self.label,
-                    status = response.status().as_u16(),
-                    "no server stream"
-                );
-                return;
-            }
             let end = self.read_events(response, &shared, &out, None).await;
             if shared.is_closed() {
                 return;
             }
-            match end {
-                StreamEnd::Ended {
-                    last_event_id: Some(id),
-                    retry,
-                    events,
-                } => {
-                    quiet = if events == 0 { quiet + 1 } else { 0 };
-                    if quiet > MAX_RESUMES {
-                        return;
-                    }
-                    resume = Some((id, retry.unwrap_or(DEFAULT_RETRY)));
-                }
-                _ => return,
+            let StreamEnd::Ended {
+                last_event_id: Some(id),
+                retry,
+                events,
+            } = end
+            else {
+                return;
+            };
+            quiet = if events == 0 { quiet + 1 } else { 0 };
+            if quiet > MAX_RESUMES {
+                return;
             }
+            tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY)).await;
+            let request = self
+                .with_session(self.request(Method::GET))
+                .header(header::ACCEPT, "text/event-stream")
+                .header(LAST_EVENT_ID, id.as_str());
+            response = match request.send().await {
+                Ok(r) if r.status().is_success() && is_event_stream(&r) => r,
+                _ => return,
+            };
         }
     }
 
@@ -1010,6 +1018,78 @@ impl EventCap {
     }
 }
 
+/// Why the `x-mcp-header` annotations of a tool's `inputSchema` are invalid (MCP
+/// 2026-07-28, streamable HTTP "Custom Headers from Tool Parameters"), or `None` when they
+/// are valid or absent: a value must be a non-empty RFC 9110 token, unique without regard to
+/// case, on a top-level property of type `string`, `integer` or `boolean`; nested properties
+/// may not carry one. Such a tool is left out of the tool list over HTTP, with a warning.
+pub(crate) fn header_annotation_problem(tool: &Value) -> Option<String> {
+    let Some(Value::Object(properties)) = tool.pointer("/inputSchema/properties") else {
+        return None;
+    };
+    let mut seen = std::collections::HashSet::new();
+    for (property, schema) in properties {
+        if let Some(nested) = nested_annotation(schema, property) {
+            return Some(format!(
+                "property `{nested}`: x-mcp-header is allowed on top-level properties only"
+            ));
+        }
+        let Some(annotation) = schema.get("x-mcp-header") else {
+            continue;
+        };
+        let Value::String(name) = annotation else {
+            return Some(format!(
+                "property `{property}`: x-mcp-header is not a string"
+            ));
+        };
+        if name.is_empty() {
+            return Some(format!("property `{property}`: x-mcp-header is empty"));
+        }
+        if !name.bytes().all(is_tchar) {
+            return Some(format!(
+                "property `{property}`: x-mcp-header `{}` is not an HTTP field name (RFC 9110 token)",
+                cut(name, 100)
+            ));
+        }
+        if !seen.insert(name.to_ascii_lowercase()) {
+            return Some(format!(
+                "property `{property}`: x-mcp-header `{name}` is used twice (case-insensitively)"
+            ));
+        }
+        match schema.get("type").and_then(Value::as_str) {
+            Some("string" | "integer" | "boolean") => {}
+            other => {
+                return Some(format!(
+                    "property `{property}`: x-mcp-header needs type string, integer or boolean, \
+                     not {}",
+                    other.unwrap_or("(none)")
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The path of an `x-mcp-header` below a top-level property, if any.
+fn nested_annotation(schema: &Value, path: &str) -> Option<String> {
+    let Some(Value::Object(properties)) = schema.get("properties") else {
+        return None;
+    };
+    properties.iter().find_map(|(key, value)| {
+        let path = format!("{path}.{key}");
+        if value.get("x-mcp-header").is_some() {
+            Some(path)
+        } else {
+            nested_annotation(value, &path)
+        }
+    })
+}
+
+/// An RFC 9110 `tchar`.
+fn is_tchar(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
+}
+
 /// `value` as header text: itself, or `=?base64?<base64>?=` when it has leading or trailing
 /// whitespace, characters outside visible ASCII, or already looks like that form (MCP
 /// 2026-07-28, "Standard headers").
@@ -1125,6 +1205,45 @@ pub(super) async fn write_loop(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invalid_header_annotations_are_found() {
+        let tool = |properties: Value| serde_json::json!({"name": "t", "inputSchema": {"type": "object", "properties": properties}});
+        let problem = |properties: Value| header_annotation_problem(&tool(properties));
+        assert_eq!(
+            problem(serde_json::json!({"r": {"type": "string", "x-mcp-header": "Region"}})),
+            None
+        );
+        assert_eq!(problem(serde_json::json!({"r": {"type": "string"}})), None);
+        assert_eq!(
+            problem(serde_json::json!({"r": {"type": "string", "x-mcp-header": ""}})).as_deref(),
+            Some("property `r`: x-mcp-header is empty")
+        );
+        assert_eq!(
+            problem(serde_json::json!({"r": {"type": "number", "x-mcp-header": "Score"}}))
+                .as_deref(),
+            Some("property `r`: x-mcp-header needs type string, integer or boolean, not number")
+        );
+        assert_eq!(
+            problem(serde_json::json!({"r": {"type": "string", "x-mcp-header": "My Region"}}))
+                .as_deref(),
+            Some(
+                "property `r`: x-mcp-header `My Region` is not an HTTP field name (RFC 9110 token)"
+            )
+        );
+        assert_eq!(
+            problem(serde_json::json!({
+                "a": {"type": "string", "x-mcp-header": "MyField"},
+                "b": {"type": "string", "x-mcp-header": "myfield"}
+            }))
+            .as_deref(),
+            Some("property `b`: x-mcp-header `myfield` is used twice (case-insensitively)")
+        );
+        assert_eq!(
+            problem(serde_json::json!({"o": {"type": "object", "properties": {"x": {"type": "string", "x-mcp-header": "X"}}}})).as_deref(),
+            Some("property `o.x`: x-mcp-header is allowed on top-level properties only")
+        );
+    }
 
     #[test]
     fn header_text_wraps_what_a_header_cannot_carry() {
