@@ -16,15 +16,23 @@
 //!
 //! The suite judges the client by what its mock server receives. This program only does what a
 //! scenario asks for, through the runtime's public API, so that every check measures the
-//! runtime: it never shapes a request itself. It logs each step on stderr (the suite keeps it in
-//! `stderr.txt` beside `checks.json`) and exits 0 when every step succeeded, 1 when one failed
-//! (a connect or call error, an `isError` result, an `input_required` result the runtime did not
-//! resolve) and 2 on a usage error (no URL, no or unknown scenario, bad JSON context).
+//! runtime: it never shapes a request itself. As an application would, it answers elicitation
+//! requests (with [`accept_defaults`], whether they come as server requests or inside an
+//! `input_required` result, SEP-2322) and drives the `input_required` rounds with
+//! [`McpClient::call_tool_outcome`] and [`McpClient::call_tool_answering`]. It logs each step on
+//! stderr (the suite keeps it in `stderr.txt` beside `checks.json`) and exits 0 when every step
+//! succeeded, 1 when one failed (a connect or call error, an `isError` result, a task result, an
+//! input request it cannot answer) and 2 on a usage error (no URL, no or unknown scenario, bad
+//! JSON context). The runtime's log goes to stderr too: warnings by default, more with a
+//! `tracing` filter in `OMA_MCP_LOG` (`OMA_MCP_LOG=debug`), which the suite passes through.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use oma_mcp_runtime::{ConnectConfig, Lifecycle, McpClient, Validator, connect_mcp_tools};
+use oma_mcp_runtime::connect::{Elicitation, accept_defaults};
+use oma_mcp_runtime::{
+    CallOutcome, ConnectConfig, Lifecycle, McpClient, Validator, connect_mcp_tools,
+};
 use serde_json::{Map, Value, json};
 
 /// The `clientInfo.name` this client reports.
@@ -43,6 +51,9 @@ const DEFAULT_REVISION: &str = "2025-11-25";
 /// named, instead of the suite killing the process.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The most `input_required` rounds answered for one call (SEP-2322) before giving up.
+const MAX_INPUT_ROUNDS: usize = 16;
+
 const USAGE: &str = "usage: MCP_CONFORMANCE_SCENARIO=<scenario> \
 [MCP_CONFORMANCE_PROTOCOL_VERSION=<revision>] [MCP_CONFORMANCE_CONTEXT=<json>] \
 oma-mcp-conformance-client <server-url>";
@@ -54,6 +65,7 @@ async fn main() -> ExitCode {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
     }
+    init_logging();
     let invocation = match Invocation::read(&args) {
         Ok(invocation) => invocation,
         Err(message) => {
@@ -172,8 +184,8 @@ enum Scenario {
     /// `request-metadata`: `server/discover` (first rejected with -32022) and `tools/list`,
     /// each with the client context in `_meta` and the `MCP-Protocol-Version` header.
     RequestMetadata,
-    /// `sep-2322-client-request-state`: the four MRTR tools, each answered with
-    /// `input_required` rounds that the runtime must resolve.
+    /// `sep-2322-client-request-state`: the four MRTR tools; two answer with an
+    /// `input_required` round, answered through the runtime (exact `requestState`, new id).
     RequestState,
     /// `http-standard-headers`: every listed tool with `{}` (`Mcp-Method`, `Mcp-Name`).
     StandardHeaders,
@@ -232,11 +244,15 @@ impl Scenario {
 
 /// Connects, does what the scenario asks for, and disconnects (also after a failed step).
 async fn run(invocation: &Invocation) -> Result<(), String> {
+    // Every elicitation is accepted with the requested schema's defaults (SEP-1034): what the
+    // `elicitation-sep1034-client-defaults` scenario checks, and an answer to the input requests
+    // of `sep-2322-client-request-state`.
     let config = ConnectConfig::http(invocation.url.clone())
         .with_lifecycle(invocation.lifecycle)
         .with_client_name(CLIENT_NAME)
         .with_client_version(env!("CARGO_PKG_VERSION"))
-        .with_request_timeout(REQUEST_TIMEOUT);
+        .with_request_timeout(REQUEST_TIMEOUT)
+        .with_elicitation(elicitation());
     let client = connect_mcp_tools(config)
         .await
         .map_err(|e| format!("connect failed: {}", e.chain()))?;
@@ -351,8 +367,18 @@ async fn exercise(client: &McpClient, invocation: &Invocation) -> Result<(), Str
     }
 }
 
-/// Calls `tool` (it must have been listed) and returns its result; a call error, an `isError`
-/// result or an unresolved `input_required` result is an error.
+/// The elicitation handler: accepts with the requested schema's defaults.
+fn elicitation() -> Elicitation {
+    Elicitation::new(|params| {
+        let answer = accept_defaults(params);
+        log(format!("elicitation/create {params} -> {answer}"));
+        answer
+    })
+}
+
+/// Calls `tool` (it must have been listed) and returns its final result, answering every
+/// `input_required` round (SEP-2322) on the way; a call error, an `isError` or task result, or
+/// an input request other than `elicitation/create` is an error.
 async fn call(
     client: &McpClient,
     tool: &str,
@@ -365,21 +391,64 @@ async fn call(
         "tools/call `{tool}` {}",
         Value::Object(arguments.clone())
     ));
-    let result = client
-        .call_tool_raw(tool, Some(arguments))
+    let failed = |e: oma_mcp_runtime::Error| format!("tools/call `{tool}` failed: {}", e.chain());
+    let mut outcome = client
+        .call_tool_outcome(tool, Some(arguments.clone()))
         .await
-        .map_err(|e| format!("tools/call `{tool}` failed: {}", e.chain()))?;
+        .map_err(failed)?;
+    let mut rounds = 0;
+    let result = loop {
+        match outcome {
+            CallOutcome::Complete(result) => break result,
+            CallOutcome::InputRequired(required) => {
+                rounds += 1;
+                if rounds > MAX_INPUT_ROUNDS {
+                    return Err(format!(
+                        "`{tool}` still asks for input after {MAX_INPUT_ROUNDS} rounds"
+                    ));
+                }
+                log(format!("`{tool}` needs input: {}", required.result));
+                let responses = answer_input_requests(&required.input_requests)
+                    .map_err(|e| format!("`{tool}`: {e}"))?;
+                outcome = client
+                    .call_tool_answering(tool, Some(arguments.clone()), &required, responses)
+                    .await
+                    .map_err(failed)?;
+            }
+            CallOutcome::Task(result) => {
+                return Err(format!(
+                    "`{tool}` answered with a task, which this client does not poll: {result}"
+                ));
+            }
+            other => return Err(format!("`{tool}` answered with {other:?}")),
+        }
+    };
     log(format!("result of `{tool}`: {result}"));
-    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-        return Err(format!(
-            "`{tool}` returned an `input_required` result (SEP-2322) that the runtime did not \
-             resolve into a final result"
-        ));
-    }
     if result.get("isError") == Some(&Value::Bool(true)) {
         return Err(format!("`{tool}` returned an error result"));
     }
     Ok(result)
+}
+
+/// `inputResponses` for an `input_required` result's `inputRequests` (name → `{"method", "params"}`):
+/// each `elicitation/create` answered by the [`elicitation`] handler.
+fn answer_input_requests(requests: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let handler = elicitation();
+    requests
+        .iter()
+        .map(
+            |(name, request)| match request.get("method").and_then(Value::as_str) {
+                Some("elicitation/create") => {
+                    let params = request.get("params").cloned().unwrap_or(Value::Null);
+                    Ok((name.clone(), handler.answer(&params)))
+                }
+                method => Err(format!(
+                    "the input request `{name}` is `{}`, which this client does not answer",
+                    method.unwrap_or("(no method)")
+                )),
+            },
+        )
+        .collect()
 }
 
 /// The `inputSchema` of the listed tool `tool`, exactly as the server sent it.
@@ -462,6 +531,30 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
+/// The runtime's `tracing` events on stderr: filter `OMA_MCP_LOG`, default `warn` (e.g. the
+/// tools left out for an invalid `x-mcp-header`).
+fn init_logging() {
+    let filter = std::env::var("OMA_MCP_LOG").ok();
+    let filter = filter
+        .as_deref()
+        .and_then(|text| match tracing_subscriber::EnvFilter::try_new(text) {
+            Ok(filter) => Some(filter),
+            Err(e) => {
+                log(format!(
+                    "OMA_MCP_LOG={text:?} is not a tracing filter ({e}); logging warnings only"
+                ));
+                None
+            }
+        })
+        .unwrap_or_else(|| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .without_time()
+        .try_init();
+}
+
 fn log(message: impl std::fmt::Display) {
     eprintln!("{CLIENT_NAME}: {message}");
 }
@@ -515,6 +608,22 @@ mod tests {
         assert!(calls[1].1.is_empty());
         assert!(context_tool_calls(None).is_err());
         assert!(context_tool_calls(Some(&json!({"toolCalls": [{"arguments": {}}]}))).is_err());
+    }
+
+    #[test]
+    fn answers_elicitation_input_requests_with_defaults() {
+        let requests = object(json!({
+            "confirm": {"method": "elicitation/create", "params": {"message": "?",
+                "requestedSchema": {"type": "object", "properties": {
+                    "confirmed": {"type": "boolean"},
+                    "name": {"type": "string", "default": "John Doe"}}}}}
+        }));
+        assert_eq!(
+            Value::Object(answer_input_requests(&requests).unwrap()),
+            json!({"confirm": {"action": "accept", "content": {"name": "John Doe"}}})
+        );
+        let sampling = object(json!({"s": {"method": "sampling/createMessage", "params": {}}}));
+        assert!(answer_input_requests(&sampling).is_err());
     }
 
     #[test]
