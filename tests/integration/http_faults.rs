@@ -249,7 +249,8 @@ async fn slow_sse_keeps_alive_then_answers() {
     assert!(elapsed >= Duration::from_millis(700), "{elapsed:?}");
     let events = reply.events();
     let comments: usize = events.iter().map(|e| e.comments).sum();
-    assert_eq!(comments, 3, "{}", reply.body); // at 200, 400 and 600 ms
+    // At 200, 400 and 600 ms (fewer when the machine is slow to wake the server).
+    assert!((1..=3).contains(&comments), "{}", reply.body);
     assert!(reply.body.contains(": keepalive\n\n"));
     assert_eq!(reply.messages(), [echo_response(3)]);
 }

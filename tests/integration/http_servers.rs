@@ -271,10 +271,10 @@ async fn sessions_expire_after_n_requests_then_a_new_one_works() {
 
 #[tokio::test]
 async fn sessions_expire_after_a_time() {
-    let server = own_http("normal", &["--session-ttl-ms", "300"]);
+    let server = own_http("normal", &["--session-ttl-ms", "1500"]);
     let (mut c, _) = Conversation::open(server.url()).await;
     c.call("echo", json!({"message": "in time"})).await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(1600)).await;
     let late = c
         .post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}))
         .await;
