@@ -56,7 +56,7 @@
 //! async fn main() -> Result<(), oma_mcp_runtime::Error> {
 //!     let client = oma_mcp_runtime::connect_mcp_tools(everything::connect_config()).await?;
 //!     let result = client
-//!         .call(everything::Echo, everything::EchoArgs { message: "hi".into() })
+//!         .call(everything::Echo, everything::EchoArgs::new("hi"))
 //!         .await;
 //!     assert_eq!(result.data, "Echo: hi");
 //!     client.disconnect().await;

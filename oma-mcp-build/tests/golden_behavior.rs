@@ -34,20 +34,13 @@ use serde_json::json;
 
 #[test]
 fn arguments_serialize_to_the_schema_names() {
-    let args = GetSumArgs {
-        a: 1.5,
-        b: 2.0,
-        round_mode: Some(GetSumArgsRoundMode::HalfEven),
-    };
+    let args = GetSumArgs::new(1.5, 2.0).with_round_mode(GetSumArgsRoundMode::HalfEven);
     assert_eq!(
         serde_json::to_value(&args).unwrap(),
         json!({"a": 1.5, "b": 2.0, "roundMode": "half-even"})
     );
-    let args = GetSumArgs {
-        a: 1.0,
-        b: 2.0,
-        round_mode: None,
-    };
+    let args = GetSumArgs::new(1.0, 2.0);
+    assert_eq!(args.round_mode, None);
     assert_eq!(
         serde_json::to_value(&args).unwrap(),
         json!({"a": 1.0, "b": 2.0})
@@ -63,20 +56,25 @@ fn empty_and_nested_arguments() {
         json!({})
     );
     assert_eq!(
-        serde_json::to_value(GetSum_h9096b3e4Args {}).unwrap(),
+        serde_json::to_value(GetSum_h9096b3e4Args::new()).unwrap(),
         json!({})
     );
-    let args = FilesDeleteArgs {
-        bad: None,
-        extra: Some(FilesDeleteArgsExtra::Integer(7)),
-        meta: None,
-        options: Some(FilesDeleteArgsOptions {
-            force: Some(true),
-            ..Default::default()
-        }),
-        paths: vec!["a".into()],
-        r#type: None,
-    };
+    // The constructor takes the required fields in the schema's `required` order (`paths`,
+    // then the nullable `type`); `impl Into` takes an array for the `Vec` and `None` for the
+    // `Option`.
+    let args = FilesDeleteArgs::new(["a".to_owned()], None)
+        .with_extra(FilesDeleteArgsExtra::Integer(7))
+        .with_options(FilesDeleteArgsOptions::new().with_force(true));
+    assert_eq!(
+        FilesDeleteArgsOptions::new(),
+        FilesDeleteArgsOptions::default()
+    );
+    assert_eq!(
+        FilesDeleteArgs::new(vec![], "t".to_owned())
+            .r#type
+            .as_deref(),
+        Some("t")
+    );
     // A required nullable field is sent as `null`; optional ones are left out.
     assert_eq!(
         serde_json::to_value(&args).unwrap(),
@@ -117,23 +115,10 @@ fn tool_constants() {
     );
 }
 
+/// `required` is `operation`, `kind`, `note`, `schemaVersion`: the constants `kind` and
+/// `schemaVersion` have no field, so the constructor takes `operation` and `note`.
 fn shapes(operation: ShapesArgsOperation) -> ShapesArgs {
-    ShapesArgs {
-        both: None,
-        count: None,
-        id: None,
-        labels: None,
-        level: None,
-        note: None,
-        operation,
-        point: None,
-        remote: None,
-        sign: None,
-        small: None,
-        tagged: None,
-        tree: None,
-        when: None,
-    }
+    ShapesArgs::new(operation, None)
 }
 
 #[test]
@@ -203,10 +188,8 @@ fn wrong_constants_are_rejected() {
 
 #[test]
 fn tagged_union_round_trips() {
-    let insert = ShapesArgsOperation::Insert(ShapesArgsOperationInsert {
-        index: 3,
-        text: "hi".into(),
-    });
+    // `required` is `type` (the tag), `index`, `text`.
+    let insert = ShapesArgsOperation::Insert(ShapesArgsOperationInsert::new(3, "hi"));
     let wire = json!({"type": "insert", "index": 3, "text": "hi"});
     assert_eq!(serde_json::to_value(&insert).unwrap(), wire);
     assert_eq!(
@@ -276,25 +259,16 @@ fn exact_values_unions_maps_tuples_and_refs() {
     args.labels = Some([("k".to_owned(), "v".to_owned())].into());
     args.point = Some((1.5, 2.0));
     args.small = Some(255);
-    args.both = Some(ShapesArgsBoth { a: true, b: None });
-    args.tagged = Some(ShapesArgsTagged {
-        name: Some("n".into()),
-        additional_properties: [("extra".to_owned(), 1)].into(),
-    });
-    // A recursive `$ref`: `Vec<Node>` and `Option<Box<Node>>`.
-    args.tree = Some(ShapesArgsNode {
-        children: Some(vec![ShapesArgsNode {
-            children: None,
-            label: "leaf".into(),
-            parent: None,
-        }]),
-        label: "root".into(),
-        parent: Some(Box::new(ShapesArgsNode {
-            children: None,
-            label: "up".into(),
-            parent: None,
-        })),
-    });
+    args.both = Some(ShapesArgsBoth::new(true));
+    let mut tagged = ShapesArgsTagged::new().with_name("n");
+    tagged.additional_properties.insert("extra".to_owned(), 1);
+    args.tagged = Some(tagged);
+    // A recursive `$ref`: `Vec<Node>` and `Option<Box<Node>>` (the setter boxes).
+    args.tree = Some(
+        ShapesArgsNode::new("root")
+            .with_children(vec![ShapesArgsNode::new("leaf")])
+            .with_parent(ShapesArgsNode::new("up")),
+    );
     let wire = json!({
         "both": {"a": true},
         "dryRun": true,
@@ -327,13 +301,7 @@ fn typed_outputs_are_validated_and_deserialized() {
         "structuredContent": {"sum": 3}
     }))
     .unwrap();
-    assert_eq!(
-        out.output,
-        GetSumOutput {
-            rounded: None,
-            sum: 3.0
-        }
-    );
+    assert_eq!(out.output, GetSumOutput::new(3.0));
     assert_eq!(out.result.data, "3");
     // A root that is not an object (draft-07 dialect): an `i32`.
     let out = typed_output::<GetSum_h9096b3e4>(&json!({"structuredContent": 41})).unwrap();
@@ -361,14 +329,7 @@ fn typed_outputs_are_validated_and_deserialized() {
     let out = typed_output::<Shapes>(&json!({"structuredContent": {"a": 1}})).unwrap();
     assert_eq!(out.output, Some(json!({"a": 1})));
     // Arguments are checked against the exact schema before anything is sent.
-    assert!(
-        check_args::<GetSum>(&GetSumArgs {
-            a: 1.0,
-            b: 2.0,
-            round_mode: None
-        })
-        .is_ok()
-    );
+    assert!(check_args::<GetSum>(&GetSumArgs::new(1.0, 2.0)).is_ok());
     const { assert!(!GetSum_h9096b3e4::OUTPUT_WRAPPED) };
     const { assert!(Ping::OUTPUT_WRAPPED) };
 }
@@ -384,21 +345,15 @@ fn tagged_names_keep_their_mcp_and_json_names() {
     assert_eq!(Some_ha6b46dd0::MCP_NAME, "some");
     assert_eq!(Foo_h2c26b46b::MCP_NAME, "foo");
     assert_eq!(FooArgs_h110d3de3::MCP_NAME, "foo_args");
-    let args = SearchA_h1dc0eb1bArgs {
-        foo_bar__h7d89c4f5: Some(3),
-        foo_bar__h5a906c24: Some(SearchA_h1dc0eb1bArgsFooBar_h5a906c24 {
-            x: Some("y".into()),
-        }),
-        foo_bar__h4928cae8: Some(SearchA_h1dc0eb1bArgsFooBar_h4928cae8::Off),
-        query: "q".into(),
-        additional_properties: [(
-            "extra".to_owned(),
-            SearchA_h1dc0eb1bArgsValue {
-                note: Some("n".into()),
-            },
-        )]
-        .into(),
-    };
+    // Setters of tagged fields carry the tag too (`with_foo_bar__h…`).
+    let mut args = SearchA_h1dc0eb1bArgs::new("q")
+        .with_foo_bar__h7d89c4f5(3)
+        .with_foo_bar__h5a906c24(SearchA_h1dc0eb1bArgsFooBar_h5a906c24::new().with_x("y"))
+        .with_foo_bar__h4928cae8(SearchA_h1dc0eb1bArgsFooBar_h4928cae8::Off);
+    args.additional_properties.insert(
+        "extra".to_owned(),
+        SearchA_h1dc0eb1bArgsValue::new().with_note("n"),
+    );
     assert_eq!(
         serde_json::to_value(&args).unwrap(),
         json!({
@@ -411,6 +366,28 @@ fn tagged_names_keep_their_mcp_and_json_names() {
     );
     let lone: LoneOutput = serde_json::from_value(json!({"additional_properties": "a"})).unwrap();
     assert_eq!(lone.additional_properties__h7011157b.as_deref(), Some("a"));
+}
+
+/// A constructor of 34 required properties (the hostile case `many-required`): the
+/// `required` list's order, keywords as raw identifiers, the `const` sent by itself.
+#[test]
+fn many_required_properties_construct_in_required_order() {
+    let args = hostile::ManyRequiredArgs::new(
+        "23", "22", 21, "20", "19", 18, "17", "16", 15, "14", "13", 12, "11", "10", 9, "08", "07",
+        6, "05", "04", 3, "02", "01", 0, "snake", "camel", "w", "n", "m", "a", "s", "f", "t", None,
+    )
+    .with_opt_in(true);
+    let wire = serde_json::to_value(&args).unwrap();
+    assert_eq!(wire["p23"], "23");
+    assert_eq!(wire["p00"], 0);
+    assert_eq!(wire["foo_bar"], "snake");
+    assert_eq!(wire["fooBar"], "camel");
+    assert_eq!(wire["type"], "t");
+    assert_eq!(wire["self"], "s");
+    assert_eq!(wire["mode"], "strict");
+    assert_eq!(wire["maybe"], serde_json::Value::Null);
+    assert_eq!(wire["opt_in"], true);
+    assert_eq!(wire.as_object().unwrap().len(), 36);
 }
 
 /// The emitted `connect_config()` builds exactly the connection the golden case pins (see

@@ -987,7 +987,7 @@ impl McpClient {
 
     /// Calls the tool `T` with typed arguments and maps the result as open-multi-agent maps it.
     ///
-    /// The marker value only selects the tool (`client.call(Echo, EchoArgs { .. })`). The
+    /// The marker value only selects the tool (`client.call(Echo, EchoArgs::new(..))`). The
     /// arguments are serialized to a JSON object and sent as `tools/call` to
     /// [`McpTool::MCP_NAME`](crate::McpTool::MCP_NAME); nothing is validated locally (see
     /// [`McpClient::call_typed`]). Never fails: like open-multi-agent, a failed call (timeout,

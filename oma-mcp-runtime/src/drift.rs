@@ -24,7 +24,8 @@
 //! | property removed | breaking | breaking |
 //! | optional property added | info | info |
 //! | required property added / property newly required | breaking | info |
-//! | property no longer required | info | breaking |
+//! | property no longer required | warning (the generated constructor no longer takes it; info for a `const`) | breaking |
+//! | order of `required` changed among the properties required on both sides (the generated constructor's parameter order) | breaking | warning |
 //! | type narrowed, became non-nullable, enum value removed, `const` added, bound tightened, `pattern` added, `additionalProperties`/`unevaluatedProperties`/`unevaluatedItems`/`additionalItems` became false, union branch removed, `allOf` branch added, `anyOf` became `oneOf` | breaking | info |
 //! | type widened, became nullable, enum value added, `const` removed, bound relaxed, `pattern` removed, one of those keywords no longer false, union branch added, `allOf` branch removed, `oneOf` became `anyOf` | info | breaking |
 //! | assertion added: `not`, `contains`, `dependentRequired`, `dependencies`, `if`/`then`/`else`, a `patternProperties` or `dependentSchemas` entry | breaking | info |
@@ -161,6 +162,7 @@ pub enum ChangeKind {
     RequiredPropertyAdded,
     PropertyNowRequired,
     PropertyNoLongerRequired,
+    RequiredOrderChanged,
     TypeChanged,
     TypeNarrowed,
     TypeWidened,
@@ -216,6 +218,7 @@ impl ChangeKind {
             RequiredPropertyAdded => "required_property_added",
             PropertyNowRequired => "property_now_required",
             PropertyNoLongerRequired => "property_no_longer_required",
+            RequiredOrderChanged => "required_order_changed",
             TypeChanged => "type_changed",
             TypeNarrowed => "type_narrowed",
             TypeWidened => "type_widened",

@@ -11,9 +11,9 @@
 //!   ([`TypedResult`], or a [`CallError`]).
 //!
 //! ```ignore
-//! let result = client.call(Echo, EchoArgs { message: "hi".into() }).await;
+//! let result = client.call(Echo, EchoArgs::new("hi")).await;
 //! assert_eq!(result.data, "Echo: hi");
-//! let sum = client.call_typed(GetSum, GetSumArgs { a: 1.0, b: 2.0 }).await?;
+//! let sum = client.call_typed(GetSum, GetSumArgs::new(1.0, 2.0)).await?;
 //! println!("{}", sum.result.data);
 //! ```
 //!

@@ -164,11 +164,7 @@ async fn typed_calls_return_typed_output() {
     let head = client
         .call_typed(
             fs::ReadTextFile,
-            fs::ReadTextFileArgs {
-                path: path.clone(),
-                head: Some(2.0),
-                tail: None,
-            },
+            fs::ReadTextFileArgs::new(path.clone()).with_head(2.0),
         )
         .await
         .unwrap();

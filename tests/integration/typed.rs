@@ -1,6 +1,6 @@
 //! The generated, typed API against real servers: `build.rs` generates the modules below from
 //! the snapshots pinned in `tests/oma-mcp.toml` (the examples' committed snapshots), and every
-//! call here goes through `client.call(Marker, Args { .. })`.
+//! call here goes through `client.call(Marker, Args::new(..))`.
 //!
 //! Also the pin checks: a live snapshot of each server must equal its committed snapshot byte
 //! for byte, so a server change without a refreshed snapshot fails here.
@@ -78,19 +78,12 @@ async fn own_client() -> McpClient {
 #[tokio::test]
 async fn own_text_tools() {
     let client = own_client().await;
-    let r = client
-        .call(
-            own::Echo,
-            own::EchoArgs {
-                message: "typed hi".into(),
-            },
-        )
-        .await;
+    let r = client.call(own::Echo, own::EchoArgs::new("typed hi")).await;
     assert_eq!(
         r.to_json(),
         json!({"data": "Echo: typed hi", "isError": false, "modelOutput": null})
     );
-    let r = client.call(own::Add, own::AddArgs { a: 40, b: -2 }).await;
+    let r = client.call(own::Add, own::AddArgs::new(40, -2)).await;
     assert_eq!(
         (r.data.as_str(), r.is_error, &r.model_output),
         ("38", false, &None)
@@ -105,7 +98,7 @@ async fn own_text_tools() {
 #[tokio::test]
 async fn own_tiny_image_is_an_image_part_and_a_text_part() {
     let client = own_client().await;
-    let r = client.call(own::TinyImage, own::TinyImageArgs {}).await;
+    let r = client.call(own::TinyImage, own::TinyImageArgs::new()).await;
     assert_eq!(r.data, "[image image/png; base64 length=96]\nA 1x1 PNG.");
     assert!(!r.is_error);
     assert_eq!(
@@ -130,7 +123,7 @@ async fn own_tiny_image_is_an_image_part_and_a_text_part() {
 async fn own_resource_links_https_is_a_url_file_part_file_scheme_is_text() {
     let client = own_client().await;
     let r = client
-        .call(own::ResourceLinks, own::ResourceLinksArgs {})
+        .call(own::ResourceLinks, own::ResourceLinksArgs::new())
         .await;
     let data = "[resource_link name=\"readme.md\" uri=\"https://example.com/docs/readme.md\"]\n\
                 The project readme\n\
@@ -161,7 +154,7 @@ async fn own_resource_links_https_is_a_url_file_part_file_scheme_is_text() {
 async fn own_embedded_resource_text_line_and_blob_file_part() {
     let client = own_client().await;
     let r = client
-        .call(own::EmbeddedResource, own::EmbeddedResourceArgs {})
+        .call(own::EmbeddedResource, own::EmbeddedResourceArgs::new())
         .await;
     assert_eq!(
         r.to_json(),
@@ -188,12 +181,12 @@ async fn own_embedded_resource_text_line_and_blob_file_part() {
 #[tokio::test]
 async fn own_audio_and_fail_are_text_only() {
     let client = own_client().await;
-    let r = client.call(own::Audio, own::AudioArgs {}).await;
+    let r = client.call(own::Audio, own::AudioArgs::new()).await;
     assert_eq!(
         r.to_json(),
         json!({"data": "[audio audio/wav; base64 length=16]", "isError": false, "modelOutput": null})
     );
-    let r = client.call(own::Fail, own::FailArgs {}).await;
+    let r = client.call(own::Fail, own::FailArgs::new()).await;
     assert_eq!(
         r.to_json(),
         json!({"data": "This tool always fails", "isError": true, "modelOutput": null})
@@ -207,17 +200,13 @@ async fn own_describe_pet_nested_and_enum_args() {
     // `pet` is `{"$ref": "#/$defs/Pet"}`: a generated struct `DescribePetArgsPet` with the
     // string enum `DescribePetArgsPetKind` (`PetKind`). `tags` is `["array","null"]`, an
     // `Option`.
-    let pet = |name: &str, kind| own::DescribePetArgsPet {
-        name: name.into(),
-        kind,
-    };
+    // `Pet` requires `name`, then `kind` (its `required` order).
+    let pet = |name: &str, kind| own::DescribePetArgsPet::new(name, kind);
     let r = client
         .call(
             own::DescribePet,
-            own::DescribePetArgs {
-                pet: pet("Rex", own::DescribePetArgsPetKind::Dog),
-                tags: Some(vec!["good".into(), "loud".into()]),
-            },
+            own::DescribePetArgs::new(pet("Rex", own::DescribePetArgsPetKind::Dog))
+                .with_tags(vec!["good".into(), "loud".into()]),
         )
         .await;
     assert_eq!(
@@ -227,10 +216,7 @@ async fn own_describe_pet_nested_and_enum_args() {
     let r = client
         .call(
             own::DescribePet,
-            own::DescribePetArgs {
-                pet: pet("Tom", own::DescribePetArgsPetKind::Cat),
-                tags: None,
-            },
+            own::DescribePetArgs::new(pet("Tom", own::DescribePetArgsPetKind::Cat)),
         )
         .await;
     assert_eq!(
@@ -269,7 +255,7 @@ async fn own_sleep_past_the_request_timeout_is_the_contract_failure() {
     )
     .await
     .unwrap();
-    let r = client.call(own::Sleep, own::SleepArgs { ms: 3000 }).await;
+    let r = client.call(own::Sleep, own::SleepArgs::new(3000)).await;
     assert_eq!(
         r.to_json(),
         json!({
@@ -279,7 +265,7 @@ async fn own_sleep_past_the_request_timeout_is_the_contract_failure() {
         })
     );
     // The session goes on.
-    let r = client.call(own::Sleep, own::SleepArgs { ms: 1 }).await;
+    let r = client.call(own::Sleep, own::SleepArgs::new(1)).await;
     assert_eq!((r.data.as_str(), r.is_error), ("Slept 1 ms", false));
     client.disconnect().await;
 }
@@ -602,22 +588,14 @@ async fn everything_text_tools() {
     };
     let client = connect_mcp_tools(config).await.unwrap();
     let r = client
-        .call(
-            everything::Echo,
-            everything::EchoArgs {
-                message: "typed hi".into(),
-            },
-        )
+        .call(everything::Echo, everything::EchoArgs::new("typed hi"))
         .await;
     assert_eq!(
         r.to_json(),
         json!({"data": "Echo: typed hi", "isError": false, "modelOutput": null})
     );
     let r = client
-        .call(
-            everything::GetSum,
-            everything::GetSumArgs { a: 2.0, b: 3.0 },
-        )
+        .call(everything::GetSum, everything::GetSumArgs::new(2.0, 3.0))
         .await;
     assert_eq!(
         r.to_json(),
@@ -633,7 +611,10 @@ async fn everything_get_tiny_image() {
     };
     let client = connect_mcp_tools(config).await.unwrap();
     let r = client
-        .call(everything::GetTinyImage, everything::GetTinyImageArgs {})
+        .call(
+            everything::GetTinyImage,
+            everything::GetTinyImageArgs::new(),
+        )
         .await;
     client.disconnect().await;
     assert_eq!(
@@ -680,7 +661,7 @@ async fn everything_get_resource_links() {
     let r = client
         .call(
             everything::GetResourceLinks,
-            everything::GetResourceLinksArgs { count: Some(2.0) },
+            everything::GetResourceLinksArgs::new().with_count(2.0),
         )
         .await;
     // `demo://` links are not http(s): text only, no model output.
@@ -700,7 +681,7 @@ async fn everything_get_resource_links() {
     let r = client
         .call(
             everything::GetResourceLinks,
-            everything::GetResourceLinksArgs { count: None },
+            everything::GetResourceLinksArgs::new(),
         )
         .await;
     assert!(
@@ -786,76 +767,67 @@ fn wire<T: serde::Serialize>(args: &T) -> String {
 #[test]
 fn generated_args_serialize_to_the_servers_json() {
     // Optional `None` fields are omitted; `Some` numbers are JSON numbers (`number` is f64).
+    assert_eq!(wire(&everything::GetResourceLinksArgs::new()), "{}");
     assert_eq!(
-        wire(&everything::GetResourceLinksArgs { count: None }),
-        "{}"
-    );
-    assert_eq!(
-        wire(&everything::GetResourceLinksArgs { count: Some(2.0) }),
+        wire(&everything::GetResourceLinksArgs::new().with_count(2.0)),
         r#"{"count":2.0}"#
     );
     assert_eq!(
-        wire(&everything::GetSumArgs { a: 2.0, b: 3.5 }),
+        wire(&everything::GetSumArgs::new(2.0, 3.5)),
         r#"{"a":2.0,"b":3.5}"#
     );
     // Renamed fields use the JSON names; enum values are the schema's strings.
     assert_eq!(
-        wire(&everything::GetAnnotatedMessageArgs {
-            include_image: Some(true),
-            message_type: everything::GetAnnotatedMessageArgsMessageType::Success,
-        }),
+        wire(
+            &everything::GetAnnotatedMessageArgs::new(
+                everything::GetAnnotatedMessageArgsMessageType::Success
+            )
+            .with_include_image(true)
+        ),
         r#"{"includeImage":true,"messageType":"success"}"#
     );
     assert_eq!(
-        wire(&everything::GetAnnotatedMessageArgs {
-            include_image: None,
-            message_type: everything::GetAnnotatedMessageArgsMessageType::Error,
-        }),
+        wire(&everything::GetAnnotatedMessageArgs::new(
+            everything::GetAnnotatedMessageArgsMessageType::Error
+        )),
         r#"{"messageType":"error"}"#
     );
     assert_eq!(
-        wire(&everything::GetResourceReferenceArgs {
-            resource_id: Some(4.0),
-            resource_type: Some(everything::GetResourceReferenceArgsResourceType::Blob),
-        }),
+        wire(
+            &everything::GetResourceReferenceArgs::new()
+                .with_resource_id(4.0)
+                .with_resource_type(everything::GetResourceReferenceArgsResourceType::Blob)
+        ),
         r#"{"resourceId":4.0,"resourceType":"Blob"}"#
     );
     assert_eq!(
-        wire(&everything::GetStructuredContentArgs {
-            location: everything::GetStructuredContentArgsLocation::NewYork,
-        }),
+        wire(&everything::GetStructuredContentArgs::new(
+            everything::GetStructuredContentArgsLocation::NewYork
+        )),
         r#"{"location":"New York"}"#
     );
     assert_eq!(
-        wire(&everything::GzipFileAsResourceArgs {
-            data: None,
-            name: Some("a.txt".into()),
-            output_type: Some(everything::GzipFileAsResourceArgsOutputType::ResourceLink),
-        }),
+        wire(
+            &everything::GzipFileAsResourceArgs::new()
+                .with_name("a.txt")
+                .with_output_type(everything::GzipFileAsResourceArgsOutputType::ResourceLink)
+        ),
         r#"{"name":"a.txt","outputType":"resourceLink"}"#
     );
-    assert_eq!(wire(&everything::GetTinyImageArgs {}), "{}");
+    assert_eq!(wire(&everything::GetTinyImageArgs::new()), "{}");
 
+    assert_eq!(wire(&own::EchoArgs::new("hi")), r#"{"message":"hi"}"#);
+    assert_eq!(wire(&own::AddArgs::new(1, -2)), r#"{"a":1,"b":-2}"#);
+    assert_eq!(wire(&own::ExitArgs::new()), "{}");
+    assert_eq!(wire(&own::ExitArgs::new().with_code(3)), r#"{"code":3}"#);
     assert_eq!(
-        wire(&own::EchoArgs {
-            message: "hi".into()
-        }),
-        r#"{"message":"hi"}"#
-    );
-    assert_eq!(wire(&own::AddArgs { a: 1, b: -2 }), r#"{"a":1,"b":-2}"#);
-    assert_eq!(wire(&own::ExitArgs { code: None }), "{}");
-    assert_eq!(wire(&own::ExitArgs { code: Some(3) }), r#"{"code":3}"#);
-    assert_eq!(
-        wire(&own::DescribePetArgs {
-            pet: own::DescribePetArgsPet {
-                kind: own::DescribePetArgsPetKind::Cat,
-                name: "Tom".into(),
-            },
-            tags: None,
-        }),
+        wire(&own::DescribePetArgs::new(own::DescribePetArgsPet::new(
+            "Tom",
+            own::DescribePetArgsPetKind::Cat
+        ))),
         r#"{"pet":{"kind":"cat","name":"Tom"}}"#
     );
-    assert_eq!(wire(&own::TinyImageArgs {}), "{}");
+    assert_eq!(wire(&own::TinyImageArgs::new()), "{}");
 }
 
 #[test]
@@ -864,10 +836,9 @@ fn generated_args_deserialize_from_the_servers_json() {
         serde_json::from_str(r#"{"messageType":"debug"}"#).unwrap();
     assert_eq!(
         args,
-        everything::GetAnnotatedMessageArgs {
-            include_image: None,
-            message_type: everything::GetAnnotatedMessageArgsMessageType::Debug,
-        }
+        everything::GetAnnotatedMessageArgs::new(
+            everything::GetAnnotatedMessageArgsMessageType::Debug
+        )
     );
     // A value outside the enum is rejected.
     assert!(
@@ -883,36 +854,26 @@ fn generated_args_deserialize_from_the_servers_json() {
 #[tokio::test]
 async fn own_structured_typed_output() {
     let client = own_client().await;
-    let args = || own::StructuredArgs {
-        city: "Oslo".into(),
-    };
+    let args = || own::StructuredArgs::new("Oslo");
     let typed = client.call_typed(own::Structured, args()).await.unwrap();
     assert_eq!(
         typed.output,
-        own::StructuredOutput {
-            city: "Oslo".into(),
-            conditions: "sunny".into(),
-            temperature_c: 21,
-        }
+        // `required` is `city`, `temperature_c`, `conditions`.
+        own::StructuredOutput::new("Oslo", 21, "sunny")
     );
     // The same mapping as the untyped call.
     assert_eq!(typed.result, client.call(own::Structured, args()).await);
     assert!(!typed.result.is_error);
     // A tool without an output schema: the structuredContent as sent (none here).
     let typed = client
-        .call_typed(
-            own::Echo,
-            own::EchoArgs {
-                message: "typed".into(),
-            },
-        )
+        .call_typed(own::Echo, own::EchoArgs::new("typed"))
         .await
         .unwrap();
     assert_eq!(typed.output, None);
     assert_eq!(typed.result.data, "Echo: typed");
     // An error result is the tool error with the contract's text, never validated.
     let err = client
-        .call_typed(own::Fail, own::FailArgs {})
+        .call_typed(own::Fail, own::FailArgs::new())
         .await
         .unwrap_err();
     assert_eq!(err.to_string(), "This tool always fails");
@@ -932,20 +893,17 @@ async fn everything_get_structured_content_typed_output() {
     let typed = client
         .call_typed(
             everything::GetStructuredContent,
-            everything::GetStructuredContentArgs {
-                location: everything::GetStructuredContentArgsLocation::Chicago,
-            },
+            everything::GetStructuredContentArgs::new(
+                everything::GetStructuredContentArgsLocation::Chicago,
+            ),
         )
         .await
         .unwrap();
     // The draft-07 output schema (`additionalProperties: false`) passed, then the fields.
     assert_eq!(
         typed.output,
-        everything::GetStructuredContentOutput {
-            conditions: "Light rain / drizzle".into(),
-            humidity: 82.0,
-            temperature: 36.0,
-        }
+        // `required` is `temperature`, `conditions`, `humidity`.
+        everything::GetStructuredContentOutput::new(36.0, "Light rain / drizzle", 82.0)
     );
     assert!(!typed.result.is_error);
     client.disconnect().await;

@@ -70,22 +70,21 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     show::<demo::Echo>(
         client
-            .call(
-                demo::Echo,
-                demo::EchoArgs {
-                    message: "hello from typed Rust".into(),
-                },
-            )
+            .call(demo::Echo, demo::EchoArgs::new("hello from typed Rust"))
             .await,
     );
-    show::<demo::Add>(client.call(demo::Add, demo::AddArgs { a: 2, b: 40 }).await);
-    show::<demo::TinyImage>(client.call(demo::TinyImage, demo::TinyImageArgs {}).await);
+    show::<demo::Add>(client.call(demo::Add, demo::AddArgs::new(2, 40)).await);
+    show::<demo::TinyImage>(
+        client
+            .call(demo::TinyImage, demo::TinyImageArgs::new())
+            .await,
+    );
     show::<demo::ResourceLinks>(
         client
-            .call(demo::ResourceLinks, demo::ResourceLinksArgs {})
+            .call(demo::ResourceLinks, demo::ResourceLinksArgs::new())
             .await,
     );
-    show::<demo::Fail>(client.call(demo::Fail, demo::FailArgs {}).await);
+    show::<demo::Fail>(client.call(demo::Fail, demo::FailArgs::new()).await);
     println!(
         "{} is consequential: {}; {} is consequential: {}",
         demo::Exit::NAME,

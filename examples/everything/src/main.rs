@@ -42,30 +42,28 @@ async fn main() -> ExitCode {
         client
             .call(
                 everything::Echo,
-                everything::EchoArgs {
-                    message: "hello from typed Rust".into(),
-                },
+                everything::EchoArgs::new("hello from typed Rust"),
             )
             .await,
     );
     show::<everything::GetSum>(
         client
-            .call(
-                everything::GetSum,
-                everything::GetSumArgs { a: 2.0, b: 40.5 },
-            )
+            .call(everything::GetSum, everything::GetSumArgs::new(2.0, 40.5))
             .await,
     );
     show::<everything::GetTinyImage>(
         client
-            .call(everything::GetTinyImage, everything::GetTinyImageArgs {})
+            .call(
+                everything::GetTinyImage,
+                everything::GetTinyImageArgs::new(),
+            )
             .await,
     );
     show::<everything::GetResourceLinks>(
         client
             .call(
                 everything::GetResourceLinks,
-                everything::GetResourceLinksArgs { count: Some(2.0) },
+                everything::GetResourceLinksArgs::new().with_count(2.0),
             )
             .await,
     );

@@ -100,14 +100,7 @@ async fn main() -> ExitCode {
     // 3. Read-only tools need no confirmation; the typed call validates the arguments and
     //    returns the typed output (`structuredContent`, checked against the output schema).
     match client
-        .call_typed(
-            fs::ReadTextFile,
-            fs::ReadTextFileArgs {
-                path: file.clone(),
-                head: None,
-                tail: None,
-            },
-        )
+        .call_typed(fs::ReadTextFile, fs::ReadTextFileArgs::new(file.clone()))
         .await
     {
         Ok(read) => print!("read back: {}", read.output.content),

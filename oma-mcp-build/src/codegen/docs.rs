@@ -102,6 +102,46 @@ pub(crate) fn inline(text: &str) -> String {
     escape_prose(joined.trim())
 }
 
+/// Generated prose (already safe: see [`inline`]) as doc lines of at most about 90
+/// characters, broken at spaces outside code spans.
+pub(crate) fn wrap(text: &str) -> Vec<String> {
+    const WIDTH: usize = 90;
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut in_code = false;
+    let mut word = String::new();
+    let flush_word = |line: &mut String, word: &mut String, lines: &mut Vec<String>| {
+        if !line.is_empty() && line.len() + 1 + word.len() > WIDTH {
+            lines.push(format!(" {line}"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        word.clear();
+    };
+    for c in text.chars() {
+        if c == '`' {
+            in_code = !in_code;
+        }
+        if c == ' ' && !in_code {
+            if !word.is_empty() {
+                flush_word(&mut line, &mut word, &mut lines);
+            }
+        } else {
+            word.push(c);
+        }
+    }
+    if !word.is_empty() {
+        flush_word(&mut line, &mut word, &mut lines);
+    }
+    if !line.is_empty() {
+        lines.push(format!(" {line}"));
+    }
+    lines
+}
+
 /// `\r\n` and lone `\r` → `\n`, tabs → spaces, other control and bidi characters → U+FFFD.
 fn clean_chars(text: &str) -> String {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
@@ -192,6 +232,21 @@ fn url_len(s: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generated_prose_wraps_outside_code_spans() {
+        let text = format!("Takes {}: `a b c`, the end.", "word ".repeat(20).trim_end());
+        let lines = wrap(&text);
+        assert_eq!(
+            lines,
+            [
+                format!(" Takes {} word", "word ".repeat(16).trim_end()),
+                " word word word: `a b c`, the end.".to_owned(),
+            ]
+        );
+        assert!(lines.iter().all(|l| l.len() <= 91));
+        assert_eq!(wrap(""), Vec::<String>::new());
+    }
 
     #[test]
     fn plain_text_stays_readable() {

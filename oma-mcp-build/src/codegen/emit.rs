@@ -406,12 +406,152 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
         quote!(),
     );
     let field_allows = lint_allows("", &field_names(def));
+    let constructor = constructor_items(tool, def, &name)?;
     Ok(quote! {
         #(#[doc = #doc])*
         #attrs
         #field_allows
         pub struct #name {
             #(#fields,)*
+        }
+
+        #constructor
+    })
+}
+
+/// The name of the private field every generated struct has, so that code outside the
+/// generated module cannot build it with a struct literal: it goes through `new` (or
+/// `Default`) and the setters, and adding an optional property to the schema breaks no call
+/// site. A property's field never starts with `_` and a letter, so the name is never taken.
+const PRIVATE_FIELD: &str = "_non_exhaustive";
+
+fn private_field() -> Ident {
+    Ident::new(PRIVATE_FIELD, Span::call_site())
+}
+
+/// Whether a constructor or setter takes a value of type `ty` as it is rather than as
+/// `impl Into<ty>`: numbers and booleans (an integer literal passed as `impl Into<u64>`
+/// would be inferred as `i32`, which does not convert) and tuples.
+fn taken_as_is(ty: &RustType) -> bool {
+    match ty {
+        RustType::Int(_) | RustType::F64 | RustType::Bool | RustType::Tuple(_) => true,
+        RustType::Option(inner) => taken_as_is(inner),
+        _ => false,
+    }
+}
+
+/// A parameter of type `ty`: its type tokens, and the expression that turns the parameter
+/// `ident` into a `ty`.
+fn parameter(ident: &Ident, ty: &RustType) -> (TokenStream, TokenStream) {
+    let tokens = rust_type(ty);
+    if taken_as_is(ty) {
+        (tokens, quote!(#ident))
+    } else {
+        (
+            quote!(impl ::core::convert::Into<#tokens>),
+            quote!(::core::convert::Into::into(#ident)),
+        )
+    }
+}
+
+/// `impl <Struct> { new(..), with_<field>(..) }`: `new` takes the required fields in the
+/// order of [`StructDef::required_order`] and leaves the optional ones unset; each optional
+/// field has a chainable setter `with_<field>` (the field's name without `r#`).
+fn constructor_items(
+    tool: &ToolModel,
+    def: &StructDef,
+    name: &Ident,
+) -> Result<TokenStream, Error> {
+    let ident_of =
+        |f: &Field| field_ident(&f.ident).ok_or_else(|| bad_ident(tool, &f.ident.to_string()));
+    let required = def.constructor_fields();
+    let mut params = Vec::new();
+    let mut inits = Vec::new();
+    for f in &required {
+        let ident = ident_of(f)?;
+        let (ty, expr) = parameter(&ident, &f.ty);
+        params.push(quote!(#ident: #ty));
+        inits.push(if taken_as_is(&f.ty) {
+            quote!(#ident)
+        } else {
+            quote!(#ident: #expr)
+        });
+    }
+    let mut setters = Vec::new();
+    for f in def.fields.iter().filter(|f| !f.required) {
+        let ident = ident_of(f)?;
+        inits.push(quote!(#ident: ::core::option::Option::None));
+        let inner = match &f.ty {
+            RustType::Option(inner) => inner.as_ref(),
+            other => other,
+        };
+        let (ty, expr) = parameter(&ident, inner);
+        let setter = Ident::new(&format!("with_{}", f.ident.name), Span::call_site());
+        let mut text = format!("Sets `{}`", docs::inline(&f.json_name.replace('`', "'")));
+        match f
+            .description
+            .as_deref()
+            .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
+        {
+            Some(first) => {
+                text.push_str(": ");
+                text.push_str(&docs::inline(&oma_mcp_runtime::text::excerpt(
+                    &first.trim(),
+                )));
+            }
+            None => text.push('.'),
+        }
+        let doc = docs::wrap(&text);
+        setters.push(quote! {
+            #(#[doc = #doc])*
+            #[must_use]
+            pub fn #setter(mut self, #ident: #ty) -> Self {
+                self.#ident = ::core::option::Option::Some(#expr);
+                self
+            }
+        });
+    }
+    if let Some(extra) = &def.extra {
+        let ident =
+            field_ident(&extra.ident).ok_or_else(|| bad_ident(tool, &extra.ident.to_string()))?;
+        inits.push(quote!(#ident: ::core::default::Default::default()));
+    }
+    let private = private_field();
+    inits.push(quote!(#private: ()));
+    let listed: Vec<String> = required
+        .iter()
+        .map(|f| format!("`{}`", docs::inline(&f.json_name.replace('`', "'"))))
+        .collect();
+    let has_optional = def.fields.iter().any(|f| !f.required);
+    let mut text = if listed.is_empty() {
+        "A value with no property set.".to_owned()
+    } else {
+        format!(
+            "A value of the required properties, in the order of the schema's `required` \
+             list: {}.",
+            listed.join(", ")
+        )
+    };
+    if has_optional {
+        text.push_str(" Set optional properties with the `with_*` methods.");
+    }
+    let doc = docs::wrap(&text);
+    let too_many = (!params.is_empty()).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+    let allows = lint_allows("", &field_names(def));
+    Ok(quote! {
+        #[allow(dead_code)]
+        #allows
+        impl #name {
+            #(#[doc = #doc])*
+            #[must_use]
+            #too_many
+            pub fn new(#(#params),*) -> Self {
+                Self {
+                    #(#inits,)*
+                }
+            }
+
+            #(#setters)*
         }
     })
 }
@@ -453,6 +593,11 @@ fn struct_fields(
             }
             FieldUse::Wire => quote!(#[serde(flatten)] #ident: #ty),
         });
+    }
+    if let FieldUse::Public { serde } = usage {
+        let private = private_field();
+        let skip = serde.then(|| quote!(#[serde(skip)]));
+        fields.push(quote!(#skip #private: ()));
     }
     Ok(fields)
 }
@@ -562,6 +707,8 @@ fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, E
     let serde_crate = private_path("serde");
     let allows = lint_allows(&def.name, &field_names(def));
     let wire_allows = lint_allows("", &field_names(def));
+    let private = private_field();
+    let constructor = constructor_items(tool, def, &name)?;
     Ok(quote! {
         #(#[doc = #doc])*
         #[allow(dead_code, clippy::type_complexity)]
@@ -601,9 +748,12 @@ fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, E
                 #(#checks)*
                 ::core::result::Result::Ok(Self {
                     #(#moved: wire.#moved,)*
+                    #private: (),
                 })
             }
         }
+
+        #constructor
     })
 }
 

@@ -14,7 +14,12 @@
 //!   `consequential` entries, else its annotations per [`AnnotationPolicy`], minus the
 //!   `not_consequential` entries), and a `static` holding its compiled schemas,
 //!
-//! plus `TOOL_NAMES`, the raw MCP names in snapshot order. `<Tool>` is the UpperCamelCase
+//! plus `TOOL_NAMES`, the raw MCP names in snapshot order. Every generated struct has a
+//! constructor `new` taking its required fields in the order of the schema's `required` list
+//! (for merged schemas each part's list in turn; a `const` has no field), a chainable setter
+//! `with_<field>` per optional field, `Default` when nothing is required, and one private
+//! field, so code outside the generated module builds it only through these and a property
+//! the server adds later breaks no call site. `<Tool>` is the UpperCamelCase
 //! of the raw MCP name (`get-sum` → `GetSum`, `GetSumArgs`), or the name a rename entry
 //! ([`GenerateOptions::rename`]) gives it. Tools whose names would meet after conversion
 //! (`get-sum` and `get_sum`, or `foo` and `foo_args`, whose `FooArgs` `foo` reserves) are
@@ -29,7 +34,7 @@
 //! mod everything {
 //!     include!(concat!(env!("OUT_DIR"), "/everything.rs"));
 //! }
-//! let result = client.call(everything::Echo, everything::EchoArgs { message: "hi".into() }).await;
+//! let result = client.call(everything::Echo, everything::EchoArgs::new("hi")).await;
 //! ```
 //!
 //! Same snapshot and options → byte-identical output. Generation never panics on input: what
@@ -718,7 +723,9 @@ mod tests {
                 "{name}: {code}"
             );
             assert!(
-                code.contains(&format!("pub struct {name}Args {{}}")),
+                code.contains(&format!(
+                    "pub struct {name}Args {{\n    #[serde(skip)]\n    _non_exhaustive: (),\n}}"
+                )),
                 "{name}: {code}"
             );
         }

@@ -191,6 +191,8 @@ impl<'a> Converter<'a> {
         };
         let mut def = StructDef::new(name, doc, Vec::new());
         let mut required: BTreeSet<&str> = BTreeSet::new();
+        // The `required` lists in order (each part's in turn), for the constructor.
+        let mut required_order: Vec<&str> = Vec::new();
         let mut props: Vec<(&'a String, &'a Value, &str)> = Vec::new();
         let mut extra = None;
         for (schema, pointer) in parts {
@@ -214,7 +216,11 @@ impl<'a> Converter<'a> {
             match schema.get("required") {
                 None => {}
                 Some(Value::Array(items)) => {
-                    required.extend(items.iter().filter_map(Value::as_str))
+                    for name in items.iter().filter_map(Value::as_str) {
+                        if required.insert(name) {
+                            required_order.push(name);
+                        }
+                    }
                 }
                 Some(other) => {
                     let message = format!(
@@ -268,6 +274,11 @@ impl<'a> Converter<'a> {
                 pointer: prop_pointer,
             });
         }
+        def.required_order = required_order
+            .into_iter()
+            .filter(|json| def.fields.iter().any(|f| f.json_name == *json))
+            .map(str::to_owned)
+            .collect();
         if let Some((extra, extra_pointer)) = extra {
             let hint = names::nested_type_name(name, "Value");
             let mapped = self.map(extra, &hint, &extra_pointer, depth);

@@ -208,8 +208,23 @@ fn hostile_input_generates_valid_deterministic_code() {
         "pub type RootUnionUntypedArgs = ::oma_mcp_runtime::__private::serde_json::Map<",
         // Keywords beside a `$ref` are merged with its object target (root and nested).
         "    pub p: RefSiblingsArgsP,\n",
-        "    pub y: i64,\n}",
-        "pub struct RefSiblingsArgsP {\n    pub x: ::std::string::String,\n}",
+        "    pub y: i64,\n    #[serde(skip)]\n    _non_exhaustive: (),\n}",
+        // Dozens of required properties: the constructor takes them in the `required` list's
+        // order (reversed here), keywords raw, tagged fields tagged, the `const` left out.
+        "    pub fn new(\n        p23: impl ::core::convert::Into<::std::string::String>,\n        \
+         p22: impl ::core::convert::Into<::std::string::String>,\n        p21: i64,\n",
+        "        foo_bar__h4928cae8: impl ::core::convert::Into<::std::string::String>,\n        \
+         foo_bar__h5a906c24: impl ::core::convert::Into<::std::string::String>,\n        \
+         with_type: impl ::core::convert::Into<::std::string::String>,\n        \
+         new: impl ::core::convert::Into<::std::string::String>,\n        \
+         r#match: impl ::core::convert::Into<::std::string::String>,\n        \
+         r#async: impl ::core::convert::Into<::std::string::String>,\n        \
+         self_: impl ::core::convert::Into<::std::string::String>,\n        \
+         r#fn: impl ::core::convert::Into<::std::string::String>,\n        \
+         r#type: impl ::core::convert::Into<::std::string::String>,\n        \
+         maybe: ::core::option::Option<bool>,\n    ) -> Self {",
+        "    pub fn with_opt_in(mut self, opt_in: bool) -> Self {",
+        "pub struct RefSiblingsArgsP {\n    pub x: ::std::string::String,\n    #[serde(skip)]\n    _non_exhaustive: (),\n}",
     ] {
         assert!(code.contains(ident), "{ident} missing:\n{code}");
     }

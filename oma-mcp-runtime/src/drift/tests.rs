@@ -266,14 +266,79 @@ fn properties_added_and_required() {
         o,
         one(K::PropertyNowRequired, I, "/outputSchema/properties/a")
     );
+    // No argument breaks when an input property is no longer required, but the generated
+    // constructor no longer takes it: a warning saying so.
     let [i, o] = both(now, old);
     assert_eq!(
         i,
-        one(K::PropertyNoLongerRequired, I, "/inputSchema/properties/a")
+        one(K::PropertyNoLongerRequired, W, "/inputSchema/properties/a")
     );
     assert_eq!(
         o,
         one(K::PropertyNoLongerRequired, B, "/outputSchema/properties/a")
+    );
+    let message = |old: Value, new: Value| {
+        let t = |schema: Value| json!({"name": "t", "inputSchema": schema});
+        diff(&snap(vec![t(old)]), &snap(vec![t(new)])).changes[0]
+            .message
+            .clone()
+    };
+    assert_eq!(
+        message(
+            json!({"properties": {"a": {}}, "required": ["a"]}),
+            json!({"properties": {"a": {}}})
+        ),
+        "property \"a\" is no longer required (the generated constructor no longer takes it: \
+         set it with its `with_*` setter)"
+    );
+    // A `const` has no field, so no constructor parameter: info as before.
+    let [i, _] = both(
+        json!({"properties": {"k": {"const": 1}}, "required": ["k"]}),
+        json!({"properties": {"k": {"const": 1}}}),
+    );
+    assert_eq!(
+        i,
+        one(K::PropertyNoLongerRequired, I, "/inputSchema/properties/k")
+    );
+}
+
+/// The generated constructor takes the required properties in the order of `required`: a
+/// new order among those required on both sides would pass existing call sites' arguments
+/// to other properties.
+#[test]
+fn required_order_changed() {
+    let schema = |required: Value| json!({"type": "object", "properties": {"owner": {}, "repo": {}, "k": {"const": 1}, "x": {}}, "required": required});
+    let [i, o] = both(
+        schema(json!(["owner", "repo"])),
+        schema(json!(["repo", "owner"])),
+    );
+    assert_eq!(i, one(K::RequiredOrderChanged, B, "/inputSchema/required"));
+    assert_eq!(o, one(K::RequiredOrderChanged, W, "/outputSchema/required"));
+    let t = |required: Value| json!({"name": "t", "inputSchema": schema(required)});
+    let report = diff(
+        &snap(vec![t(json!(["owner", "repo"]))]),
+        &snap(vec![t(json!(["repo", "owner"]))]),
+    );
+    assert_eq!(
+        report.changes[0].message,
+        "order of required properties changed: \"owner\", \"repo\" → \"repo\", \"owner\" (the \
+         generated constructor takes them in this order)"
+    );
+    assert_eq!(report.changes[0].kind.as_str(), "required_order_changed");
+    // A `const` moving (no parameter), a name repeated, or a property added between them
+    // keeps the order of the others: no change of order.
+    let [i, _] = both(
+        schema(json!(["k", "owner", "repo"])),
+        schema(json!(["owner", "owner", "repo", "k"])),
+    );
+    assert_eq!(i, []);
+    let [i, _] = both(
+        schema(json!(["owner", "repo"])),
+        schema(json!(["owner", "x", "repo"])),
+    );
+    assert_eq!(
+        i,
+        one(K::PropertyNowRequired, B, "/inputSchema/properties/x")
     );
 }
 

@@ -155,18 +155,49 @@ pub(crate) struct StructDef {
     pub consts: Vec<ConstProperty>,
     /// The map of additional properties.
     pub extra: Option<ExtraField>,
+    /// The JSON names of the required fields in the order the constructor `new` takes them:
+    /// the order of the schema's `required` list (for merged schemas, each part's list in
+    /// turn), each name once; names without a field (a `const`, an undeclared property) are
+    /// left out.
+    pub required_order: Vec<String>,
 }
 
 impl StructDef {
-    /// A struct with fields only.
+    /// A struct with fields only; the constructor takes the required ones in field order.
     pub(crate) fn new(name: impl Into<String>, doc: impl Into<String>, fields: Vec<Field>) -> Self {
+        let required_order = fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| f.json_name.clone())
+            .collect();
         Self {
             name: name.into(),
             doc: doc.into(),
             fields,
             consts: Vec::new(),
             extra: None,
+            required_order,
         }
+    }
+
+    /// The required fields in constructor order: those of [`StructDef::required_order`] in
+    /// its order, then any other required field in field order.
+    pub(crate) fn constructor_fields(&self) -> Vec<&Field> {
+        let mut fields: Vec<&Field> = self
+            .required_order
+            .iter()
+            .filter_map(|json| {
+                self.fields
+                    .iter()
+                    .find(|f| f.required && f.json_name == *json)
+            })
+            .collect();
+        for f in &self.fields {
+            if f.required && !self.required_order.contains(&f.json_name) {
+                fields.push(f);
+            }
+        }
+        fields
     }
 
     /// Whether every field is an `Option` (then the struct derives `Default`).

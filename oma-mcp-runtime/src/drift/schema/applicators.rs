@@ -9,7 +9,30 @@ use serde_json::{Map, Value};
 use super::super::rules::quote;
 use super::shape::{rename_of, required};
 use super::{Ctx, Effect, escape};
-use crate::drift::{Change, ChangeKind, Severity};
+use crate::drift::{Change, ChangeKind, Direction, Severity};
+
+/// The names of a schema's `required` list in order, each once.
+fn required_list(m: &Map<String, Value>) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for name in m
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Whether the property schema `schema` (if declared) becomes a field of the generated
+/// struct: declared, and not a `const` (the struct sends a `const` by itself).
+fn is_field(schema: &Value) -> bool {
+    schema.get("const").is_none()
+}
 
 impl Ctx<'_> {
     /// `properties`, `required`, `additionalProperties`.
@@ -95,13 +118,22 @@ impl Ctx<'_> {
                                 "is no longer required",
                             )
                         };
-                        self.effect(
-                            out,
-                            &p,
-                            kind,
-                            effect,
-                            format!("property {} {word}", quote(name)),
-                        );
+                        let message = format!("property {} {word}", quote(name));
+                        if !is_req
+                            && self.direction == Direction::Input
+                            && old.is_some_and(is_field)
+                            && new.is_some_and(is_field)
+                        {
+                            // Wider, so no argument breaks; but the generated constructor
+                            // `new` takes the required properties and no longer takes it.
+                            let message = format!(
+                                "{message} (the generated constructor no longer takes it: set \
+                                 it with its `with_*` setter)"
+                            );
+                            self.push(out, &p, kind, Severity::Warning, message);
+                        } else {
+                            self.effect(out, &p, kind, effect, message);
+                        }
                     }
                     if let (Some(old), Some(new)) = (old, new) {
                         self.walk(old, new, &p, depth + 1, out);
@@ -109,6 +141,7 @@ impl Ctx<'_> {
                 }
             }
         }
+        self.required_order(o, n, &op, &np, ptr, out);
         let p = format!("{ptr}/additionalProperties");
         let (oa, na) = (o.get("additionalProperties"), n.get("additionalProperties"));
         let closed = |v: Option<&Value>| v == Some(&Value::Bool(false));
@@ -134,6 +167,59 @@ impl Ctx<'_> {
                 self.walk(a, b, &p, depth + 1, out);
             }
         }
+    }
+
+    /// The order of `required` among the properties required on both sides: the generated
+    /// constructor `new` takes the required properties in this order, so a new order passes
+    /// the arguments of existing call sites to other properties when their types agree
+    /// (breaking for the input; a warning for the output, whose constructor only code that
+    /// builds outputs itself calls).
+    fn required_order(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        op: &Map<String, Value>,
+        np: &Map<String, Value>,
+        ptr: &str,
+        out: &mut Vec<Change>,
+    ) {
+        let (or, nr) = (required_list(o), required_list(n));
+        let both = |name: &&str| {
+            or.contains(name)
+                && nr.contains(name)
+                && op.get(*name).is_some_and(is_field)
+                && np.get(*name).is_some_and(is_field)
+        };
+        let old: Vec<&str> = or.iter().copied().filter(both).collect();
+        let new: Vec<&str> = nr.iter().copied().filter(both).collect();
+        if old == new {
+            return;
+        }
+        let show = |names: &[&str]| {
+            names
+                .iter()
+                .map(|n| quote(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let severity = if self.direction == Direction::Input {
+            Severity::Breaking
+        } else {
+            Severity::Warning
+        };
+        let message = format!(
+            "order of required properties changed: {} → {} (the generated constructor takes \
+             them in this order)",
+            show(&old),
+            show(&new)
+        );
+        self.push(
+            out,
+            &format!("{ptr}/required"),
+            ChangeKind::RequiredOrderChanged,
+            severity,
+            message,
+        );
     }
 
     /// `items` (a schema, or a draft-07 tuple array) and `prefixItems`.
