@@ -368,6 +368,48 @@ fn tagged_names_keep_their_mcp_and_json_names() {
     assert_eq!(lone.additional_properties__h7011157b.as_deref(), Some("a"));
 }
 
+/// Every argument type knows its tool (`ToolArgs`), so `client.invoke(args)` needs no marker;
+/// only tools that are not consequential are `NotConsequential`.
+#[test]
+fn arguments_know_their_tool() {
+    use oma_mcp_runtime::{NotConsequential, ToolArgs};
+    fn tool_of<A: ToolArgs>(_: &A) -> &'static str {
+        <A::Tool as McpTool>::MCP_NAME
+    }
+    fn plain<T: NotConsequential>(_: T) -> bool {
+        !T::CONSEQUENTIAL
+    }
+    assert_eq!(tool_of(&GetSumArgs::new(1.0, 2.0)), "get-sum");
+    assert_eq!(tool_of(&FilesDeleteArgs::new(vec![], None)), "files/delete");
+    assert_eq!(tool_of(&GetSum_h9096b3e4Args::new()), "get_sum");
+    assert!(plain(GetSum));
+    assert!(plain(Ping));
+    assert!(plain(Shapes));
+    // An argument type the schema cannot describe is still a type of its own: a struct whose
+    // map holds every property.
+    let mut untyped = hostile::RootUnionUntypedArgs::new();
+    untyped
+        .additional_properties
+        .insert("s".to_owned(), json!("x"));
+    assert_eq!(tool_of(&untyped), "root-union-untyped");
+    assert_eq!(serde_json::to_value(&untyped).unwrap(), json!({"s": "x"}));
+}
+
+/// A consequential tool runs through the confirmed calls (the plain ones do not compile
+/// for it: `tests/compile-fail/consequential_call.rs`). Compiled, not run (no server here).
+#[allow(dead_code)]
+async fn consequential_tools_run_with_a_confirmation(client: &oma_mcp_runtime::McpClient) {
+    use oma_mcp_runtime::Confirmed;
+    let args = FilesDeleteArgs::new(vec!["a.txt".to_owned()], None);
+    let _: oma_mcp_runtime::ToolResult = client.invoke_confirmed(args.clone(), Confirmed).await;
+    let typed = client.invoke_typed_confirmed(args, Confirmed).await;
+    let _: Option<Option<serde_json::Value>> = typed.ok().map(|t| t.output);
+    // Tools that are not consequential take a confirmation too.
+    let _ = client
+        .invoke_confirmed(GetSumArgs::new(1.0, 2.0), Confirmed)
+        .await;
+}
+
 /// A constructor of 34 required properties (the hostile case `many-required`): the
 /// `required` list's order, keywords as raw identifiers, the `const` sent by itself.
 #[test]

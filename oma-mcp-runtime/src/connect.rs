@@ -987,14 +987,24 @@ impl McpClient {
 
     /// Calls the tool `T` with typed arguments and maps the result as open-multi-agent maps it.
     ///
-    /// The marker value only selects the tool (`client.call(Echo, EchoArgs::new(..))`). The
-    /// arguments are serialized to a JSON object and sent as `tools/call` to
+    /// The marker value only selects the tool (`client.call(Echo, EchoArgs::new("hi"))`);
+    /// [`McpClient::invoke`] does the same with the arguments alone. The arguments are
+    /// serialized to a JSON object and sent as `tools/call` to
     /// [`McpTool::MCP_NAME`](crate::McpTool::MCP_NAME); nothing is validated locally (see
     /// [`McpClient::call_typed`]). Never fails: like open-multi-agent, a failed call (timeout,
     /// JSON-RPC error, closed connection, arguments that do not serialize to an object) is a
     /// [`ToolResult`] with `is_error: true` and `data` = `MCP tool "<MCP_NAME>" failed:
     /// <message>`.
-    pub async fn call<T: crate::McpTool>(&self, _tool: T, args: T::Args) -> ToolResult {
+    ///
+    /// Only for tools that are not consequential ([`NotConsequential`](crate::NotConsequential));
+    /// a consequential one runs through [`McpClient::invoke_confirmed`].
+    pub async fn call<T: crate::NotConsequential>(&self, _tool: T, args: T::Args) -> ToolResult {
+        const {
+            assert!(
+                !T::CONSEQUENTIAL,
+                "a consequential tool implements NotConsequential"
+            )
+        };
         crate::typed::call_mapped::<T>(self, args).await
     }
 
@@ -1005,18 +1015,94 @@ impl McpClient {
     /// `$schema`); a violation is [`CallError::InvalidArguments`](crate::CallError::InvalidArguments)
     /// with JSON pointers and nothing is sent. The result is then read as
     /// [`typed_output`](crate::typed::typed_output) says. [`McpClient::call`] stays
-    /// open-multi-agent's untyped call.
+    /// open-multi-agent's untyped call; [`McpClient::invoke_typed`] takes the arguments alone.
+    ///
+    /// Only for tools that are not consequential ([`NotConsequential`](crate::NotConsequential));
+    /// a consequential one runs through [`McpClient::invoke_typed_confirmed`].
     ///
     /// # Errors
     /// Every [`CallError`](crate::CallError) variant;
     /// [`CallError::into_tool_result`](crate::CallError::into_tool_result) turns one into
     /// open-multi-agent's error result.
-    pub async fn call_typed<T: crate::McpTool>(
+    pub async fn call_typed<T: crate::NotConsequential>(
         &self,
         _tool: T,
         args: T::Args,
     ) -> Result<crate::TypedResult<T::Output>, crate::CallError> {
+        const {
+            assert!(
+                !T::CONSEQUENTIAL,
+                "a consequential tool implements NotConsequential"
+            )
+        };
         crate::typed::call_typed::<T>(self, args).await
+    }
+
+    /// [`McpClient::call`] with the arguments alone: they know their tool
+    /// ([`ToolArgs`](crate::ToolArgs)), `client.invoke(EchoArgs::new("hi"))`.
+    ///
+    /// Only for tools that are not consequential; see [`McpClient::invoke_confirmed`].
+    pub async fn invoke<A>(&self, args: A) -> ToolResult
+    where
+        A: crate::ToolArgs,
+        A::Tool: crate::NotConsequential,
+    {
+        const {
+            assert!(
+                !<A::Tool as crate::McpTool>::CONSEQUENTIAL,
+                "a consequential tool implements NotConsequential"
+            )
+        };
+        crate::typed::call_mapped::<A::Tool>(self, args).await
+    }
+
+    /// [`McpClient::call_typed`] with the arguments alone: they know their tool
+    /// ([`ToolArgs`](crate::ToolArgs)), `client.invoke_typed(GetSumArgs::new(1.0, 2.0))`.
+    ///
+    /// Only for tools that are not consequential; see [`McpClient::invoke_typed_confirmed`].
+    ///
+    /// # Errors
+    /// As [`McpClient::call_typed`].
+    pub async fn invoke_typed<A>(
+        &self,
+        args: A,
+    ) -> Result<crate::TypedResult<<A::Tool as crate::McpTool>::Output>, crate::CallError>
+    where
+        A: crate::ToolArgs,
+        A::Tool: crate::NotConsequential,
+    {
+        const {
+            assert!(
+                !<A::Tool as crate::McpTool>::CONSEQUENTIAL,
+                "a consequential tool implements NotConsequential"
+            )
+        };
+        crate::typed::call_typed::<A::Tool>(self, args).await
+    }
+
+    /// [`McpClient::invoke`] for any tool, consequential ones included: the
+    /// [`Confirmed`](crate::Confirmed) value is the caller's explicit confirmation that the call
+    /// may run, `client.invoke_confirmed(WriteFileArgs::new(path, text), Confirmed)`.
+    pub async fn invoke_confirmed<A: crate::ToolArgs>(
+        &self,
+        args: A,
+        _confirmed: crate::Confirmed,
+    ) -> ToolResult {
+        crate::typed::call_mapped::<A::Tool>(self, args).await
+    }
+
+    /// [`McpClient::invoke_typed`] for any tool, consequential ones included: the
+    /// [`Confirmed`](crate::Confirmed) value is the caller's explicit confirmation that the call
+    /// may run.
+    ///
+    /// # Errors
+    /// As [`McpClient::call_typed`].
+    pub async fn invoke_typed_confirmed<A: crate::ToolArgs>(
+        &self,
+        args: A,
+        _confirmed: crate::Confirmed,
+    ) -> Result<crate::TypedResult<<A::Tool as crate::McpTool>::Output>, crate::CallError> {
+        crate::typed::call_typed::<A::Tool>(self, args).await
     }
 
     /// One [`ToolDefinition`](crate::ToolDefinition) per tool discovered at connect, in the

@@ -62,7 +62,7 @@ pub use snapshot::{Snapshot, SnapshotTool};
 /// [`McpClient::call_tool_with_cancel`]), re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry};
-pub use typed::{CallError, McpTool, TypedResult};
+pub use typed::{CallError, Confirmed, McpTool, NotConsequential, ToolArgs, TypedResult};
 pub use validate::Validator;
 
 /// Re-exports that generated code refers to as `::oma_mcp_runtime::__private::…`, so a crate

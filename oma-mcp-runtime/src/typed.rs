@@ -2,19 +2,29 @@
 //!
 //! `oma-mcp-build` generates, for every tool of a snapshot, an argument type (`<Tool>Args`),
 //! an output type (`<Tool>Output`, when the tool declares an `outputSchema`) and a zero-sized
-//! marker type (`<Tool>`) implementing [`McpTool`]. Two calls take a marker:
+//! marker type (`<Tool>`) implementing [`McpTool`]; every argument type implements
+//! [`ToolArgs`], so it knows its tool. Two kinds of call:
 //!
-//! - [`McpClient::call`]: open-multi-agent's call, mapped to a [`ToolResult`]; never fails.
-//! - [`McpClient::call_typed`]: validates the arguments against the tool's exact input schema
+//! - open-multi-agent's call, mapped to a [`ToolResult`], never failing:
+//!   [`McpClient::invoke`]`(args)`, or [`McpClient::call`]`(Marker, args)`;
+//! - the typed call, which validates the arguments against the tool's exact input schema
 //!   before anything is sent, and on success deserializes `structuredContent` into
-//!   [`McpTool::Output`] after validating it against the output schema
-//!   ([`TypedResult`], or a [`CallError`]).
+//!   [`McpTool::Output`] after validating it against the output schema ([`TypedResult`], or
+//!   a [`CallError`]): [`McpClient::invoke_typed`]`(args)`, or
+//!   [`McpClient::call_typed`]`(Marker, args)`.
+//!
+//! Those four take only tools that are [`NotConsequential`]: a tool whose
+//! [`McpTool::CONSEQUENTIAL`] is `true` does not compile there, and runs through
+//! [`McpClient::invoke_confirmed`] or [`McpClient::invoke_typed_confirmed`], which take an
+//! explicit [`Confirmed`].
 //!
 //! ```ignore
-//! let result = client.call(Echo, EchoArgs::new("hi")).await;
+//! let result = client.invoke(EchoArgs::new("hi")).await;
 //! assert_eq!(result.data, "Echo: hi");
-//! let sum = client.call_typed(GetSum, GetSumArgs::new(1.0, 2.0)).await?;
+//! let sum = client.invoke_typed(GetSumArgs::new(1.0, 2.0)).await?;
 //! println!("{}", sum.result.data);
+//! // `write_file` is consequential: `client.invoke(args)` would not compile.
+//! let written = client.invoke_confirmed(WriteFileArgs::new(path, text), Confirmed).await;
 //! ```
 //!
 //! Schemas are compiled once per tool, on first use, into the marker's [`ToolValidators`]
@@ -76,6 +86,45 @@ pub trait McpTool {
     /// function body, so each tool's schemas are compiled at most once per process.
     fn validators() -> &'static ToolValidators;
 }
+
+/// The argument type of one tool: it knows its tool, so a call needs no marker
+/// (`client.invoke(args)`, [`McpClient::invoke`]).
+///
+/// Generated code implements it for every `<Tool>Args` (each tool has its own argument type,
+/// so `Tool` is always the tool the arguments were generated for).
+pub trait ToolArgs: serde::Serialize {
+    /// The tool these are the arguments of.
+    type Tool: McpTool<Args = Self>;
+}
+
+/// A tool whose [`McpTool::CONSEQUENTIAL`] is `false`: the plain calls ([`McpClient::call`],
+/// [`McpClient::call_typed`], [`McpClient::invoke`], [`McpClient::invoke_typed`]) take only
+/// such tools, so a consequential tool cannot run by accident: its call goes through
+/// [`McpClient::invoke_confirmed`] or [`McpClient::invoke_typed_confirmed`], which take a
+/// [`Confirmed`] value.
+///
+/// Generated code implements it for exactly the tools whose `CONSEQUENTIAL` is `false`. A
+/// hand-written implementation for a consequential tool fails to compile where a plain call
+/// uses it (the calls assert `!CONSEQUENTIAL` at compile time).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a consequential MCP tool: calling it needs an explicit confirmation",
+    label = "consequential: not callable without a confirmation",
+    note = "once the call is confirmed, use `client.invoke_confirmed(args, oma_mcp_runtime::Confirmed)` (or `invoke_typed_confirmed`)"
+)]
+pub trait NotConsequential: McpTool {}
+
+/// An explicit confirmation that a consequential tool may run, passed to
+/// [`McpClient::invoke_confirmed`] and [`McpClient::invoke_typed_confirmed`].
+///
+/// Writing it is the confirmation: pass it only after whatever your program requires before
+/// a tool with real side effects runs (a person approved it, a policy allowed it). The dynamic
+/// tool layer has its own gate for the same flag (the executor's confirmation gate).
+///
+/// ```ignore
+/// let deleted = client.invoke_confirmed(DeleteEntitiesArgs::new(names), Confirmed).await;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Confirmed;
 
 /// The compiled input and output schemas of one tool, each compiled on first use.
 ///

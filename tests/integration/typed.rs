@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use oma_mcp_runtime::snapshot::SnapshotSource;
 use oma_mcp_runtime::{
-    DriftPolicy, DriftReport, Error, McpClient, McpTool, Snapshot, connect_checked,
+    Confirmed, DriftPolicy, DriftReport, Error, McpClient, McpTool, Snapshot, connect_checked,
     connect_mcp_tools, map_call_result,
 };
 use serde_json::{Value, json};
@@ -604,6 +604,45 @@ async fn everything_text_tools() {
     client.disconnect().await;
 }
 
+/// The arguments know their tool (`invoke`, `invoke_typed`), and a consequential tool runs
+/// only through the confirmed calls (`client.invoke(args)` would not compile for it).
+#[tokio::test]
+async fn everything_invoke_and_the_confirmed_call() {
+    let Some(config) = everything_config("everything_invoke_and_the_confirmed_call") else {
+        return;
+    };
+    let client = connect_mcp_tools(config).await.unwrap();
+    let r = client.invoke(everything::GetSumArgs::new(2.0, 3.0)).await;
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        ("The sum of 2 and 3 is 5.", false)
+    );
+    let typed = client
+        .invoke_typed(everything::EchoArgs::new("typed hi"))
+        .await
+        .unwrap();
+    assert_eq!(typed.result.data, "Echo: typed hi");
+    const { assert!(everything::ToggleSimulatedLogging::CONSEQUENTIAL) };
+    let started = client
+        .invoke_confirmed(everything::ToggleSimulatedLoggingArgs::new(), Confirmed)
+        .await;
+    assert!(
+        started
+            .data
+            .starts_with("Started simulated, random-leveled logging for session "),
+        "{started:?}"
+    );
+    let stopped = client
+        .invoke_typed_confirmed(everything::ToggleSimulatedLoggingArgs::new(), Confirmed)
+        .await
+        .unwrap();
+    assert_eq!(
+        stopped.result.data,
+        "Stopped simulated logging for session undefined"
+    );
+    client.disconnect().await;
+}
+
 #[tokio::test]
 async fn everything_get_tiny_image() {
     let Some(config) = everything_config("everything_get_tiny_image") else {
@@ -856,6 +895,8 @@ async fn own_structured_typed_output() {
     let client = own_client().await;
     let args = || own::StructuredArgs::new("Oslo");
     let typed = client.call_typed(own::Structured, args()).await.unwrap();
+    // The same call with the arguments alone.
+    assert_eq!(client.invoke_typed(args()).await.unwrap(), typed);
     assert_eq!(
         typed.output,
         // `required` is `city`, `temperature_c`, `conditions`.

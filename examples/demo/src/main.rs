@@ -68,23 +68,20 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!();
 
+    // The arguments know their tool: `invoke(args)`; `call(Marker, args)` does the same.
     show::<demo::Echo>(
         client
-            .call(demo::Echo, demo::EchoArgs::new("hello from typed Rust"))
+            .invoke(demo::EchoArgs::new("hello from typed Rust"))
             .await,
     );
-    show::<demo::Add>(client.call(demo::Add, demo::AddArgs::new(2, 40)).await);
+    show::<demo::Add>(client.invoke(demo::AddArgs::new(2, 40)).await);
     show::<demo::TinyImage>(
         client
             .call(demo::TinyImage, demo::TinyImageArgs::new())
             .await,
     );
-    show::<demo::ResourceLinks>(
-        client
-            .call(demo::ResourceLinks, demo::ResourceLinksArgs::new())
-            .await,
-    );
-    show::<demo::Fail>(client.call(demo::Fail, demo::FailArgs::new()).await);
+    show::<demo::ResourceLinks>(client.invoke(demo::ResourceLinksArgs::new()).await);
+    show::<demo::Fail>(client.invoke(demo::FailArgs::new()).await);
     println!(
         "{} is consequential: {}; {} is consequential: {}",
         demo::Exit::NAME,

@@ -38,19 +38,13 @@ async fn main() -> ExitCode {
         drift.summary.info
     );
 
+    // The arguments know their tool: `invoke(args)`; `call(Marker, args)` does the same.
     show::<everything::Echo>(
         client
-            .call(
-                everything::Echo,
-                everything::EchoArgs::new("hello from typed Rust"),
-            )
+            .invoke(everything::EchoArgs::new("hello from typed Rust"))
             .await,
     );
-    show::<everything::GetSum>(
-        client
-            .call(everything::GetSum, everything::GetSumArgs::new(2.0, 40.5))
-            .await,
-    );
+    show::<everything::GetSum>(client.invoke(everything::GetSumArgs::new(2.0, 40.5)).await);
     show::<everything::GetTinyImage>(
         client
             .call(
@@ -61,10 +55,7 @@ async fn main() -> ExitCode {
     );
     show::<everything::GetResourceLinks>(
         client
-            .call(
-                everything::GetResourceLinks,
-                everything::GetResourceLinksArgs::new().with_count(2.0),
-            )
+            .invoke(everything::GetResourceLinksArgs::new().with_count(2.0))
             .await,
     );
     println!(

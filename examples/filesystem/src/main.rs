@@ -1,7 +1,10 @@
 //! A consequential tool behind the executor's confirmation gate: server-filesystem's
 //! `write_file` says `destructiveHint: true`, so its generated marker has
 //! `CONSEQUENTIAL = true`, [`ToolDefinition::from_typed`] carries that into the definition,
-//! and the [`ToolExecutor`] runs it only when the gate approves.
+//! and the [`ToolExecutor`] runs it only when the gate approves. In typed code the same flag
+//! is a compile-time rule: `client.invoke(args)` does not compile for `write_file`;
+//! [`McpClient::invoke_typed_confirmed`](oma_mcp_runtime::McpClient::invoke_typed_confirmed)
+//! with an explicit [`Confirmed`] runs it.
 //!
 //! Run from the repository root after `npm ci --prefix tests/servers`:
 //! `cargo run -p oma-mcp-example-filesystem`.
@@ -11,8 +14,8 @@ use std::sync::Arc;
 
 use oma_mcp_runtime::tool::{ToolCallDecision, gate_fn};
 use oma_mcp_runtime::{
-    ConnectConfig, McpTool, ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry,
-    connect_mcp_tools,
+    Confirmed, ConnectConfig, McpTool, ToolContext, ToolDefinition, ToolExecutor, ToolGrants,
+    ToolRegistry, connect_mcp_tools,
 };
 use serde_json::json;
 
@@ -97,10 +100,23 @@ async fn main() -> ExitCode {
         written.data, written.is_error
     );
 
-    // 3. Read-only tools need no confirmation; the typed call validates the arguments and
+    // 3. Typed code: `client.invoke(args)` would not compile for the consequential
+    //    `write_file`; the confirmed call takes the confirmation as a value.
+    let appended = client
+        .invoke_typed_confirmed(
+            fs::WriteFileArgs::new(file.clone(), "written after confirmation\nand again\n"),
+            Confirmed,
+        )
+        .await;
+    match &appended {
+        Ok(written) => println!("typed, confirmed: {}", written.output.content),
+        Err(e) => println!("typed write failed: {e}"),
+    }
+
+    // 4. Read-only tools need no confirmation; the typed call validates the arguments and
     //    returns the typed output (`structuredContent`, checked against the output schema).
     match client
-        .call_typed(fs::ReadTextFile, fs::ReadTextFileArgs::new(file.clone()))
+        .invoke_typed(fs::ReadTextFileArgs::new(file.clone()))
         .await
     {
         Ok(read) => print!("read back: {}", read.output.content),
@@ -109,7 +125,7 @@ async fn main() -> ExitCode {
 
     client.disconnect().await;
     let _ = std::fs::remove_dir_all(&sandbox);
-    if denied.is_error && !written.is_error {
+    if denied.is_error && !written.is_error && appended.is_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -228,7 +228,16 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
                 &VALIDATORS
             }
         }
+
+        impl ::oma_mcp_runtime::ToolArgs for #args {
+            type Tool = #marker;
+        }
     };
+    if !consequential {
+        tokens.extend(quote! {
+            impl ::oma_mcp_runtime::NotConsequential for #marker {}
+        });
+    }
     for def in &tool.types {
         tokens.extend(match def {
             TypeDef::Alias(a) => alias_item(tool, a)?,

@@ -205,7 +205,8 @@ fn hostile_input_generates_valid_deterministic_code() {
         "pub struct RootAllOfArgs {",
         "pub enum RootAnyOfArgs {",
         "pub enum RootOneOfArgs {",
-        "pub type RootUnionUntypedArgs = ::oma_mcp_runtime::__private::serde_json::Map<",
+        "pub struct RootUnionUntypedArgs {\n    /// Properties beyond the declared ones (`additionalProperties`).\n    \
+         #[serde(flatten)]\n    pub additional_properties: ::std::collections::BTreeMap<",
         // Keywords beside a `$ref` are merged with its object target (root and nested).
         "    pub p: RefSiblingsArgsP,\n",
         "    pub y: i64,\n    #[serde(skip)]\n    _non_exhaustive: (),\n}",
@@ -234,7 +235,7 @@ fn hostile_input_generates_valid_deterministic_code() {
         "tool \"not-an-object\" at /inputSchema: inputSchema is a string, not a JSON object; the argument struct has no fields",
         "tool \"long\" at /inputSchema: inputSchema has type \"string\", not \"object\"; the argument struct has no fields",
         "tool \"weird-schemas\" at /inputSchema/properties/n: invalid subschema: expected an object or a boolean, found null; using serde_json::Value",
-        "tool \"root-union-untyped\" at /inputSchema/anyOf: the arguments are not typed: a branch of the root `anyOf` is not an object schema; using a JSON object map (serde_json::Map)",
+        "tool \"root-union-untyped\" at /inputSchema/anyOf: the arguments are not typed: a branch of the root `anyOf` is not an object schema; using a struct that holds them all in a JSON map",
     ] {
         assert!(
             messages.contains(&expected.to_owned()),

@@ -3,6 +3,8 @@
 //!
 //! - `golden`: the generator's output for each `fixtures/<case>.json` is `fixtures/<case>.rs`;
 //! - `names_property`: generated names, property-tested;
+//! - `compile_fail`: what generated code must refuse to compile (trybuild, exact messages in
+//!   `compile-fail/*.stderr`);
 //! - `build_script`: downstream crates whose `build.rs` runs `oma_mcp_build::configure()`;
 //! - with feature `cli`, the `oma-mcp` binary: `cli`, `connect_cli`, `drift_cli`, `hostile`,
 //!   and `help` (the `--help` goldens in `fixtures/help/`).
@@ -20,6 +22,7 @@ mod cli;
 #[cfg(feature = "cli")]
 #[path = "../common/mod.rs"]
 mod common;
+mod compile_fail;
 #[cfg(feature = "cli")]
 mod connect_cli;
 #[cfg(feature = "cli")]

@@ -12,8 +12,8 @@
 //! - a root `anyOf`/`oneOf` of objects is an enum, as nested unions are (a `null` branch
 //!   adds nothing: the arguments sent are always an object);
 //! - a root union or `allOf` that is not of objects, or that a value's shape does not tell
-//!   apart, and a root `$ref` that cannot be followed, are a JSON object map
-//!   (`serde_json::Map`) with a warning;
+//!   apart, and a root `$ref` that cannot be followed, are a struct without fields whose
+//!   flattened `additional_properties` map holds every property, with a warning;
 //! - a root of another `type` is a struct without fields, with a warning.
 //!
 //! A root with `properties` of its own is a struct of them (merged with an `allOf` of
@@ -26,8 +26,10 @@ use serde_json::{Map, Value};
 
 use super::refs::{Siblings, constraining_siblings, siblings, unmerged_message};
 use super::unions::is_object;
-use super::{AliasDef, Converter, PointerState, RustType, TypeDef, Warning, kind, pointer_push};
-use crate::codegen::names::Namespace;
+use super::{
+    Converter, ExtraField, PointerState, RustType, StructDef, TypeDef, Warning, kind, pointer_push,
+};
+use crate::codegen::names::{self, Namespace, RustIdent};
 
 /// Where the input schema sits in the tool descriptor.
 const ROOT: &str = "/inputSchema";
@@ -52,7 +54,7 @@ enum ArgsShape<'a> {
 }
 
 /// Maps one tool's `inputSchema` to its types: the argument type `args_name` first (a
-/// struct, an enum for a root union, or an alias of a JSON object map), then every nested
+/// struct, an enum for a root union, or a struct of one JSON map), then every nested
 /// struct and enum in order of appearance. Nested type names are claimed in `types`;
 /// problems are pushed to `warnings` with pointers under `/inputSchema`.
 pub(crate) fn input_types(
@@ -345,8 +347,9 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// The argument type as an alias of a JSON object map, with a warning at `pointer` that
-    /// says why (`reason`, about the input schema).
+    /// The argument type as a struct without fields that keeps every property in its
+    /// flattened `additional_properties` map, with a warning at `pointer` that says why
+    /// (`reason`).
     fn json_map_args(
         &mut self,
         args_name: &str,
@@ -357,16 +360,27 @@ impl<'a> Converter<'a> {
         self.warn(
             pointer,
             format!(
-                "the arguments are not typed: {reason}; using a JSON object map \
-                 (serde_json::Map)"
+                "the arguments are not typed: {reason}; using a struct that holds them all \
+                 in a JSON map"
             ),
         );
-        TypeDef::Alias(AliasDef {
-            name: args_name.to_owned(),
-            doc: format!("{doc}\n\nA JSON object, not typed: {reason}."),
-            ty: RustType::JsonMap,
-        })
+        TypeDef::Struct(untyped_args(
+            args_name,
+            format!("{doc}\n\nNot typed: {reason}."),
+        ))
     }
+}
+
+/// A struct named `name` without fields whose flattened `additional_properties` map holds
+/// every property (values `serde_json::Value`): an argument type that is still a type of its
+/// own (it knows its tool) when the schema cannot be typed.
+pub(crate) fn untyped_args(name: &str, doc: String) -> StructDef {
+    let mut def = StructDef::new(name, doc, Vec::new());
+    def.extra = Some(ExtraField {
+        ident: RustIdent::plain(names::EXTRA_FIELD),
+        value: RustType::Value,
+    });
+    def
 }
 
 #[cfg(test)]

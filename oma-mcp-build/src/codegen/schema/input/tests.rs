@@ -230,13 +230,14 @@ fn a_root_one_of_with_a_constant_tag_is_a_tagged_enum() {
 }
 
 #[test]
-fn a_root_union_that_is_not_typed_is_a_json_object_map_with_a_warning() {
+fn a_root_union_that_is_not_typed_is_a_struct_of_a_json_map_with_a_warning() {
     let json_map = |reason: &str| {
-        vec![TypeDef::Alias(AliasDef {
-            name: "TArgs".into(),
-            doc: format!("{DOC}\n\nA JSON object, not typed: {reason}."),
-            ty: RustType::JsonMap,
-        })]
+        let mut def = StructDef::new("TArgs", format!("{DOC}\n\nNot typed: {reason}."), vec![]);
+        def.extra = Some(ExtraField {
+            ident: RustIdent::plain("additional_properties"),
+            value: RustType::Value,
+        });
+        vec![TypeDef::Struct(def)]
     };
     let reason = "a branch of the root `anyOf` is not an object schema";
     assert_eq!(
@@ -245,7 +246,7 @@ fn a_root_union_that_is_not_typed_is_a_json_object_map_with_a_warning() {
             json_map(reason),
             vec![format!(
                 "tool \"t\" at /inputSchema/anyOf: the arguments are not typed: {reason}; \
-                 using a JSON object map (serde_json::Map)"
+                 using a struct that holds them all in a JSON map"
             )]
         )
     );
@@ -261,7 +262,7 @@ fn a_root_union_that_is_not_typed_is_a_json_object_map_with_a_warning() {
             json_map(reason),
             vec![format!(
                 "tool \"t\" at /inputSchema/oneOf: the arguments are not typed: {reason}; \
-                 using a JSON object map (serde_json::Map)"
+                 using a struct that holds them all in a JSON map"
             )]
         )
     );
@@ -277,7 +278,7 @@ fn a_root_union_that_is_not_typed_is_a_json_object_map_with_a_warning() {
             json_map(reason),
             vec![format!(
                 "tool \"t\" at /inputSchema/$ref: the arguments are not typed: {reason}; \
-                 using a JSON object map (serde_json::Map)"
+                 using a struct that holds them all in a JSON map"
             )]
         )
     );
@@ -380,7 +381,10 @@ fn keywords_beside_a_root_ref_to_a_non_object_are_warned_about() {
         "required": ["y"],
         "$defs": {"U": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}
     }));
-    assert!(matches!(defs[0], TypeDef::Alias(_)), "{defs:?}");
+    assert!(
+        matches!(&defs[0], TypeDef::Struct(s) if s.fields.is_empty() && s.extra.is_some()),
+        "{defs:?}"
+    );
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert_eq!(
         warnings[0],

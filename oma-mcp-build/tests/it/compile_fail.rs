@@ -1,0 +1,17 @@
+//! Compile-fail tests of generated code (trybuild), each `compile-fail/<case>.rs` with the
+//! exact compiler output in `compile-fail/<case>.stderr`:
+//!
+//! - `consequential_call`: a consequential tool through `invoke` and `call_typed` (the plain
+//!   calls), which need a tool that is `NotConsequential`;
+//! - `missing_required_field`: a constructor call without a required field, and a struct
+//!   literal outside the generated module.
+//!
+//! After an intended change of the compiler output (a new Rust release words it differently),
+//! regenerate and review: `TRYBUILD=overwrite cargo test -p oma-mcp-build --all-features --test it
+//! compile_fail`.
+
+#[test]
+fn generated_code_refuses_what_it_must() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("tests/compile-fail/*.rs");
+}
