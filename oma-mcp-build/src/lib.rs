@@ -55,9 +55,7 @@
 //! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> Result<(), oma_mcp_runtime::Error> {
 //!     let client = oma_mcp_runtime::connect_mcp_tools(everything::connect_config()).await?;
-//!     let result = client
-//!         .call(everything::Echo, everything::EchoArgs::new("hi"))
-//!         .await;
+//!     let result = client.invoke(everything::EchoArgs::new("hi")).await;
 //!     assert_eq!(result.data, "Echo: hi");
 //!     client.disconnect().await;
 //!     Ok(())

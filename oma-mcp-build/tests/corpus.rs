@@ -242,7 +242,10 @@ fn case_expectations() {
     // 29: array without items, object without properties.
     let c = code("29-array-without-items-and-object-without-properties.json").code;
     assert!(c.contains("pub targets: ::core::option::Option<\n        ::std::vec::Vec<::oma_mcp_runtime::__private::serde_json::Value>,"), "{c}");
-    assert!(c.contains("pub struct GetListsArgs {}"), "{c}");
+    assert!(
+        c.contains("pub struct GetListsArgs {\n    #[serde(skip)]\n    _non_exhaustive: (),\n}"),
+        "{c}"
+    );
     // 23: output schemas whose root is not an object: a tagged enum, a plain type.
     let g = code("23-output-schema-root-not-object.json");
     assert!(
@@ -259,11 +262,15 @@ fn case_expectations() {
     assert!(g.code.contains("pub type SubOutput = i32;"), "{}", g.code);
     assert_eq!(g.warnings, []);
     // 26: a draft-07 output schema is kept with its `$schema` (the runtime validates in that
-    // dialect) and gives a struct.
+    // dialect) and gives a struct, which keeps members the schema does not list
+    // (`additionalProperties: false` today, but the server may add some).
     let c = code("26-output-schema-draft07-dialect.json").code;
     assert!(
         c.contains(
-            "pub struct ListAllowedDirectoriesOutput {\n    pub content: ::std::string::String,\n}"
+            "pub struct ListAllowedDirectoriesOutput {\n    pub content: ::std::string::String,\n    \
+             /// Properties the schema does not list, kept as sent (a server may add some after \
+             the snapshot).\n    #[serde(flatten)]\n    pub additional_properties: \
+             ::std::collections::BTreeMap<\n"
         ),
         "{c}"
     );
@@ -283,8 +290,11 @@ fn case_expectations() {
     );
     // 24: missing or empty input schemas give empty argument structs.
     let c = code("24-input-schema-missing-type-or-empty.json").code;
-    assert!(c.contains("pub struct ReadFileArgs {}"), "{c}");
-    assert!(c.contains("pub struct MergeMergeRequestArgs {}"), "{c}");
+    let empty = |name: &str| {
+        format!("pub struct {name} {{\n    #[serde(skip)]\n    _non_exhaustive: (),\n}}")
+    };
+    assert!(c.contains(&empty("ReadFileArgs")), "{c}");
+    assert!(c.contains(&empty("MergeMergeRequestArgs")), "{c}");
     assert!(c.contains("pub description: ::std::string::String,"), "{c}");
 }
 

@@ -309,13 +309,21 @@ fn typed_outputs_are_validated_and_deserialized() {
     // FastMCP's wrapped form is unwrapped into the enum.
     let out = typed_output::<Ping>(&json!({"structuredContent": {"result": "busy"}})).unwrap();
     assert_eq!(out.output, PingOutput::Busy);
-    let err = typed_output::<Ping>(&json!({"structuredContent": {"result": "gone"}})).unwrap_err();
-    assert!(
-        err.to_string().starts_with(
-            "invalid output from MCP tool \"ping\":\n- /result: \"gone\" is not one of "
-        ),
-        "{err}"
+    // A value the schema does not list (the server added it): kept as sent, not an error.
+    let out = typed_output::<Ping>(&json!({"structuredContent": {"result": "gone"}})).unwrap();
+    assert_eq!(out.output, PingOutput::Unknown("gone".to_owned()));
+    // A value of another type still fails.
+    let err = typed_output::<Ping>(&json!({"structuredContent": {"result": 3}})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid output from MCP tool \"ping\":\n- /result: 3 is not of type \"string\"\n\
+         - /result: 3 is not one of \"pong\" or \"busy\""
     );
+    // `additionalProperties: false`, and the server sent another member: kept in the map.
+    let out =
+        typed_output::<GetSum>(&json!({"structuredContent": {"sum": 3, "carry": 1}})).unwrap();
+    assert_eq!(out.output.sum, 3.0);
+    assert_eq!(out.output.additional_properties["carry"], json!(1));
     // No structuredContent: an error naming the tool.
     let err = typed_output::<GetSum>(&json!({"content": []})).unwrap_err();
     assert!(matches!(
@@ -366,6 +374,40 @@ fn tagged_names_keep_their_mcp_and_json_names() {
     );
     let lone: LoneOutput = serde_json::from_value(json!({"additional_properties": "a"})).unwrap();
     assert_eq!(lone.additional_properties__h7011157b.as_deref(), Some("a"));
+}
+
+/// Output enums are open: the schema's values, and `Unknown` holding any other as sent; a
+/// value named like the catch-all is tagged (`names`: `unknown` → `Unknown_hb23a6a84`).
+#[test]
+fn output_enums_keep_values_they_do_not_list() {
+    use names::StatusOutputState as State;
+    let read = |v: serde_json::Value| serde_json::from_value::<State>(v).unwrap();
+    assert_eq!(read(json!("ok")), State::Ok);
+    assert_eq!(read(json!("unknown")), State::Unknown_hb23a6a84);
+    assert_eq!(read(json!("Unknown2")), State::Unknown2);
+    assert_eq!(read(json!("paused")), State::Unknown("paused".to_owned()));
+    assert_eq!(
+        serde_json::to_value(State::Unknown("paused".to_owned())).unwrap(),
+        json!("paused")
+    );
+    assert_eq!(
+        serde_json::to_value(State::Unknown_hb23a6a84).unwrap(),
+        json!("unknown")
+    );
+    assert_eq!("paused".parse(), Ok(State::Unknown("paused".to_owned())));
+    assert_eq!(State::from("ok").to_string(), "ok");
+    assert_eq!(State::VALUES, ["ok", "unknown", "Unknown2"]);
+    assert!(serde_json::from_value::<State>(json!(1)).is_err());
+    // Output structs keep unlisted members; argument enums stay closed.
+    let out: names::StatusOutput =
+        serde_json::from_value(json!({"state": "ok", "since": "today"})).unwrap();
+    assert_eq!(out.state, State::Ok);
+    assert_eq!(out.additional_properties["since"], json!("today"));
+    assert_eq!(
+        serde_json::to_value(&out).unwrap(),
+        json!({"state": "ok", "since": "today"})
+    );
+    assert!(serde_json::from_value::<GetSumArgsRoundMode>(json!("sideways")).is_err());
 }
 
 /// Every argument type knows its tool (`ToolArgs`), so `client.invoke(args)` needs no marker;

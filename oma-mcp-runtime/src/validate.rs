@@ -192,35 +192,87 @@ impl Validator {
     /// # Errors
     /// The problems found (never an empty list).
     pub fn validate(&self, instance: &Value) -> Result<(), Vec<Problem>> {
+        let problems: Vec<Problem> = self
+            .problems(instance)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(sorted(problems))
+        }
+    }
+
+    /// Validates a tool's output (`structuredContent`) as the generated output types read it:
+    /// what they absorb is not an error. Those types keep a string an output `enum` of strings
+    /// does not list (in the enum's `Unknown` variant) and properties an object's
+    /// `additionalProperties` or `unevaluatedProperties` forbids (in the struct's
+    /// `additional_properties` map), so a server that added a value or a property after the
+    /// snapshot still gives a typed output: drift, not a broken call.
+    ///
+    /// # Errors
+    /// The problems the types do not absorb (never an empty list), sorted as
+    /// [`Validator::validate`] sorts them; `Ok` holds the absorbed ones (often empty), for the
+    /// caller to report as drift.
+    pub fn validate_output(&self, instance: &Value) -> Result<Vec<Problem>, Vec<Problem>> {
+        let (absorbed, rejected): (Vec<_>, Vec<_>) =
+            self.problems(instance).into_iter().partition(|(_, a)| *a);
+        let strip = |list: Vec<(Problem, bool)>| sorted(list.into_iter().map(|(p, _)| p).collect());
+        if rejected.is_empty() {
+            Ok(strip(absorbed))
+        } else {
+            Err(strip(rejected))
+        }
+    }
+
+    /// Every problem with `instance`, and whether forward-compatible output types absorb it
+    /// (see [`Validator::validate_output`]).
+    fn problems(&self, instance: &Value) -> Vec<(Problem, bool)> {
+        use jsonschema::error::ValidationErrorKind as Kind;
         let found = catch_unwind(AssertUnwindSafe(|| {
             self.inner
                 .iter_errors(instance)
                 .map(|e| {
                     let pointer = e.instance_path().as_str();
-                    let message = match e.kind() {
-                        jsonschema::error::ValidationErrorKind::Enum { options } => {
-                            enum_message(e.instance(), options)
+                    let (message, absorbed) = match e.kind() {
+                        Kind::Enum { options } => (
+                            enum_message(e.instance(), options),
+                            e.instance().is_string() && only_strings(options),
+                        ),
+                        Kind::AdditionalProperties { .. } | Kind::UnevaluatedProperties { .. } => {
+                            (e.to_string(), true)
                         }
-                        _ => e.to_string(),
+                        _ => (e.to_string(), false),
                     };
-                    Problem::new(if pointer.is_empty() { "/" } else { pointer }, message)
+                    let pointer = if pointer.is_empty() { "/" } else { pointer };
+                    (Problem::new(pointer, message), absorbed)
                 })
                 .collect::<Vec<_>>()
         }));
-        let mut problems = match found {
+        match found {
             Ok(problems) => problems,
             Err(_) => {
                 tracing::warn!("the jsonschema crate panicked while validating; input accepted");
                 Vec::new()
             }
-        };
-        if problems.is_empty() {
-            return Ok(());
         }
-        problems.sort();
-        problems.dedup();
-        Err(problems)
     }
+}
+
+/// `problems` sorted by pointer then message, without duplicates.
+fn sorted(mut problems: Vec<Problem>) -> Vec<Problem> {
+    problems.sort();
+    problems.dedup();
+    problems
+}
+
+/// Whether an `enum`'s values are strings (and maybe `null`), at least one: what the code
+/// generator makes a string enum of, open for outputs.
+fn only_strings(options: &Value) -> bool {
+    options.as_array().is_some_and(|values| {
+        values.iter().any(Value::is_string) && values.iter().all(|v| v.is_string() || v.is_null())
+    })
 }
 
 /// How many allowed values an `enum` problem lists at most; the rest are counted

@@ -10,8 +10,8 @@ use quote::quote;
 use super::docs;
 use super::names::{self, RustIdent};
 use super::schema::{
-    AliasDef, EnumDef, ExactEnumDef, Field, RustType, StructDef, TaggedEnumDef, TypeDef,
-    UntaggedEnumDef,
+    AliasDef, EnumDef, ExactEnumDef, ExtraRole, Field, RustType, StructDef, TaggedEnumDef, TypeDef,
+    UNKNOWN_VARIANT, UntaggedEnumDef,
 };
 use super::{PinnedConnection, ToolModel};
 use crate::error::Error;
@@ -26,8 +26,9 @@ pub(crate) fn file(
     connection: Option<&PinnedConnection>,
 ) -> Result<String, Error> {
     let names = tools.iter().map(|t| t.mcp_name.as_str());
+    let table = tool_table(tools);
     let module = quote! {
-        /// The raw MCP names of the tools in this module, in snapshot order.
+        #(#[doc = #table])*
         #[allow(dead_code)]
         pub const TOOL_NAMES: &[&str] = &[#(#names),*];
 
@@ -70,6 +71,73 @@ pub(crate) fn file(
     Ok(out)
 }
 
+/// The doc of `TOOL_NAMES`, the first item of the module: a table of its tools (Rust name,
+/// MCP name, whether it is consequential, the first line of its description), then what
+/// `TOOL_NAMES` holds.
+fn tool_table(tools: &[ToolModel]) -> Vec<String> {
+    let cell = |text: &str| docs::inline(text).replace('|', "\\|");
+    let mut doc = vec![
+        " The tools of this module, in snapshot order (a consequential tool runs only through"
+            .to_owned(),
+        " `invoke_confirmed` or `invoke_typed_confirmed`):".to_owned(),
+        String::new(),
+        " | Rust | MCP name | consequential | description |".to_owned(),
+        " |---|---|---|---|".to_owned(),
+    ];
+    for tool in tools {
+        let description = tool
+            .description
+            .as_deref()
+            .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
+            .map(|line| cell(&oma_mcp_runtime::text::excerpt(&line.trim())))
+            .unwrap_or_default();
+        doc.push(format!(
+            " | [`{}`] | `{}` | {} | {} |",
+            tool.marker,
+            cell(&tool.mcp_name.replace('`', "'")),
+            if tool.consequential { "yes" } else { "no" },
+            description
+        ));
+    }
+    doc.push(String::new());
+    doc.push(" `TOOL_NAMES` holds their raw MCP names, in this order.".to_owned());
+    doc
+}
+
+/// A doc example of `def`'s constructor, in a `text` block (not a doctest of the including
+/// crate): `new` with the parameter names, then the first optional field's setter.
+fn constructor_example(def: &StructDef) -> Vec<String> {
+    let params: Vec<String> = def
+        .constructor_fields()
+        .iter()
+        .map(|f| f.ident.to_string())
+        .collect();
+    let setter = def
+        .fields
+        .iter()
+        .find(|f| !f.required)
+        .map(|f| format!(".with_{}({})", f.ident.name, f.ident));
+    let one_line = format!(
+        "{}::new({}){}",
+        def.name,
+        params.join(", "),
+        setter.clone().unwrap_or_default()
+    );
+    let mut doc = vec![String::new(), " ```text".to_owned()];
+    if one_line.len() <= 90 {
+        doc.push(format!(" {one_line}"));
+    } else {
+        doc.push(format!(" {}::new(", def.name));
+        doc.extend(params.iter().map(|p| format!("     {p},")));
+        doc.push(match setter {
+            Some(setter) => format!(" ){setter}"),
+            None => " )".to_owned(),
+        });
+    }
+    doc.push(" ```".to_owned());
+    doc
+}
+
 /// `items` formatted one at a time, so a blank line separates items.
 fn items_text(items: Vec<syn::Item>) -> String {
     let mut file = syn::File {
@@ -110,10 +178,13 @@ fn drift_items(items: Vec<syn::Item>) -> String {
 /// Exempts a top-level generated item from the lints generated code conventionally carries
 /// `#[allow(..)]` for (as prost's and tonic's output does): `clippy::pedantic` (a user's crate
 /// may turn it on; the shapes follow the server's schema, not the user's style) and
-/// `missing_docs` (a property without a `description` gets no filler doc comment). An
+/// `missing_docs` (a property without a `description` gets no filler doc comment); on structs
+/// also `clippy::manual_non_exhaustive`, which asks for `#[non_exhaustive]` instead of the
+/// private field, but that attribute does not bind the crate that includes the module. An
 /// `include!`d file cannot carry an inner `#![allow(..)]`, so each item gets them: added to
 /// its first `#[allow(..)]`, or in one of their own after its doc comment.
 fn allow_generated_lints(item: &mut syn::Item) {
+    let is_struct = matches!(item, syn::Item::Struct(_));
     let attrs = match item {
         syn::Item::Const(syn::ItemConst { attrs, .. })
         | syn::Item::Enum(syn::ItemEnum { attrs, .. })
@@ -124,7 +195,15 @@ fn allow_generated_lints(item: &mut syn::Item) {
         | syn::Item::Type(syn::ItemType { attrs, .. }) => attrs,
         _ => return,
     };
-    let lints = quote!(clippy::pedantic, missing_docs);
+    let lints = if is_struct {
+        quote!(
+            clippy::pedantic,
+            missing_docs,
+            clippy::manual_non_exhaustive
+        )
+    } else {
+        quote!(clippy::pedantic, missing_docs)
+    };
     let allow = attrs.iter_mut().find_map(|a| match &mut a.meta {
         syn::Meta::List(list) if list.path.is_ident("allow") => Some(list),
         _ => None,
@@ -405,7 +484,8 @@ fn struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, Error> 
         return const_struct_item(tool, def);
     }
     let name = type_ident(&def.name).ok_or_else(|| bad_ident(tool, &def.name))?;
-    let doc = docs::doc_lines(&def.doc);
+    let mut doc = docs::doc_lines(&def.doc);
+    doc.extend(constructor_example(def));
     let default = def.all_optional().then(|| quote!(Default,));
     let fields = struct_fields(tool, def, FieldUse::Public { serde: true })?;
     let attrs = serde_type_attrs(
@@ -591,11 +671,19 @@ fn struct_fields(
         let ident =
             field_ident(&extra.ident).ok_or_else(|| bad_ident(tool, &extra.ident.to_string()))?;
         let ty = rust_type(&RustType::Map(Box::new(extra.value.clone())));
+        let doc = match extra.role {
+            ExtraRole::Declared => " Properties beyond the declared ones (`additionalProperties`).",
+            ExtraRole::Unlisted => {
+                " Properties the schema does not list, kept as sent (a server may add some \
+                 after the snapshot)."
+            }
+            ExtraRole::Untyped => " Every property (the arguments are not typed).",
+        };
         fields.push(match usage {
             FieldUse::Public { serde } => {
                 let flatten = serde.then(|| quote!(#[serde(flatten)]));
                 quote! {
-                    /// Properties beyond the declared ones (`additionalProperties`).
+                    #[doc = #doc]
                     #flatten
                     pub #ident: #ty
                 }
@@ -638,6 +726,7 @@ fn const_struct_item(tool: &ToolModel, def: &StructDef) -> Result<TokenStream, E
         if shown.len() == 1 { "it" } else { "them" },
         if shown.len() == 1 { "it" } else { "them" },
     ));
+    doc.extend(constructor_example(def));
     let default = def.all_optional().then(|| quote!(Default,));
     // `JsonSchema` reads the `#[serde]` field attributes (its derive declares them); without
     // it nothing else would, so the public struct carries them only then.
@@ -832,6 +921,9 @@ fn bad_ident(tool: &ToolModel, ident: &str) -> Error {
 }
 
 fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
+    if def.open {
+        return open_enum_item(tool, def);
+    }
     let bad = |ident: &str| bad_ident(tool, ident);
     let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
     let doc = docs::doc_lines(&def.doc);
@@ -861,9 +953,11 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
         quote!(Debug, Clone, Copy, PartialEq, Eq, Hash,),
         quote!(),
     );
+    let variant_allows = variant_lint_allows(def);
     Ok(quote! {
         #(#[doc = #doc])*
         #attrs
+        #variant_allows
         pub enum #name {
             #(#variants,)*
         }
@@ -899,6 +993,145 @@ fn enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
                 }
             }
         }
+    })
+}
+
+/// `#[allow(non_camel_case_types)]` when a variant's name is tagged (`Unknown_h…`).
+fn variant_lint_allows(def: &EnumDef) -> TokenStream {
+    if def
+        .variants
+        .iter()
+        .all(|v| names::is_lint_camel_case(&v.ident))
+    {
+        TokenStream::new()
+    } else {
+        quote!(#[allow(non_camel_case_types)])
+    }
+}
+
+/// An output string enum: the schema's values, then `Unknown(String)` holding any other
+/// value as sent, so a value the server adds after the snapshot still deserializes (and
+/// serializes back unchanged). Hand-written serde impls: a JSON string either way.
+fn open_enum_item(tool: &ToolModel, def: &EnumDef) -> Result<TokenStream, Error> {
+    let bad = |ident: &str| bad_ident(tool, ident);
+    let name = type_ident(&def.name).ok_or_else(|| bad(&def.name))?;
+    let unknown = Ident::new(UNKNOWN_VARIANT, Span::call_site());
+    let mut doc = docs::doc_lines(&def.doc);
+    doc.push(String::new());
+    doc.push(format!(
+        " A value the schema does not list is kept as sent in [`{}::{UNKNOWN_VARIANT}`].",
+        def.name
+    ));
+    let idents = def
+        .variants
+        .iter()
+        .map(|v| type_ident(&v.ident).ok_or_else(|| bad(&v.ident)))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let values: Vec<&str> = def.variants.iter().map(|v| v.value.as_str()).collect();
+    let variant_docs: Vec<String> = values
+        .iter()
+        .map(|v| format!(" The value \"{}\".", docs::inline(v)))
+        .collect();
+    let private = private();
+    let serde = quote!(#private::serde);
+    let schemars = derives_schemars(tool, &def.name).then(|| {
+        let schemars = quote!(#private::schemars);
+        let json = quote!(#private::serde_json);
+        let type_name = &def.name;
+        quote! {
+            impl #schemars::JsonSchema for #name {
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    ::std::borrow::Cow::Borrowed(#type_name)
+                }
+
+                fn json_schema(_: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
+                    let mut schema = #json::Map::new();
+                    schema.insert("type".into(), "string".into());
+                    schema.insert(
+                        "examples".into(),
+                        Self::VALUES.iter().map(|v| #json::Value::from(*v)).collect(),
+                    );
+                    #schemars::Schema::from(schema)
+                }
+            }
+        }
+    });
+    let allows = lint_allows(&def.name, &[]);
+    let variant_allows = variant_lint_allows(def);
+    Ok(quote! {
+        #(#[doc = #doc])*
+        #[allow(dead_code, clippy::type_complexity)]
+        #allows
+        #variant_allows
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum #name {
+            #(
+                #[doc = #variant_docs]
+                #idents,
+            )*
+            /// A value the schema does not list (added by the server after the snapshot), as sent.
+            #unknown(::std::string::String),
+        }
+
+        #[allow(dead_code, clippy::type_complexity)]
+        impl #name {
+            /// Every value the schema lists, in schema order.
+            pub const VALUES: &'static [&'static str] = &[#(#values),*];
+
+            /// The JSON string of this value.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    #(Self::#idents => #values,)*
+                    Self::#unknown(value) => value,
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::core::convert::From<&str> for #name {
+            fn from(value: &str) -> Self {
+                match value {
+                    #(#values => Self::#idents,)*
+                    other => Self::#unknown(::std::borrow::ToOwned::to_owned(other)),
+                }
+            }
+        }
+
+        impl ::core::str::FromStr for #name {
+            type Err = ::core::convert::Infallible;
+
+            fn from_str(s: &str) -> ::core::result::Result<Self, Self::Err> {
+                ::core::result::Result::Ok(::core::convert::From::from(s))
+            }
+        }
+
+        impl #serde::Serialize for #name {
+            fn serialize<S: #serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> #serde::Deserialize<'de> for #name {
+            fn deserialize<D: #serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                let value = <::std::string::String as #serde::Deserialize>::deserialize(deserializer)?;
+                ::core::result::Result::Ok(match <Self as ::core::convert::From<&str>>::from(&value) {
+                    Self::#unknown(_) => Self::#unknown(value),
+                    known => known,
+                })
+            }
+        }
+
+        #schemars
     })
 }
 

@@ -8,8 +8,11 @@
 //!   a JSON object map with a [`Warning`] at the root keyword's pointer,
 //! - `<Tool>Output`, when the tool declares an `outputSchema`: the type of its
 //!   `structuredContent` by the same rules (a struct, an enum, or a type alias when the root
-//!   is neither; for FastMCP's wrapped form `{"result": ..}`, the type of `result`),
-//! - `<Tool>`, a unit marker type implementing [`McpTool`] with the tool's names,
+//!   is neither; for FastMCP's wrapped form `{"result": ..}`, the type of `result`), made to
+//!   survive server additions: output string enums hold any other value in `Unknown(String)`
+//!   and output structs keep unlisted properties in `additional_properties`,
+//! - `<Tool>`, a unit marker type implementing [`McpTool`] (and `NotConsequential` when it is
+//!   not consequential; the argument type implements `ToolArgs`) with the tool's names,
 //!   description, input and output schemas, digest, whether it is consequential (the
 //!   `consequential` entries, else its annotations per [`AnnotationPolicy`], minus the
 //!   `not_consequential` entries), and a `static` holding its compiled schemas,

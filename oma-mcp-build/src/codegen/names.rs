@@ -201,7 +201,11 @@ pub(crate) fn camel_ident(
 /// words, spell their punctuation out (`+1`/`-1` → `Plus1`/`Minus1`, `,`/`.` →
 /// `Comma`/`Dot`, `a-b`/`a_b` → `AMinusB`/`AUnderscoreB`); what still collides (`open` and
 /// `OPEN`) is numbered in order (`Open`, `Open2`).
-pub(crate) fn variant_idents(values: &[&str]) -> Vec<String> {
+///
+/// A value whose name would be one of `reserved` (an open enum's catch-all `Unknown`) gets
+/// its [`tagged_type`] instead (`unknown` → `Unknown_h…`), so it never takes the reserved name
+/// and never depends on the other values.
+pub(crate) fn variant_idents(values: &[&str], reserved: &[&str]) -> Vec<String> {
     let plain: Vec<String> = values
         .iter()
         .map(|v| camel_ident(v, if v.is_empty() { "Empty" } else { "" }, "V", "_"))
@@ -219,6 +223,11 @@ pub(crate) fn variant_idents(values: &[&str]) -> Vec<String> {
                 camel_ident(&spell_punctuation(value), "Variant", "V", "_")
             } else {
                 p.clone()
+            };
+            let base = if reserved.contains(&base.as_str()) {
+                tagged_type(&base, value)
+            } else {
+                base
             };
             idents.claim_type(&base, &[])
         })
@@ -647,7 +656,7 @@ mod tests {
 
     #[test]
     fn variant_names_are_distinct() {
-        let v = |values: &[&str]| variant_idents(values);
+        let v = |values: &[&str]| variant_idents(values, &[]);
         assert_eq!(v(&["+1", "-1"]), ["Plus1", "Minus1"]);
         assert_eq!(v(&[",", "."]), ["Comma", "Dot"]);
         assert_eq!(v(&["open", "OPEN", "Open"]), ["Open", "Open2", "Open3"]);
@@ -658,6 +667,12 @@ mod tests {
         );
         assert_eq!(v(&["1", "+1", "v1"]), ["V1", "Plus1", "V1_2"]);
         assert_eq!(v(&["half-even", "x"]), ["HalfEven", "X"]);
+        // An open enum reserves `Unknown` for its catch-all: values that would take it are
+        // tagged by their own text (`printf '%s' unknown | sha256sum` starts with b23a6a84).
+        let open = |values: &[&str]| variant_idents(values, &["Unknown"]);
+        assert_eq!(open(&["unknown", "x"]), ["Unknown_hb23a6a84", "X"]);
+        assert_eq!(open(&["Unknown2", "x"]), ["Unknown2", "X"]);
+        assert_eq!(v(&["unknown"]), ["Unknown"]);
     }
 
     /// Hashes checked independently: `printf '%s' fooBar | sha256sum` starts with 5a906c24.

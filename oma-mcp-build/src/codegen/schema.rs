@@ -8,10 +8,10 @@
 //! | `integer` | `i64`; `u64` when `minimum >= 0`; `i8`…`u64` by `format` (`int32`, `uint8`, …) |
 //! | `array` with `items` / without | `Vec<T>` / `Vec<Value>` |
 //! | fixed-length tuple (`prefixItems`, draft-07 `items: [..]`) | `(A, B, ..)`; other lengths `Vec<Value>` |
-//! | `object` with `properties` | a struct `<Parent><Field>`; typed `additionalProperties` in a flattened map |
+//! | `object` with `properties` | a struct `<Parent><Field>`; typed `additionalProperties` in a flattened map, and in an output struct every property the schema does not list (`additional_properties`, values as sent) |
 //! | `object` with typed `additionalProperties` only | `BTreeMap<String, T>` |
 //! | `object` without `properties` | `serde_json::Map<String, Value>` |
-//! | string `enum` | an enum `<Parent><Field>` with `Display`/`FromStr`, one variant per value |
+//! | string `enum` | an enum `<Parent><Field>` with `Display`/`FromStr`, one variant per value; an output enum also `Unknown(String)`, any other value as sent (closed beside a plain string branch of its union) |
 //! | `enum` with other values, `const` | an enum of the exact JSON values (a `const` is `Default`) |
 //! | a `const` property of an object (any JSON type) | no field: the struct sends it by itself and rejects other values |
 //! | `type: [T, "null"]`, `anyOf`/`oneOf` of `T` and `{"type": "null"}`, `enum` with `null` | `Option<T>` |
@@ -118,6 +118,12 @@ impl<'a> Converter<'a> {
             by_pointer: BTreeMap::new(),
             root_claim: None,
         }
+    }
+
+    /// Whether this maps an `outputSchema` (whose types are forward-compatible: open enums,
+    /// structs that keep unlisted properties).
+    fn is_output(&self) -> bool {
+        self.root_pointer == "/outputSchema"
     }
 
     /// "arguments" or "output", for generated doc sentences.
@@ -285,6 +291,15 @@ impl<'a> Converter<'a> {
             def.extra = Some(ExtraField {
                 ident: idents.claim_field(names::snake_ident(names::EXTRA_FIELD)),
                 value: mapped.ty.unboxed(),
+                role: ExtraRole::Declared,
+            });
+        } else if self.is_output() {
+            // An output keeps what its schema does not list (a property the server adds
+            // later, or one `additionalProperties: false` forbade before it was dropped).
+            def.extra = Some(ExtraField {
+                ident: idents.claim_field(names::snake_ident(names::EXTRA_FIELD)),
+                value: RustType::Value,
+                role: ExtraRole::Unlisted,
             });
         }
         def
@@ -595,7 +610,9 @@ impl<'a> Converter<'a> {
             return self.invalid(&enum_pointer, "`enum` has no string values".into());
         }
         let name = self.claim(hint, pointer);
-        let variants = names::variant_idents(&strings)
+        let open = self.is_output();
+        let reserved: &[&str] = if open { &[UNKNOWN_VARIANT] } else { &[] };
+        let variants = names::variant_idents(&strings, reserved)
             .into_iter()
             .zip(strings)
             .map(|(ident, value)| Variant {
@@ -608,6 +625,7 @@ impl<'a> Converter<'a> {
             name: name.clone(),
             doc,
             variants,
+            open,
         }));
         let ty = RustType::Named(name);
         Mapped::of(if nullable { ty.nullable() } else { ty })
@@ -632,7 +650,7 @@ impl<'a> Converter<'a> {
         }
         let name = self.claim(hint, pointer);
         let labels: Vec<&str> = jsons.iter().map(|j| j.trim_matches('"')).collect();
-        let variants = names::variant_idents(&labels)
+        let variants = names::variant_idents(&labels, &[])
             .into_iter()
             .zip(jsons.iter().cloned())
             .collect();

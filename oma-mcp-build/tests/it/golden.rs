@@ -205,7 +205,7 @@ fn hostile_input_generates_valid_deterministic_code() {
         "pub struct RootAllOfArgs {",
         "pub enum RootAnyOfArgs {",
         "pub enum RootOneOfArgs {",
-        "pub struct RootUnionUntypedArgs {\n    /// Properties beyond the declared ones (`additionalProperties`).\n    \
+        "pub struct RootUnionUntypedArgs {\n    /// Every property (the arguments are not typed).\n    \
          #[serde(flatten)]\n    pub additional_properties: ::std::collections::BTreeMap<",
         // Keywords beside a `$ref` are merged with its object target (root and nested).
         "    pub p: RefSiblingsArgsP,\n",

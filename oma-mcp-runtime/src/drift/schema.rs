@@ -625,9 +625,23 @@ impl<'a> Ctx<'a> {
                     let msg = format!("enum value {} removed", show(v));
                     self.effect(out, &p, ChangeKind::EnumValueRemoved, Effect::Narrow, msg);
                 }
+                // The generated output enum of strings keeps a string it does not list in its
+                // `Unknown` variant; an enum of one value is a constant (a union's tag, read
+                // as a constant), which it does not.
+                let open = self.direction == Direction::Output
+                    && ov.iter().filter(|v| v.is_string()).count() >= 2
+                    && ov.iter().all(|v| v.is_string() || v.is_null());
                 for v in nv.iter().filter(|v| !ok.contains(&value_key(v))) {
                     let msg = format!("enum value {} added", show(v));
-                    self.effect(out, &p, ChangeKind::EnumValueAdded, Effect::Widen, msg);
+                    if open && v.is_string() {
+                        let msg = format!(
+                            "{msg} (the generated output enum keeps values it does not list in \
+                             its Unknown variant)"
+                        );
+                        self.push(out, &p, ChangeKind::EnumValueAdded, Severity::Warning, msg);
+                    } else {
+                        self.effect(out, &p, ChangeKind::EnumValueAdded, Effect::Widen, msg);
+                    }
                 }
             }
             (None, Some(nv)) => {

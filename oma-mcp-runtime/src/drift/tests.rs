@@ -384,13 +384,33 @@ fn enum_and_const() {
             (K::EnumValueAdded, I, "/inputSchema/enum".to_owned())
         ]
     );
+    // The generated output enum of strings keeps a value it does not list (its `Unknown`
+    // variant): a warning that says so, no longer breaking.
     assert_eq!(
         o,
         [
             (K::EnumValueRemoved, I, "/outputSchema/enum".to_owned()),
-            (K::EnumValueAdded, B, "/outputSchema/enum".to_owned())
+            (K::EnumValueAdded, W, "/outputSchema/enum".to_owned())
         ]
     );
+    let t = |schema: Value| json!({"name": "t", "outputSchema": schema});
+    let report = diff(
+        &snap(vec![t(json!({"enum": ["a", "b"]}))]),
+        &snap(vec![t(json!({"enum": ["a", "b", "c"]}))]),
+    );
+    assert_eq!(
+        report.changes[0].message,
+        "enum value \"c\" added (the generated output enum keeps values it does not list in its \
+         Unknown variant)"
+    );
+    // Still breaking: a value that is not a string, an enum of other values (exact values,
+    // no catch-all), and an enum of one value (a constant, such as a union's tag).
+    let [_, o] = both(json!({"enum": ["a", "b"]}), json!({"enum": ["a", "b", 1]}));
+    assert_eq!(o, one(K::EnumValueAdded, B, "/outputSchema/enum"));
+    let [_, o] = both(json!({"enum": [1, 2]}), json!({"enum": [1, 2, 3]}));
+    assert_eq!(o, one(K::EnumValueAdded, B, "/outputSchema/enum"));
+    let [_, o] = both(json!({"enum": ["a"]}), json!({"enum": ["a", "b"]}));
+    assert_eq!(o, one(K::EnumValueAdded, B, "/outputSchema/enum"));
     let [i, o] = both(json!({"const": "a"}), json!({"const": "b"}));
     assert_eq!(i, one(K::ConstChanged, B, "/inputSchema/const"));
     assert_eq!(o, one(K::ConstChanged, B, "/outputSchema/const"));
@@ -468,6 +488,28 @@ fn additional_properties_false() {
         one(
             K::AdditionalPropertiesNarrowed,
             I,
+            "/outputSchema/additionalProperties"
+        )
+    );
+    // No longer false: other properties are allowed. The generated output struct keeps
+    // them in its map, so for the output it is a warning.
+    let [i, o] = both(
+        json!({"type": "object", "additionalProperties": false}),
+        json!({"type": "object"}),
+    );
+    assert_eq!(
+        i,
+        one(
+            K::AdditionalPropertiesWidened,
+            I,
+            "/inputSchema/additionalProperties"
+        )
+    );
+    assert_eq!(
+        o,
+        one(
+            K::AdditionalPropertiesWidened,
+            W,
             "/outputSchema/additionalProperties"
         )
     );

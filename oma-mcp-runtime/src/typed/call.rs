@@ -103,7 +103,11 @@ impl CallError {
 /// 1. `isError: true` → [`CallError::Tool`] with open-multi-agent's mapping, never validated;
 /// 2. with an output schema: no `structuredContent` → [`CallError::MissingStructuredContent`];
 ///    else validated against the schema (dialect from its `$schema`) →
-///    [`CallError::InvalidOutput`]; FastMCP's wrapped form is unwrapped (`result` member);
+///    [`CallError::InvalidOutput`], except for what the generated output types absorb (a
+///    string an `enum` does not list, a property the schema does not allow: see
+///    [`Validator::validate_output`](crate::Validator::validate_output)), which is logged as
+///    drift (`tracing` target `oma_mcp::drift`, level warn) instead; FastMCP's wrapped form is
+///    unwrapped (`result` member);
 /// 3. deserialized into [`McpTool::Output`] (without an output schema: the
 ///    `structuredContent` as sent, or `null` when absent) → [`CallError::OutputType`].
 ///
@@ -128,12 +132,22 @@ pub fn typed_output<T: McpTool>(raw: &Value) -> Result<TypedResult<T::Output>, C
         }
         (Some(_), Some(structured)) => {
             if let Some(validator) = output_validator_for::<T>() {
-                validator
-                    .validate(structured)
-                    .map_err(|problems| CallError::InvalidOutput {
+                let absorbed = validator.validate_output(structured).map_err(|problems| {
+                    CallError::InvalidOutput {
                         tool: T::MCP_NAME,
                         problems,
-                    })?;
+                    }
+                })?;
+                if !absorbed.is_empty() {
+                    tracing::warn!(
+                        target: "oma_mcp::drift",
+                        tool = T::MCP_NAME,
+                        "the output does not fit the output schema of the snapshot, but the \
+                         generated type keeps it (the server changed since the snapshot; run \
+                         `oma-mcp check`):{}",
+                        problem_lines(&absorbed)
+                    );
+                }
             }
             if T::OUTPUT_WRAPPED {
                 structured.get("result").cloned().unwrap_or(Value::Null)

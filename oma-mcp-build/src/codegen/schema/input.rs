@@ -27,7 +27,8 @@ use serde_json::{Map, Value};
 use super::refs::{Siblings, constraining_siblings, siblings, unmerged_message};
 use super::unions::is_object;
 use super::{
-    Converter, ExtraField, PointerState, RustType, StructDef, TypeDef, Warning, kind, pointer_push,
+    Converter, ExtraField, ExtraRole, PointerState, RustType, StructDef, TypeDef, Warning, kind,
+    pointer_push,
 };
 use crate::codegen::names::{self, Namespace, RustIdent};
 
@@ -379,6 +380,7 @@ pub(crate) fn untyped_args(name: &str, doc: String) -> StructDef {
     def.extra = Some(ExtraField {
         ident: RustIdent::plain(names::EXTRA_FIELD),
         value: RustType::Value,
+        role: ExtraRole::Untyped,
     });
     def
 }

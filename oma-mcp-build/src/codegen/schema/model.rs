@@ -132,14 +132,28 @@ pub(crate) struct ConstProperty {
     pub required: bool,
 }
 
-/// The `#[serde(flatten)]` map that holds properties beyond the declared ones, when
-/// `additionalProperties` is a schema.
+/// The `#[serde(flatten)]` map that holds properties beyond the declared ones: when
+/// `additionalProperties` is a schema, in an output struct whatever the schema says (so a
+/// property the server adds later is kept), and in an argument struct the schema cannot type.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct ExtraField {
     /// The Rust field name (`additional_properties` unless a property has it).
     pub ident: RustIdent,
     /// The value type of the map.
     pub value: RustType,
+    /// Why the map is there, for its doc comment.
+    pub role: ExtraRole,
+}
+
+/// Why a struct has an [`ExtraField`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum ExtraRole {
+    /// The schema's `additionalProperties` is a schema: the map's values follow it.
+    Declared,
+    /// An output struct keeps the properties its schema does not list (values as sent).
+    Unlisted,
+    /// An argument type the schema cannot type: every property is in the map.
+    Untyped,
 }
 
 /// A generated struct.
@@ -224,7 +238,17 @@ pub(crate) struct EnumDef {
     pub doc: String,
     /// The variants, in the schema's order, one per distinct value.
     pub variants: Vec<Variant>,
+    /// Whether the enum also holds the values the schema does not list, in a last variant
+    /// [`UNKNOWN_VARIANT`]`(String)`: output enums are open (a value the server adds later
+    /// still deserializes, as the raw string), argument enums closed (the schema is the
+    /// contract for what is sent).
+    pub open: bool,
 }
+
+/// The variant of an open [`EnumDef`] that holds a value the schema does not list. A schema
+/// value whose variant would get this name is tagged instead (`Unknown_h…`, see
+/// `names::variant_idents`), so the name never passes between the catch-all and a value.
+pub(crate) const UNKNOWN_VARIANT: &str = "Unknown";
 
 /// A generated enum over exact JSON values that are not all strings (an `enum` of numbers,
 /// a `const`): it serializes to exactly the schema's value and accepts only those values.

@@ -559,7 +559,8 @@ fn maps_and_tuples() {
         args.extra,
         Some(ExtraField {
             ident: RustIdent::plain("additional_properties"),
-            value: RustType::Bool
+            value: RustType::Bool,
+            role: ExtraRole::Declared,
         })
     );
     let pair = RustType::Tuple(vec![RustType::F64, RustType::I64]);

@@ -284,7 +284,7 @@ impl<'a> Converter<'a> {
                     .unwrap_or_default()
             })
             .collect();
-        let idents = names::variant_idents(&values);
+        let idents = names::variant_idents(&values, &[]);
         let mut variants = Vec::with_capacity(branches.len());
         for ((branch, value), ident) in branches.iter().zip(&values).zip(idents) {
             let Some(object) = branch.schema.as_object() else {
@@ -343,6 +343,11 @@ impl<'a> Converter<'a> {
             .push(TypeDef::Struct(StructDef::new(&name, "", Vec::new())));
         let mut idents = names::Namespace::new();
         let mut variants = Vec::with_capacity(branches.len());
+        // A string branch beside a string enum takes the strings the enum does not list:
+        // the enum stays closed, or it would take them first.
+        let has_string = branches
+            .iter()
+            .any(|b| self.shape(b.schema) == Some(Shape::String));
         for branch in &branches {
             let word = self.shape(branch.schema).map_or("Value", Shape::word);
             let label = branch
@@ -358,6 +363,12 @@ impl<'a> Converter<'a> {
                 written_pointer,
                 depth + 1,
             );
+            if has_string
+                && self.shape(branch.schema) == Some(Shape::StringEnum)
+                && let RustType::Named(enum_name) = mapped.ty.clone().unboxed()
+            {
+                self.close_enum(&enum_name);
+            }
             let mut doc = super::description(branch.schema)
                 .unwrap_or_else(|| format!("A value of type `{}`.", word.to_lowercase()));
             // The branch's notes (its format, a `serde_json::Value` fallback inside it).
@@ -377,6 +388,24 @@ impl<'a> Converter<'a> {
             variants,
         });
         Mapped::of(RustType::Named(name))
+    }
+
+    /// Makes the generated string enum `name` closed (no catch-all variant).
+    fn close_enum(&mut self, name: &str) {
+        for def in &mut self.defs {
+            if let TypeDef::Enum(e) = def
+                && e.name == name
+                && e.open
+            {
+                e.open = false;
+                // Its values no longer need to avoid the catch-all's name.
+                let values: Vec<&str> = e.variants.iter().map(|v| v.value.as_str()).collect();
+                let idents = names::variant_idents(&values, &[]);
+                for (variant, ident) in e.variants.iter_mut().zip(idents) {
+                    variant.ident = ident;
+                }
+            }
+        }
     }
 
     /// `type: [..]` with several types other than `null`: an untagged enum of them.

@@ -153,6 +153,15 @@ impl Ctx<'_> {
                 Effect::Narrow,
                 "additionalProperties became false (unknown properties are now rejected)".into(),
             ),
+            (true, false) if self.direction == Direction::Output => self.push(
+                out,
+                &p,
+                ChangeKind::AdditionalPropertiesWidened,
+                Severity::Warning,
+                "additionalProperties is no longer false (other properties are now allowed; the \
+                 generated output struct keeps them in its additional_properties map)"
+                    .into(),
+            ),
             (true, false) => self.effect(
                 out,
                 &p,

@@ -126,12 +126,64 @@ fn structured_content_is_validated_and_typed() {
         }
     );
     assert_eq!(typed.result.data, "packed");
-    // draft-07: `additionalProperties: false` rejects an extra member.
+    // draft-07: `additionalProperties: false` rejects an extra member, but generated output
+    // structs keep unlisted members: drift (logged), not a failed call.
     let raw = json!({"structuredContent": {"directory": "/w", "totalFiles": 3, "x": 1}});
+    assert_eq!(typed_output::<Pack>(&raw).unwrap().output.total_files, 3.0);
+    // What no output type absorbs still fails, and only that is listed.
+    let raw = json!({"structuredContent": {"directory": 7, "totalFiles": 3, "x": 1}});
     assert_eq!(
         typed_output::<Pack>(&raw).unwrap_err().to_string(),
         "invalid output from MCP tool \"pack_codebase\":\n\
-         - /: Additional properties are not allowed ('x' was unexpected)"
+         - /directory: 7 is not of type \"string\""
+    );
+}
+
+/// What forward-compatible output types absorb: a string an `enum` of strings does not list,
+/// properties `additionalProperties: false` forbids; not a value of another type, nor a
+/// string outside an `enum` of numbers.
+#[test]
+fn output_validation_splits_what_the_types_absorb() {
+    let schema = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "state": {"enum": ["ok", "failed", null]},
+            "level": {"enum": [1, 2]}
+        }
+    });
+    let validator = crate::Validator::new("t", &schema).unwrap();
+    let absorbed = validator
+        .validate_output(&json!({"state": "paused", "extra": true}))
+        .unwrap();
+    let lines: Vec<String> = absorbed
+        .iter()
+        .map(|p| format!("{}: {}", p.pointer, p.message))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "/: Additional properties are not allowed ('extra' was unexpected)",
+            "/state: \"paused\" is not one of \"ok\", \"failed\" or null",
+        ]
+    );
+    assert_eq!(
+        validator.validate_output(&json!({"state": "ok"})),
+        Ok(vec![])
+    );
+    let rejected = validator
+        .validate_output(&json!({"state": 3, "level": "x", "extra": 1}))
+        .unwrap_err();
+    let lines: Vec<String> = rejected
+        .iter()
+        .map(|p| format!("{}: {}", p.pointer, p.message))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "/level: \"x\" is not one of 1 or 2",
+            "/state: 3 is not one of \"ok\", \"failed\" or null",
+        ]
     );
 }
 

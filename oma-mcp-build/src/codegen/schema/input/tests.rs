@@ -236,6 +236,7 @@ fn a_root_union_that_is_not_typed_is_a_struct_of_a_json_map_with_a_warning() {
         def.extra = Some(ExtraField {
             ident: RustIdent::plain("additional_properties"),
             value: RustType::Value,
+            role: ExtraRole::Untyped,
         });
         vec![TypeDef::Struct(def)]
     };
