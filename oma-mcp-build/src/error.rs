@@ -214,6 +214,24 @@ pub enum Error {
         source: Box<oma_mcp_runtime::Error>,
     },
 
+    /// The server pinned by URL could not be reached or queried for a snapshot.
+    #[error(
+        "cannot take a snapshot of server `{server}` (manifest {manifest}, URL `{url}`{hint})",
+        hint = url_hint(source)
+    )]
+    ConnectUrl {
+        /// The server's name.
+        server: String,
+        /// The manifest file.
+        manifest: PathBuf,
+        /// The URL as written in the manifest, redacted
+        /// ([`redact_url`](oma_mcp_runtime::connect::redact_url)).
+        url: String,
+        /// The runtime's error (boxed: it is large and this path is cold).
+        #[source]
+        source: Box<oma_mcp_runtime::Error>,
+    },
+
     /// An error of `oma-mcp-runtime`: a snapshot file that is unreadable, invalid or cannot be
     /// written; two tools with the same framework name.
     #[error(transparent)]
@@ -244,6 +262,20 @@ fn install_hint(source: &oma_mcp_runtime::Error) -> &'static str {
     match source {
         oma_mcp_runtime::Error::Spawn { .. } => "",
         _ => "; check the command and that the server is installed, e.g. `npm ci`",
+    }
+}
+
+/// The advice after a URL pin could not be reached from a build script: the runtime it links
+/// lacks the HTTP transport. Other failures (unreachable, refused credentials) say what to do
+/// themselves.
+fn url_hint(source: &oma_mcp_runtime::Error) -> &'static str {
+    match source {
+        oma_mcp_runtime::Error::HttpFeatureDisabled { .. } => {
+            "; a build script reaches a server pinned by URL only with oma-mcp-runtime's cargo \
+             feature `http`: add `oma-mcp-runtime` with `features = [\"http\"]` to \
+             [build-dependencies], or take the snapshot with `oma-mcp snapshot`"
+        }
+        _ => "",
     }
 }
 
