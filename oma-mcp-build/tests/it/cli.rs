@@ -271,8 +271,8 @@ fn call_errors_are_clear() {
     assert_eq!(
         text(&out.stderr),
         "oma-mcp: no server given and no oma-mcp.toml in the current directory: pass \
-         `--manifest PATH [--server NAME]` or the server command after `--` (e.g. `oma-mcp list \
-         -- node_modules/.bin/mcp-server-everything stdio` after `npm ci`)\n"
+         `--manifest PATH [--server NAME]`, `--url URL`, or the server command after `--` (e.g. \
+         `oma-mcp list -- node_modules/.bin/mcp-server-everything stdio` after `npm ci`)\n"
     );
 
     let out = run(oma_mcp().args(["list", "--", "/nonexistent/mcp-server"]));
