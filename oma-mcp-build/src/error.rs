@@ -302,3 +302,40 @@ impl Error {
         oma_mcp_runtime::error::Chain(self)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A URL pin's refresh names the redacted URL; without the runtime's feature `http`, it
+    /// says where a build script gets it.
+    #[test]
+    fn a_url_pin_that_cannot_be_reached_names_its_url() {
+        let failed = |source| Error::ConnectUrl {
+            server: "github".into(),
+            manifest: PathBuf::from("oma-mcp.toml"),
+            url: "https://api.githubcopilot.com/mcp/?key=***".into(),
+            source: Box::new(source),
+        };
+        let disabled = failed(oma_mcp_runtime::Error::HttpFeatureDisabled {
+            server: "https://api.githubcopilot.com/mcp/?key=***".into(),
+        });
+        assert_eq!(
+            disabled.to_string(),
+            "cannot take a snapshot of server `github` (manifest oma-mcp.toml, URL \
+             `https://api.githubcopilot.com/mcp/?key=***`; a build script reaches a server \
+             pinned by URL only with oma-mcp-runtime's cargo feature `http`: add \
+             `oma-mcp-runtime` with `features = [\"http\"]` to [build-dependencies], or take \
+             the snapshot with `oma-mcp snapshot`)"
+        );
+        let missing = failed(oma_mcp_runtime::Error::MissingEnv {
+            var: "GITHUB_TOKEN".into(),
+            header: "Authorization".into(),
+        });
+        assert_eq!(
+            missing.to_string(),
+            "cannot take a snapshot of server `github` (manifest oma-mcp.toml, URL \
+             `https://api.githubcopilot.com/mcp/?key=***`)"
+        );
+    }
+}
