@@ -104,6 +104,8 @@ pub(crate) struct Http {
     /// What a `401`/`403` error tells the user to do.
     auth_hint: String,
     max_message_size: usize,
+    /// The session's request timeout, also the bound of a notification's `POST`.
+    request_timeout: Duration,
     state: Mutex<State>,
     /// Held while the session is initialized again after a `404`.
     reinit: tokio::sync::Mutex<()>,
@@ -120,8 +122,9 @@ struct State {
     session_id: Option<HeaderValue>,
     /// Incremented each time the session is initialized again.
     generation: u64,
-    /// The version negotiated by `initialize`, sent as `MCP-Protocol-Version` after it.
-    protocol_version: Option<HeaderValue>,
+    /// The negotiated version, sent as `MCP-Protocol-Version` after the lifecycle (unless the
+    /// message's `_meta` names one).
+    protocol_version: Option<String>,
     /// The `initialize` request and `notifications/initialized`, replayed after a `404`.
     initialize: Option<Vec<u8>>,
     initialized: Option<Vec<u8>>,
@@ -133,9 +136,10 @@ struct State {
 struct Outline {
     method: String,
     is_request: bool,
-    /// The `_meta` protocol version of a 2026-07-28 request.
-    meta_version: Option<String>,
-    /// `Mcp-Name`, `Mcp-Param-*` (2026-07-28 requests only).
+    /// `MCP-Protocol-Version`: the version of a 2026-07-28 request's `_meta` context, else
+    /// the negotiated version (none before the lifecycle).
+    version: Option<String>,
+    /// `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` (from 2026-07-28 on).
     standard: Vec<(HeaderName, HeaderValue)>,
 }
 
@@ -242,6 +246,7 @@ impl Http {
             headers,
             auth_hint,
             max_message_size: config.max_message_size,
+            request_timeout: config.request_timeout,
             state: Mutex::new(State::default()),
             reinit: tokio::sync::Mutex::new(()),
         })
@@ -254,7 +259,7 @@ impl Http {
 
     /// Records the version `initialize` negotiated: sent as `MCP-Protocol-Version` from now on.
     pub(crate) fn set_protocol_version(&self, version: &str) {
-        lock(&self.state).protocol_version = HeaderValue::from_str(version).ok();
+        lock(&self.state).protocol_version = Some(version.to_owned());
     }
 
     /// Learns the `x-mcp-header` annotations of the listed tools (MCP 2026-07-28, "Standard
@@ -389,8 +394,8 @@ impl Http {
         if let Some(id) = &st.session_id {
             request = request.header(SESSION_ID, id.clone());
         }
-        if let Some(version) = &st.protocol_version {
-            request = request.header(PROTOCOL_VERSION, version.clone());
+        if let Some(version) = st.protocol_version.as_deref() {
+            request = request.header(PROTOCOL_VERSION, version);
         }
         request
     }
@@ -405,15 +410,21 @@ impl Http {
             .to_owned();
         let is_request = message.get("id").is_some() && !method.is_empty();
         let params = message.get("params");
-        let meta_version = params
+        let version = params
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(META_PROTOCOL_VERSION))
             .and_then(Value::as_str)
-            .map(str::to_owned);
+            .map(str::to_owned)
+            .or_else(|| {
+                (method != "initialize")
+                    .then(|| lock(&self.state).protocol_version.clone())
+                    .flatten()
+            });
         let mut standard = Vec::new();
-        if meta_version
-            .as_deref()
-            .is_some_and(|v| v >= STANDARD_HEADERS_VERSION)
+        if !method.is_empty()
+            && version
+                .as_deref()
+                .is_some_and(|v| v >= STANDARD_HEADERS_VERSION)
         {
             let mut push = |name: &str, value: &str| {
                 if let (Ok(name), Ok(value)) = (
@@ -423,6 +434,7 @@ impl Http {
                     standard.push((name, value));
                 }
             };
+            push(MCP_METHOD, &method);
             let name_key = match method.as_str() {
                 "tools/call" | "prompts/get" => Some("name"),
                 "resources/read" | "resources/subscribe" | "resources/unsubscribe" => Some("uri"),
@@ -453,7 +465,7 @@ impl Http {
         Outline {
             method,
             is_request,
-            meta_version,
+            version,
             standard,
         }
     }
@@ -469,22 +481,9 @@ impl Http {
             if let Some(id) = &st.session_id {
                 request = request.header(SESSION_ID, id.clone());
             }
-            let version = match &outline.meta_version {
-                Some(v) => HeaderValue::from_str(v).ok(),
-                None if outline.method == "initialize" => None,
-                None => st.protocol_version.clone(),
-            };
-            if let Some(version) = version {
-                request = request.header(PROTOCOL_VERSION, version);
-            }
         }
-        if outline
-            .meta_version
-            .as_deref()
-            .is_some_and(|v| v >= STANDARD_HEADERS_VERSION)
-            && let Ok(method) = HeaderValue::from_str(&outline.method)
-        {
-            request = request.header(MCP_METHOD, method);
+        if let Some(version) = outline.version.as_deref() {
+            request = request.header(PROTOCOL_VERSION, version);
         }
         for (name, value) in &outline.standard {
             request = request.header(name.clone(), value.clone());
@@ -1184,10 +1183,19 @@ pub(super) async fn write_loop(
                 inflight.insert(id, task.abort_handle());
             }
             Outgoing::Line(body, None) => {
-                // In order: `notifications/initialized` before the requests that follow it.
-                Arc::clone(&http)
-                    .post(Arc::clone(&shared), out.clone(), body, None)
-                    .await;
+                // In order: `notifications/initialized` before the requests that follow it;
+                // bounded, so a server that never answers cannot stall the requests behind it.
+                let sent = Arc::clone(&http).post(Arc::clone(&shared), out.clone(), body, None);
+                if tokio::time::timeout(http.request_timeout, sent)
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!(
+                        server = %http.label,
+                        "the MCP server did not accept a notification or response within {:?}",
+                        http.request_timeout
+                    );
+                }
             }
             Outgoing::Abandon(id) => {
                 if let Some(task) = inflight.remove(&id) {
