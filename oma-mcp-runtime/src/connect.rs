@@ -1,11 +1,15 @@
-//! Connecting to an MCP server over stdio (open-multi-agent's `docs/mcp.md`, "Connecting to a
-//! server"): the Rust `connectMCPTools()`.
+//! Connecting to an MCP server (open-multi-agent's `docs/mcp.md`, "Connecting to a server"):
+//! the Rust `connectMCPTools()`, over stdio or streamable HTTP.
 //!
-//! [`connect_mcp_tools`] spawns the configured command, speaks JSON-RPC 2.0 over its pipes
-//! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), establishes the
-//! MCP lifecycle (see "Lifecycle" below), pages through `tools/list` and returns an
-//! [`McpClient`]. Requests are built with rmcp's model types; everything received stays raw
-//! [`serde_json::Value`].
+//! [`connect_mcp_tools`] spawns the configured command and speaks JSON-RPC 2.0 over its pipes
+//! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), or, for a
+//! [`ConnectConfig::http`] pin, POSTs to the server's URL (cargo feature `http`; see
+//! "Streamable HTTP" below). It establishes the MCP lifecycle (see "Lifecycle"), pages
+//! through `tools/list` and returns an [`McpClient`]. Requests are built with rmcp's model
+//! types; everything received stays raw [`serde_json::Value`]. One session layer (ids, the
+//! pending requests, timeouts, cancellation, server requests, the lifecycle) serves both
+//! transports, so everything above it (snapshots, typed calls, result mapping, drift, the
+//! tool layer) is the same for both.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
@@ -22,6 +26,55 @@
 //! client.disconnect().await;
 //! # Ok(()) }
 //! ```
+//!
+//! # Streamable HTTP
+//! With the cargo feature `http` (off by default: a stdio-only program compiles no HTTP or
+//! TLS stack), [`ConnectConfig::http`] reaches a remote server (MCP 2025-03-26 and later,
+//! "Transports" → "Streamable HTTP"):
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
+//! use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools};
+//!
+//! let client = connect_mcp_tools(
+//!     ConnectConfig::http("https://api.githubcopilot.com/mcp/")
+//!         .with_bearer_env("GITHUB_TOKEN")
+//!         .with_header("X-MCP-Toolsets", "repos"),
+//! )
+//! .await?;
+//! # Ok(()) }
+//! ```
+//!
+//! - Each message is a `POST` (`Accept: application/json, text/event-stream`); the answer is
+//!   a JSON body or an SSE stream whose events (server requests and notifications before the
+//!   response too) are routed exactly as stdout lines are, raw.
+//! - `Mcp-Session-Id` is kept and sent; a `404` to a request that carried it starts a new
+//!   session once (the `initialize` handshake replayed) and sends the request again.
+//!   `MCP-Protocol-Version` goes on every request after the handshake; a 2026-07-28 request
+//!   also carries `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers its tool's
+//!   `x-mcp-header` annotations ask for. [`McpClient::disconnect`] sends `DELETE` with the
+//!   session id.
+//! - After an `initialize` handshake with a session, a `GET` opens the stream of server
+//!   messages (`405`: the server offers none). A response stream that ends before its
+//!   response is resumed with `GET` and `Last-Event-ID` after the stream's `retry`, when its
+//!   events carried ids ([`MAX_RESUMES`] times in a row without a new event at most).
+//! - Credentials come from the environment only: [`ConnectConfig::bearer_env`] and
+//!   [`ConnectConfig::header_env`] are read at connect ([`Error::MissingEnv`] before
+//!   anything is sent when one is not set); their values never appear in a message, a log,
+//!   a snapshot or generated code, and the URL is shown redacted ([`redact_url`]).
+//! - Limits and failures: the request timeout bounds each request as over stdio (a request
+//!   that ends without its answer sends `notifications/cancelled` and drops its stream);
+//!   connecting is bounded by [`CONNECT_TIMEOUT`]; a body or an SSE event over
+//!   [`ConnectConfig::max_message_size`] fails its request with [`Error::MessageTooLarge`];
+//!   only `307`/`308` redirects to the same origin are followed ([`MAX_REDIRECTS`]), so
+//!   credentials never reach another host. A refused connection, DNS or TLS failure is
+//!   [`Error::HttpUnreachable`]; `401`/`403` is [`Error::HttpAuth`] (with the server's
+//!   `WWW-Authenticate` challenge and how to pass credentials); any other status, a body
+//!   that is not JSON or SSE (a proxy's HTML page), or a stream that ends before its
+//!   response is [`Error::Http`] with the status and a body excerpt. A JSON-RPC error in an
+//!   error response's body is the server's [`Error::Rpc`] (how a server before 2026-07-28
+//!   rejects `server/discover`, so [`Lifecycle::Auto`] falls back to `initialize`).
+//! - Without the feature, connecting to a URL is [`Error::HttpFeatureDisabled`].
 //!
 //! # Lifecycle
 //! Protocol revision 2026-07-28 has no `initialize` handshake (SEP-2567): the client asks
@@ -118,6 +171,8 @@ mod framing;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "http")]
+mod http;
 mod lifecycle;
 mod process;
 mod progress;
@@ -134,8 +189,9 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 pub use config::{
-    ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, DISCOVER_PROBE_TIMEOUT,
-    Lifecycle, redact_url,
+    CONNECT_TIMEOUT, ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT,
+    DISCOVER_PROBE_TIMEOUT, Elicitation, Lifecycle, MAX_REDIRECTS, MAX_RESUMES, accept_defaults,
+    redact_url,
 };
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
@@ -144,6 +200,11 @@ use crate::snapshot::SnapshotSource;
 use crate::text::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
 use session::Session;
+
+/// How long connect waits for the server to answer the `GET` of its stream of server
+/// messages (streamable HTTP, after `initialize`); the stream opens later if it is slower.
+#[cfg(feature = "http")]
+const SERVER_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How long a failed connect or [`McpClient::disconnect`] waits for the server's last stderr
 /// lines after the process is gone.
@@ -176,8 +237,11 @@ pub struct DiscoveredTool {
 #[derive(Debug)]
 pub struct McpClient {
     session: Session,
-    /// The server process, owned by its exit watcher.
-    process: process::Watched,
+    /// The server process, owned by its exit watcher (`None` over HTTP).
+    process: Option<process::Watched>,
+    /// The streamable HTTP transport (`None` over stdio).
+    #[cfg(feature = "http")]
+    http: Option<std::sync::Arc<http::Http>>,
     /// Set by the first [`McpClient::disconnect`]; a second one waits for the first.
     stopped: tokio::sync::Mutex<bool>,
     pid: Option<u32>,
@@ -269,36 +333,9 @@ async fn start(
     lifecycle: Lifecycle,
     deadline: tokio::time::Instant,
 ) -> Result<McpClient, Started> {
-    let command_line = process::command_line(&config.command, &config.args);
-    let spawned = process::spawn(config).map_err(Started::Failed)?;
-    tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
-    let session = Session::start(
-        spawned.stdin,
-        spawned.stdout,
-        spawned.stderr,
-        config.request_timeout,
-        config.max_message_size,
-        command_line.clone(),
-    );
-    // The server's exit closes the session even when no EOF arrives on its stdout.
-    let process = process::watch(
-        spawned.child,
-        spawned.pid,
-        session.close_after_exit(EXIT_DRAIN),
-    );
-    let mut client = McpClient {
-        session,
-        process,
-        stopped: tokio::sync::Mutex::new(false),
-        pid: spawned.pid,
-        command: config.command.clone(),
-        args: config.args.clone(),
-        command_line,
-        server_info: None,
-        protocol_version: None,
-        client_context: None,
-        tools: Vec::new(),
-        validate_input: config.validate_input,
+    let mut client = match &config.url {
+        Some(url) => connect_http(config, url).map_err(Started::Failed)?,
+        None => spawn_stdio(config).map_err(Started::Failed)?,
     };
     match lifecycle::establish(
         &client.session,
@@ -315,6 +352,23 @@ async fn start(
                 protocol_version = %negotiated.protocol_version,
                 "MCP lifecycle established"
             );
+            #[cfg(feature = "http")]
+            if let Some(http) = &client.http {
+                // The version header from now on.
+                http.set_protocol_version(&negotiated.protocol_version);
+                if negotiated.client_context.is_none() {
+                    // An `initialize` session: the stream of server messages (2026-07-28
+                    // removed it).
+                    let (shared, out) = client.session.parts();
+                    let (opened, answered) = tokio::sync::oneshot::channel();
+                    client.session.add_task(tokio::spawn(
+                        std::sync::Arc::clone(http).server_stream(shared, out, opened),
+                    ));
+                    // Wait (briefly) until the server answered the `GET`, so its stream is
+                    // open before a request whose server requests would travel on it.
+                    let _ = tokio::time::timeout(SERVER_STREAM_WAIT, answered).await;
+                }
+            }
             client.server_info = negotiated.server_info;
             client.protocol_version = Some(negotiated.protocol_version);
             client.client_context = negotiated.client_context;
@@ -345,10 +399,88 @@ async fn start(
     }
 }
 
+/// Spawns the stdio server of `config` and starts its session.
+fn spawn_stdio(config: &ConnectConfig) -> Result<McpClient, Error> {
+    let command_line = process::command_line(&config.command, &config.args);
+    let spawned = process::spawn(config)?;
+    tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
+    let session = Session::start(
+        spawned.stdin,
+        spawned.stdout,
+        spawned.stderr,
+        config.request_timeout,
+        config.max_message_size,
+        command_line.clone(),
+        config.elicitation.clone(),
+    );
+    // The server's exit closes the session even when no EOF arrives on its stdout.
+    let process = process::watch(
+        spawned.child,
+        spawned.pid,
+        session.close_after_exit(EXIT_DRAIN),
+    );
+    Ok(McpClient::new(
+        session,
+        Some(process),
+        spawned.pid,
+        config,
+        command_line,
+    ))
+}
+
+/// Starts a session with the streamable HTTP server at `url` (nothing is sent yet).
+#[cfg(feature = "http")]
+fn connect_http(config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
+    let http = std::sync::Arc::new(http::Http::new(config, url)?);
+    let label = http.label().to_owned();
+    let session = Session::start_http(
+        std::sync::Arc::clone(&http),
+        config.request_timeout,
+        config.max_message_size,
+        config.elicitation.clone(),
+    );
+    let mut client = McpClient::new(session, None, None, config, label);
+    client.http = Some(http);
+    Ok(client)
+}
+
+/// Without the `http` feature, a URL pin is an error.
+#[cfg(not(feature = "http"))]
+fn connect_http(_config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
+    Err(Error::HttpFeatureDisabled {
+        server: redact_url(url),
+    })
+}
+
 /// Every method of [`McpClient`] is in this one block. The typed calls, the tool-layer
 /// definitions and the drift check (at its end) are thin methods over their modules' code
 /// ([`crate::typed`], [`crate::tool`], [`crate::drift`]).
 impl McpClient {
+    fn new(
+        session: Session,
+        process: Option<process::Watched>,
+        pid: Option<u32>,
+        config: &ConnectConfig,
+        command_line: String,
+    ) -> Self {
+        Self {
+            session,
+            process,
+            #[cfg(feature = "http")]
+            http: None,
+            stopped: tokio::sync::Mutex::new(false),
+            pid,
+            command: config.command.clone(),
+            args: config.args.clone(),
+            command_line,
+            server_info: None,
+            protocol_version: None,
+            client_context: None,
+            tools: Vec::new(),
+            validate_input: config.validate_input,
+        }
+    }
+
     /// Lists the tools after the lifecycle (the last step of [`connect_mcp_tools`]); on
     /// failure the server is stopped.
     async fn discover_tools(mut self, prefix: Option<&str>) -> Result<McpClient, Error> {
@@ -367,7 +499,10 @@ impl McpClient {
     /// How the server process ended, for messages (`"; the server exited (exit status: 3)"`),
     /// when it ends within [`EXIT_STATUS_WAIT`]; else empty.
     async fn exit_status(&self) -> String {
-        self.process
+        let Some(process) = &self.process else {
+            return String::new();
+        };
+        process
             .exited_within(EXIT_STATUS_WAIT)
             .await
             .flatten()
@@ -378,7 +513,10 @@ impl McpClient {
     /// A request's error, with the server's exit status and stderr lines when the server
     /// went away while it was pending ([`Error::ServerExited`]); other errors unchanged.
     async fn explain(&self, method: &str, error: Error) -> Error {
-        if !matches!(error, Error::ConnectionClosed) || self.session.closed_by_client() {
+        if !matches!(error, Error::ConnectionClosed)
+            || self.session.closed_by_client()
+            || self.process.is_none()
+        {
             return error;
         }
         let exit = self.exit_status().await;
@@ -394,7 +532,24 @@ impl McpClient {
 
     /// Lists all pages and names the tools.
     async fn discover(&self, prefix: Option<&str>) -> Result<Vec<DiscoveredTool>, Error> {
-        let descriptors = self.list_tools_raw().await?;
+        #[allow(unused_mut)]
+        let mut descriptors = self.list_tools_raw().await?;
+        // Over HTTP from 2026-07-28 on, a tool with an invalid `x-mcp-header` annotation is
+        // left out of the tool list, as the transport requires of clients.
+        #[cfg(feature = "http")]
+        if self.http.is_some() && self.client_context.is_some() {
+            descriptors.retain(|tool| match http::header_annotation_problem(tool) {
+                None => true,
+                Some(reason) => {
+                    tracing::warn!(
+                        server = %self.command_line,
+                        tool = %tool.get("name").and_then(serde_json::Value::as_str).unwrap_or(""),
+                        "left out a tool with an invalid x-mcp-header annotation: {reason}"
+                    );
+                    false
+                }
+            });
+        }
         let mut raw_names = Vec::with_capacity(descriptors.len());
         for (i, d) in descriptors.iter().enumerate() {
             match d.get("name") {
@@ -528,7 +683,13 @@ impl McpClient {
                     }
                     cursor = Some(next);
                 }
-                _ => return Ok(tools),
+                _ => {
+                    #[cfg(feature = "http")]
+                    if let Some(http) = &self.http {
+                        http.learn_tools(&tools);
+                    }
+                    return Ok(tools);
+                }
             }
         }
         Err(self.invalid(
@@ -641,11 +802,28 @@ impl McpClient {
         cancel: Option<&CancellationToken>,
         progress_token: Option<u64>,
     ) -> Result<Value, Error> {
+        self.call_raw_full(raw_name, arguments, cancel, progress_token, Map::new())
+            .await
+    }
+
+    /// The `tools/call` request; `extra` members go into `params` beside `name` and
+    /// `arguments` (`inputResponses`, `requestState`).
+    async fn call_raw_full(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        cancel: Option<&CancellationToken>,
+        progress_token: Option<u64>,
+        extra: Map<String, Value>,
+    ) -> Result<Value, Error> {
         let mut params = CallToolRequestParams::new(raw_name.to_owned());
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
         let mut params = self.params(&params)?;
+        if let Value::Object(object) = &mut params {
+            object.extend(extra);
+        }
         if let (Some(token), Value::Object(object)) = (progress_token, &mut params) {
             let meta = object
                 .entry("_meta")
@@ -675,9 +853,51 @@ impl McpClient {
         arguments: Option<Map<String, Value>>,
     ) -> ToolResult {
         match self.call_tool_raw(raw_name, arguments).await {
-            Ok(result) => map_call_result(&result),
+            Ok(result) => map_complete(raw_name, &result),
             Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
         }
+    }
+
+    /// Calls a tool and classifies the raw result by its `resultType` (MCP 2026-07-28): a
+    /// complete result, a request for input (SEP-2322) to answer with
+    /// [`McpClient::call_tool_answering`], or a task (not supported yet). See
+    /// [`crate::outcome`].
+    ///
+    /// # Errors
+    /// As [`McpClient::call_tool_raw`].
+    pub async fn call_tool_outcome(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<crate::CallOutcome, Error> {
+        self.call_tool_raw(raw_name, arguments)
+            .await
+            .map(crate::CallOutcome::from_result)
+    }
+
+    /// Answers an `"input_required"` result (SEP-2322): sends the same `tools/call` again (a
+    /// new request id) with `inputResponses` = `responses` (name → the result of fulfilling
+    /// that input request, e.g. `{"action": "accept", "content": {…}}` for an
+    /// `elicitation/create`) and `requestState` exactly as the server sent it (omitted when
+    /// it sent none). The answer may ask for input again.
+    ///
+    /// # Errors
+    /// As [`McpClient::call_tool_raw`].
+    pub async fn call_tool_answering(
+        &self,
+        raw_name: &str,
+        arguments: Option<Map<String, Value>>,
+        required: &crate::InputRequired,
+        responses: Map<String, Value>,
+    ) -> Result<crate::CallOutcome, Error> {
+        let mut extra = Map::new();
+        extra.insert("inputResponses".to_owned(), Value::Object(responses));
+        if let Some(state) = &required.request_state {
+            extra.insert("requestState".to_owned(), state.clone());
+        }
+        self.call_raw_full(raw_name, arguments, None, None, extra)
+            .await
+            .map(crate::CallOutcome::from_result)
     }
 
     /// As [`McpClient::call_tool`], with open-multi-agent's abort signal (see
@@ -693,7 +913,7 @@ impl McpClient {
             .call_tool_raw_with_cancel(raw_name, arguments, cancel)
             .await
         {
-            Ok(result) => map_call_result(&result),
+            Ok(result) => map_complete(raw_name, &result),
             Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
         }
     }
@@ -755,7 +975,13 @@ impl McpClient {
         }
         *stopped = true;
         self.session.close();
-        self.process.shutdown(eof_grace).await;
+        #[cfg(feature = "http")]
+        if let Some(http) = &self.http {
+            http.end_session().await;
+        }
+        if let Some(process) = &self.process {
+            process.shutdown(eof_grace).await;
+        }
         self.session.stop_tasks(STDERR_DRAIN).await;
         tracing::debug!(server = %self.command_line, "MCP server stopped");
     }
@@ -826,6 +1052,12 @@ impl McpClient {
     }
 }
 
+/// [`map_call_result`], except for a result that is not complete (see
+/// [`crate::outcome::not_complete`]).
+fn map_complete(raw_name: &str, result: &Value) -> ToolResult {
+    crate::outcome::not_complete(raw_name, result).unwrap_or_else(|| map_call_result(result))
+}
+
 /// How a server process ended, for messages: `the server exited (exit status: 3)`, or
 /// `the server was killed (signal: 9 (SIGKILL))`.
 fn ended(status: std::process::ExitStatus) -> String {
@@ -853,7 +1085,9 @@ impl Drop for McpClient {
         if !*self.stopped.get_mut() {
             // The whole process group, and the server itself through its watcher (or, when the
             // runtime is already gone, `kill_on_drop` of the dropped watcher's `Child`).
-            self.process.kill_now();
+            if let Some(process) = &self.process {
+                process.kill_now();
+            }
         }
     }
 }

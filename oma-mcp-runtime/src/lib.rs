@@ -36,6 +36,7 @@ pub mod connect;
 pub mod drift;
 pub mod error;
 pub mod naming;
+pub mod outcome;
 pub mod pointer;
 pub mod result;
 pub mod snapshot;
@@ -54,6 +55,7 @@ pub use drift::{
 };
 pub use error::Error;
 pub use naming::normalize_tool_name;
+pub use outcome::{CallOutcome, InputRequired};
 pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use snapshot::{Snapshot, SnapshotTool};
 /// The abort signal of a call (open-multi-agent's `abortSignal`) ([`tool::ToolContext::cancel`],

@@ -15,11 +15,19 @@
 //!   (shown with `cargo test -- --nocapture`) and `None` is returned, so a plain clone
 //!   still passes.
 //!
+//! It also starts MCP servers that listen on loopback HTTP for a test ([`http`]:
+//! [`spawn_http_server`] waits for the server's `listening on <url>` line or its port, and
+//! kills it on drop).
+//!
 //! One crate, a dev-dependency of `oma-mcp-runtime`, `oma-mcp-build` and
 //! `oma-mcp-test-server` (a normal dependency of the benches): the only place that knows where
 //! the folder is and what a missing one means. It has no dependencies, so it adds nothing to
 //! their builds, and it is not published (cargo drops a path-only dev-dependency from a
 //! packaged manifest).
+
+pub mod http;
+
+pub use http::{HttpServer, Ready, free_port, spawn_http_server};
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -5,6 +5,11 @@
 //! `filesystem` runs the pinned `@modelcontextprotocol/server-filesystem` through the typed
 //! markers, the tool layer and its consequential-confirmation gate.
 //!
+//! `http_servers` and `http_faults` check the HTTP servers themselves (the test server over
+//! streamable HTTP, `oma-mcp-http-faults` in every mode, server-everything's `streamableHttp`)
+//! with plain HTTP requests over loopback (`raw_http`), started by
+//! `oma_mcp_test_support::spawn_http_server`.
+//!
 //! Run with `cargo test -p oma-mcp-test-server`. The server-everything tests need
 //! `npm ci --prefix tests/servers` and `node`; without them they print one line and pass.
 //! Parts that compare with the shared reference folder's real-server corpus skip them with one
@@ -17,9 +22,12 @@ mod everything;
 mod failures;
 mod filesystem;
 mod hostile;
+mod http_faults;
+mod http_servers;
 mod lifecycle;
 mod own_server;
 mod protocol;
+mod raw_http;
 mod reach;
 mod replayed_cases;
 mod tool_layer;
@@ -29,11 +37,55 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use oma_mcp_runtime::{ConnectConfig, McpClient, ToolResult};
+use oma_mcp_test_support::{HttpServer, Ready, free_port, spawn_http_server};
 use serde_json::{Map, Value};
 
 /// The test server binary (built by `cargo test` for this package).
 pub fn server_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_oma-mcp-test-server"))
+}
+
+/// The fault server binary (built by `cargo test` for this package).
+pub fn faults_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_oma-mcp-http-faults"))
+}
+
+/// How long an HTTP server may take to print its `listening on` line.
+pub const HTTP_READY: Duration = Duration::from_secs(20);
+
+/// The own test server over streamable HTTP on a free loopback port, in `mode`, with `flags`
+/// after `--http 127.0.0.1:0` (e.g. `--stateless`); killed on drop.
+pub fn own_http(mode: &str, flags: &[&str]) -> HttpServer {
+    let mut command = std::process::Command::new(server_bin());
+    command
+        .args(["--http", oma_mcp_test_server::LOOPBACK_ANY_PORT])
+        .args(flags)
+        .env(oma_mcp_test_server::MODE_VAR, mode);
+    spawn_http_server(command, Ready::ListeningLine, HTTP_READY).unwrap()
+}
+
+/// `oma-mcp-http-faults --mode <mode> <flags>` on a free loopback port; killed on drop.
+pub fn faults(mode: &str, flags: &[&str]) -> HttpServer {
+    let mut command = std::process::Command::new(faults_bin());
+    command.args(["--mode", mode]).args(flags);
+    spawn_http_server(command, Ready::ListeningLine, HTTP_READY).unwrap()
+}
+
+/// server-everything in `streamableHttp` mode on a free loopback port (its `PORT` variable;
+/// it serves `/mcp`), or `None` as [`npm_server`] says; killed on drop.
+pub fn everything_http(test: &str) -> Option<HttpServer> {
+    let bin = npm_server(test, "mcp-server-everything")?;
+    let port = free_port().unwrap();
+    let mut command = std::process::Command::new(bin);
+    command
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .current_dir(workspace_root().join("tests/servers"));
+    let ready = Ready::Port {
+        port,
+        path: "/mcp".to_owned(),
+    };
+    Some(spawn_http_server(command, ready, HTTP_READY).unwrap())
 }
 
 /// A config for the own test server in `mode` (`"normal"` for the rmcp server).

@@ -21,10 +21,28 @@
 //!
 //! The environment variable [`MODE_VAR`] (`OMA_TEST_SERVER_MODE`) selects a misbehaving
 //! mode, see [`Mode`].
+//!
+//! **Over streamable HTTP** ([`serve_http`], `oma-mcp-test-server --http 127.0.0.1:0`): the
+//! same tools through rmcp's server side at `/mcp`, stateful (sessions) or `--stateless`,
+//! with sessions that can be made to expire; see [`http`] and [`http::USAGE`]. It prints one
+//! line, `listening on http://127.0.0.1:PORT/mcp`, then serves until killed or its stdin
+//! closes.
+//!
+//! **HTTP failures** ([`faults`], binary `oma-mcp-http-faults --mode MODE`): a small MCP
+//! server on hyper that fails at the step its mode says (HTML error pages, 401/403, streams
+//! that close, stall, carry invalid JSON or unknown ids, huge bodies, expiring sessions,
+//! redirects, resumable streams, no GET stream) and records every request it receives, served
+//! as JSON at `GET /_log`.
 
+pub mod faults;
+pub mod http;
+mod listen;
+mod progress;
 mod raw;
 mod server;
 
+pub use http::{HttpOptions, serve_http};
+pub use listen::{LOOPBACK_ANY_PORT, MCP_PATH};
 pub use server::TestServer;
 
 /// The environment variable selecting the server's [`Mode`].
@@ -47,7 +65,8 @@ pub const STDERR_FLOOD_BYTES: usize = 4 * 1024 * 1024;
 pub enum Mode {
     /// Unset or `normal`: the rmcp server with every tool.
     Normal,
-    /// `stderr-flood`: writes [`STDERR_FLOOD_BYTES`] to stderr, then serves normally.
+    /// `stderr-flood`: writes [`STDERR_FLOOD_BYTES`] to stderr, then serves normally (over
+    /// HTTP too, before the `listening on` line).
     StderrFlood,
     /// `exit-on-initialize` (raw): writes a line to stderr and exits with code 3 on
     /// `initialize`.
@@ -136,7 +155,9 @@ pub enum Mode {
     /// `progress` (raw): one tool, `slow_count {steps, ms}`: for each step it sleeps `ms`
     /// milliseconds and, when the call's `_meta.progressToken` is set, sends
     /// `notifications/progress` (`progress` = the step, `total` = `steps`, `message`
-    /// `step <n> of <steps>`); then answers `Counted to <steps>`.
+    /// `step <n> of <steps>`); then answers `Counted to <steps>`. Over HTTP the same tool
+    /// through rmcp (`serverInfo.name` [`SERVER_NAME`]; the progress values are sent as JSON
+    /// floats, `1.0`), its notifications on the request's SSE stream; a cancelled call stops.
     Progress,
 }
 
@@ -204,6 +225,17 @@ impl Mode {
     }
 }
 
+/// Writes [`STDERR_FLOOD_BYTES`] to stderr (the `stderr-flood` mode).
+fn flood_stderr() -> std::io::Result<()> {
+    use std::io::Write;
+    let line = format!("{}\n", "flood ".repeat(170));
+    let mut stderr = std::io::stderr().lock();
+    for _ in 0..STDERR_FLOOD_BYTES / line.len() {
+        stderr.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// Runs the test server on stdin/stdout until stdin closes, in the mode [`MODE_VAR`] selects.
 ///
 /// # Errors
@@ -215,12 +247,7 @@ pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync
     match mode {
         Mode::Normal | Mode::StderrFlood => {
             if mode == Mode::StderrFlood {
-                use std::io::Write;
-                let line = format!("{}\n", "flood ".repeat(170));
-                let mut stderr = std::io::stderr().lock();
-                for _ in 0..STDERR_FLOOD_BYTES / line.len() {
-                    stderr.write_all(line.as_bytes())?;
-                }
+                flood_stderr()?;
             }
             let service = TestServer::new().serve(rmcp::transport::stdio()).await?;
             service.waiting().await?;

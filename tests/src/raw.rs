@@ -54,14 +54,8 @@ fn usage_on_start() -> ! {
 
 /// `progress`: the `slow_count` tool (see [`Mode::Progress`]).
 fn slow_count(params: &Value, out: &mut impl Write) -> std::io::Result<Value> {
-    let steps = params
-        .pointer("/arguments/steps")
-        .and_then(Value::as_u64)
-        .unwrap_or(3);
-    let ms = params
-        .pointer("/arguments/ms")
-        .and_then(Value::as_u64)
-        .unwrap_or(50);
+    let (steps, ms) =
+        crate::progress::steps_and_ms(params.get("arguments").and_then(Value::as_object));
     let token = params.pointer("/_meta/progressToken").cloned();
     for step in 1..=steps {
         std::thread::sleep(std::time::Duration::from_millis(ms));
@@ -325,14 +319,7 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
             "description": "The clientInfo this server received in initialize",
             "inputSchema": {"type": "object", "properties": {}}
         }]}),
-        (Mode::Progress, _) => json!({"tools": [{
-            "name": "slow_count",
-            "description": "Counts to `steps`, one step every `ms` milliseconds, reporting progress",
-            "inputSchema": {"type": "object", "properties": {
-                "steps": {"type": "integer", "minimum": 1},
-                "ms": {"type": "integer", "minimum": 0}
-            }}
-        }]}),
+        (Mode::Progress, _) => json!({"tools": [crate::progress::slow_count_tool()]}),
         (Mode::HugeTools, _) => json!({"tools": "x".repeat(1 << 20)}),
         (Mode::BadSchema, _) => {
             let mut broken = tool("broken");

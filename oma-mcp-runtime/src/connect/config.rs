@@ -18,6 +18,18 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 /// `server/discover` costs at every connect, on top of its `initialize`.
 pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// Streamable HTTP (feature `http`): the most `307`/`308` redirects to the same origin
+/// followed for one request (others are not followed; see the [module docs](crate::connect)).
+pub const MAX_REDIRECTS: usize = 10;
+
+/// Streamable HTTP (feature `http`): the longest a TCP + TLS connect may take (the request
+/// timeout when shorter).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Streamable HTTP (feature `http`): how many times in a row a dropped SSE response stream is
+/// resumed with `Last-Event-ID` without receiving a new event before the request fails.
+pub const MAX_RESUMES: usize = 5;
+
 /// How [`connect_mcp_tools`](crate::connect_mcp_tools) establishes the MCP lifecycle; the
 /// semantics of rmcp 3.11's `ClientLifecycleMode` (see the [module docs](crate::connect),
 /// "Lifecycle", for the messages each one sends).
@@ -140,6 +152,76 @@ pub struct ConnectConfig {
     /// name), for servers with their own schemes (`X-Api-Key`). Read and kept secret as
     /// [`ConnectConfig::bearer_env`]. Default: none.
     pub header_env: BTreeMap<String, String>,
+    /// Answers the server's `elicitation/create` requests (MCP 2025-06-18 and later,
+    /// "Elicitation"); when set, the client declares the `elicitation` capability. Without
+    /// it, such a request is answered with -32601, as open-multi-agent's client does.
+    /// Default: `None`.
+    pub elicitation: Option<Elicitation>,
+}
+
+/// A handler for the server's `elicitation/create` requests: gets the request's `params`
+/// (`message`, `requestedSchema`) and returns the result (`{"action": "accept", "content":
+/// {…}}`, `{"action": "decline"}` or `{"action": "cancel"}`). It runs on the connection's
+/// reader, so it must not block: answer from data at hand (e.g. [`accept_defaults`]).
+#[derive(Clone)]
+pub struct Elicitation(
+    std::sync::Arc<dyn Fn(&serde_json::Value) -> serde_json::Value + Send + Sync>,
+);
+
+impl Elicitation {
+    /// A handler from a function.
+    pub fn new(
+        handler: impl Fn(&serde_json::Value) -> serde_json::Value + Send + Sync + 'static,
+    ) -> Self {
+        Self(std::sync::Arc::new(handler))
+    }
+
+    /// The result for one request's `params`.
+    pub fn answer(&self, params: &serde_json::Value) -> serde_json::Value {
+        (self.0)(params)
+    }
+}
+
+impl std::fmt::Debug for Elicitation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Elicitation(..)")
+    }
+}
+
+/// Handlers are equal when they are the same handler (clones of one [`Elicitation`]).
+impl PartialEq for Elicitation {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Elicitation {}
+
+/// An elicitation answer that accepts with every default of the requested schema (SEP-1034,
+/// MCP 2025-11-25 "Elicitation": `default` on primitive properties): `{"action": "accept",
+/// "content": {<property>: <its default>, …}}`, properties without a `default` left out.
+///
+/// ```
+/// # use serde_json::json;
+/// let params = json!({"message": "?", "requestedSchema": {"type": "object", "properties": {
+///     "name": {"type": "string", "default": "John Doe"}, "note": {"type": "string"}}}});
+/// assert_eq!(
+///     oma_mcp_runtime::connect::accept_defaults(&params),
+///     json!({"action": "accept", "content": {"name": "John Doe"}})
+/// );
+/// ```
+pub fn accept_defaults(params: &serde_json::Value) -> serde_json::Value {
+    let mut content = serde_json::Map::new();
+    if let Some(serde_json::Value::Object(properties)) =
+        params.pointer("/requestedSchema/properties")
+    {
+        for (name, schema) in properties {
+            if let Some(default) = schema.get("default") {
+                content.insert(name.clone(), default.clone());
+            }
+        }
+    }
+    serde_json::json!({"action": "accept", "content": content})
 }
 
 impl ConnectConfig {
@@ -162,6 +244,7 @@ impl ConnectConfig {
             headers: BTreeMap::new(),
             bearer_env: None,
             header_env: BTreeMap::new(),
+            elicitation: None,
         }
     }
 
@@ -252,6 +335,13 @@ impl ConnectConfig {
         self
     }
 
+    /// Answers the server's `elicitation/create` requests with `handler` and declares the
+    /// `elicitation` capability (see [`ConnectConfig::elicitation`]).
+    pub fn with_elicitation(mut self, handler: Elicitation) -> Self {
+        self.elicitation = Some(handler);
+        self
+    }
+
     /// Adds (or replaces) one literal HTTP header; recorded, so never a secret (see
     /// [`ConnectConfig::headers`]).
     pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
@@ -301,7 +391,12 @@ pub fn redact_url(url: &str) -> String {
         let keys: Vec<String> = parsed.query_pairs().map(|(k, _)| k.into_owned()).collect();
         let query = keys
             .iter()
-            .map(|k| format!("{}=***", percent_encoding::utf8_percent_encode(k, QUERY_KEY)))
+            .map(|k| {
+                format!(
+                    "{}=***",
+                    percent_encoding::utf8_percent_encode(k, QUERY_KEY)
+                )
+            })
             .collect::<Vec<_>>()
             .join("&");
         parsed.set_query(Some(&query));
@@ -330,7 +425,10 @@ mod tests {
             redact_url("https://tok@h.example/mcp?token=x"),
             "https://***@h.example/mcp?token=***"
         );
-        assert_eq!(redact_url("https://h.example/?a"), "https://h.example/?a=***");
+        assert_eq!(
+            redact_url("https://h.example/?a"),
+            "https://h.example/?a=***"
+        );
         assert_eq!(redact_url("not a url s3cret"), "<invalid URL>");
         assert_eq!(
             redact_url("https://h.example/a%20b?x%26y=1"),
@@ -369,7 +467,10 @@ mod tests {
             Some("repos")
         );
         assert_eq!(c.bearer_env.as_deref(), Some("TOKEN"));
-        assert_eq!(c.header_env.get("X-Api-Key").map(String::as_str), Some("KEY"));
+        assert_eq!(
+            c.header_env.get("X-Api-Key").map(String::as_str),
+            Some("KEY")
+        );
         assert_eq!(c.request_timeout, DEFAULT_REQUEST_TIMEOUT);
     }
 

@@ -199,6 +199,8 @@ pub(crate) enum Incoming {
         id: Value,
         /// The method.
         method: String,
+        /// Its `params`, raw, when present.
+        params: Option<Value>,
     },
     /// A notification from the server (no answer).
     Notification {
@@ -294,7 +296,11 @@ pub(crate) fn classify(line: &[u8]) -> Incoming {
     };
     let id = obj.remove("id").filter(|id| !id.is_null());
     match (method, id) {
-        (Some(method), Some(id)) => Incoming::Request { id, method },
+        (Some(method), Some(id)) => Incoming::Request {
+            id,
+            method,
+            params: obj.remove("params"),
+        },
         (Some(method), None) => Incoming::Notification {
             method,
             params: obj.remove("params"),
@@ -548,7 +554,8 @@ mod tests {
             classify(br#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#),
             Incoming::Request {
                 id: json!("s1"),
-                method: "ping".to_owned()
+                method: "ping".to_owned(),
+                params: None
             }
         );
         assert_eq!(

@@ -31,6 +31,27 @@ pub(crate) const INITIALIZE: &str = "initialize";
 /// The `_meta` key of the server's `Implementation` in a 2026-07-28 result (`ResultMetaObject`).
 const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
+/// Who the client says it is: `clientInfo` and its capabilities (`elicitation` when
+/// [`ConnectConfig::elicitation`] is set, else none).
+#[derive(Debug, Clone)]
+pub(crate) struct Client {
+    pub(crate) info: Implementation,
+    pub(crate) capabilities: ClientCapabilities,
+}
+
+impl Client {
+    pub(crate) fn of(config: &ConnectConfig) -> Self {
+        let mut capabilities = ClientCapabilities::default();
+        if config.elicitation.is_some() {
+            capabilities.elicitation = Some(Default::default());
+        }
+        Self {
+            info: Implementation::new(config.client_name.clone(), config.client_version.clone()),
+            capabilities,
+        }
+    }
+}
+
 /// What the lifecycle established.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Negotiated {
@@ -82,7 +103,7 @@ pub(crate) async fn establish(
     deadline: Instant,
     command_line: &str,
 ) -> Result<Negotiated, Failure> {
-    let client = Implementation::new(config.client_name.clone(), config.client_version.clone());
+    let client = Client::of(config);
     let timeout = config.request_timeout;
     match lifecycle {
         Lifecycle::Initialize => initialize(session, client, command_line, deadline, timeout, true)
@@ -117,7 +138,7 @@ pub(crate) async fn establish(
 /// [`Failure::restart_with_initialize`].
 async fn auto(
     session: &Session,
-    client: Implementation,
+    client: Client,
     command_line: &str,
     deadline: Instant,
     timeout: Duration,
@@ -234,17 +255,18 @@ pub(crate) fn preferred_versions() -> Vec<ProtocolVersion> {
 /// The `_meta` client context of SEP-2575 (`io.modelcontextprotocol/protocolVersion`,
 /// `…/clientInfo`, `…/clientCapabilities`; no client capabilities), built with
 /// [`RequestMetaObject::with_client_context`].
-pub(crate) fn client_context(
-    version: ProtocolVersion,
-    client: &Implementation,
-) -> Map<String, Value> {
-    RequestMetaObject::with_client_context(version, client.clone(), ClientCapabilities::default())
-        .0
-        .0
+pub(crate) fn client_context(version: ProtocolVersion, client: &Client) -> Map<String, Value> {
+    RequestMetaObject::with_client_context(
+        version,
+        client.info.clone(),
+        client.capabilities.clone(),
+    )
+    .0
+    .0
 }
 
 /// The parameters of `server/discover` ([`DiscoverRequestParams`]) with the client context.
-pub(crate) fn discover_params(version: ProtocolVersion, client: &Implementation) -> Value {
+pub(crate) fn discover_params(version: ProtocolVersion, client: &Client) -> Value {
     let context = client_context(version, client);
     match framing::to_params(&DiscoverRequestParams {}) {
         Ok(params) => with_client_context(params, &context),
@@ -365,7 +387,7 @@ enum Discovered {
 /// `deadline` (`timeout` is what an [`Error::Timeout`] reports).
 async fn discover(
     session: &Session,
-    client: &Implementation,
+    client: &Client,
     command_line: &str,
     deadline: Instant,
     timeout: Duration,
@@ -419,7 +441,7 @@ async fn discover(
 fn read_discover_result(
     result: Value,
     preferred: &[ProtocolVersion],
-    client: &Implementation,
+    client: &Client,
     command_line: &str,
 ) -> Result<Negotiated, Error> {
     let Value::Object(mut result) = result else {
@@ -468,13 +490,13 @@ fn read_discover_result(
 /// pending `server/discover`). -32601 Method not found is [`Error::NotMcpServer`].
 async fn initialize(
     session: &Session,
-    client: Implementation,
+    client: Client,
     command_line: &str,
     deadline: Instant,
     request_timeout: Duration,
     notify_cancel: bool,
 ) -> Result<Negotiated, Error> {
-    let params = InitializeRequestParams::new(ClientCapabilities::default(), client.clone())
+    let params = InitializeRequestParams::new(client.capabilities.clone(), client.info.clone())
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
     let remaining = deadline.saturating_duration_since(Instant::now());
     let params = framing::to_params(&params)?;
@@ -572,8 +594,20 @@ mod tests {
 
     use super::*;
 
-    fn client() -> Implementation {
-        Implementation::new("open-multi-agent", "0.0.0")
+    fn client() -> Client {
+        Client::of(&ConnectConfig::new("srv"))
+    }
+
+    #[test]
+    fn an_elicitation_handler_declares_the_capability() {
+        let config = ConnectConfig::new("srv").with_elicitation(crate::connect::Elicitation::new(
+            crate::connect::accept_defaults,
+        ));
+        let context = client_context(ProtocolVersion::V_2026_07_28, &Client::of(&config));
+        assert_eq!(
+            context["io.modelcontextprotocol/clientCapabilities"],
+            json!({"elicitation": {}})
+        );
     }
 
     const CONTEXT: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"open-multi-agent","version":"0.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}"#;

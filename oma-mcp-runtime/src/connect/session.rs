@@ -36,16 +36,20 @@ pub(crate) const TIMEOUT_REASON: &str = "McpError: MCP error -32001: Request tim
 const MAX_WRITE_BATCH: usize = 256 * 1024;
 
 /// What the writer task sends.
-enum Outgoing {
+pub(super) enum Outgoing {
     /// One line; for a request, its id: when the line cannot be written, the writer fails that
     /// pending request with [`Error::ConnectionClosed`]. (A request thus waits for its answer
     /// only, not for a write acknowledgement too: one task wake-up less per call.)
     Line(Vec<u8>, Option<u64>),
+    /// The request with this id ended without its answer (timeout, cancellation, dropped):
+    /// the HTTP transport stops reading its response stream; stdio ignores it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Abandon(u64),
     /// Close stdin (the server sees EOF) and stop.
     Close,
 }
 
-type Reply = Result<Value, Error>;
+pub(super) type Reply = Result<Value, Error>;
 
 /// Pending requests, and whether the connection is still open.
 #[derive(Default)]
@@ -55,14 +59,15 @@ struct State {
 }
 
 /// State shared with the tasks.
-struct Shared {
+pub(super) struct Shared {
     state: Mutex<State>,
     stderr_lines: Mutex<StderrLines>,
     /// Set by [`Session::close`]: the client is stopping the server, so what it writes on
     /// stdout while it shuts down (an npm wrapper's goodbye) is no longer worth a warning.
     closing: AtomicBool,
-    max_message_size: usize,
-    command_line: String,
+    pub(super) max_message_size: usize,
+    /// The server as messages name it: its command line, or its redacted URL.
+    pub(super) command_line: String,
     /// Cancelled when the reader task ends (EOF, a read error, or aborted).
     reader_done: CancellationToken,
     /// Cancelled when the stderr task ends (EOF, a read error, or aborted).
@@ -70,18 +75,70 @@ struct Shared {
     /// The `params` of `notifications/progress` go to the call whose `progressToken` they
     /// name (see [`Session::progress`]).
     progress: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
+    /// Answers `elicitation/create` ([`ConnectConfig::elicitation`](super::ConnectConfig)).
+    elicitation: Option<super::Elicitation>,
+}
+
+impl Shared {
+    fn new(
+        max_message_size: usize,
+        command_line: String,
+        elicitation: Option<super::Elicitation>,
+    ) -> Arc<Self> {
+        Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            stderr_lines: Mutex::new(StderrLines::default()),
+            closing: AtomicBool::new(false),
+            max_message_size,
+            command_line,
+            reader_done: CancellationToken::new(),
+            stderr_done: CancellationToken::new(),
+            progress: Mutex::new(HashMap::new()),
+            elicitation,
+        })
+    }
 }
 
 /// Locks ignoring poisoning (the data stays consistent: every critical section is a few map
 /// operations that do not panic).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Shared {
+    /// Fails the pending request `id` with `error` (nothing when it is no longer pending).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(super) fn fail(&self, id: u64, error: Error) {
+        let tx = lock(&self.state).pending.remove(&id);
+        if let Some(tx) = tx {
+            let _ = tx.send(Err(error));
+        }
+    }
+
+    /// Whether the request `id` still waits for its answer.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(super) fn is_pending(&self, id: u64) -> bool {
+        lock(&self.state).pending.contains_key(&id)
+    }
+
+    /// Whether the session is closed (by the client or because the connection ended).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(super) fn is_closed(&self) -> bool {
+        lock(&self.state).closed
+    }
+
+    /// Handles one received message (a stdout line, an HTTP body or an SSE event's data):
+    /// skips byte-order marks and blank input, then routes it (see [`dispatch`]).
+    pub(super) fn receive(&self, message: &[u8], out: &mpsc::UnboundedSender<Outgoing>) {
+        let message = without_bom(message, &self.command_line);
+        if !message.iter().all(u8::is_ascii_whitespace) {
+            dispatch(framing::classify(message), message, self, out);
+        }
+    }
+
     /// Marks the connection closed and fails every pending request with
     /// [`Error::ConnectionClosed`].
-    fn close(&self) {
+    pub(super) fn close(&self) {
         let pending = {
             let mut st = lock(&self.state);
             st.closed = true;
@@ -105,7 +162,8 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// Starts the reader, writer and stderr tasks on the current Tokio runtime.
+    /// Starts the reader, writer and stderr tasks of a child's pipes on the current Tokio
+    /// runtime.
     pub(crate) fn start(
         stdin: ChildStdin,
         stdout: ChildStdout,
@@ -113,30 +171,73 @@ impl Session {
         timeout: Duration,
         max_message_size: usize,
         command_line: String,
+        elicitation: Option<super::Elicitation>,
     ) -> Self {
-        let shared = Arc::new(Shared {
-            state: Mutex::new(State::default()),
-            stderr_lines: Mutex::new(StderrLines::default()),
-            closing: AtomicBool::new(false),
-            max_message_size,
-            command_line,
-            reader_done: CancellationToken::new(),
-            stderr_done: CancellationToken::new(),
-            progress: Mutex::new(HashMap::new()),
-        });
+        let shared = Shared::new(max_message_size, command_line, elicitation);
         let (out, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_loop(stdin, rx, Arc::clone(&shared)));
         let reader = tokio::spawn(read_loop(stdout, Arc::clone(&shared), out.clone()));
         let stderr_task = tokio::spawn(drain_stderr(stderr, Arc::clone(&shared)));
+        Self::with_tasks(
+            shared,
+            out,
+            timeout,
+            vec![writer, reader],
+            Some(stderr_task),
+        )
+    }
+
+    /// Starts a session over streamable HTTP: one task sends each outgoing message as a POST
+    /// and routes what comes back (see [`super::http`]).
+    #[cfg(feature = "http")]
+    pub(crate) fn start_http(
+        http: Arc<super::http::Http>,
+        timeout: Duration,
+        max_message_size: usize,
+        elicitation: Option<super::Elicitation>,
+    ) -> Self {
+        let shared = Shared::new(max_message_size, http.label().to_owned(), elicitation);
+        // No stderr: its end is reached at once.
+        shared.stderr_done.cancel();
+        let (out, rx) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(super::http::write_loop(
+            http,
+            rx,
+            Arc::clone(&shared),
+            out.clone(),
+        ));
+        Self::with_tasks(shared, out, timeout, vec![writer], None)
+    }
+
+    fn with_tasks(
+        shared: Arc<Shared>,
+        out: mpsc::UnboundedSender<Outgoing>,
+        timeout: Duration,
+        io_tasks: Vec<JoinHandle<()>>,
+        stderr_task: Option<JoinHandle<()>>,
+    ) -> Self {
         Self {
             shared,
             out,
             next_id: AtomicU64::new(0),
             next_progress_token: AtomicU64::new(1),
             timeout,
-            io_tasks: Mutex::new(vec![writer, reader]),
-            stderr_task: Mutex::new(Some(stderr_task)),
+            io_tasks: Mutex::new(io_tasks),
+            stderr_task: Mutex::new(stderr_task),
         }
+    }
+
+    /// The sender of outgoing messages and the shared state, for the HTTP transport's
+    /// server stream.
+    #[cfg(feature = "http")]
+    pub(super) fn parts(&self) -> (Arc<Shared>, mpsc::UnboundedSender<Outgoing>) {
+        (Arc::clone(&self.shared), self.out.clone())
+    }
+
+    /// Adds a task that ends with the session (the HTTP transport's server stream).
+    #[cfg(feature = "http")]
+    pub(super) fn add_task(&self, task: JoinHandle<()>) {
+        lock(&self.io_tasks).push(task);
     }
 
     /// Sends a request and waits for its result, at most the request timeout.
@@ -418,6 +519,9 @@ impl PendingGuard<'_> {
             .pending
             .remove(&self.id)
             .is_some();
+        if was_pending {
+            let _ = self.session.out.send(Outgoing::Abandon(self.id));
+        }
         if was_pending && self.notify {
             self.session.notify(
                 "notifications/cancelled",
@@ -457,6 +561,7 @@ async fn write_loop(
                     }
                     ids.extend(id);
                 }
+                Outgoing::Abandon(_) => {}
                 Outgoing::Close => {
                     closing = true;
                     break;
@@ -505,12 +610,7 @@ async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>, out: mpsc::Unbounde
                 break;
             }
             Ok(LineRead::TooLong { len }) => oversized(&buf, len, &shared),
-            Ok(LineRead::Line) => {
-                let line = without_bom(&buf, &shared.command_line);
-                if !line.iter().all(u8::is_ascii_whitespace) {
-                    dispatch(framing::classify(line), line, &shared, &out);
-                }
-            }
+            Ok(LineRead::Line) => shared.receive(&buf, &out),
         }
         // The message is handed over (parsed into its own `Value`): do not keep a 20 MiB
         // buffer on every idle connection.
@@ -607,9 +707,13 @@ fn dispatch(
                 }
             }
         }
-        Incoming::Request { id, method } => {
+        Incoming::Request { id, method, params } => {
             let line = if method == "ping" {
                 framing::result_line(&id, json!({}))
+            } else if method == "elicitation/create"
+                && let Some(handler) = &shared.elicitation
+            {
+                framing::result_line(&id, handler.answer(params.as_ref().unwrap_or(&Value::Null)))
             } else {
                 tracing::debug!(%method, "answering an unsupported server request with -32601");
                 framing::error_line(&id, -32601, "Method not found")
@@ -796,6 +900,7 @@ mod tests {
             std::time::Duration::from_secs(60),
             1024,
             "sh".to_owned(),
+            None,
         );
         let started = std::time::Instant::now();
         let reply = session.request("tools/list", serde_json::json!({})).await;
