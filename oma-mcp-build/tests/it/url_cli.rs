@@ -363,3 +363,117 @@ fn generate_for_a_url_pin_names_variables_only() {
         "{code}"
     );
 }
+
+/// `oma-mcp-test-server --http 127.0.0.1:0` or `oma-mcp-http-faults --mode MODE`, listening.
+fn http_server(program: &str, args: &[&str]) -> oma_mcp_test_support::HttpServer {
+    let mut command =
+        std::process::Command::new(crate::common::test_server().with_file_name(program));
+    command.args(args);
+    oma_mcp_test_support::spawn_http_server(
+        command,
+        oma_mcp_test_support::Ready::ListeningLine,
+        std::time::Duration::from_secs(20),
+    )
+    .expect("the HTTP server starts")
+}
+
+/// A URL pin end to end over the runtime's streamable HTTP transport: `snapshot` records the
+/// redacted URL, the literal header and the names of the headers from variables; `check`
+/// finds no drift and names the server by its redacted URL; `call` reaches the tool; a pin's
+/// variable that is not set fails the server naming the variable, never a value.
+#[test]
+fn a_url_pin_snapshots_checks_and_calls_over_http() {
+    let server = http_server("oma-mcp-test-server", &["--http", "127.0.0.1:0"]);
+    let url = format!("{}?toolsets={SECRET}", server.url());
+    let shown = format!("{}?toolsets=***", server.url());
+    let (dir, _) = write_manifest(&format!(
+        "[servers.remote]\nurl = {url:?}\nbearer-env = \"OMA_MCP_TEST_TOKEN\"\n\
+         headers = {{ \"X-MCP-Toolsets\" = \"repos\" }}\n\
+         header-env = {{ \"X-Api-Key\" = \"OMA_MCP_TEST_KEY\" }}\nprefix = \"r\"\n"
+    ));
+    let with_env = |args: &[&str]| {
+        run(oma_mcp()
+            .env("OMA_MCP_TEST_TOKEN", SECRET)
+            .env("OMA_MCP_TEST_KEY", SECRET)
+            .current_dir(dir.path())
+            .args(args))
+    };
+    let out = with_env(&["snapshot"]);
+    assert_exit(&out, 0);
+    let snapshot_path = dir.path().join("mcp/remote.snapshot.json");
+    let file = std::fs::read_to_string(&snapshot_path).expect("the snapshot");
+    for (what, output) in [
+        ("snapshot", file.clone()),
+        ("stdout", text(&out.stdout)),
+        ("stderr", text(&out.stderr)),
+    ] {
+        assert!(!output.contains(SECRET), "{what}: {output}");
+    }
+    let source = oma_mcp_runtime::Snapshot::read(&snapshot_path)
+        .expect("the snapshot parses")
+        .source
+        .expect("a source");
+    assert_eq!(
+        source,
+        oma_mcp_runtime::snapshot::SnapshotSource::http(&url)
+            .with_header("X-MCP-Toolsets", "repos")
+            .with_env_header("Authorization")
+            .with_env_header("X-Api-Key")
+    );
+    assert_eq!(source.url.as_deref(), Some(shown.as_str()));
+
+    let out = with_env(&["check", "--format", "markdown"]);
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        // The snapshot relative to the current directory, the manifest's here.
+        format!("### MCP drift: remote at {shown} (mcp/remote.snapshot.json)\n\nNo drift.\n")
+    );
+
+    let out = with_env(&["call", "r_echo", "--args", r#"{"message": "hi"}"#]);
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), "Echo: hi\n");
+
+    let out = run(oma_mcp()
+        .env("OMA_MCP_TEST_TOKEN", SECRET)
+        .env_remove("OMA_MCP_TEST_KEY")
+        .current_dir(dir.path())
+        .args(["check"]));
+    assert_exit(&out, 2);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "oma-mcp: cannot connect to the MCP server `{shown}`: the environment variable \
+             `OMA_MCP_TEST_KEY` (for the HTTP header `X-Api-Key`) is not set"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(SECRET), "{stderr}");
+}
+
+/// `--bearer-env` sends the variable's value as a bearer token: the server that requires
+/// `good-token` lists its tool with it and refuses another, whose value no output shows.
+#[test]
+fn bearer_env_reaches_a_server_that_requires_it() {
+    let server = http_server("oma-mcp-http-faults", &["--mode", "unauthorized"]);
+    let list = |token: &str| {
+        run(oma_mcp().env("OMA_MCP_TEST_TOKEN", token).args([
+            "list",
+            "--url",
+            server.url(),
+            "--bearer-env",
+            "OMA_MCP_TEST_TOKEN",
+        ]))
+    };
+    let out = list("good-token");
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        "echo  Echoes the message back as `Echo: <message>`\n"
+    );
+    let out = list(SECRET);
+    assert_exit(&out, 2);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("with HTTP 401 (unauthorized)"), "{stderr}");
+    assert!(!stderr.contains(SECRET), "{stderr}");
+}
