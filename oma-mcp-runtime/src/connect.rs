@@ -248,6 +248,9 @@ pub struct McpClient {
     command: String,
     args: Vec<String>,
     command_line: String,
+    /// What [`McpClient::snapshot`] records: the command and arguments, or the redacted URL
+    /// and header names.
+    source: SnapshotSource,
     server_info: Option<Value>,
     protocol_version: Option<String>,
     /// The SEP-2575 client context of a 2026-07-28 session, merged into every request's `_meta`.
@@ -473,6 +476,7 @@ impl McpClient {
             command: config.command.clone(),
             args: config.args.clone(),
             command_line,
+            source: SnapshotSource::from_config(config),
             server_info: None,
             protocol_version: None,
             client_context: None,
@@ -925,13 +929,15 @@ impl McpClient {
     }
 
     /// A [`Snapshot`] of the tools discovered at connect, with the server's `serverInfo`,
-    /// the negotiated protocol version and the command and arguments (never env values).
+    /// the negotiated protocol version and its source ([`SnapshotSource::from_config`]: the
+    /// command and arguments, or the redacted URL, the literal headers and the names of the
+    /// headers from the environment; never a value from the environment).
     /// Call [`McpClient::list_tools_raw`] and [`Snapshot::from_descriptors`] for a fresh list.
     ///
     /// # Errors
     /// [`Error::SnapshotFormat`] when the server listed one raw name twice.
     pub fn snapshot(&self) -> Result<Snapshot, Error> {
-        self.snapshot_with_source(SnapshotSource::new(self.command.clone(), self.args.clone()))
+        self.snapshot_with_source(self.source.clone())
     }
 
     /// As [`McpClient::snapshot`], recording `source` instead of the spawned command: the
