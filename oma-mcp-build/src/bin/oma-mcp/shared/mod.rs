@@ -119,6 +119,12 @@ pub enum CliError {
         /// How many servers it pins.
         count: usize,
     },
+    /// An `--input NAME=JSON` answer is malformed.
+    #[error("{reason}")]
+    BadInput {
+        /// What is wrong, naming the flag.
+        reason: String,
+    },
     /// `--args` is not a JSON object.
     #[error("--args must be a JSON object like '{{\"message\": \"hi\"}}': {reason}")]
     BadArgs {
