@@ -22,6 +22,7 @@ mod everything;
 mod failures;
 mod filesystem;
 mod hostile;
+mod http_client;
 mod http_faults;
 mod http_servers;
 mod lifecycle;

@@ -286,12 +286,12 @@ impl Http {
     /// Ends the session with `DELETE` (MCP 2025-03-26, "Session Management"), when there is
     /// one; bounded by 2 s; `405` (the server does not let clients end sessions) is fine.
     pub(crate) async fn end_session(&self) {
-        let Some(id) = lock(&self.state).session_id.clone() else {
+        if lock(&self.state).session_id.is_none() {
             return;
-        };
+        }
+        // The session id and, as on every request after the handshake, the protocol version.
         let request = self
-            .request(Method::DELETE)
-            .header(SESSION_ID, id)
+            .with_session(self.request(Method::DELETE))
             .timeout(DELETE_TIMEOUT);
         match request.send().await {
             Ok(response) => tracing::debug!(
