@@ -353,12 +353,18 @@ async fn start(
                 "MCP lifecycle established"
             );
             #[cfg(feature = "http")]
+            if let Some(http) = &client.http {
+                // `MCP-Protocol-Version` on every later HTTP request, also those without a
+                // `_meta` context of their own in a 2026-07-28 session (notifications,
+                // responses, `GET`).
+                http.set_protocol_version(&negotiated.protocol_version);
+            }
+            #[cfg(feature = "http")]
             if let Some(http) = &client.http
                 && negotiated.client_context.is_none()
             {
-                // An `initialize` session: the version header from now on, and the stream of
-                // server messages when the server keeps a session.
-                http.set_protocol_version(&negotiated.protocol_version);
+                // An `initialize` session: the stream of server messages when the server
+                // keeps a session.
                 let (shared, out) = client.session.parts();
                 let (opened, answered) = tokio::sync::oneshot::channel();
                 client.session.add_task(tokio::spawn(
