@@ -825,7 +825,11 @@ impl Http {
         let mut cap = EventCap::new(limit.saturating_add(EVENT_OVERHEAD));
         let bytes = response.bytes_stream().map(move |chunk| match chunk {
             Ok(chunk) => cap.check(&chunk).map(|()| chunk),
-            Err(e) => Err(StreamError::Body(e.without_url().to_string())),
+            // With its causes: reqwest's own message ("error decoding response body") does
+            // not say what happened to the connection.
+            Err(e) => Err(StreamError::Body(
+                crate::error::Chain(&e.without_url()).to_string(),
+            )),
         });
         let mut events = std::pin::pin!(sse_stream::SseByteStream::new(bytes));
         let mut last_event_id = None;
@@ -857,6 +861,8 @@ impl Http {
                 {
                     return StreamEnd::TooLarge;
                 }
+                // The body's own error, without the SSE parser's `body error: ` in front.
+                Err(sse_stream::Error::Body(e)) => return StreamEnd::Broken(e.to_string()),
                 Err(e) => return StreamEnd::Broken(e.to_string()),
             }
         }
