@@ -23,6 +23,7 @@ mod failures;
 mod filesystem;
 mod hostile;
 mod http_client;
+mod http_client_faults;
 mod http_faults;
 mod http_servers;
 mod lifecycle;
