@@ -184,6 +184,15 @@ pub enum Error {
         reason: String,
     },
 
+    /// [`ConnectConfig::url`](crate::ConnectConfig::url) is not an absolute `http://` or
+    /// `https://` URL with a host; nothing was sent.
+    #[error("the MCP server URL `{url}` is not an absolute http:// or https:// URL")]
+    InvalidUrl {
+        /// The URL, redacted ([`crate::connect::redact_url`]; text that does not parse as a
+        /// URL at all is `<invalid URL>`).
+        url: String,
+    },
+
     /// [`ConnectConfig::url`](crate::ConnectConfig::url) is set but `oma-mcp-runtime` was
     /// compiled without its cargo feature `http`.
     #[error(
@@ -441,6 +450,7 @@ impl Error {
             Error::HttpUnreachable { server, .. }
             | Error::Http { server, .. }
             | Error::HttpAuth { server, .. } => Some(server),
+            Error::InvalidUrl { url } => Some(url),
             Error::FallbackFailed { discover, .. } => discover.command(),
             Error::DiscoverUnsupported { source } => source.command(),
             _ => None,

@@ -144,19 +144,14 @@ impl Http {
     ///
     /// # Errors
     /// [`Error::MissingEnv`] for a variable that is not set, [`Error::InvalidHeader`] for a
-    /// header that is not valid or is reserved, [`Error::Http`] for a URL that is not
-    /// `http(s)`.
+    /// header that is not valid or is reserved, [`Error::InvalidUrl`] for a URL that is not
+    /// an absolute `http(s)` URL.
     pub(crate) fn new(config: &ConnectConfig, url: &str) -> Result<Self, Error> {
         let label = redact_url(url);
         let parsed = reqwest::Url::parse(url)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
-            .ok_or_else(|| Error::Http {
-                server: label.clone(),
-                method: "connect".to_owned(),
-                status: None,
-                reason: "the URL is not an absolute http:// or https:// URL".to_owned(),
-            })?;
+            .ok_or_else(|| Error::InvalidUrl { url: label.clone() })?;
         let mut headers = HeaderMap::new();
         let invalid = |name: &str, reason: &str| Error::InvalidHeader {
             name: cut(name, 100),
