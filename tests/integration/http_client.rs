@@ -810,3 +810,91 @@ async fn everything_over_http() {
     stdio.disconnect().await;
     client.disconnect().await;
 }
+
+/// `disconnect` during a call fails the call with the contract's `Connection closed` at once.
+#[tokio::test]
+async fn disconnect_during_a_call_fails_it() {
+    for (flags, lifecycle) in SHAPES {
+        let (_server, client) = own_client("normal", flags, lifecycle).await;
+        let shape = format!("{flags:?} {lifecycle:?}");
+        let start = Instant::now();
+        let (result, ()) = tokio::join!(
+            client.call_tool_raw("sleep", args(json!({"ms": 10_000}))),
+            async {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                client.disconnect().await;
+            }
+        );
+        let err = result.unwrap_err();
+        assert!(matches!(err, Error::ConnectionClosed), "{shape}: {err:?}");
+        assert_eq!(
+            err.chain().to_string(),
+            "MCP error -32000: Connection closed"
+        );
+        assert!(start.elapsed() < Duration::from_secs(5), "{shape}");
+    }
+}
+
+/// A server that goes away mid-call: the call fails at once with what HTTP saw (no wait
+/// for a resumption, no hang), and later calls cannot reach it. (The causes come from the
+/// OS and the connection pool, so only the messages are compared.)
+#[tokio::test]
+async fn a_server_that_exits_during_a_call() {
+    for (flags, lifecycle) in SHAPES {
+        let (server, client) = own_client("normal", flags, lifecycle).await;
+        let url = server.url();
+        let shape = format!("{flags:?} {lifecycle:?}");
+        let start = Instant::now();
+        let err = client
+            .call_tool_raw("exit", args(json!({"code": 0})))
+            .await
+            .unwrap_err();
+        assert!(start.elapsed() < Duration::from_secs(5), "{shape}");
+        let unreachable = format!(
+            "cannot reach the MCP server `{url}` for `tools/call` (check the URL, that the \
+             server is running, and the network)"
+        );
+        match lifecycle {
+            // A session answers with SSE at once: the stream breaks.
+            Lifecycle::Initialize => {
+                assert!(
+                    matches!(
+                        &err,
+                        Error::Http {
+                            status: Some(200),
+                            ..
+                        }
+                    ),
+                    "{shape}: {err:?}"
+                );
+                let text = err.to_string();
+                assert!(
+                    text.starts_with(&format!(
+                        "the MCP server `{url}` answered `tools/call` with HTTP 200: the SSE \
+                         stream broke before the response: error decoding response body: error \
+                         reading a body from connection: "
+                    )),
+                    "{text}"
+                );
+            }
+            // Without a session the answer's head never came.
+            _ => {
+                assert!(
+                    matches!(&err, Error::HttpUnreachable { .. }),
+                    "{shape}: {err:?}"
+                );
+                assert_eq!(err.to_string(), unreachable, "{shape}");
+            }
+        }
+        let err = client
+            .call_tool_raw("echo", args(json!({"message": "anyone?"})))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::HttpUnreachable { .. }),
+            "{shape}: {err:?}"
+        );
+        assert_eq!(err.to_string(), unreachable, "{shape}");
+        client.disconnect().await;
+    }
+}

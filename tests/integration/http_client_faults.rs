@@ -816,3 +816,178 @@ async fn helper_credentials_from_the_environment() {
         [(json!("main"), json!(format!("Bearer {GOOD_TOKEN}")))]
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Configuration mistakes, and what a correct client sends
+// ---------------------------------------------------------------------------------------------
+
+/// A URL whose path is not the MCP endpoint: the 404 says to check the path.
+#[tokio::test]
+async fn a_wrong_path_is_a_404_with_a_hint() {
+    let server = faults("normal", &[]);
+    let url = server.url().replace("/mcp", "/sse");
+    let err = connect_error(config(&url)).await;
+    assert_eq!(
+        chain(&err, &url),
+        "the MCP server/discover handshake with `URL` failed: the MCP server `URL` answered \
+         `server/discover` with HTTP 404: body: \"Not Found: MCP is served at /mcp\" (check the \
+         URL's path: many servers serve MCP at /mcp)"
+    );
+}
+
+/// A URL that is not an absolute http(s) URL, and invalid or reserved headers, fail before
+/// anything is sent; a header value is never shown.
+#[tokio::test]
+async fn bad_urls_and_headers_fail_before_any_request() {
+    for (url, label) in [
+        ("ftp://127.0.0.1/mcp", "ftp://127.0.0.1/mcp"),
+        ("127.0.0.1:8080/mcp", "<invalid URL>"),
+        ("not a url with s3cret", "<invalid URL>"),
+    ] {
+        let err = connect_error(config(url)).await;
+        assert!(
+            matches!(&err, Error::InvalidUrl { url } if url == label),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.chain().to_string(),
+            format!("the MCP server URL `{label}` is not an absolute http:// or https:// URL"),
+            "{url}"
+        );
+        assert_eq!(err.command(), Some(label));
+    }
+    let server = faults("normal", &[]);
+    let url = server.url();
+    for (name, value, reason) in [
+        ("Accept", "text/html", "oma-mcp sets this header itself"),
+        ("mcp-session-id", "mine", "oma-mcp sets this header itself"),
+        (
+            "MCP-Protocol-Version",
+            "2025-03-26",
+            "oma-mcp sets this header itself",
+        ),
+        ("Bad Name", "v", "not a valid header name (RFC 9110 token)"),
+        (
+            "X-Key",
+            "s3cret\nInjected: yes",
+            "the value holds characters a header cannot carry (control characters or non-ASCII)",
+        ),
+    ] {
+        let err = connect_error(config(url).with_header(name, value)).await;
+        assert_eq!(
+            chain(&err, url),
+            format!("invalid HTTP header `{name}` for the MCP server `URL`: {reason}")
+        );
+        assert!(!format!("{err:?}").contains("s3cret"));
+    }
+    assert_eq!(log(url).await, Vec::<Value>::new());
+}
+
+/// The headers and bodies the client sends, per lifecycle: `Accept` and `Content-Type` on
+/// every POST, literal headers on every request, `MCP-Protocol-Version` on every request
+/// after the handshake, and in a 2026-07-28 conversation `Mcp-Method`, `Mcp-Name` and the
+/// client context in each request's `_meta`.
+#[tokio::test]
+async fn what_the_client_sends() {
+    let server = faults("normal", &[]);
+    let url = server.url();
+    let client = connect_mcp_tools(config(url).with_header("X-Team", "blue"))
+        .await
+        .unwrap();
+    assert_eq!(echo(&client, "headers").await.data, "Echo: headers");
+    client.disconnect().await;
+    let entries = log(url).await;
+    let header = |e: &Value, name: &str| e["headers"][name].clone();
+    let seen: Vec<[Value; 6]> = entries
+        .iter()
+        .map(|e| {
+            [
+                header(e, "accept"),
+                header(e, "content-type"),
+                header(e, "x-team"),
+                header(e, "mcp-protocol-version"),
+                header(e, "mcp-method"),
+                header(e, "mcp-name"),
+            ]
+        })
+        .collect();
+    let both = json!("application/json, text/event-stream");
+    let ct = json!("application/json");
+    let blue = json!("blue");
+    let v = json!("2026-07-28");
+    assert_eq!(
+        seen,
+        [
+            [
+                both.clone(),
+                ct.clone(),
+                blue.clone(),
+                v.clone(),
+                json!("server/discover"),
+                Value::Null
+            ],
+            [
+                both.clone(),
+                ct.clone(),
+                blue.clone(),
+                v.clone(),
+                json!("tools/list"),
+                Value::Null
+            ],
+            [both, ct, blue, v, json!("tools/call"), json!("echo")],
+        ]
+    );
+    let context = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "open-multi-agent", "version": "0.0.0"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    for entry in &entries {
+        assert_eq!(entry["json"]["params"]["_meta"], context, "{entry}");
+    }
+    assert_eq!(
+        entries[2]["json"]["params"]["arguments"],
+        json!({"message": "headers"})
+    );
+
+    // `initialize`: no version header on the handshake, the negotiated one after it; no
+    // standard headers.
+    let server = faults("normal", &[]);
+    let url = server.url();
+    let client = connect_mcp_tools(
+        config(url)
+            .with_lifecycle(Lifecycle::Initialize)
+            .with_header("X-Team", "blue"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(echo(&client, "headers").await.data, "Echo: headers");
+    client.disconnect().await;
+    let seen: Vec<(String, Value, Value, Value, Value)> = log(url)
+        .await
+        .iter()
+        .map(|e| {
+            (
+                e["method"].as_str().unwrap().to_owned(),
+                e["json"]["method"].clone(),
+                header(e, "x-team"),
+                header(e, "mcp-protocol-version"),
+                header(e, "mcp-method"),
+            )
+        })
+        .collect();
+    let v = json!("2025-11-25");
+    let entry = |m: &str, j: Value, version: &Value| {
+        (m.to_owned(), j, json!("blue"), version.clone(), Value::Null)
+    };
+    assert_eq!(
+        seen,
+        [
+            entry("POST", json!("initialize"), &Value::Null),
+            entry("POST", json!("notifications/initialized"), &v),
+            entry("GET", Value::Null, &v),
+            entry("POST", json!("tools/list"), &v),
+            entry("POST", json!("tools/call"), &v),
+        ]
+    );
+}
