@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use oma_mcp_runtime::{CancellationToken, ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use oma_mcp_test_server::faults::{
-    FORBIDDEN_CHALLENGE, GOOD_TOKEN, PAGE_502, UNAUTHORIZED_CHALLENGE,
+    FORBIDDEN_CHALLENGE, GOOD_TOKEN, INVALID_JSON_DATA, PAGE_502, UNAUTHORIZED_CHALLENGE,
 };
 use oma_mcp_test_support::free_port;
 use serde_json::{Value, json};
 
 use crate::raw_http::{self, log};
+use crate::typed::{Capture, Captured};
 use crate::{args, echo, faults};
 
 /// A config for the fault server at `url`: prefix `f`, a timeout only a hung test reaches.
@@ -293,19 +294,51 @@ async fn sse_no_response_times_out_and_cancels() {
     client.disconnect().await;
 }
 
-/// An event whose data is not JSON is skipped (with a warning); an answer to an id nobody
+/// An event whose data is not JSON is skipped with a warning; an answer to an id nobody
 /// sent is ignored; the call gets its own answer.
 #[tokio::test]
 async fn invalid_json_events_and_unknown_ids_are_skipped() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let capture = Capture::default();
+    // A second live dispatcher, so callsites registered on another thread still ask this
+    // thread's subscriber (see `typed::connect_checked_log_policy_emits_one_tracing_event_per_change`).
+    let _second = tracing::Dispatch::new(tracing_subscriber::registry());
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
     for mode in ["sse-invalid-json", "unknown-id"] {
         let server = faults(mode, &[]);
         let client = connect_mcp_tools(config(server.url())).await.unwrap();
+        capture.take();
         let r = echo(&client, mode).await;
         assert_eq!(
             (r.data, r.is_error),
             (format!("Echo: {mode}"), false),
             "{mode}"
         );
+        let warnings: Vec<Captured> = capture
+            .take()
+            .into_iter()
+            .filter(|e| e.level <= tracing::Level::WARN)
+            .collect();
+        let expected = match mode {
+            "sse-invalid-json" => vec![Captured {
+                level: tracing::Level::WARN,
+                target: "oma_mcp_runtime::connect::session".to_owned(),
+                fields: vec![
+                    (
+                        "message".to_owned(),
+                        format!(
+                            "skipped a message in an HTTP response of the MCP server that is \
+                             not a JSON-RPC message (not JSON (expected ident at line 1 column \
+                             2)): {INVALID_JSON_DATA}"
+                        ),
+                    ),
+                    ("server".to_owned(), server.url().to_owned()),
+                ],
+            }],
+            _ => Vec::new(),
+        };
+        assert_eq!(warnings, expected, "{mode}");
         client.disconnect().await;
     }
 }

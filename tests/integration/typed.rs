@@ -385,15 +385,15 @@ async fn embedded_snapshot_drift_check() {
 
 /// One captured `tracing` event: level, target and every field as text.
 #[derive(Debug, PartialEq, Eq)]
-struct Captured {
-    level: tracing::Level,
-    target: String,
-    fields: Vec<(String, String)>,
+pub(crate) struct Captured {
+    pub(crate) level: tracing::Level,
+    pub(crate) target: String,
+    pub(crate) fields: Vec<(String, String)>,
 }
 
 /// A `tracing` layer that keeps every event.
 #[derive(Clone, Default)]
-struct Capture(std::sync::Arc<std::sync::Mutex<Vec<Captured>>>);
+pub(crate) struct Capture(std::sync::Arc<std::sync::Mutex<Vec<Captured>>>);
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Capture {
     fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
@@ -418,7 +418,7 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Capture {
 
 impl Capture {
     /// The events captured so far, taken out.
-    fn take(&self) -> Vec<Captured> {
+    pub(crate) fn take(&self) -> Vec<Captured> {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
 }
