@@ -19,8 +19,9 @@
 //!   `resources/unsubscribe`: `params.uri`) and `Mcp-Param-<Header>` for each `tools/call`
 //!   argument whose property declares `x-mcp-header` in the tool's `inputSchema`; a value
 //!   that cannot travel as header text is sent as `=?base64?<base64>?=`.
-//! - **Server stream**: after an `initialize` handshake with a session, a `GET` opens the
-//!   stream of server messages; `405` means the server offers none.
+//! - **Server stream**: after an `initialize` handshake with a session (once
+//!   `notifications/initialized` went through), a `GET` opens the stream of server messages;
+//!   `405` means the server offers none.
 //! - **Resumption**: when a response stream ends before its response and an event carried an
 //!   `id`, the transport waits the stream's `retry` (default 1 s) and sends a `GET` with
 //!   `Last-Event-ID` to resume it (MCP 2025-11-25, "Resumability and Redelivery"), up to
@@ -107,6 +108,9 @@ pub(crate) struct Http {
     state: Mutex<State>,
     /// Held while the session is initialized again after a `404`.
     reinit: tokio::sync::Mutex<()>,
+    /// Set once `notifications/initialized` was sent (and answered): the lifecycle is over,
+    /// so the stream of server messages may open.
+    initialized_sent: tokio::sync::watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for Http {
@@ -239,6 +243,7 @@ impl Http {
             max_message_size: config.max_message_size,
             state: Mutex::new(State::default()),
             reinit: tokio::sync::Mutex::new(()),
+            initialized_sent: tokio::sync::watch::Sender::new(false),
         })
     }
 
@@ -338,6 +343,13 @@ impl Http {
         out: mpsc::UnboundedSender<Outgoing>,
         opened: tokio::sync::oneshot::Sender<()>,
     ) {
+        // Not before `notifications/initialized` is through: the `GET` would race it, and a
+        // server may refuse a stream of a session that is not initialized yet.
+        let _ = self
+            .initialized_sent
+            .subscribe()
+            .wait_for(|sent| *sent)
+            .await;
         let first = self.open_server_stream().await;
         let _ = opened.send(());
         let Some(mut response) = first else {
@@ -509,6 +521,7 @@ impl Http {
         id: Option<u64>,
     ) {
         let outline = self.outline(&body);
+        let initialized = outline.method == "notifications/initialized";
         {
             let mut st = lock(&self.state);
             match outline.method.as_str() {
@@ -517,18 +530,34 @@ impl Http {
                 _ => {}
             }
         }
+        self.send_and_route(&shared, &out, body, id, &outline).await;
+        if initialized {
+            // The server stream may open now (see `server_stream`).
+            self.initialized_sent.send_replace(true);
+        }
+    }
+
+    /// Sends one message (again after a `404` ended the session, once) and routes the answer.
+    async fn send_and_route(
+        &self,
+        shared: &Shared,
+        out: &mpsc::UnboundedSender<Outgoing>,
+        body: Vec<u8>,
+        id: Option<u64>,
+        outline: &Outline,
+    ) {
         let mut retried = false;
         loop {
             let (generation, had_session) = {
                 let st = lock(&self.state);
                 (st.generation, st.session_id.is_some())
             };
-            let result = self.post_request(body.clone(), &outline).send().await;
+            let result = self.post_request(body.clone(), outline).send().await;
             let response = match result {
                 Ok(r) => r,
                 Err(e) => {
                     let error = self.unreachable(&outline.method, e);
-                    return self.report(&shared, id, &outline.method, error);
+                    return self.report(shared, id, &outline.method, error);
                 }
             };
             self.capture_session(&response);
@@ -541,14 +570,14 @@ impl Http {
                 retried = true;
                 match self.initialize_again(generation).await {
                     Ok(()) => continue,
-                    Err(error) => return self.report(&shared, id, &outline.method, error),
+                    Err(error) => return self.report(shared, id, &outline.method, error),
                 }
             }
             if let Err(error) = self
-                .answer(response, &shared, &out, id, &outline.method)
+                .answer(response, shared, out, id, &outline.method)
                 .await
             {
-                self.report(&shared, id, &outline.method, error);
+                self.report(shared, id, &outline.method, error);
             }
             return;
         }
