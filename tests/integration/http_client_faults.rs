@@ -1024,3 +1024,25 @@ async fn what_the_client_sends() {
         ]
     );
 }
+
+/// The `GET` of the server stream waits for `notifications/initialized` to go through (here
+/// the server takes 300 ms over it), so it never reaches a server before the session is
+/// initialized.
+#[tokio::test]
+async fn the_server_stream_opens_after_notifications_initialized() {
+    let server = faults("normal", &["--notification-delay-ms", "300"]);
+    let url = server.url();
+    let client = connect_mcp_tools(config(url).with_lifecycle(Lifecycle::Initialize))
+        .await
+        .unwrap();
+    client.disconnect().await;
+    assert_eq!(
+        sent(&log(url).await),
+        [
+            post("initialize"),
+            post("notifications/initialized"),
+            ("GET".to_owned(), Value::Null),
+            post("tools/list"),
+        ]
+    );
+}
