@@ -248,6 +248,9 @@ pub struct FaultOptions {
     /// response) is recorded and answered only after `MS` (default 0), as over a slow link;
     /// so a test sees whether the client waits for it before its next step.
     pub notification_delay: Duration,
+    /// `--initialize-delay-ms MS`: in every mode, `initialize` is answered only after `MS`
+    /// (default 0; recorded on arrival), so a test can act while a handshake is under way.
+    pub initialize_delay: Duration,
 }
 
 impl FaultOptions {
@@ -261,6 +264,7 @@ impl FaultOptions {
             after: DEFAULT_AFTER,
             discover: mode != FaultMode::ExpireSession,
             notification_delay: Duration::ZERO,
+            initialize_delay: Duration::ZERO,
         }
     }
 
@@ -299,6 +303,11 @@ impl FaultOptions {
                     options.after = listen::parse_number(&arg, &value)?;
                 }
                 "--no-discover" => no_discover = true,
+                "--initialize-delay-ms" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.initialize_delay =
+                        Duration::from_millis(listen::parse_number(&arg, &value)?);
+                }
                 "--notification-delay-ms" => {
                     let value = listen::value_of(&arg, &mut args)?;
                     options.notification_delay =
@@ -321,7 +330,7 @@ pub fn usage() -> String {
 
 Usage:
   oma-mcp-http-faults --mode MODE [--listen ADDR] [--delay-ms MS] [--size BYTES] [--after N]
-                      [--no-discover] [--notification-delay-ms MS]
+                      [--no-discover] [--notification-delay-ms MS] [--initialize-delay-ms MS]
 
 Prints one line `listening on http://127.0.0.1:PORT/mcp` to stdout, then serves until killed
 or stdin closes. It answers initialize, server/discover, ping, tools/list (one tool, `echo`)
@@ -347,6 +356,8 @@ Flags:
   --notification-delay-ms MS
                     any mode: record and answer each POSTed notification (or client
                     response) only after MS (default 0), as over a slow link
+  --initialize-delay-ms MS
+                    any mode: answer each initialize only after MS (default 0)
   --help            this text
 ",
     );
@@ -644,12 +655,15 @@ fn first_notification(params: &Value) -> Value {
 /// A request POST: the handshake, `tools/list`, `ping`, and `tools/call` as the mode says.
 async fn post(state: &State, method: &str, id: Value, params: &Value) -> Response<Body> {
     let result = match method {
-        "initialize" => json!({
+        "initialize" => {
+            tokio::time::sleep(state.options.initialize_delay).await;
+            json!({
             "protocolVersion": params.get("protocolVersion").cloned()
                 .unwrap_or(json!("2025-11-25")),
             "capabilities": {"tools": {}},
             "serverInfo": server_info()
-        }),
+            })
+        }
         "server/discover" if state.options.discover => json!({
             "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
             "_meta": {"io.modelcontextprotocol/serverInfo": server_info()}
@@ -983,6 +997,13 @@ mod tests {
             .expect("parses")
             .expect("not help");
         assert_eq!(options.notification_delay, Duration::from_millis(250));
+        let options = parse(&["--mode", "expire-session", "--initialize-delay-ms", "40"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!(
+            (options.initialize_delay, options.notification_delay),
+            (Duration::from_millis(40), Duration::ZERO)
+        );
     }
 
     #[test]
