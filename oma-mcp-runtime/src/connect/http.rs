@@ -473,7 +473,11 @@ impl Http {
             .header(header::CONTENT_TYPE, "application/json");
         {
             let st = lock(&self.state);
-            if let Some(id) = &st.session_id {
+            // `initialize` starts a session: never with an id (also not while the expired one
+            // is still the id other requests carry, see `initialize_again`).
+            if let Some(id) = &st.session_id
+                && outline.method != "initialize"
+            {
                 request = request.header(SESSION_ID, id.clone());
             }
             let version = match &outline.meta_version {
@@ -906,12 +910,14 @@ impl Http {
     async fn initialize_again(&self, generation: u64) -> Result<(), Error> {
         let _guard = self.reinit.lock().await;
         let (initialize, initialized) = {
-            let mut st = lock(&self.state);
+            let st = lock(&self.state);
             if st.generation != generation {
                 // Another request already started the new session.
                 return Ok(());
             }
-            st.session_id = None;
+            // The expired id stays until the new one is known: a request sent meanwhile
+            // meets the 404 and waits here for the new session, instead of going out without
+            // an id.
             (st.initialize.clone(), st.initialized.clone())
         };
         let method = "initialize";
@@ -930,7 +936,6 @@ impl Http {
             .send()
             .await
             .map_err(|e| self.unreachable(method, e))?;
-        self.capture_session(&response);
         let status = response.status();
         if !status.is_success() {
             let body = read_excerpt(response).await;
@@ -940,6 +945,12 @@ impl Http {
                 format!("starting a new session after the old one expired failed: {body}"),
             ));
         }
+        // The new session's id (none: the server keeps no session any more).
+        lock(&self.state).session_id = response.headers().get(SESSION_ID).map(|id| {
+            let mut id = id.clone();
+            id.set_sensitive(true);
+            id
+        });
         // The answer to the replayed `initialize` is not routed (its id belongs to the first
         // handshake), but read: to the end of a JSON body, or to the first SSE message.
         if is_event_stream(&response) {
