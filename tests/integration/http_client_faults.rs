@@ -1046,3 +1046,61 @@ async fn the_server_stream_opens_after_notifications_initialized() {
         ]
     );
 }
+
+/// A request sent while an expired session is being started again (here the server takes
+/// 400 ms over `initialize`) still carries the old session id: it meets the 404, waits for
+/// the new session and is sent again, instead of going out without an id.
+#[tokio::test]
+async fn a_request_during_re_initialization_waits_for_the_new_session() {
+    let server = faults(
+        "expire-session",
+        &["--after", "2", "--initialize-delay-ms", "400"],
+    );
+    let url = server.url();
+    let client = connect_mcp_tools(config(url)).await.unwrap();
+    // tools/list was the first request of session-1, this is its second.
+    assert_eq!(echo(&client, "one").await.data, "Echo: one");
+    let (a, b) = tokio::join!(echo(&client, "a"), async {
+        // While `a` starts session-2.
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        echo(&client, "b").await
+    });
+    assert_eq!((a.data.as_str(), b.data.as_str()), ("Echo: a", "Echo: b"));
+    let calls: Vec<(Value, Value)> = log(url)
+        .await
+        .iter()
+        .filter(|e| e["json"]["method"] == "tools/call" || e["json"]["method"] == "initialize")
+        .map(|e| {
+            let message = match &e["json"]["params"]["arguments"]["message"] {
+                Value::Null => e["json"]["method"].clone(),
+                m => m.clone(),
+            };
+            (message, e["headers"]["mcp-session-id"].clone())
+        })
+        .collect();
+    let (s1, s2) = (json!("session-1"), json!("session-2"));
+    assert_eq!(
+        calls[..3],
+        [
+            (json!("initialize"), Value::Null),
+            (json!("one"), s1.clone()),
+            (json!("a"), s1.clone()),
+        ]
+    );
+    // Then, in an order the two tasks decide: the new handshake, `b` with the old id, and
+    // both calls again with the new one.
+    let mut rest: Vec<String> = calls[3..].iter().map(|c| format!("{c:?}")).collect();
+    rest.sort();
+    let mut expected: Vec<String> = [
+        (json!("initialize"), Value::Null),
+        (json!("b"), s1),
+        (json!("a"), s2.clone()),
+        (json!("b"), s2),
+    ]
+    .iter()
+    .map(|c| format!("{c:?}"))
+    .collect();
+    expected.sort();
+    assert_eq!(rest, expected);
+    client.disconnect().await;
+}
