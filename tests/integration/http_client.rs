@@ -349,10 +349,11 @@ async fn drift_against_the_committed_snapshot() {
     client.disconnect().await;
 }
 
-/// A call past the request timeout is the contract's timeout; the next call works.
+/// A call past the request timeout is the contract's timeout, raw and mapped; the next call
+/// works. (The shapes run at once: each waits out its timeouts.)
 #[tokio::test]
 async fn a_call_past_the_request_timeout_times_out_and_the_session_goes_on() {
-    for (flags, lifecycle) in SHAPES {
+    async fn check(flags: &[&str], lifecycle: Lifecycle) {
         let server = own_http("normal", flags);
         let shape = format!("{flags:?} {lifecycle:?}");
         let client = connect_mcp_tools(
@@ -361,11 +362,12 @@ async fn a_call_past_the_request_timeout_times_out_and_the_session_goes_on() {
         .await
         .unwrap();
         let start = Instant::now();
-        let err = client
-            .call_tool_raw("sleep", args(json!({"ms": 10_000})))
-            .await
-            .unwrap_err();
+        let (raw, mapped) = tokio::join!(
+            client.call_tool_raw("sleep", args(json!({"ms": 10_000}))),
+            client.call(own::Sleep, own::SleepArgs { ms: 3_000 }),
+        );
         let elapsed = start.elapsed();
+        let err = raw.unwrap_err();
         assert!(
             matches!(&err, Error::Timeout { method, timeout }
                 if method == "tools/call" && *timeout == Duration::from_secs(1)),
@@ -375,19 +377,18 @@ async fn a_call_past_the_request_timeout_times_out_and_the_session_goes_on() {
             err.chain().to_string(),
             "MCP error -32001: Request timed out"
         );
-        assert!(
-            elapsed >= Duration::from_secs(1) && elapsed < Duration::from_secs(5),
-            "{shape}: {elapsed:?}"
-        );
-        let r = client.call(own::Sleep, own::SleepArgs { ms: 3_000 }).await;
         assert_eq!(
-            r.to_json(),
+            mapped.to_json(),
             json!({
                 "data": "MCP tool \"sleep\" failed: MCP error -32001: Request timed out",
                 "isError": true,
                 "modelOutput": null,
             }),
             "{shape}"
+        );
+        assert!(
+            elapsed >= Duration::from_secs(1) && elapsed < Duration::from_secs(5),
+            "{shape}: {elapsed:?}"
         );
         let r = client.call(own::Sleep, own::SleepArgs { ms: 1 }).await;
         assert_eq!(
@@ -397,6 +398,8 @@ async fn a_call_past_the_request_timeout_times_out_and_the_session_goes_on() {
         );
         client.disconnect().await;
     }
+    let [a, b, c] = SHAPES;
+    tokio::join!(check(a.0, a.1), check(b.0, b.1), check(c.0, c.1));
 }
 
 /// A cancelled call fails at once with the abort error; the session goes on.

@@ -208,7 +208,7 @@ async fn slow_sse_succeeds_under_the_timeout_and_times_out_over_it() {
         "{err:?}"
     );
     assert!(
-        elapsed >= Duration::from_secs(1) && elapsed < Duration::from_millis(2500),
+        elapsed >= Duration::from_secs(1) && elapsed < Duration::from_secs(5),
         "{elapsed:?}"
     );
     client.disconnect().await;
@@ -235,7 +235,7 @@ async fn sse_no_response_times_out_and_cancels() {
     );
     assert!(matches!(&err, Error::Timeout { method, .. } if method == "tools/call"));
     assert!(
-        elapsed >= Duration::from_secs(1) && elapsed < Duration::from_millis(2500),
+        elapsed >= Duration::from_secs(1) && elapsed < Duration::from_secs(5),
         "{elapsed:?}"
     );
 
