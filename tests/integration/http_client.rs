@@ -812,6 +812,25 @@ async fn everything_over_http() {
     );
     stdio.disconnect().await;
     client.disconnect().await;
+
+    // Its 400 to `server/discover` carries a JSON-RPC error: the server's answer.
+    let err = connect_mcp_tools(
+        ConnectConfig::http(server.url())
+            .with_lifecycle(Lifecycle::Discover)
+            .with_request_timeout(Duration::from_secs(20)),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.chain().to_string(),
+        format!(
+            "the MCP server/discover handshake with `{}` failed: the server does not speak the \
+             2026-07-28 lifecycle (connect with `ConnectConfig::with_lifecycle(Lifecycle::Auto)` \
+             or `Lifecycle::Initialize`; manifest key `lifecycle`): MCP error -32000: Bad \
+             Request: Server not initialized",
+            server.url()
+        )
+    );
 }
 
 /// `disconnect` during a call fails the call with the contract's `Connection closed` at once.
