@@ -1099,6 +1099,14 @@ impl Drop for McpClient {
             if let Some(process) = &self.process {
                 process.kill_now();
             }
+            // Over HTTP: end the session with `DELETE` in the background, when a Tokio
+            // runtime is still there to run it (the task is bounded by 2 s).
+            #[cfg(feature = "http")]
+            if let Some(http) = self.http.clone()
+                && let Ok(runtime) = tokio::runtime::Handle::try_current()
+            {
+                runtime.spawn(async move { http.end_session().await });
+            }
         }
     }
 }

@@ -707,6 +707,29 @@ async fn disconnect_sends_delete_with_the_session_id() {
     );
 }
 
+/// A client dropped without `disconnect` still ends its session: `DELETE` goes out in the
+/// background while the Tokio runtime runs.
+#[tokio::test]
+async fn dropping_the_client_sends_delete() {
+    let server = faults("expire-session", &["--after", "100"]);
+    let client = connect_mcp_tools(config(server.url(), Lifecycle::Initialize))
+        .await
+        .unwrap();
+    drop(client);
+    let mut methods = Vec::new();
+    for _ in 0..100 {
+        methods = requests(&log(server.url()).await);
+        if methods.len() == 4 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        methods.last(),
+        Some(&("DELETE".into(), Value::Null, json!("session-1")))
+    );
+}
+
 /// A session that expires (404) is started again once, transparently: every call succeeds,
 /// however often the server ends the session.
 #[tokio::test]
