@@ -691,6 +691,10 @@ const SERVER_KEYS: &[&str] = &[
     "max-message-bytes",
     "client-name",
     "client-version",
+    "url",
+    "headers",
+    "bearer-env",
+    "header-env",
     "unknown-key",
 ];
 
@@ -719,6 +723,8 @@ fn toml_value() -> BoxedStrategy<String> {
             "9223372036854775808", "18446744073709551615", "0x10", "1_000", "1.5", "inf", "nan", "-0.0",
             "1e400", "true", "false", "1979-05-27T07:32:00Z", "07:32:00"]).prop_map(str::to_owned),
         1 => select(vec!["\"trust\"", "\"ignore\"", "\"Trust\"", "[", "{", "\"unterminated"]).prop_map(str::to_owned),
+        1 => select(vec!["\"https://h.example/mcp?key=v\"", "\"http://u:p@127.0.0.1:1/\"", "\"ftp://h/\"",
+            "{ Authorization = \"x\" }", "{ \"X-A\" = \"a\\r\\nb\" }", "{ \"x-a\" = \"V\", \"X-A\" = \"W\" }"]).prop_map(str::to_owned),
     ];
     scalar
         .prop_recursive(2, 8, 3, |inner| {
@@ -742,12 +748,14 @@ pub fn manifest_text() -> BoxedStrategy<String> {
     let server = (
         name(),
         prop::collection::vec((select(SERVER_KEYS), toml_value()), 0..7),
-        any::<bool>(),
+        0..3u8,
     )
-        .prop_map(|(name, keys, with_command)| {
+        .prop_map(|(name, keys, kind)| {
             let mut out = format!("[servers.{name:?}]\n");
-            if with_command {
-                out.push_str("command = \"node\"\n");
+            match kind {
+                0 => out.push_str("command = \"node\"\n"),
+                1 => out.push_str("url = \"https://h.example/mcp\"\n"),
+                _ => {}
             }
             for (key, value) in keys {
                 out.push_str(&format!("{key} = {value}\n"));

@@ -489,17 +489,28 @@ fn snapshot_input() -> BoxedStrategy<Value> {
         generators::tools(),
         prop::option::of(generators::json()),
         prop::option::of(generators::name()),
-        prop::option::of((
-            generators::name(),
-            prop::collection::vec(generators::text(), 0..3),
-        )),
+        prop::option::of(prop_oneof![
+            (
+                generators::name(),
+                prop::collection::vec(generators::text(), 0..3),
+            )
+                .prop_map(|(command, args)| json!({"command": command, "args": args})),
+            (
+                generators::text(),
+                prop::collection::btree_map(generators::text(), generators::text(), 0..3),
+                prop::collection::vec(generators::text(), 0..3),
+            )
+                .prop_map(|(url, headers, names)| {
+                    json!({"url": url, "headers": headers, "headersFromEnv": names})
+                }),
+        ]),
     )
         .prop_map(|(tools, server_info, protocol, source)| {
             json!({
                 "tools": tools,
                 "serverInfo": server_info,
                 "protocolVersion": protocol,
-                "source": source.map(|(command, args)| json!({"command": command, "args": args})),
+                "source": source,
             })
         })
         .boxed()
@@ -510,19 +521,37 @@ fn snapshot_input() -> BoxedStrategy<Value> {
 /// order or whitespace (descriptors with reversed keys, and the file reformatted compact or
 /// with reversed keys, parse to the same snapshot).
 pub fn check_snapshot(input: &Value) -> Result<(), String> {
-    let source = input["source"].as_object().map(|s| {
-        SnapshotSource::new(
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        v.and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let source = input["source"].as_object().map(|s| match s.get("url") {
+        // A URL source: redacted as recorded, literal headers, names from the environment.
+        Some(url) => {
+            let mut source = SnapshotSource::http(url.as_str().unwrap_or_default());
+            for (name, value) in s
+                .get("headers")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                source = source.with_header(name, value.as_str().unwrap_or_default());
+            }
+            for name in strings(s.get("headersFromEnv")) {
+                source = source.with_env_header(name);
+            }
+            source
+        }
+        None => SnapshotSource::new(
             s.get("command").and_then(Value::as_str).unwrap_or_default(),
-            s.get("args")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_else(Vec::new),
-        )
+            strings(s.get("args")),
+        ),
     });
     let server_info = Some(input["serverInfo"].clone()).filter(|v| !v.is_null());
     let protocol = input["protocolVersion"].as_str().map(str::to_owned);

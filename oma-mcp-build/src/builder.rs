@@ -336,19 +336,26 @@ fn refresh_names(value: &str, server: &str) -> bool {
     }
 }
 
-/// Starts the pinned server, takes its snapshot and shuts it down.
+/// Starts the pinned server (or connects to the one pinned by URL), takes its snapshot and
+/// shuts it down (ends the session).
 ///
 /// # Errors
-/// [`Error::Connect`] naming the server, the manifest and the command.
+/// [`Error::Connect`] naming the server, the manifest and the command;
+/// [`Error::ConnectUrl`] naming the server, the manifest and the redacted URL.
 pub fn take_snapshot(pin: &ServerPin, manifest: &Path) -> Result<Snapshot, Error> {
-    let connect_error = |source: oma_mcp_runtime::Error| Error::Connect {
-        server: pin.name.clone(),
-        manifest: manifest.to_path_buf(),
-        command: std::iter::once(pin.command.as_str())
-            .chain(pin.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
-        source: Box::new(source),
+    let connect_error = |source: oma_mcp_runtime::Error| match pin.url {
+        Some(_) => Error::ConnectUrl {
+            server: pin.name.clone(),
+            manifest: manifest.to_path_buf(),
+            url: pin.target(),
+            source: Box::new(source),
+        },
+        None => Error::Connect {
+            server: pin.name.clone(),
+            manifest: manifest.to_path_buf(),
+            command: pin.target(),
+            source: Box::new(source),
+        },
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -214,6 +214,24 @@ pub enum Error {
         source: Box<oma_mcp_runtime::Error>,
     },
 
+    /// The server pinned by URL could not be reached or queried for a snapshot.
+    #[error(
+        "cannot take a snapshot of server `{server}` (manifest {manifest}, URL `{url}`{hint})",
+        hint = url_hint(source)
+    )]
+    ConnectUrl {
+        /// The server's name.
+        server: String,
+        /// The manifest file.
+        manifest: PathBuf,
+        /// The URL as written in the manifest, redacted
+        /// ([`redact_url`](oma_mcp_runtime::connect::redact_url)).
+        url: String,
+        /// The runtime's error (boxed: it is large and this path is cold).
+        #[source]
+        source: Box<oma_mcp_runtime::Error>,
+    },
+
     /// An error of `oma-mcp-runtime`: a snapshot file that is unreadable, invalid or cannot be
     /// written; two tools with the same framework name.
     #[error(transparent)]
@@ -247,6 +265,20 @@ fn install_hint(source: &oma_mcp_runtime::Error) -> &'static str {
     }
 }
 
+/// The advice after a URL pin could not be reached from a build script: the runtime it links
+/// lacks the HTTP transport. Other failures (unreachable, refused credentials) say what to do
+/// themselves.
+fn url_hint(source: &oma_mcp_runtime::Error) -> &'static str {
+    match source {
+        oma_mcp_runtime::Error::HttpFeatureDisabled { .. } => {
+            "; a build script reaches a server pinned by URL only with oma-mcp-runtime's cargo \
+             feature `http`: add `oma-mcp-runtime` with `features = [\"http\"]` to \
+             [build-dependencies], or take the snapshot with `oma-mcp snapshot`"
+        }
+        _ => "",
+    }
+}
+
 fn server_not_chosen(path: &std::path::Path, available: &[String]) -> String {
     if available.is_empty() {
         format!(
@@ -268,5 +300,42 @@ impl Error {
     /// (see [`oma_mcp_runtime::error::Chain`]).
     pub fn chain(&self) -> oma_mcp_runtime::error::Chain<'_> {
         oma_mcp_runtime::error::Chain(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A URL pin's refresh names the redacted URL; without the runtime's feature `http`, it
+    /// says where a build script gets it.
+    #[test]
+    fn a_url_pin_that_cannot_be_reached_names_its_url() {
+        let failed = |source| Error::ConnectUrl {
+            server: "github".into(),
+            manifest: PathBuf::from("oma-mcp.toml"),
+            url: "https://api.githubcopilot.com/mcp/?key=***".into(),
+            source: Box::new(source),
+        };
+        let disabled = failed(oma_mcp_runtime::Error::HttpFeatureDisabled {
+            server: "https://api.githubcopilot.com/mcp/?key=***".into(),
+        });
+        assert_eq!(
+            disabled.to_string(),
+            "cannot take a snapshot of server `github` (manifest oma-mcp.toml, URL \
+             `https://api.githubcopilot.com/mcp/?key=***`; a build script reaches a server \
+             pinned by URL only with oma-mcp-runtime's cargo feature `http`: add \
+             `oma-mcp-runtime` with `features = [\"http\"]` to [build-dependencies], or take \
+             the snapshot with `oma-mcp snapshot`)"
+        );
+        let missing = failed(oma_mcp_runtime::Error::MissingEnv {
+            var: "GITHUB_TOKEN".into(),
+            header: "Authorization".into(),
+        });
+        assert_eq!(
+            missing.to_string(),
+            "cannot take a snapshot of server `github` (manifest oma-mcp.toml, URL \
+             `https://api.githubcopilot.com/mcp/?key=***`)"
+        );
     }
 }

@@ -26,6 +26,11 @@
 //! snapshot = "mcp/everything.snapshot.json"   # committed; taken once, see below
 //! ```
 //!
+//! A server reached over streamable HTTP is pinned by `url` instead, with `headers`,
+//! `bearer-env` and `header-env`; its credentials come from environment variables when it
+//! connects, and its generated module needs `oma-mcp-runtime`'s cargo feature `http`
+//! ([`manifest`] has the rules).
+//!
 //! **The snapshot**: the server's `tools/list`, canonical and committed
 //! ([`oma_mcp_runtime::snapshot`]). A build never starts a server on its own: a missing
 //! snapshot is [`Error::SnapshotMissing`], naming the commands that take it

@@ -24,12 +24,28 @@
 //! # the stem of the marker type (`SearchHyphen`, `SearchHyphenArgs`, `SearchHyphenOutput`).
 //! [servers.everything.rename]
 //! "search-a" = "SearchHyphen"
+//!
+//! # A server reached over streamable HTTP (MCP 2025-03-26 and later) instead of started:
+//! # `url` instead of `command`, and none of `args`, `cwd`, `env`, `pass-env`.
+//! [servers.github]
+//! url = "https://api.githubcopilot.com/mcp/"       # http or https, no user name or password
+//! bearer-env = "GITHUB_TOKEN"                       # Authorization: Bearer $GITHUB_TOKEN
+//! headers = { "X-MCP-Toolsets" = "repos,issues" }   # literal values, recorded: no secrets
+//! header-env = { "X-Api-Key" = "API_KEY" }          # header name → variable name
 //! ```
 //!
 //! Relative paths are relative to the directory of the manifest file. Unknown keys are an
 //! error, so a misspelt key never silently does nothing. The child process gets no other
 //! environment than the runtime's documented default set plus `env` and `pass-env`
 //! (see [`oma_mcp_runtime::ConnectConfig`]).
+//!
+//! A pin is recorded (the snapshot's `source`, the generated `connect_config()`), so it holds
+//! no secret: a URL pin's credentials come from environment variables when it connects
+//! (`bearer-env`, `header-env`), and a literal header whose name looks like a credential
+//! (`Authorization`, `Cookie`, `Proxy-Authorization`, or a name holding `token`, `key` or
+//! `secret`) or a URL with a user name or password is an error. The snapshot records the URL
+//! redacted (query values as `***`), the literal headers, and the names of the headers whose
+//! values come from the environment.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +55,11 @@ use serde::Deserialize;
 
 use crate::Error;
 use crate::codegen::AnnotationPolicy;
+
+mod transport;
+
+use transport::{Transport, transport};
+pub use transport::{UrlProblem, check_url, is_header_name, looks_like_credential};
 
 /// The default manifest file name, looked up in `CARGO_MANIFEST_DIR` by the builder.
 pub const DEFAULT_MANIFEST: &str = "oma-mcp.toml";
@@ -60,19 +81,32 @@ pub struct Manifest {
 pub struct ServerPin {
     /// The table name.
     pub name: String,
-    /// The command exactly as written (recorded in the snapshot's `source`).
+    /// The command exactly as written (recorded in the snapshot's `source`); empty for a
+    /// URL pin.
     pub command: String,
     /// The command to spawn: `command` resolved against `cwd` when it contains a path
-    /// separator and is relative, else `command` (looked up on `PATH`).
+    /// separator and is relative, else `command` (looked up on `PATH`); empty for a URL pin.
     pub program: PathBuf,
-    /// Arguments.
+    /// Arguments (none for a URL pin).
     pub args: Vec<String>,
-    /// The child's working directory (absolute when the manifest path is).
+    /// The child's working directory (absolute when the manifest path is); the manifest's
+    /// directory, unused, for a URL pin.
     pub cwd: PathBuf,
-    /// Literal environment values for the child.
+    /// Literal environment values for the child (none for a URL pin).
     pub env: BTreeMap<String, String>,
-    /// Names of variables copied from the caller's environment when set.
+    /// Names of variables copied from the caller's environment when set (none for a URL
+    /// pin).
     pub pass_env: Vec<String>,
+    /// The streamable HTTP endpoint of a server reached by URL (`url`), as written: an http
+    /// or https URL without userinfo. `None` for a server started by `command`.
+    pub url: Option<String>,
+    /// Literal HTTP headers (`headers`): recorded, never credentials.
+    pub headers: BTreeMap<String, String>,
+    /// The variable whose value is sent as `Authorization: Bearer <value>` (`bearer-env`).
+    pub bearer_env: Option<String>,
+    /// HTTP headers whose values come from environment variables (`header-env`: header name
+    /// → variable name).
+    pub header_env: BTreeMap<String, String>,
     /// open-multi-agent's `namePrefix` (`connectMCPTools()`, "Tool names").
     pub prefix: Option<String>,
     /// The snapshot file.
@@ -126,20 +160,42 @@ struct RawManifest {
 #[cfg_attr(feature = "cli", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawServer {
-    /// The server executable; resolved against `cwd` when it contains a `/`, else looked up
-    /// on `PATH`.
-    command: String,
-    /// Its arguments.
+    /// The executable of a server started over stdio; resolved against `cwd` when it contains
+    /// a `/`, else looked up on `PATH`. A server has `command` or `url`, not both.
+    command: Option<String>,
+    /// The streamable HTTP endpoint of a server reached over the network (MCP 2025-03-26 and
+    /// later), an http or https URL without a user name or password, such as
+    /// `https://api.githubcopilot.com/mcp/`. A server has `command` or `url`, not both.
+    url: Option<String>,
+    /// `command` only: its arguments.
     #[serde(default)]
-    args: Vec<String>,
-    /// The server's working directory (default: the manifest's directory).
+    #[cfg_attr(feature = "cli", schemars(with = "Vec<String>"))]
+    args: Option<Vec<String>>,
+    /// `command` only: the server's working directory (default: the manifest's directory).
     cwd: Option<PathBuf>,
-    /// Literal environment values for the server.
+    /// `command` only: literal environment values for the server.
     #[serde(default)]
-    env: BTreeMap<String, String>,
-    /// Names of environment variables copied from the caller's environment when set.
+    #[cfg_attr(feature = "cli", schemars(with = "BTreeMap<String, String>"))]
+    env: Option<BTreeMap<String, String>>,
+    /// `command` only: names of environment variables copied from the caller's environment
+    /// when set.
     #[serde(default)]
-    pass_env: Vec<String>,
+    #[cfg_attr(feature = "cli", schemars(with = "Vec<String>"))]
+    pass_env: Option<Vec<String>>,
+    /// `url` only: literal HTTP headers sent with every request (name → value). Recorded in
+    /// the snapshot and the generated code, so never a credential: use `bearer-env` or
+    /// `header-env` for those.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", schemars(with = "BTreeMap<String, String>"))]
+    headers: Option<BTreeMap<String, String>>,
+    /// `url` only: the name of an environment variable whose value is sent as
+    /// `Authorization: Bearer <value>`, read when connecting.
+    bearer_env: Option<String>,
+    /// `url` only: HTTP headers whose values come from environment variables (header name →
+    /// variable name), read when connecting.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", schemars(with = "BTreeMap<String, String>"))]
+    header_env: Option<BTreeMap<String, String>>,
     /// open-multi-agent's `namePrefix`: tool names become `<prefix>_<name>`.
     prefix: Option<String>,
     /// The snapshot file (default: `mcp/<name>.snapshot.json`).
@@ -267,26 +323,10 @@ impl Manifest {
                      (it names the generated file)"
                 )));
             }
-            if raw.command.trim().is_empty() {
-                return Err(bad(format!("servers.{name}.command is empty")));
-            }
+            let transport = transport(&name, &raw).map_err(bad)?;
             if raw.max_message_bytes.is_some_and(|n| n < 1024) {
                 return Err(bad(format!(
                     "servers.{name}.max-message-bytes must be at least 1024"
-                )));
-            }
-            // An environment variable name cannot be empty or hold `=` or NUL (POSIX); the
-            // spawn would fail with an error that points at the command instead.
-            let bad_env = raw
-                .env
-                .keys()
-                .map(|k| ("env", k))
-                .chain(raw.pass_env.iter().map(|k| ("pass-env", k)))
-                .find(|(_, k)| k.is_empty() || k.contains(['=', '\0']));
-            if let Some((key, var)) = bad_env {
-                return Err(bad(format!(
-                    "servers.{name}.{key} has the variable name {var:?}; a name must be \
-                     non-empty, without `=` or NUL"
                 )));
             }
             for (key, value) in [
@@ -310,10 +350,14 @@ impl Manifest {
                 Some(c) => base.join(c),
                 None => base.clone(),
             };
-            let program = if raw.command.contains('/') && Path::new(&raw.command).is_relative() {
-                cwd.join(&raw.command)
-            } else {
-                PathBuf::from(&raw.command)
+            let program = match &transport {
+                Transport::Command { command, .. }
+                    if command.contains('/') && Path::new(command).is_relative() =>
+                {
+                    cwd.join(command)
+                }
+                Transport::Command { command, .. } => PathBuf::from(command),
+                Transport::Url(_) => PathBuf::new(),
             };
             let snapshot = match raw.snapshot {
                 Some(s) if s.as_os_str().is_empty() || s.to_string_lossy().ends_with('/') => {
@@ -343,16 +387,35 @@ impl Manifest {
                     lexical(&snapshot).display()
                 )));
             }
+            let (command, args, env, pass_env, url) = match transport {
+                Transport::Command {
+                    command,
+                    args,
+                    env,
+                    pass_env,
+                } => (command, args, env, pass_env, None),
+                Transport::Url(url) => (
+                    String::new(),
+                    Vec::new(),
+                    BTreeMap::new(),
+                    Vec::new(),
+                    Some(url),
+                ),
+            };
             servers.insert(
                 name.clone(),
                 ServerPin {
                     name,
-                    command: raw.command,
+                    command,
                     program,
-                    args: raw.args,
+                    args,
                     cwd,
-                    env: raw.env,
-                    pass_env: raw.pass_env,
+                    env,
+                    pass_env,
+                    url,
+                    headers: raw.headers.unwrap_or_default(),
+                    bearer_env: raw.bearer_env,
+                    header_env: raw.header_env.unwrap_or_default(),
                     prefix: raw.prefix,
                     snapshot,
                     consequential: raw.consequential,
@@ -381,7 +444,8 @@ impl Manifest {
         }
         if servers.is_empty() {
             return Err(bad(
-                "it pins no servers; add a [servers.<name>] table with at least `command`"
+                "it pins no servers; add a [servers.<name>] table with at least `command` or \
+                 `url`"
                     .to_owned(),
             ));
         }
@@ -423,20 +487,46 @@ impl Manifest {
 }
 
 impl ServerPin {
-    /// The runtime connection settings of this pin. `pass-env` names are read from the
-    /// environment when the connection starts (see [`oma_mcp_runtime::ConnectConfig`]).
+    /// The runtime connection settings of this pin: [`ConnectConfig::new`] with the
+    /// program, arguments, `cwd`, `env` and `pass-env` of a command pin, or
+    /// [`ConnectConfig::http`] with the URL, `headers`, `bearer-env` and `header-env` of a
+    /// URL pin; then the settings both kinds share. `pass-env`, `bearer-env` and `header-env`
+    /// variables are read from the environment when the connection starts (see
+    /// [`oma_mcp_runtime::ConnectConfig`]).
+    ///
+    /// [`ConnectConfig::new`]: oma_mcp_runtime::ConnectConfig::new
+    /// [`ConnectConfig::http`]: oma_mcp_runtime::ConnectConfig::http
     pub fn connect_config(&self) -> oma_mcp_runtime::ConnectConfig {
-        let mut config =
-            oma_mcp_runtime::ConnectConfig::new(self.program.to_string_lossy().into_owned())
+        let mut config = match &self.url {
+            Some(url) => {
+                let mut config = oma_mcp_runtime::ConnectConfig::http(url.clone());
+                for (name, value) in &self.headers {
+                    config = config.with_header(name.clone(), value.clone());
+                }
+                if let Some(var) = &self.bearer_env {
+                    config = config.with_bearer_env(var.clone());
+                }
+                for (name, var) in &self.header_env {
+                    config = config.with_header_env(name.clone(), var.clone());
+                }
+                config
+            }
+            None => {
+                let mut config = oma_mcp_runtime::ConnectConfig::new(
+                    self.program.to_string_lossy().into_owned(),
+                )
                 .with_args(self.args.clone())
                 .with_cwd(self.cwd.clone())
-                .with_pass_env(self.pass_env.clone())
-                .with_request_timeout(self.request_timeout)
-                .with_max_message_size(self.max_message_size)
-                .with_lifecycle(self.lifecycle);
-        for (name, value) in &self.env {
-            config = config.with_env(name.clone(), value.clone());
+                .with_pass_env(self.pass_env.clone());
+                for (name, value) in &self.env {
+                    config = config.with_env(name.clone(), value.clone());
+                }
+                config
+            }
         }
+        .with_request_timeout(self.request_timeout)
+        .with_max_message_size(self.max_message_size)
+        .with_lifecycle(self.lifecycle);
         if let Some(prefix) = &self.prefix {
             config = config.with_name_prefix(prefix.clone());
         }
@@ -472,9 +562,34 @@ impl ServerPin {
         }
     }
 
-    /// The snapshot's `source`: the command and arguments as written in the manifest.
+    /// The snapshot's `source`: the command and arguments as written in the manifest, or the
+    /// URL redacted, the literal headers and the names of the headers whose values come from
+    /// the environment (see [`SnapshotSource::from_config`]).
+    ///
+    /// [`SnapshotSource::from_config`]: oma_mcp_runtime::snapshot::SnapshotSource::from_config
     pub fn snapshot_source(&self) -> oma_mcp_runtime::snapshot::SnapshotSource {
-        oma_mcp_runtime::snapshot::SnapshotSource::new(self.command.clone(), self.args.clone())
+        match &self.url {
+            Some(_) => {
+                oma_mcp_runtime::snapshot::SnapshotSource::from_config(&self.connect_config())
+            }
+            None => oma_mcp_runtime::snapshot::SnapshotSource::new(
+                self.command.clone(),
+                self.args.clone(),
+            ),
+        }
+    }
+
+    /// The server as messages show it: the command line as written (`command` and `args`
+    /// joined by spaces), or the URL redacted
+    /// ([`redact_url`](oma_mcp_runtime::connect::redact_url)).
+    pub fn target(&self) -> String {
+        match &self.url {
+            Some(url) => oma_mcp_runtime::connect::redact_url(url),
+            None => std::iter::once(self.command.as_str())
+                .chain(self.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
     }
 }
 
@@ -667,7 +782,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `args`, `cwd`, `env`, `pass-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),
@@ -695,7 +810,7 @@ mod tests {
         assert_eq!(
             err(""),
             "manifest x/oma-mcp.toml is not valid: it pins no servers; add a [servers.<name>] \
-             table with at least `command`"
+             table with at least `command` or `url`"
         );
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nenv = { \"A=B\" = \"1\" }\n"),

@@ -28,6 +28,16 @@ mod names {
     include!("fixtures/names.rs");
 }
 
+/// A server pinned by URL (see `it/golden.rs`): its module calls `__require_http!`, which
+/// compiles only with oma-mcp-runtime's feature `http`, on here through this crate's `cli`
+/// feature (`--all-features`, as the golden commands run).
+#[cfg(feature = "cli")]
+#[deny(warnings)]
+#[allow(dead_code)]
+mod remote {
+    include!("fixtures/remote.rs");
+}
+
 use golden::*;
 use oma_mcp_runtime::McpTool;
 use serde_json::json;
@@ -492,5 +502,25 @@ fn connect_config_is_the_pinned_connection() {
             .with_client_name("golden-agent")
             .with_client_version("1.2.0")
             .with_lifecycle(Lifecycle::Initialize)
+    );
+}
+
+/// The `connect_config()` of the URL pin: `ConnectConfig::http` with the literal header and
+/// the variables' names (see `options` in `it/golden.rs`).
+#[cfg(feature = "cli")]
+#[test]
+fn remote_connect_config_is_the_pinned_url() {
+    use oma_mcp_runtime::ConnectConfig;
+    assert_eq!(
+        remote::connect_config(),
+        ConnectConfig::http("https://api.githubcopilot.com/mcp/")
+            .with_header("X-MCP-Toolsets", "repos,issues")
+            .with_bearer_env("GITHUB_TOKEN")
+            .with_header_env("X-Api-Key", "GITHUB_API_KEY")
+            .with_name_prefix("github")
+    );
+    assert_eq!(
+        <remote::SearchRepositories as oma_mcp_runtime::McpTool>::NAME,
+        "github_search_repositories"
     );
 }

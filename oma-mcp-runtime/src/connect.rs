@@ -248,6 +248,9 @@ pub struct McpClient {
     command: String,
     args: Vec<String>,
     command_line: String,
+    /// What [`McpClient::snapshot`] records: the command and arguments, or the redacted URL
+    /// and header names.
+    source: SnapshotSource,
     server_info: Option<Value>,
     protocol_version: Option<String>,
     /// The SEP-2575 client context of a 2026-07-28 session, merged into every request's `_meta`.
@@ -353,12 +356,18 @@ async fn start(
                 "MCP lifecycle established"
             );
             #[cfg(feature = "http")]
+            if let Some(http) = &client.http {
+                // `MCP-Protocol-Version` on every later HTTP request, also those without a
+                // `_meta` context of their own in a 2026-07-28 session (notifications,
+                // responses, `GET`).
+                http.set_protocol_version(&negotiated.protocol_version);
+            }
+            #[cfg(feature = "http")]
             if let Some(http) = &client.http
                 && negotiated.client_context.is_none()
             {
-                // An `initialize` session: the version header from now on, and the stream of
-                // server messages when the server keeps a session.
-                http.set_protocol_version(&negotiated.protocol_version);
+                // An `initialize` session: the stream of server messages when the server
+                // keeps a session.
                 let (shared, out) = client.session.parts();
                 let (opened, answered) = tokio::sync::oneshot::channel();
                 client.session.add_task(tokio::spawn(
@@ -472,6 +481,7 @@ impl McpClient {
             command: config.command.clone(),
             args: config.args.clone(),
             command_line,
+            source: SnapshotSource::from_config(config),
             server_info: None,
             protocol_version: None,
             client_context: None,
@@ -924,13 +934,15 @@ impl McpClient {
     }
 
     /// A [`Snapshot`] of the tools discovered at connect, with the server's `serverInfo`,
-    /// the negotiated protocol version and the command and arguments (never env values).
+    /// the negotiated protocol version and its source ([`SnapshotSource::from_config`]: the
+    /// command and arguments, or the redacted URL, the literal headers and the names of the
+    /// headers from the environment; never a value from the environment).
     /// Call [`McpClient::list_tools_raw`] and [`Snapshot::from_descriptors`] for a fresh list.
     ///
     /// # Errors
     /// [`Error::SnapshotFormat`] when the server listed one raw name twice.
     pub fn snapshot(&self) -> Result<Snapshot, Error> {
-        self.snapshot_with_source(SnapshotSource::new(self.command.clone(), self.args.clone()))
+        self.snapshot_with_source(self.source.clone())
     }
 
     /// As [`McpClient::snapshot`], recording `source` instead of the spawned command: the
@@ -1172,6 +1184,14 @@ impl Drop for McpClient {
             // runtime is already gone, `kill_on_drop` of the dropped watcher's `Child`).
             if let Some(process) = &self.process {
                 process.kill_now();
+            }
+            // Over HTTP: end the session with `DELETE` in the background, when a Tokio
+            // runtime is still there to run it (the task is bounded by 2 s).
+            #[cfg(feature = "http")]
+            if let Some(http) = self.http.clone()
+                && let Ok(runtime) = tokio::runtime::Handle::try_current()
+            {
+                runtime.spawn(async move { http.end_session().await });
             }
         }
     }

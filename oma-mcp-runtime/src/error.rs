@@ -161,7 +161,8 @@ pub enum Error {
     /// `bearer-env`, `header-env`; CLI `--bearer-env`, `--header-env`) is not set or not UTF-8.
     /// Checked before anything is sent; the message names the variable, never a value.
     #[error(
-        "the environment variable `{var}` (for the HTTP header `{header}`) is not set or not          UTF-8; set it (in CI: from the secret store) before connecting"
+        "the environment variable `{var}` (for the HTTP header `{header}`) is not set or not \
+         UTF-8; set it (in CI: from the secret store) before connecting"
     )]
     MissingEnv {
         /// The variable's name.
@@ -183,10 +184,20 @@ pub enum Error {
         reason: String,
     },
 
+    /// [`ConnectConfig::url`](crate::ConnectConfig::url) is not an absolute `http://` or
+    /// `https://` URL with a host; nothing was sent.
+    #[error("the MCP server URL `{url}` is not an absolute http:// or https:// URL")]
+    InvalidUrl {
+        /// The URL, redacted ([`crate::connect::redact_url`]; text that does not parse as a
+        /// URL at all is `<invalid URL>`).
+        url: String,
+    },
+
     /// [`ConnectConfig::url`](crate::ConnectConfig::url) is set but `oma-mcp-runtime` was
     /// compiled without its cargo feature `http`.
     #[error(
-        "cannot connect to the MCP server `{server}` over streamable HTTP: oma-mcp-runtime was          built without its cargo feature `http` (add `features = [\"http\"]` to its dependency)"
+        "cannot connect to the MCP server `{server}` over streamable HTTP: oma-mcp-runtime was \
+         built without its cargo feature `http` (add `features = [\"http\"]` to its dependency)"
     )]
     HttpFeatureDisabled {
         /// The server's URL, redacted.
@@ -197,7 +208,8 @@ pub enum Error {
     /// failure, a redirect loop, or the connection broke while the response was read. The
     /// cause (from `reqwest`, without the URL) is the [`source`](std::error::Error::source).
     #[error(
-        "cannot reach the MCP server `{server}` for `{method}` (check the URL, that the server          is running, and the network)"
+        "cannot reach the MCP server `{server}` for `{method}` (check the URL, that the server \
+         is running, and the network)"
     )]
     HttpUnreachable {
         /// The server's URL, redacted.
@@ -438,6 +450,7 @@ impl Error {
             Error::HttpUnreachable { server, .. }
             | Error::Http { server, .. }
             | Error::HttpAuth { server, .. } => Some(server),
+            Error::InvalidUrl { url } => Some(url),
             Error::FallbackFailed { discover, .. } => discover.command(),
             Error::DiscoverUnsupported { source } => source.command(),
             _ => None,
@@ -671,6 +684,38 @@ mod tests {
         assert!(std::error::Error::source(&err).is_none());
         assert!(err.is_disconnected());
         assert_eq!(err.rpc_code(), Some(-32000));
+    }
+
+    /// Messages written over several source lines read as one sentence (single spaces).
+    #[test]
+    fn http_messages_are_single_spaced() {
+        let errors = [
+            Error::MissingEnv {
+                var: "TOKEN".to_owned(),
+                header: "Authorization".to_owned(),
+            },
+            Error::HttpFeatureDisabled {
+                server: "https://x.example/mcp".to_owned(),
+            },
+            Error::HttpUnreachable {
+                server: "https://x.example/mcp".to_owned(),
+                method: "initialize".to_owned(),
+                source: "refused".into(),
+            },
+        ];
+        let texts: Vec<String> = errors.iter().map(|e| e.chain().to_string()).collect();
+        assert_eq!(
+            texts,
+            [
+                "the environment variable `TOKEN` (for the HTTP header `Authorization`) is not \
+                 set or not UTF-8; set it (in CI: from the secret store) before connecting",
+                "cannot connect to the MCP server `https://x.example/mcp` over streamable HTTP: \
+                 oma-mcp-runtime was built without its cargo feature `http` (add `features = \
+                 [\"http\"]` to its dependency)",
+                "cannot reach the MCP server `https://x.example/mcp` for `initialize` (check the \
+                 URL, that the server is running, and the network): refused",
+            ]
+        );
     }
 
     #[test]

@@ -289,6 +289,37 @@ macro_rules! drift_items {
     ($($item:item)*) => {};
 }
 
+/// Emitted by `oma-mcp-build` in the generated module of a server pinned by URL, whose
+/// `connect_config()` connects over streamable HTTP: with cargo feature `http` it expands to
+/// nothing; without it (this build) it is a compile error naming the server and the feature,
+/// so the missing feature shows when the crate is built, not as
+/// [`Error::HttpFeatureDisabled`] when it runs. Not meant to be called by hand.
+#[cfg(not(feature = "http"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_http {
+    ($server:literal) => {
+        ::core::compile_error!(::core::concat!(
+            "the MCP server `",
+            $server,
+            "` is pinned by URL, and its generated `connect_config()` connects over streamable \
+             HTTP: enable oma-mcp-runtime's cargo feature `http` (`features = [\"http\"]` on the \
+             oma-mcp-runtime dependency in Cargo.toml)"
+        ));
+    };
+}
+
+/// Emitted by `oma-mcp-build` in the generated module of a server pinned by URL, whose
+/// `connect_config()` connects over streamable HTTP: with cargo feature `http` (this build)
+/// it expands to nothing; without it, it is a compile error naming the server and the
+/// feature. Not meant to be called by hand.
+#[cfg(feature = "http")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_http {
+    ($server:literal) => {};
+}
+
 #[cfg(test)]
 mod drift_items_tests {
     /// What `EMITTED` is when `drift_items!` leaves its items out: a glob import, which an
@@ -310,4 +341,12 @@ mod drift_items_tests {
     fn drift_items_are_emitted_exactly_with_the_drift_feature() {
         assert_eq!(generated::EMITTED, cfg!(feature = "drift"));
     }
+}
+
+/// With feature `http`, `__require_http!` compiles to nothing at item position, as generated
+/// code calls it (without the feature it is a compile error: `oma-mcp-build`'s build-script
+/// test builds a URL pin against this crate without the feature and checks the message).
+#[cfg(all(test, feature = "http"))]
+mod require_http_tests {
+    crate::__require_http!("remote");
 }

@@ -27,30 +27,66 @@
 //!   kept as the nearest `f64` (`123456789012345678901234` becomes `1.2345678901234569e23`).
 //!   Schemas use numbers for bounds and defaults, where this never shows; a server that
 //!   needs more digits gets them rounded in the snapshot, the same on every run.
-//! - `source` records the command and arguments the snapshot was taken from, never
-//!   environment values.
+//! - `source` records where the snapshot was taken from, never a value taken from the
+//!   environment: the command and arguments of a server started over stdio, or, for a server
+//!   reached over streamable HTTP, its URL redacted ([`redact_url`]), its literal headers
+//!   (name and value) and the names (only) of the headers whose values come from environment
+//!   variables:
+//!
+//! ```json
+//! "source": {
+//!   "headers": { "X-MCP-Toolsets": "repos,issues" },
+//!   "headersFromEnv": ["Authorization"],
+//!   "url": "https://api.githubcopilot.com/mcp/"
+//! }
+//! ```
 //!
 //! Readers also accept a bare `tools/list` result (`{"tools": [...]}`, extra keys ignored) and
 //! a whole JSON-RPC response whose `result` is one; digests are computed for those.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::Error;
+use crate::connect::{ConnectConfig, redact_url};
 
 /// The `format` value of snapshot files this version writes and reads.
 pub const SNAPSHOT_FORMAT: &str = "oma-mcp-snapshot/1";
 
-/// Where a snapshot was taken from: the server command, never its environment.
+/// Where a snapshot was taken from: the command of a server started over stdio, or the URL of
+/// one reached over streamable HTTP; never a value taken from the environment.
+///
+/// ```
+/// use oma_mcp_runtime::snapshot::SnapshotSource;
+/// let stdio = SnapshotSource::new("node_modules/.bin/mcp-server-everything", ["stdio"]);
+/// assert_eq!(stdio.url, None);
+/// let http = SnapshotSource::http("https://me:s3cret@mcp.example.com/mcp?key=abc")
+///     .with_header("X-MCP-Toolsets", "repos,issues")
+///     .with_env_header("Authorization");
+/// assert_eq!(http.url.as_deref(), Some("https://***@mcp.example.com/mcp?key=***"));
+/// assert_eq!(http.command, "");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct SnapshotSource {
-    /// The executable, as configured (not resolved against `PATH`).
+    /// The executable, as configured (not resolved against `PATH`); empty for a server
+    /// reached by URL.
     pub command: String,
-    /// Its arguments, as configured.
+    /// Its arguments, as configured; empty for a server reached by URL.
     pub args: Vec<String>,
+    /// The streamable HTTP endpoint, redacted ([`redact_url`]: userinfo and query values
+    /// are `***`); `None` for a server started over stdio.
+    pub url: Option<String>,
+    /// The literal HTTP headers sent to [`SnapshotSource::url`] (name → value). Literal
+    /// headers are never secrets ([`ConnectConfig::headers`]).
+    pub headers: BTreeMap<String, String>,
+    /// The names of the HTTP headers whose values come from environment variables
+    /// (`Authorization` for [`ConnectConfig::bearer_env`], the names of
+    /// [`ConnectConfig::header_env`]): names only, never the values nor the variables.
+    pub env_headers: BTreeSet<String>,
 }
 
 impl SnapshotSource {
@@ -62,7 +98,109 @@ impl SnapshotSource {
         Self {
             command: command.into(),
             args: args.into_iter().map(Into::into).collect(),
+            ..Self::default()
         }
+    }
+
+    /// A source for the streamable HTTP server at `url`, recorded redacted
+    /// ([`redact_url`]), with no headers yet.
+    pub fn http(url: &str) -> Self {
+        Self {
+            url: Some(redact_url(url)),
+            ..Self::default()
+        }
+    }
+
+    /// Records a literal header (name and value); replaces one of the same name.
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.insert(name.into(), value.into());
+        self
+    }
+
+    /// Records the name of a header whose value comes from the environment.
+    #[must_use]
+    pub fn with_env_header(mut self, name: impl Into<String>) -> Self {
+        self.env_headers.insert(name.into());
+        self
+    }
+
+    /// The source of a connection: for [`ConnectConfig::url`], the URL redacted, the literal
+    /// headers and the names of the headers from [`ConnectConfig::bearer_env`]
+    /// (`Authorization`) and [`ConnectConfig::header_env`]; else [`ConnectConfig::command`]
+    /// and its arguments as configured.
+    pub fn from_config(config: &ConnectConfig) -> Self {
+        let Some(url) = &config.url else {
+            return Self::new(config.command.clone(), config.args.clone());
+        };
+        let mut source = Self::http(url);
+        source.headers = config.headers.clone();
+        if config.bearer_env.is_some() {
+            source.env_headers.insert("Authorization".to_owned());
+        }
+        source.env_headers.extend(config.header_env.keys().cloned());
+        source
+    }
+
+    /// The source as the snapshot file writes it: `{"args", "command"}`, or `{"headers",
+    /// "headersFromEnv", "url"}` for a URL.
+    fn to_json(&self) -> Value {
+        let mut source = Map::new();
+        match &self.url {
+            None => {
+                source.insert("args".into(), Value::from(self.args.clone()));
+                source.insert("command".into(), Value::from(self.command.as_str()));
+            }
+            Some(url) => {
+                let headers = self
+                    .headers
+                    .iter()
+                    .map(|(name, value)| (name.clone(), Value::from(value.as_str())))
+                    .collect();
+                source.insert("headers".into(), Value::Object(headers));
+                let names: Vec<&str> = self.env_headers.iter().map(String::as_str).collect();
+                source.insert("headersFromEnv".into(), Value::from(names));
+                source.insert("url".into(), Value::from(url.as_str()));
+            }
+        }
+        Value::Object(source)
+    }
+
+    /// Reads `/source`: the command form or the URL form (`headers` and `headersFromEnv` may
+    /// be left out; other keys are ignored); `None` when it is neither, or both.
+    fn from_json(source: &Map<String, Value>) -> Option<Self> {
+        let strings = |value: &Value| {
+            value
+                .as_array()?
+                .iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+        };
+        if let Some(url) = source.get("url") {
+            if source.contains_key("command") {
+                return None;
+            }
+            let headers = match source.get("headers") {
+                None => BTreeMap::new(),
+                Some(headers) => headers
+                    .as_object()?
+                    .iter()
+                    .map(|(name, value)| Some((name.clone(), value.as_str()?.to_owned())))
+                    .collect::<Option<_>>()?,
+            };
+            let env_headers = match source.get("headersFromEnv") {
+                None => BTreeSet::new(),
+                Some(names) => strings(names)?.into_iter().collect(),
+            };
+            return Some(Self {
+                url: Some(url.as_str()?.to_owned()),
+                headers,
+                env_headers,
+                ..Self::default()
+            });
+        }
+        let command = source.get("command")?.as_str()?;
+        Some(Self::new(command, strings(source.get("args")?)?))
     }
 }
 
@@ -192,10 +330,7 @@ impl Snapshot {
             root.insert("serverInfo".into(), v.clone());
         }
         if let Some(s) = &self.source {
-            let mut source = Map::new();
-            source.insert("args".into(), Value::from(s.args.clone()));
-            source.insert("command".into(), Value::from(s.command.as_str()));
-            root.insert("source".into(), Value::Object(source));
+            root.insert("source".into(), s.to_json());
         }
         let tools = self
             .tools
@@ -306,25 +441,13 @@ impl Snapshot {
         }
         let source = match root.get("source") {
             None | Some(Value::Null) => None,
-            Some(Value::Object(s)) => {
-                let command = s.get("command").and_then(Value::as_str);
-                let args = s.get("args").and_then(Value::as_array).and_then(|a| {
-                    a.iter()
-                        .map(|v| v.as_str().map(str::to_owned))
-                        .collect::<Option<Vec<_>>>()
-                });
-                match (command, args) {
-                    (Some(command), Some(args)) => Some(SnapshotSource {
-                        command: command.to_owned(),
-                        args,
-                    }),
-                    _ => {
-                        return Err(bad(
-                            "/source must be {\"command\": string, \"args\": [string]}".into(),
-                        ));
-                    }
-                }
-            }
+            Some(Value::Object(s)) => Some(SnapshotSource::from_json(s).ok_or_else(|| {
+                bad(
+                    "/source must be {\"command\": string, \"args\": [string]} or {\"url\": \
+                     string, \"headers\": {string: string}, \"headersFromEnv\": [string]}"
+                        .into(),
+                )
+            })?),
             Some(_) => return Err(bad("/source is not an object".into())),
         };
         let protocol_version = match root.get("protocolVersion") {
@@ -489,6 +612,102 @@ mod tests {
         let reparsed = Snapshot::parse(&text, Path::new("x.json")).unwrap();
         assert_eq!(reparsed, snap);
         assert_eq!(reparsed.to_canonical_string(), text);
+    }
+
+    /// A URL source: the redacted URL, the literal headers and the names of the headers
+    /// from the environment, in a fixed layout; read back equal.
+    #[test]
+    fn a_url_source_round_trips_with_names_only() {
+        let config = ConnectConfig::http("https://me:s3cret@api.example.com/mcp/?key=abc")
+            .with_header("X-MCP-Toolsets", "repos,issues")
+            .with_bearer_env("GITHUB_TOKEN")
+            .with_header_env("X-Api-Key", "API_KEY");
+        let source = SnapshotSource::from_config(&config);
+        assert_eq!(
+            source.url.as_deref(),
+            Some("https://***@api.example.com/mcp/?key=***")
+        );
+        assert_eq!(
+            source,
+            SnapshotSource::http("https://other:pw@api.example.com/mcp/?key=xyz")
+                .with_header("X-MCP-Toolsets", "repos,issues")
+                .with_env_header("X-Api-Key")
+                .with_env_header("Authorization")
+        );
+        let snap = Snapshot::from_descriptors(None, None, Some(source), Vec::new()).unwrap();
+        let text = snap.to_canonical_string();
+        assert_eq!(
+            text,
+            r#"{
+  "format": "oma-mcp-snapshot/1",
+  "source": {
+    "headers": {
+      "X-MCP-Toolsets": "repos,issues"
+    },
+    "headersFromEnv": [
+      "Authorization",
+      "X-Api-Key"
+    ],
+    "url": "https://***@api.example.com/mcp/?key=***"
+  },
+  "tools": []
+}
+"#
+        );
+        let reparsed = Snapshot::parse(&text, Path::new("s.json")).unwrap();
+        assert_eq!(reparsed, snap);
+        assert_eq!(reparsed.to_canonical_string(), text);
+        // No header of either kind: both keys are still written, empty.
+        let bare = Snapshot::from_descriptors(
+            None,
+            None,
+            Some(SnapshotSource::http("http://127.0.0.1:8080/mcp")),
+            Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(
+            bare.to_canonical_string(),
+            "{\n  \"format\": \"oma-mcp-snapshot/1\",\n  \"source\": {\n    \"headers\": {},\n    \
+             \"headersFromEnv\": [],\n    \"url\": \"http://127.0.0.1:8080/mcp\"\n  },\n  \
+             \"tools\": []\n}\n"
+        );
+        // `headers` and `headersFromEnv` may be left out by a hand-written file.
+        let short =
+            r#"{"format": "oma-mcp-snapshot/1", "source": {"url": "http://h/mcp"}, "tools": []}"#;
+        assert_eq!(
+            Snapshot::parse(short, Path::new("s.json")).unwrap().source,
+            Some(SnapshotSource::http("http://h/mcp"))
+        );
+        // A command config gives the command source, as before.
+        assert_eq!(
+            SnapshotSource::from_config(&ConnectConfig::new("node").with_args(["s.js"])),
+            SnapshotSource::new("node", ["s.js"])
+        );
+    }
+
+    #[test]
+    fn a_source_that_is_neither_form_is_refused() {
+        let err = |source: &str| {
+            Snapshot::parse(
+                &format!(r#"{{"format": "oma-mcp-snapshot/1", "source": {source}, "tools": []}}"#),
+                Path::new("s.json"),
+            )
+            .unwrap_err()
+            .to_string()
+        };
+        let expected = "snapshot s.json is not valid: /source must be {\"command\": string, \
+                        \"args\": [string]} or {\"url\": string, \"headers\": {string: \
+                        string}, \"headersFromEnv\": [string]}; regenerate it with `oma-mcp \
+                        snapshot`";
+        for source in [
+            r#"{"command": "x", "args": [], "url": "http://h/"}"#,
+            r#"{"url": 1}"#,
+            r#"{"url": "http://h/", "headers": {"A": 1}}"#,
+            r#"{"url": "http://h/", "headersFromEnv": "Authorization"}"#,
+            r#"{"command": "x"}"#,
+        ] {
+            assert_eq!(err(source), expected, "{source}");
+        }
     }
 
     #[test]

@@ -8,7 +8,10 @@
 //! `http_servers` and `http_faults` check the HTTP servers themselves (the test server over
 //! streamable HTTP, `oma-mcp-http-faults` in every mode, server-everything's `streamableHttp`)
 //! with plain HTTP requests over loopback (`raw_http`), started by
-//! `oma_mcp_test_support::spawn_http_server`.
+//! `oma_mcp_test_support::spawn_http_server`. `http_client` runs the client's stdio tests that
+//! make sense over HTTP against those servers (stateful and stateless, each lifecycle), and
+//! `http_client_faults` runs it against every fault, reading what it sent from the fault
+//! server's `GET /_log`.
 //!
 //! Run with `cargo test -p oma-mcp-test-server`. The server-everything tests need
 //! `npm ci --prefix tests/servers` and `node`; without them they print one line and pass.
@@ -22,6 +25,8 @@ mod everything;
 mod failures;
 mod filesystem;
 mod hostile;
+mod http_client;
+mod http_client_faults;
 mod http_faults;
 mod http_servers;
 mod lifecycle;

@@ -16,23 +16,25 @@ use serde_json::{Value, json};
 
 use crate::{everything_config, shared_dir, workspace_root};
 
-/// The project's own test server (manifest server `own`, prefix `demo`).
-mod own {
+/// The project's own test server (manifest server `own`, prefix `demo`); also called over
+/// HTTP (`http_client`).
+pub(crate) mod own {
     oma_mcp_runtime::include_tools!("own");
 }
 
-/// The pinned `@modelcontextprotocol/server-everything` (manifest server `everything`).
-mod everything {
+/// The pinned `@modelcontextprotocol/server-everything` (manifest server `everything`); also
+/// called over HTTP (`http_client`).
+pub(crate) mod everything {
     oma_mcp_runtime::include_tools!("everything");
 }
 
 /// The own server's committed snapshot (shared with `examples/demo`).
-const OWN_SNAPSHOT: &str = "examples/demo/mcp/demo.snapshot.json";
+pub(crate) const OWN_SNAPSHOT: &str = "examples/demo/mcp/demo.snapshot.json";
 /// server-everything's committed snapshot (shared with `examples/everything`).
 const EVERYTHING_SNAPSHOT: &str = "examples/everything/mcp/everything.snapshot.json";
 
 /// A committed snapshot file's text, by path relative to the workspace root.
-fn committed(path: &str) -> String {
+pub(crate) fn committed(path: &str) -> String {
     std::fs::read_to_string(workspace_root().join(path)).unwrap()
 }
 
@@ -369,15 +371,15 @@ async fn embedded_snapshot_drift_check() {
 
 /// One captured `tracing` event: level, target and every field as text.
 #[derive(Debug, PartialEq, Eq)]
-struct Captured {
-    level: tracing::Level,
-    target: String,
-    fields: Vec<(String, String)>,
+pub(crate) struct Captured {
+    pub(crate) level: tracing::Level,
+    pub(crate) target: String,
+    pub(crate) fields: Vec<(String, String)>,
 }
 
 /// A `tracing` layer that keeps every event.
 #[derive(Clone, Default)]
-struct Capture(std::sync::Arc<std::sync::Mutex<Vec<Captured>>>);
+pub(crate) struct Capture(std::sync::Arc<std::sync::Mutex<Vec<Captured>>>);
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Capture {
     fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
@@ -402,7 +404,7 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Capture {
 
 impl Capture {
     /// The events captured so far, taken out.
-    fn take(&self) -> Vec<Captured> {
+    pub(crate) fn take(&self) -> Vec<Captured> {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
 }

@@ -5,7 +5,7 @@
 //! protocol version, or 2025-11-25), `server/discover` (a 2026-07-28 result, or -32601 with
 //! `--no-discover` and in `expire-session`), `ping`, `tools/list` (one tool, `echo {message}`)
 //! and `tools/call` (any name: text `Echo: <message>`); notifications and client responses get
-//! 202. Answers are `application/json` unless the mode streams SSE. A GET on `/mcp` opens an
+//! 202 (recorded and answered only after `--notification-delay-ms`, when given). Answers are `application/json` unless the mode streams SSE. A GET on `/mcp` opens an
 //! SSE stream that stays open and silent; a DELETE gets 200.
 //!
 //! Every request it receives (on `/mcp` or any other path, on both listeners of
@@ -244,6 +244,13 @@ pub struct FaultOptions {
     pub after: u64,
     /// Whether `server/discover` is answered (`--no-discover`, and `expire-session`: -32601).
     pub discover: bool,
+    /// `--notification-delay-ms MS`: in every mode, a POSTed notification (or client
+    /// response) is recorded and answered only after `MS` (default 0), as over a slow link;
+    /// so a test sees whether the client waits for it before its next step.
+    pub notification_delay: Duration,
+    /// `--initialize-delay-ms MS`: in every mode, `initialize` is answered only after `MS`
+    /// (default 0; recorded on arrival), so a test can act while a handshake is under way.
+    pub initialize_delay: Duration,
 }
 
 impl FaultOptions {
@@ -256,6 +263,8 @@ impl FaultOptions {
             size: DEFAULT_SIZE,
             after: DEFAULT_AFTER,
             discover: mode != FaultMode::ExpireSession,
+            notification_delay: Duration::ZERO,
+            initialize_delay: Duration::ZERO,
         }
     }
 
@@ -294,6 +303,16 @@ impl FaultOptions {
                     options.after = listen::parse_number(&arg, &value)?;
                 }
                 "--no-discover" => no_discover = true,
+                "--initialize-delay-ms" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.initialize_delay =
+                        Duration::from_millis(listen::parse_number(&arg, &value)?);
+                }
+                "--notification-delay-ms" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.notification_delay =
+                        Duration::from_millis(listen::parse_number(&arg, &value)?);
+                }
                 other => return Err(format!("unknown argument `{other}` (see --help)")),
             }
         }
@@ -311,7 +330,7 @@ pub fn usage() -> String {
 
 Usage:
   oma-mcp-http-faults --mode MODE [--listen ADDR] [--delay-ms MS] [--size BYTES] [--after N]
-                      [--no-discover]
+                      [--no-discover] [--notification-delay-ms MS] [--initialize-delay-ms MS]
 
 Prints one line `listening on http://127.0.0.1:PORT/mcp` to stdout, then serves until killed
 or stdin closes. It answers initialize, server/discover, ping, tools/list (one tool, `echo`)
@@ -334,6 +353,11 @@ Flags:
   --after N         expire-session: requests a session answers before 404 (default 2)
   --no-discover     answer server/discover with -32601 Method not found (always so in
                     expire-session)
+  --notification-delay-ms MS
+                    any mode: record and answer each POSTed notification (or client
+                    response) only after MS (default 0), as over a slow link
+  --initialize-delay-ms MS
+                    any mode: answer each initialize only after MS (default 0)
   --help            this text
 ",
     );
@@ -427,6 +451,14 @@ async fn handle(
         Ok(body) => body.to_bytes(),
         Err(_) => return text(StatusCode::BAD_REQUEST, "Bad Request: unreadable body"),
     };
+    let delay = state.options.notification_delay;
+    if !delay.is_zero()
+        && parts.method == Method::POST
+        && serde_json::from_slice::<Value>(&body)
+            .is_ok_and(|m| m.is_object() && (m.get("id").is_none() || m.get("method").is_none()))
+    {
+        tokio::time::sleep(delay).await;
+    }
     state.record(listener, &parts, &body);
     if parts.uri.path() != listen::MCP_PATH {
         return text(StatusCode::NOT_FOUND, "Not Found: MCP is served at /mcp");
@@ -623,12 +655,15 @@ fn first_notification(params: &Value) -> Value {
 /// A request POST: the handshake, `tools/list`, `ping`, and `tools/call` as the mode says.
 async fn post(state: &State, method: &str, id: Value, params: &Value) -> Response<Body> {
     let result = match method {
-        "initialize" => json!({
+        "initialize" => {
+            tokio::time::sleep(state.options.initialize_delay).await;
+            json!({
             "protocolVersion": params.get("protocolVersion").cloned()
                 .unwrap_or(json!("2025-11-25")),
             "capabilities": {"tools": {}},
             "serverInfo": server_info()
-        }),
+            })
+        }
         "server/discover" if state.options.discover => json!({
             "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
             "_meta": {"io.modelcontextprotocol/serverInfo": server_info()}
@@ -957,6 +992,18 @@ mod tests {
             .expect("parses")
             .expect("not help");
         assert_eq!((options.size, options.discover), (1000, false));
+        assert_eq!(options.notification_delay, Duration::ZERO);
+        let options = parse(&["--mode", "normal", "--notification-delay-ms", "250"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!(options.notification_delay, Duration::from_millis(250));
+        let options = parse(&["--mode", "expire-session", "--initialize-delay-ms", "40"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!(
+            (options.initialize_delay, options.notification_delay),
+            (Duration::from_millis(40), Duration::ZERO)
+        );
     }
 
     #[test]

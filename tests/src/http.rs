@@ -104,6 +104,8 @@ Usage:
   oma-mcp-test-server                       MCP over stdin/stdout (newline-delimited JSON)
   oma-mcp-test-server --http ADDR [FLAGS]   MCP over streamable HTTP at http://ADDR/mcp
 
+Arguments that do not start with `-` are ignored (tests pass markers).
+
 HTTP flags:
   --http ADDR                  listen on ADDR, e.g. 127.0.0.1:0 (port 0: a free port); prints
                                one line `listening on http://127.0.0.1:PORT/mcp` to stdout,
@@ -150,6 +152,9 @@ impl Command {
                     let value = listen::value_of(&arg, &mut args)?;
                     session_ttl = Some(Duration::from_millis(listen::parse_number(&arg, &value)?));
                 }
+                // Positional arguments are ignored: tests give the server marker arguments to
+                // tell snapshots and command lines apart.
+                other if !other.starts_with('-') => {}
                 other => return Err(format!("unknown argument `{other}` (see --help)")),
             }
         }

@@ -711,6 +711,54 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     d.assert_no_server_left();
 }
 
+/// A server pinned by URL: the build script reads its committed snapshot and generates its
+/// module without the runtime's feature `http` (it needs no HTTP); the crate that includes
+/// the module fails to compile with the `__require_http!` message naming the server and the
+/// feature (`golden_behavior` compiles such a module with the feature).
+#[test]
+fn downstream_crate_url_pin_needs_the_http_feature() {
+    let d = Downstream::new("oma-bsc-url");
+    std::fs::write(
+        d.manifest(),
+        "[servers.own]\nurl = \"https://api.githubcopilot.com/mcp/\"\n\
+         bearer-env = \"GITHUB_TOKEN\"\nheaders = { \"X-MCP-Toolsets\" = \"repos,issues\" }\n",
+    )
+    .expect("write oma-mcp.toml");
+    std::fs::create_dir_all(d.root.join("mcp")).expect("mkdir mcp");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/remote.json"),
+        d.snapshot(),
+    )
+    .expect("copy the snapshot");
+    std::fs::write(
+        d.root.join("src/main.rs"),
+        "mod own {\n    oma_mcp_runtime::include_tools!(\"own\");\n}\n\n\
+         fn main() {\n    println!(\"{:?}\", own::connect_config().url);\n}\n",
+    )
+    .expect("write main.rs");
+    let out = d.cargo(&["build"], &[("GITHUB_TOKEN", "s3cret-value")]);
+    assert_eq!(out.status.code(), Some(101), "{}", describe(&out));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "error: the MCP server `own` is pinned by URL, and its generated `connect_config()` \
+             connects over streamable HTTP: enable oma-mcp-runtime's cargo feature `http` \
+             (`features = [\"http\"]` on the oma-mcp-runtime dependency in Cargo.toml)\n"
+        ),
+        "{}",
+        describe(&out)
+    );
+    assert!(!stderr.contains("s3cret-value"), "{}", describe(&out));
+    // The build script itself succeeded: the module is written, with the variable's name.
+    let generated = std::fs::read_to_string(d.generated()).expect("generated file");
+    assert!(
+        generated.contains("::oma_mcp_runtime::__require_http!(\"own\");\n")
+            && generated.contains(".with_bearer_env(\"GITHUB_TOKEN\")"),
+        "{generated}"
+    );
+    assert!(!generated.contains("s3cret-value"));
+}
+
 /// Scenario 6: bad inputs, each a build error naming the file or command.
 #[test]
 fn downstream_crate_bad_inputs() {

@@ -257,6 +257,25 @@ fn call_errors_are_clear() {
         "oma-mcp: --args must be a JSON object like '{\"message\": \"hi\"}': got an array\n"
     );
 
+    let out = run(oma_mcp()
+        .args(["call", "echo", "--input", "confirm", "--"])
+        .arg(test_server()));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: --input takes NAME=JSON (a key of the tool's inputRequests and its answer), \
+         got `confirm`\n"
+    );
+    let out = run(oma_mcp()
+        .args(["call", "echo", "--input", "confirm={", "--"])
+        .arg(test_server()));
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: --input confirm: the answer is not JSON: EOF while parsing an object at line 1 \
+         column 1\n"
+    );
+
     let out = run(oma_mcp().args(["call", "nope", "--"]).arg(test_server()));
     assert_exit(&out, 2);
     assert!(
@@ -271,8 +290,8 @@ fn call_errors_are_clear() {
     assert_eq!(
         text(&out.stderr),
         "oma-mcp: no server given and no oma-mcp.toml in the current directory: pass \
-         `--manifest PATH [--server NAME]` or the server command after `--` (e.g. `oma-mcp list \
-         -- node_modules/.bin/mcp-server-everything stdio` after `npm ci`)\n"
+         `--manifest PATH [--server NAME]`, `--url URL`, or the server command after `--` (e.g. \
+         `oma-mcp list -- node_modules/.bin/mcp-server-everything stdio` after `npm ci`)\n"
     );
 
     let out = run(oma_mcp().args(["list", "--", "/nonexistent/mcp-server"]));

@@ -252,6 +252,10 @@ fn json_schemas_of_the_manifest_and_the_snapshot() {
         "command",
         "args",
         "pass-env",
+        "url",
+        "headers",
+        "bearer-env",
+        "header-env",
         "snapshot",
         "request-timeout-ms",
     ] {

@@ -47,6 +47,9 @@ fn cases() -> Vec<String> {
 ///   every setting that is not a default, so `connect_config()` and `connect()` are in the
 ///   golden (and compiled by `golden_behavior`).
 /// - `names`: one rename entry (`search a` → `SearchSpace`).
+/// - `remote`: a server pinned by URL, with a literal header, a bearer variable and a header
+///   variable, so its `connect_config()` (`ConnectConfig::http`, variable names only) and the
+///   `__require_http!` guard before it are in the golden.
 /// - any other case: the defaults.
 fn options(case: &str) -> GenerateOptions {
     match case {
@@ -70,6 +73,16 @@ fn options(case: &str) -> GenerateOptions {
                     .with_lifecycle(Lifecycle::Initialize),
             )),
         "names" => GenerateOptions::default().with_rename([("search a", "SearchSpace")]),
+        "remote" => GenerateOptions::default()
+            .with_name_prefix("github")
+            .with_connection(PinnedConnection::new(
+                "github",
+                ConnectConfig::http("https://api.githubcopilot.com/mcp/")
+                    .with_header("X-MCP-Toolsets", "repos,issues")
+                    .with_bearer_env("GITHUB_TOKEN")
+                    .with_header_env("X-Api-Key", "GITHUB_API_KEY")
+                    .with_name_prefix("github"),
+            )),
         _ => GenerateOptions::default(),
     }
 }
@@ -109,7 +122,7 @@ fn check_golden(case: &str) -> oma_mcp_build::Generated {
 #[test]
 fn every_case_matches_its_golden() {
     let cases = cases();
-    assert_eq!(cases, ["golden", "hostile", "names"]);
+    assert_eq!(cases, ["golden", "hostile", "names", "remote"]);
     for case in &cases {
         check_golden(case);
     }
@@ -145,6 +158,33 @@ fn golden_output_is_exact() {
              \"https://example.com/schema.json\" is not a local reference (only `#…` references \
              are resolved; nothing is fetched); using serde_json::Value",
         ]
+    );
+}
+
+/// A server pinned by URL (`fixtures/remote.json` → `fixtures/remote.rs`): the module starts
+/// its connection with the `__require_http!` guard, then `connect_config()` from
+/// `ConnectConfig::http` with the literal header and the variables' names, never a value.
+/// `golden_behavior` compiles it (with the runtime's feature `http`) and compares its
+/// `connect_config()`.
+#[test]
+fn remote_golden_output_is_exact() {
+    let generated = check_golden("remote");
+    assert_eq!(generated.warnings, []);
+    if std::env::var_os("OMA_MCP_BLESS").is_some() {
+        return;
+    }
+    let code = &generated.code;
+    let guard = "::oma_mcp_runtime::__require_http!(\"github\");\n\n";
+    let config = "pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {\n    \
+                  ::oma_mcp_runtime::ConnectConfig::http(\"https://api.githubcopilot.com/mcp/\")\n        \
+                  .with_header(\"X-MCP-Toolsets\", \"repos,issues\")\n        \
+                  .with_bearer_env(\"GITHUB_TOKEN\")\n        \
+                  .with_header_env(\"X-Api-Key\", \"GITHUB_API_KEY\")\n";
+    assert_eq!(code.matches(guard).count(), 1, "{code}");
+    assert!(code.contains(config), "{code}");
+    assert!(
+        code.find(guard) < code.find("pub fn connect_config()"),
+        "the guard comes first:\n{code}"
     );
 }
 

@@ -7,7 +7,8 @@
 //!   `compile-fail/*.stderr`);
 //! - `build_script`: downstream crates whose `build.rs` runs `oma_mcp_build::configure()`;
 //! - with feature `cli`, the `oma-mcp` binary: `cli`, `connect_cli`, `drift_cli`, `hostile`,
-//!   and `help` (the `--help` goldens in `fixtures/help/`).
+//!   `url_cli` (servers pinned by URL: flags, errors, secrets) and `help` (the `--help` goldens
+//!   in `fixtures/help/`).
 //!
 //! Two stay binaries of their own: `golden_behavior` compiles the goldens (so regenerating
 //! them works when the old ones no longer compile against its checks) and `corpus` compiles
@@ -35,3 +36,5 @@ mod hostile;
 mod names_property;
 #[path = "../common/nested_cargo.rs"]
 mod nested_cargo;
+#[cfg(feature = "cli")]
+mod url_cli;

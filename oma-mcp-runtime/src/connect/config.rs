@@ -87,7 +87,10 @@ pub enum Lifecycle {
 ///     .with_request_timeout(Duration::from_secs(10));
 /// assert_eq!(config.client_name, "open-multi-agent");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its `Debug` output shows the URL redacted ([`redact_url`]) and the names, never the
+/// values, of [`ConnectConfig::env`], as either may hold a credential.
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 #[must_use]
 pub struct ConnectConfig {
@@ -157,6 +160,30 @@ pub struct ConnectConfig {
     /// it, such a request is answered with -32601, as open-multi-agent's client does.
     /// Default: `None`.
     pub elicitation: Option<Elicitation>,
+}
+
+impl std::fmt::Debug for ConnectConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectConfig")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("pass_env", &self.pass_env)
+            .field("cwd", &self.cwd)
+            .field("name_prefix", &self.name_prefix)
+            .field("request_timeout", &self.request_timeout)
+            .field("client_name", &self.client_name)
+            .field("client_version", &self.client_version)
+            .field("max_message_size", &self.max_message_size)
+            .field("validate_input", &self.validate_input)
+            .field("lifecycle", &self.lifecycle)
+            .field("url", &self.url.as_deref().map(redact_url))
+            .field("headers", &self.headers)
+            .field("bearer_env", &self.bearer_env)
+            .field("header_env", &self.header_env)
+            .field("elicitation", &self.elicitation)
+            .finish()
+    }
 }
 
 /// A handler for the server's `elicitation/create` requests: gets the request's `params`
@@ -418,6 +445,21 @@ const QUERY_KEY: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_output_shows_no_secret() {
+        let c = ConnectConfig::http("https://me:pw-123@h.example/mcp?key=k-456")
+            .with_env("TOKEN", "t-789");
+        let debug = format!("{c:?}");
+        for secret in ["pw-123", "k-456", "t-789"] {
+            assert!(!debug.contains(secret), "{secret} in {debug}");
+        }
+        assert!(
+            debug.contains(r#"url: Some("https://***@h.example/mcp?key=***")"#),
+            "{debug}"
+        );
+        assert!(debug.contains(r#"env: ["TOKEN"]"#), "{debug}");
+    }
 
     #[test]
     fn redacts_userinfo_and_query_values() {

@@ -19,8 +19,9 @@
 //!   `resources/unsubscribe`: `params.uri`) and `Mcp-Param-<Header>` for each `tools/call`
 //!   argument whose property declares `x-mcp-header` in the tool's `inputSchema`; a value
 //!   that cannot travel as header text is sent as `=?base64?<base64>?=`.
-//! - **Server stream**: after an `initialize` handshake with a session, a `GET` opens the
-//!   stream of server messages; `405` means the server offers none.
+//! - **Server stream**: after an `initialize` handshake with a session (once
+//!   `notifications/initialized` went through), a `GET` opens the stream of server messages;
+//!   `405` means the server offers none.
 //! - **Resumption**: when a response stream ends before its response and an event carried an
 //!   `id`, the transport waits the stream's `retry` (default 1 s) and sends a `GET` with
 //!   `Last-Event-ID` to resume it (MCP 2025-11-25, "Resumability and Redelivery"), up to
@@ -104,9 +105,14 @@ pub(crate) struct Http {
     /// What a `401`/`403` error tells the user to do.
     auth_hint: String,
     max_message_size: usize,
+    /// The session's request timeout, also the bound of a notification's `POST`.
+    request_timeout: Duration,
     state: Mutex<State>,
     /// Held while the session is initialized again after a `404`.
     reinit: tokio::sync::Mutex<()>,
+    /// Set once `notifications/initialized` was sent (and answered): the lifecycle is over,
+    /// so the stream of server messages may open.
+    initialized_sent: tokio::sync::watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for Http {
@@ -120,8 +126,9 @@ struct State {
     session_id: Option<HeaderValue>,
     /// Incremented each time the session is initialized again.
     generation: u64,
-    /// The version negotiated by `initialize`, sent as `MCP-Protocol-Version` after it.
-    protocol_version: Option<HeaderValue>,
+    /// The negotiated version, sent as `MCP-Protocol-Version` after the lifecycle (unless the
+    /// message's `_meta` names one).
+    protocol_version: Option<String>,
     /// The `initialize` request and `notifications/initialized`, replayed after a `404`.
     initialize: Option<Vec<u8>>,
     initialized: Option<Vec<u8>>,
@@ -133,9 +140,10 @@ struct State {
 struct Outline {
     method: String,
     is_request: bool,
-    /// The `_meta` protocol version of a 2026-07-28 request.
-    meta_version: Option<String>,
-    /// `Mcp-Name`, `Mcp-Param-*` (2026-07-28 requests only).
+    /// `MCP-Protocol-Version`: the version of a 2026-07-28 request's `_meta` context, else
+    /// the negotiated version (none before the lifecycle).
+    version: Option<String>,
+    /// `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` (from 2026-07-28 on).
     standard: Vec<(HeaderName, HeaderValue)>,
 }
 
@@ -144,19 +152,14 @@ impl Http {
     ///
     /// # Errors
     /// [`Error::MissingEnv`] for a variable that is not set, [`Error::InvalidHeader`] for a
-    /// header that is not valid or is reserved, [`Error::Http`] for a URL that is not
-    /// `http(s)`.
+    /// header that is not valid or is reserved, [`Error::InvalidUrl`] for a URL that is not
+    /// an absolute `http(s)` URL.
     pub(crate) fn new(config: &ConnectConfig, url: &str) -> Result<Self, Error> {
         let label = redact_url(url);
         let parsed = reqwest::Url::parse(url)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
-            .ok_or_else(|| Error::Http {
-                server: label.clone(),
-                method: "connect".to_owned(),
-                status: None,
-                reason: "the URL is not an absolute http:// or https:// URL".to_owned(),
-            })?;
+            .ok_or_else(|| Error::InvalidUrl { url: label.clone() })?;
         let mut headers = HeaderMap::new();
         let invalid = |name: &str, reason: &str| Error::InvalidHeader {
             name: cut(name, 100),
@@ -242,8 +245,10 @@ impl Http {
             headers,
             auth_hint,
             max_message_size: config.max_message_size,
+            request_timeout: config.request_timeout,
             state: Mutex::new(State::default()),
             reinit: tokio::sync::Mutex::new(()),
+            initialized_sent: tokio::sync::watch::Sender::new(false),
         })
     }
 
@@ -254,7 +259,7 @@ impl Http {
 
     /// Records the version `initialize` negotiated: sent as `MCP-Protocol-Version` from now on.
     pub(crate) fn set_protocol_version(&self, version: &str) {
-        lock(&self.state).protocol_version = HeaderValue::from_str(version).ok();
+        lock(&self.state).protocol_version = Some(version.to_owned());
     }
 
     /// Learns the `x-mcp-header` annotations of the listed tools (MCP 2026-07-28, "Standard
@@ -286,12 +291,12 @@ impl Http {
     /// Ends the session with `DELETE` (MCP 2025-03-26, "Session Management"), when there is
     /// one; bounded by 2 s; `405` (the server does not let clients end sessions) is fine.
     pub(crate) async fn end_session(&self) {
-        let Some(id) = lock(&self.state).session_id.clone() else {
+        if lock(&self.state).session_id.is_none() {
             return;
-        };
+        }
+        // The session id and, as on every request after the handshake, the protocol version.
         let request = self
-            .request(Method::DELETE)
-            .header(SESSION_ID, id)
+            .with_session(self.request(Method::DELETE))
             .timeout(DELETE_TIMEOUT);
         match request.send().await {
             Ok(response) => tracing::debug!(
@@ -343,6 +348,13 @@ impl Http {
         out: mpsc::UnboundedSender<Outgoing>,
         opened: tokio::sync::oneshot::Sender<()>,
     ) {
+        // Not before `notifications/initialized` is through: the `GET` would race it, and a
+        // server may refuse a stream of a session that is not initialized yet.
+        let _ = self
+            .initialized_sent
+            .subscribe()
+            .wait_for(|sent| *sent)
+            .await;
         let first = self.open_server_stream().await;
         let _ = opened.send(());
         let Some(mut response) = first else {
@@ -389,8 +401,8 @@ impl Http {
         if let Some(id) = &st.session_id {
             request = request.header(SESSION_ID, id.clone());
         }
-        if let Some(version) = &st.protocol_version {
-            request = request.header(PROTOCOL_VERSION, version.clone());
+        if let Some(version) = st.protocol_version.as_deref() {
+            request = request.header(PROTOCOL_VERSION, version);
         }
         request
     }
@@ -405,15 +417,21 @@ impl Http {
             .to_owned();
         let is_request = message.get("id").is_some() && !method.is_empty();
         let params = message.get("params");
-        let meta_version = params
+        let version = params
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(META_PROTOCOL_VERSION))
             .and_then(Value::as_str)
-            .map(str::to_owned);
+            .map(str::to_owned)
+            .or_else(|| {
+                (method != "initialize")
+                    .then(|| lock(&self.state).protocol_version.clone())
+                    .flatten()
+            });
         let mut standard = Vec::new();
-        if meta_version
-            .as_deref()
-            .is_some_and(|v| v >= STANDARD_HEADERS_VERSION)
+        if !method.is_empty()
+            && version
+                .as_deref()
+                .is_some_and(|v| v >= STANDARD_HEADERS_VERSION)
         {
             let mut push = |name: &str, value: &str| {
                 if let (Ok(name), Ok(value)) = (
@@ -423,6 +441,7 @@ impl Http {
                     standard.push((name, value));
                 }
             };
+            push(MCP_METHOD, &method);
             let name_key = match method.as_str() {
                 "tools/call" | "prompts/get" => Some("name"),
                 "resources/read" | "resources/subscribe" | "resources/unsubscribe" => Some("uri"),
@@ -453,7 +472,7 @@ impl Http {
         Outline {
             method,
             is_request,
-            meta_version,
+            version,
             standard,
         }
     }
@@ -466,25 +485,16 @@ impl Http {
             .header(header::CONTENT_TYPE, "application/json");
         {
             let st = lock(&self.state);
-            if let Some(id) = &st.session_id {
+            // `initialize` starts a session: never with an id (also not while the expired one
+            // is still the id other requests carry, see `initialize_again`).
+            if let Some(id) = &st.session_id
+                && outline.method != "initialize"
+            {
                 request = request.header(SESSION_ID, id.clone());
             }
-            let version = match &outline.meta_version {
-                Some(v) => HeaderValue::from_str(v).ok(),
-                None if outline.method == "initialize" => None,
-                None => st.protocol_version.clone(),
-            };
-            if let Some(version) = version {
-                request = request.header(PROTOCOL_VERSION, version);
-            }
         }
-        if outline
-            .meta_version
-            .as_deref()
-            .is_some_and(|v| v >= STANDARD_HEADERS_VERSION)
-            && let Ok(method) = HeaderValue::from_str(&outline.method)
-        {
-            request = request.header(MCP_METHOD, method);
+        if let Some(version) = outline.version.as_deref() {
+            request = request.header(PROTOCOL_VERSION, version);
         }
         for (name, value) in &outline.standard {
             request = request.header(name.clone(), value.clone());
@@ -514,6 +524,7 @@ impl Http {
         id: Option<u64>,
     ) {
         let outline = self.outline(&body);
+        let initialized = outline.method == "notifications/initialized";
         {
             let mut st = lock(&self.state);
             match outline.method.as_str() {
@@ -522,18 +533,34 @@ impl Http {
                 _ => {}
             }
         }
+        self.send_and_route(&shared, &out, body, id, &outline).await;
+        if initialized {
+            // The server stream may open now (see `server_stream`).
+            self.initialized_sent.send_replace(true);
+        }
+    }
+
+    /// Sends one message (again after a `404` ended the session, once) and routes the answer.
+    async fn send_and_route(
+        &self,
+        shared: &Shared,
+        out: &mpsc::UnboundedSender<Outgoing>,
+        body: Vec<u8>,
+        id: Option<u64>,
+        outline: &Outline,
+    ) {
         let mut retried = false;
         loop {
             let (generation, had_session) = {
                 let st = lock(&self.state);
                 (st.generation, st.session_id.is_some())
             };
-            let result = self.post_request(body.clone(), &outline).send().await;
+            let result = self.post_request(body.clone(), outline).send().await;
             let response = match result {
                 Ok(r) => r,
                 Err(e) => {
                     let error = self.unreachable(&outline.method, e);
-                    return self.report(&shared, id, &outline.method, error);
+                    return self.report(shared, id, &outline.method, error);
                 }
             };
             self.capture_session(&response);
@@ -546,14 +573,14 @@ impl Http {
                 retried = true;
                 match self.initialize_again(generation).await {
                     Ok(()) => continue,
-                    Err(error) => return self.report(&shared, id, &outline.method, error),
+                    Err(error) => return self.report(shared, id, &outline.method, error),
                 }
             }
             if let Err(error) = self
-                .answer(response, &shared, &out, id, &outline.method)
+                .answer(response, shared, out, id, &outline.method)
                 .await
             {
-                self.report(&shared, id, &outline.method, error);
+                self.report(shared, id, &outline.method, error);
             }
             return;
         }
@@ -825,7 +852,11 @@ impl Http {
         let mut cap = EventCap::new(limit.saturating_add(EVENT_OVERHEAD));
         let bytes = response.bytes_stream().map(move |chunk| match chunk {
             Ok(chunk) => cap.check(&chunk).map(|()| chunk),
-            Err(e) => Err(StreamError::Body(e.without_url().to_string())),
+            // With its causes: reqwest's own message ("error decoding response body") does
+            // not say what happened to the connection.
+            Err(e) => Err(StreamError::Body(
+                crate::error::Chain(&e.without_url()).to_string(),
+            )),
         });
         let mut events = std::pin::pin!(sse_stream::SseByteStream::new(bytes));
         let mut last_event_id = None;
@@ -857,6 +888,8 @@ impl Http {
                 {
                     return StreamEnd::TooLarge;
                 }
+                // The body's own error, without the SSE parser's `body error: ` in front.
+                Err(sse_stream::Error::Body(e)) => return StreamEnd::Broken(e.to_string()),
                 Err(e) => return StreamEnd::Broken(e.to_string()),
             }
         }
@@ -876,12 +909,14 @@ impl Http {
     async fn initialize_again(&self, generation: u64) -> Result<(), Error> {
         let _guard = self.reinit.lock().await;
         let (initialize, initialized) = {
-            let mut st = lock(&self.state);
+            let st = lock(&self.state);
             if st.generation != generation {
                 // Another request already started the new session.
                 return Ok(());
             }
-            st.session_id = None;
+            // The expired id stays until the new one is known: a request sent meanwhile
+            // meets the 404 and waits here for the new session, instead of going out without
+            // an id.
             (st.initialize.clone(), st.initialized.clone())
         };
         let method = "initialize";
@@ -900,7 +935,6 @@ impl Http {
             .send()
             .await
             .map_err(|e| self.unreachable(method, e))?;
-        self.capture_session(&response);
         let status = response.status();
         if !status.is_success() {
             let body = read_excerpt(response).await;
@@ -910,6 +944,12 @@ impl Http {
                 format!("starting a new session after the old one expired failed: {body}"),
             ));
         }
+        // The new session's id (none: the server keeps no session any more).
+        lock(&self.state).session_id = response.headers().get(SESSION_ID).map(|id| {
+            let mut id = id.clone();
+            id.set_sensitive(true);
+            id
+        });
         // The answer to the replayed `initialize` is not routed (its id belongs to the first
         // handshake), but read: to the end of a JSON body, or to the first SSE message.
         if is_event_stream(&response) {
@@ -1184,10 +1224,19 @@ pub(super) async fn write_loop(
                 inflight.insert(id, task.abort_handle());
             }
             Outgoing::Line(body, None) => {
-                // In order: `notifications/initialized` before the requests that follow it.
-                Arc::clone(&http)
-                    .post(Arc::clone(&shared), out.clone(), body, None)
-                    .await;
+                // In order: `notifications/initialized` before the requests that follow it;
+                // bounded, so a server that never answers cannot stall the requests behind it.
+                let sent = Arc::clone(&http).post(Arc::clone(&shared), out.clone(), body, None);
+                if tokio::time::timeout(http.request_timeout, sent)
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!(
+                        server = %http.label,
+                        "the MCP server did not accept a notification or response within {:?}",
+                        http.request_timeout
+                    );
+                }
             }
             Outgoing::Abandon(id) => {
                 if let Some(task) = inflight.remove(&id) {

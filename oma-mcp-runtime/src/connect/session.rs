@@ -77,6 +77,9 @@ pub(super) struct Shared {
     progress: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
     /// Answers `elicitation/create` ([`ConnectConfig::elicitation`](super::ConnectConfig)).
     elicitation: Option<super::Elicitation>,
+    /// Whether messages arrive in HTTP responses (else as lines on the server's stdout), for
+    /// the words of the logs that skip one.
+    over_http: bool,
 }
 
 impl Shared {
@@ -84,6 +87,7 @@ impl Shared {
         max_message_size: usize,
         command_line: String,
         elicitation: Option<super::Elicitation>,
+        over_http: bool,
     ) -> Arc<Self> {
         Arc::new(Shared {
             state: Mutex::new(State::default()),
@@ -95,6 +99,7 @@ impl Shared {
             stderr_done: CancellationToken::new(),
             progress: Mutex::new(HashMap::new()),
             elicitation,
+            over_http,
         })
     }
 }
@@ -173,7 +178,7 @@ impl Session {
         command_line: String,
         elicitation: Option<super::Elicitation>,
     ) -> Self {
-        let shared = Shared::new(max_message_size, command_line, elicitation);
+        let shared = Shared::new(max_message_size, command_line, elicitation, false);
         let (out, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_loop(stdin, rx, Arc::clone(&shared)));
         let reader = tokio::spawn(read_loop(stdout, Arc::clone(&shared), out.clone()));
@@ -196,7 +201,7 @@ impl Session {
         max_message_size: usize,
         elicitation: Option<super::Elicitation>,
     ) -> Self {
-        let shared = Shared::new(max_message_size, http.label().to_owned(), elicitation);
+        let shared = Shared::new(max_message_size, http.label().to_owned(), elicitation, true);
         // No stderr: its end is reached at once.
         shared.stderr_done.cancel();
         let (out, rx) = mpsc::unbounded_channel();
@@ -748,7 +753,12 @@ fn dispatch(
             let text = String::from_utf8_lossy(raw);
             let text = cut(&text, stderr::LINE_CHARS);
             let server = &shared.command_line;
-            if shared.closing.load(Ordering::Relaxed) {
+            if shared.over_http {
+                tracing::warn!(
+                    %server,
+                    "skipped a message in an HTTP response of the MCP server that is not a JSON-RPC message ({reason}): {text}"
+                );
+            } else if shared.closing.load(Ordering::Relaxed) {
                 // The client stopped the server: a shutdown message is no protocol problem.
                 tracing::debug!(
                     %server,

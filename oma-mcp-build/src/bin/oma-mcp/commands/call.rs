@@ -2,8 +2,8 @@
 
 use std::io::{IsTerminal, Write};
 
-use oma_mcp_runtime::McpClient;
 use oma_mcp_runtime::validate::{Validator, invalid_input_message};
+use oma_mcp_runtime::{CallOutcome, McpClient};
 use serde_json::Value;
 
 use crate::shared::connect::{connect, resolve, stop_listed};
@@ -33,6 +33,13 @@ pub struct CallArgs {
     /// Send the arguments without checking them against the tool's input schema.
     #[arg(long)]
     pub no_validate: bool,
+    /// Answer the server's request for input (a result with `resultType: "input_required"`,
+    /// MCP 2026-07-28): NAME is a key of its `inputRequests`, JSON the answer, e.g.
+    /// `confirm={"action":"accept","content":{"confirmed":true}}` for an
+    /// `elicitation/create`. Repeatable. When the tool asks for input, the call is sent again
+    /// with these answers and the server's exact `requestState`.
+    #[arg(long = "input", value_name = "NAME=JSON")]
+    pub inputs: Vec<String>,
     /// Output format: `text` prints the result's text (control characters escaped on a
     /// terminal, exactly as sent when piped); `json` the whole mapped result.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -52,9 +59,11 @@ pub async fn run(call: CallArgs) -> Result<Outcome, CliError> {
         timeout_ms,
         yes,
         no_validate,
+        inputs,
         format,
         target,
     } = call;
+    let inputs = parse_inputs(&inputs)?;
     let arguments = match args.as_deref() {
         None => None,
         Some(text) => match serde_json::from_str::<Value>(text) {
@@ -133,7 +142,7 @@ pub async fn run(call: CallArgs) -> Result<Outcome, CliError> {
         });
     }
     let mcp_name = found.mcp_name.clone();
-    let result = call_showing_progress(&client, &tool, &mcp_name, arguments).await;
+    let result = call_showing_progress(&client, &tool, &mcp_name, arguments, inputs).await;
     // A tool ran: the server gets the full grace to finish its work and exit.
     client.disconnect().await;
     let text = match format {
@@ -168,19 +177,36 @@ async fn call_showing_progress(
     tool: &str,
     mcp_name: &str,
     arguments: Option<serde_json::Map<String, Value>>,
+    inputs: serde_json::Map<String, Value>,
 ) -> oma_mcp_runtime::ToolResult {
-    let raw = match crate::shared::progress::CallProgress::on_terminal(tool) {
-        None => client.call_tool_raw(mcp_name, arguments).await,
+    let mut raw = match crate::shared::progress::CallProgress::on_terminal(tool) {
+        None => client.call_tool_raw(mcp_name, arguments.clone()).await,
         Some(bar) => {
             let raw = client
-                .call_tool_raw_with_progress(mcp_name, arguments, None, |p| bar.update(&p))
+                .call_tool_raw_with_progress(mcp_name, arguments.clone(), None, |p| bar.update(&p))
                 .await;
             bar.finish();
             raw
         }
     };
+    // One answer round with the `--input` answers; a tool that asks again is explained.
+    if !inputs.is_empty()
+        && let Ok(result) = &raw
+        && let CallOutcome::InputRequired(required) = CallOutcome::from_result(result.clone())
+    {
+        raw = client
+            .call_tool_answering(mcp_name, arguments, &required, inputs)
+            .await
+            .map(|outcome| match outcome {
+                CallOutcome::Complete(result) | CallOutcome::Task(result) => result,
+                CallOutcome::InputRequired(again) => again.result,
+                _ => Value::Null,
+            });
+    }
     match raw {
-        Ok(result) => oma_mcp_runtime::map_call_result(&result),
+        // A result that asks for input or is a task is explained, not mapped as content.
+        Ok(result) => oma_mcp_runtime::outcome::not_complete(mcp_name, &result)
+            .unwrap_or_else(|| oma_mcp_runtime::map_call_result(&result)),
         Err(e) => {
             // The runtime's message names the library setting and the manifest key; the
             // flag that raises the limit for this command is the CLI's to name.
@@ -193,4 +219,25 @@ async fn call_showing_progress(
             oma_mcp_runtime::ToolResult::failed(mcp_name, &e.chain().to_string())
         }
     }
+}
+
+/// The `--input NAME=JSON` answers, keyed by NAME.
+fn parse_inputs(inputs: &[String]) -> Result<serde_json::Map<String, Value>, CliError> {
+    let mut answers = serde_json::Map::new();
+    for input in inputs {
+        let Some((name, json)) = input.split_once('=') else {
+            return Err(CliError::BadInput {
+                reason: format!(
+                    "--input takes NAME=JSON (a key of the tool's inputRequests and its answer), \
+                     got `{}`",
+                    oma_mcp_runtime::text::cut(input, 100)
+                ),
+            });
+        };
+        let answer = serde_json::from_str::<Value>(json).map_err(|e| CliError::BadInput {
+            reason: format!("--input {name}: the answer is not JSON: {e}"),
+        })?;
+        answers.insert(name.to_owned(), answer);
+    }
+    Ok(answers)
 }

@@ -8,6 +8,8 @@ use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::Snapshot;
 use oma_mcp_runtime::snapshot::SnapshotTool;
 
+use crate::shared::connect::{Flags, Reached};
+use crate::shared::http_flags::HttpFlags;
 use crate::shared::progress::Progress;
 use crate::shared::report::{self, Compared, FailOn, Failed, Outputs, ReportFormat};
 use crate::shared::server_env::ServerEnv;
@@ -31,6 +33,10 @@ pub struct CheckArgs {
     /// Environment for the servers (added to each pin's `env` and `pass-env`).
     #[command(flatten)]
     pub server_env: ServerEnv,
+    /// HTTP headers for the servers reached by URL (added to each URL pin's `headers` and
+    /// `header-env`).
+    #[command(flatten)]
+    pub http: HttpFlags,
     /// How the MCP session starts (default: each server's `lifecycle`, else auto).
     #[arg(long, value_enum)]
     pub lifecycle: Option<crate::shared::flags::LifecycleArg>,
@@ -56,20 +62,21 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let path = args
         .manifest
         .unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
-    args.server_env.validate()?;
+    let flags = Flags::validate(&args.server_env, &args.http)?;
     let manifest = Manifest::read(&path)?;
     let pins: Vec<&ServerPin> = match &args.server {
         Some(name) => vec![manifest.server(name)?],
         None => manifest.servers.values().collect(),
     };
+    flags.fit(&Reached::Pins(&path, &pins))?;
     let several = pins.len() > 1;
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_one(pin, &args.server_env, args.lifecycle).await {
+        match check_one(pin, &flags, args.lifecycle).await {
             Ok((report, tools)) => compared.push(Compared {
                 name: pin.name.clone(),
-                label: format!("{} ({})", pin.name, report::relative(&pin.snapshot)),
+                label: label(pin),
                 server: several.then(|| pin.name.clone()),
                 file: pin.snapshot.clone(),
                 new_file: None,
@@ -114,20 +121,37 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     })
 }
 
+/// The heading of a server's report: its name and snapshot, and the URL (redacted) of a
+/// server reached by URL.
+fn label(pin: &ServerPin) -> String {
+    match pin.url {
+        Some(_) => format!(
+            "{} at {} ({})",
+            pin.name,
+            pin.target(),
+            report::relative(&pin.snapshot)
+        ),
+        None => format!("{} ({})", pin.name, report::relative(&pin.snapshot)),
+    }
+}
+
 /// The drift of one pinned server against its snapshot, and the raw names of the tools on
 /// either side (sorted, without repeats).
 async fn check_one(
     pin: &ServerPin,
-    env: &ServerEnv,
+    flags: &Flags<'_>,
     lifecycle: Option<crate::shared::flags::LifecycleArg>,
 ) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = Snapshot::read(&pin.snapshot)?;
-    let mut config = env.apply(crate::shared::connect::cli_client(
+    let mut config = flags.apply(crate::shared::connect::cli_client(
         pin.connect_config(),
         Some(pin),
     ))?;
-    let progress = Progress::start(format!("connecting to `{}`", pin.name));
+    let progress = Progress::start(match pin.url {
+        Some(_) => format!("connecting to `{}` at {}", pin.name, pin.target()),
+        None => format!("connecting to `{}`", pin.name),
+    });
     if let Some(lifecycle) = lifecycle {
         config = config.with_lifecycle(lifecycle.into());
     }
@@ -155,4 +179,30 @@ async fn check_one(
         &pin.generate_options(),
     )?);
     Ok((drift, tools.into_iter().collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    /// A server's heading names it by its manifest name and snapshot, and a server reached
+    /// by URL by its redacted URL too.
+    #[test]
+    fn a_url_pin_is_labelled_with_its_redacted_url() {
+        let text = "[servers.github]\nurl = \"https://api.githubcopilot.com/mcp/?key=s3cret\"\n\
+                    [servers.own]\ncommand = \"srv\"\nsnapshot = \"snap/own.json\"\n";
+        let manifest = Manifest::parse(text, Path::new("/nonexistent/p/oma-mcp.toml"))
+            .expect("the manifest parses");
+        assert_eq!(
+            label(&manifest.servers["github"]),
+            "github at https://api.githubcopilot.com/mcp/?key=*** \
+             (/nonexistent/p/mcp/github.snapshot.json)"
+        );
+        assert_eq!(
+            label(&manifest.servers["own"]),
+            "own (/nonexistent/p/snap/own.json)"
+        );
+    }
 }

@@ -10,20 +10,31 @@ use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::ConnectConfig;
 use oma_mcp_runtime::snapshot::SnapshotSource;
 
-use crate::shared::connect::{cli_client, connect, stop_listed};
+use crate::shared::connect::{Flags, Reached, cli_client, connect, stop_listed};
 use crate::shared::flags::{LifecycleArg, timeout_ms};
+use crate::shared::http_flags::{HttpFlags, Unchecked, checked_url, unchecked};
 use crate::shared::server_env::{self, ServerEnv};
 use crate::shared::{CliError, Outcome, print};
 
 /// Flags of `snapshot`.
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
-    /// The manifest (default: ./oma-mcp.toml when no `-- COMMAND` is given).
+    /// The manifest (default: ./oma-mcp.toml when neither --url nor `-- COMMAND` is given).
     #[arg(long, value_name = "PATH")]
     pub manifest: Option<PathBuf>,
     /// Only this server of the manifest.
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
+    /// The streamable HTTP endpoint of a server to reach (MCP 2025-03-26 and later), an http
+    /// or https URL, instead of --manifest/--server or `-- COMMAND`. The snapshot records it
+    /// redacted (query values as `***`); credentials go through --bearer-env or --header-env.
+    #[arg(
+        long,
+        value_name = "URL",
+        value_parser = unchecked,
+        conflicts_with_all = ["manifest", "server", "command"]
+    )]
+    pub url: Option<Unchecked>,
     /// Write here instead (one server only).
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
@@ -34,41 +45,65 @@ pub struct SnapshotArgs {
     /// Environment for the server(s); values are never written to the snapshot.
     #[command(flatten)]
     pub server_env: ServerEnv,
+    /// HTTP headers for the server(s) reached by URL; a snapshot records the names of
+    /// --bearer-env and --header-env headers, never their values.
+    #[command(flatten)]
+    pub http: HttpFlags,
     /// How the MCP session starts (default: the manifest's `lifecycle`, else auto).
     #[arg(long, value_enum)]
     pub lifecycle: Option<LifecycleArg>,
-    /// The server command and its arguments, after `--` (instead of --manifest/--server).
+    /// The server command and its arguments, after `--` (instead of --manifest/--server or
+    /// --url).
     #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
     pub command: Vec<String>,
 }
 
-/// Runs `snapshot`: with `-- COMMAND`, that server's snapshot to `--out` or stdout; else each
-/// server of the manifest (or the one `--server` names) to its `snapshot` path.
+/// Runs `snapshot`: with `--url` or `-- COMMAND`, that server's snapshot to `--out` or
+/// stdout; else each server of the manifest (or the one `--server` names) to its `snapshot`
+/// path.
 pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
     let SnapshotArgs {
         manifest,
         server,
+        url,
         out,
         timeout_ms,
         server_env,
+        http,
         lifecycle,
         command,
     } = args;
-    if let [program, args @ ..] = command.as_slice() {
-        let mut config = server_env.apply(cli_client(
-            ConnectConfig::new(program.clone()).with_args(args.to_vec()),
-            None,
-        ))?;
+    let flags = Flags::validate(&server_env, &http)?;
+    let settings = |config: ConnectConfig| {
+        let mut config = flags.apply(config)?;
         if let Some(ms) = timeout_ms {
             config = config.with_request_timeout(Duration::from_millis(ms));
         }
-        server_env::warn_env_wrapper(program, args);
         if let Some(lifecycle) = lifecycle {
             config = config.with_lifecycle(lifecycle.into());
         }
+        Ok::<_, CliError>(config)
+    };
+    let single = if let Some(url) = &url {
+        flags.fit(&Reached::Url)?;
+        let config = settings(cli_client(ConnectConfig::http(checked_url(url)?), None))?;
+        // The URL redacted, the literal headers, the names of the headers from variables.
+        let source = SnapshotSource::from_config(&config);
+        Some((config, source))
+    } else if let [program, args @ ..] = command.as_slice() {
+        flags.fit(&Reached::Command)?;
+        let config = settings(cli_client(
+            ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+            None,
+        ))?;
+        server_env::warn_env_wrapper(program, args);
+        Some((config, SnapshotSource::new(program.clone(), args.to_vec())))
+    } else {
+        None
+    };
+    if let Some((config, source)) = single {
         let client = connect(config).await?;
-        let snapshot =
-            client.snapshot_with_source(SnapshotSource::new(program.clone(), args.to_vec()));
+        let snapshot = client.snapshot_with_source(source);
         stop_listed(&client).await;
         let snapshot = snapshot?;
         match out {
@@ -96,16 +131,14 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
             count: pins.len(),
         });
     }
+    flags.fit(&Reached::Pins(&manifest_path, &pins))?;
     for pin in pins {
-        let mut config = server_env.apply(cli_client(pin.connect_config(), Some(pin)))?;
-        if let Some(ms) = timeout_ms {
-            config = config.with_request_timeout(Duration::from_millis(ms));
-        }
-        server_env::warn_env_wrapper(&pin.command, &pin.args);
-        if let Some(lifecycle) = lifecycle {
-            config = config.with_lifecycle(lifecycle.into());
+        let config = settings(cli_client(pin.connect_config(), Some(pin)))?;
+        if pin.url.is_none() {
+            server_env::warn_env_wrapper(&pin.command, &pin.args);
         }
         let client = connect(config).await?;
+        // The pin as the manifest writes it: flags given for this run are not recorded.
         let snapshot = client.snapshot_with_source(pin.snapshot_source());
         stop_listed(&client).await;
         let snapshot = snapshot?;

@@ -4,17 +4,27 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-/// A server given by manifest or by command line.
+/// A server given by manifest, by URL or by command line.
 #[derive(Debug, Args)]
 pub struct Target {
-    /// The manifest that pins the server (default: ./oma-mcp.toml when no `-- COMMAND` is
-    /// given).
+    /// The manifest that pins the server (default: ./oma-mcp.toml when neither --url nor
+    /// `-- COMMAND` is given).
     #[arg(long, value_name = "PATH")]
     pub manifest: Option<PathBuf>,
     /// The server's name in the manifest (needed when it pins several, unless `call`'s tool
     /// name carries the prefix of exactly one).
     #[arg(long, value_name = "NAME")]
     pub server: Option<String>,
+    /// The streamable HTTP endpoint of a server to reach (MCP 2025-03-26 and later), an http
+    /// or https URL, instead of --manifest/--server or `-- COMMAND`. Shown redacted (query
+    /// values as `***`); credentials go through --bearer-env or --header-env.
+    #[arg(
+        long,
+        value_name = "URL",
+        value_parser = super::http_flags::unchecked,
+        conflicts_with_all = ["manifest", "server", "command"]
+    )]
+    pub url: Option<super::http_flags::Unchecked>,
     /// The largest JSON-RPC message (one line) accepted from the server, in bytes (default:
     /// the manifest's `max-message-bytes`, else 67108864, 64 MiB).
     #[arg(long, value_name = "BYTES")]
@@ -22,10 +32,14 @@ pub struct Target {
     /// Environment for the server.
     #[command(flatten)]
     pub server_env: super::server_env::ServerEnv,
+    /// HTTP headers for the server.
+    #[command(flatten)]
+    pub http: super::http_flags::HttpFlags,
     /// How the MCP session starts (default: the manifest's `lifecycle`, else auto).
     #[arg(long, value_enum)]
     pub lifecycle: Option<LifecycleArg>,
-    /// The server command and its arguments, after `--` (instead of --manifest/--server).
+    /// The server command and its arguments, after `--` (instead of --manifest/--server or
+    /// --url).
     #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
     pub command: Vec<String>,
 }

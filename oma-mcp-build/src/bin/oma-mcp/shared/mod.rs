@@ -6,6 +6,7 @@ pub mod ci;
 pub mod connect;
 pub mod drift_render;
 pub mod flags;
+pub mod http_flags;
 pub mod interrupt;
 pub mod names;
 pub mod progress;
@@ -43,7 +44,7 @@ pub enum CliError {
     /// Connecting to the server failed.
     #[error("cannot connect to the MCP server `{command}`")]
     Connect {
-        /// The command line.
+        /// The command line, or the URL redacted.
         command: String,
         /// Why (boxed: large, and this path is cold).
         #[source]
@@ -61,8 +62,8 @@ pub enum CliError {
     /// The flags do not name a server, and there is no `./oma-mcp.toml` to default to.
     #[error(
         "no server given and no oma-mcp.toml in the current directory: pass `--manifest PATH \
-         [--server NAME]` or the server command after `--` (e.g. `oma-mcp list -- \
-         node_modules/.bin/mcp-server-everything stdio` after `npm ci`)"
+         [--server NAME]`, `--url URL`, or the server command after `--` (e.g. `oma-mcp list \
+         -- node_modules/.bin/mcp-server-everything stdio` after `npm ci`)"
     )]
     NoServer,
     /// A malformed `--env` or `--pass-env` (the message names the flag and the variable,
@@ -70,6 +71,22 @@ pub enum CliError {
     #[error("{problem}")]
     BadEnv {
         /// What is wrong and how to write it.
+        problem: String,
+    },
+    /// A malformed `--url`, `--header`, `--bearer-env` or `--header-env`, or a variable they
+    /// name that is not set (the message names the flag and the header or the variable, never
+    /// a value; a URL is shown redacted).
+    #[error("{problem}")]
+    BadHttpFlag {
+        /// What is wrong and how to write it.
+        problem: String,
+    },
+    /// Flags for one kind of server (`--env`/`--pass-env` for a started server,
+    /// `--header`/`--bearer-env`/`--header-env` for one reached by URL) when the command
+    /// reaches none of that kind.
+    #[error("{problem}")]
+    FlagsForOtherKind {
+        /// Which flags, which servers, and what to use instead.
         problem: String,
     },
     /// `call`'s tool name carries the prefix of several servers of the manifest.
@@ -101,6 +118,12 @@ pub enum CliError {
         manifest: PathBuf,
         /// How many servers it pins.
         count: usize,
+    },
+    /// An `--input NAME=JSON` answer is malformed.
+    #[error("{reason}")]
+    BadInput {
+        /// What is wrong, naming the flag.
+        reason: String,
     },
     /// `--args` is not a JSON object.
     #[error("--args must be a JSON object like '{{\"message\": \"hi\"}}': {reason}")]

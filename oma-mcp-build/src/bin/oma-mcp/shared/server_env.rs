@@ -39,6 +39,17 @@ pub struct ServerEnv {
 }
 
 impl ServerEnv {
+    /// The flags given, in their help order (`--env`, `--pass-env`).
+    pub fn given(&self) -> Vec<&'static str> {
+        [
+            (!self.env.is_empty()).then_some("--env"),
+            (!self.pass_env.is_empty()).then_some("--pass-env"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
     /// `config` with the `--env` values and `--pass-env` names added.
     ///
     /// # Errors

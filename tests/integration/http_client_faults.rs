@@ -1,0 +1,1109 @@
+//! oma-mcp's HTTP client against `oma-mcp-http-faults` in every mode: each failure is the
+//! error its documentation promises, word for word (the server's URL, which holds a free
+//! port, written `URL`), the session goes on where it can, and `GET /_log` shows what the
+//! client sent. Credentials come from the environment only; the tests that need a variable
+//! set run in a child process of this test binary ([`credentials_from_the_environment`]),
+//! and check that no secret reaches an error or a `Debug` output.
+
+use std::time::{Duration, Instant};
+
+use oma_mcp_runtime::{CancellationToken, ConnectConfig, Error, Lifecycle, connect_mcp_tools};
+use oma_mcp_test_server::faults::{
+    FORBIDDEN_CHALLENGE, GOOD_TOKEN, INVALID_JSON_DATA, PAGE_502, UNAUTHORIZED_CHALLENGE,
+};
+use oma_mcp_test_support::free_port;
+use serde_json::{Value, json};
+
+use crate::raw_http::{self, log};
+use crate::typed::{Capture, Captured};
+use crate::{args, echo, faults};
+
+/// The request timeout of the tests that wait for one: long enough for connect on a loaded
+/// machine (the lifecycle and each `tools/list` page are bounded by it too).
+const SHORT: Duration = Duration::from_secs(2);
+
+/// A config for the fault server at `url`: prefix `f`, a timeout only a hung test reaches.
+fn config(url: &str) -> ConnectConfig {
+    ConnectConfig::http(url)
+        .with_name_prefix("f")
+        .with_request_timeout(Duration::from_secs(20))
+}
+
+/// The error and its causes, with `url` written as `URL`.
+fn chain(err: &Error, url: &str) -> String {
+    err.chain().to_string().replace(url, "URL")
+}
+
+/// The `connect` error for `config`.
+async fn connect_error(config: ConnectConfig) -> Error {
+    match connect_mcp_tools(config).await {
+        Ok(_) => panic!("connected"),
+        Err(e) => e,
+    }
+}
+
+/// What the client sent: `(HTTP method, JSON-RPC method or null)`.
+fn sent(entries: &[Value]) -> Vec<(String, Value)> {
+    entries
+        .iter()
+        .map(|e| {
+            (
+                e["method"].as_str().unwrap().to_owned(),
+                e["json"]["method"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn post(method: &str) -> (String, Value) {
+    ("POST".to_owned(), json!(method))
+}
+
+/// The flattened excerpt of [`PAGE_502`] an error quotes (line ends become spaces).
+const PAGE_502_EXCERPT: &str = "<html>  <head><title>502 Bad Gateway</title></head>  <body>  \
+<center><h1>502 Bad Gateway</h1></center>  <hr><center>nginx</center>  </body>  </html>";
+
+#[tokio::test]
+async fn html_502_is_an_http_error_with_the_status_and_the_page() {
+    assert!(PAGE_502.starts_with("<html>\r\n<head>"));
+    let server = faults("html-502", &[]);
+    let url = server.url();
+    for (lifecycle, method) in [
+        (Lifecycle::Auto, "server/discover"),
+        (Lifecycle::Initialize, "initialize"),
+    ] {
+        let err = connect_error(config(url).with_lifecycle(lifecycle)).await;
+        assert_eq!(
+            chain(&err, url),
+            format!(
+                "the MCP {method} handshake with `URL` failed: the MCP server `URL` answered \
+                 `{method}` with HTTP 502: body: \"{PAGE_502_EXCERPT}\""
+            )
+        );
+        let Error::Handshake { source, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert!(
+            matches!(&**source, Error::Http { status: Some(502), method: m, .. } if m == method),
+            "{source:?}"
+        );
+    }
+    // No fallback after an HTTP failure: one request per connect.
+    assert_eq!(
+        sent(&log(url).await),
+        [post("server/discover"), post("initialize")]
+    );
+}
+
+#[tokio::test]
+async fn html_200_is_not_an_mcp_response() {
+    let server = faults("html-200", &[]);
+    let url = server.url();
+    let err = connect_error(config(url)).await;
+    assert_eq!(
+        chain(&err, url),
+        "the MCP server/discover handshake with `URL` failed: the MCP server `URL` answered \
+         `server/discover` with HTTP 200: not an MCP response (Content-Type `text/html`; an MCP \
+         server answers with application/json or text/event-stream; is the URL the server's MCP \
+         endpoint?): body: \"<!DOCTYPE html> <html><head><title>Welcome</title></head> \
+         <body><h1>It works!</h1><p>This is a web page, not an MCP server.</p></body></html>\""
+    );
+}
+
+/// Without credentials, 401 and 403 say how to pass them and quote the challenge.
+#[tokio::test]
+async fn unauthorized_and_forbidden_without_credentials() {
+    for (mode, status, challenge) in [
+        ("unauthorized", "401 (unauthorized)", UNAUTHORIZED_CHALLENGE),
+        ("forbidden", "403 (forbidden)", FORBIDDEN_CHALLENGE),
+    ] {
+        let server = faults(mode, &[]);
+        let url = server.url();
+        let err = connect_error(config(url)).await;
+        assert_eq!(
+            chain(&err, url),
+            format!(
+                "the MCP server/discover handshake with `URL` failed: the MCP server `URL` \
+                 answered `server/discover` with HTTP {status}, challenge: {challenge}; supply \
+                 credentials from the environment with `--bearer-env VAR` or `--header-env \
+                 'Name=VAR'` (manifest keys `bearer-env`, `header-env`); OAuth is not supported \
+                 yet"
+            )
+        );
+        let Error::Handshake { source, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert!(matches!(&**source, Error::HttpAuth { .. }), "{source:?}");
+        // A literal header is no credential from the environment: the hint stays the same.
+        let err = connect_error(config(url).with_header("X-Team", "blue")).await;
+        assert!(
+            chain(&err, url).ends_with("supply credentials from the environment with `--bearer-env VAR` or `--header-env 'Name=VAR'` (manifest keys `bearer-env`, `header-env`); OAuth is not supported yet"),
+            "{}",
+            chain(&err, url)
+        );
+    }
+}
+
+/// A stream that breaks before the response fails that call (after the notification it
+/// carried reached the caller); the session goes on.
+#[tokio::test]
+async fn close_mid_stream_fails_the_call_and_the_session_goes_on() {
+    let server = faults("close-mid-stream", &[]);
+    let url = server.url();
+    let client = connect_mcp_tools(config(url)).await.unwrap();
+    let mut progress = Vec::new();
+    let err = client
+        .call_tool_raw_with_progress("echo", args(json!({"message": "hi"})), None, |p| {
+            progress.push((p.progress, p.total, p.message));
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        chain(&err, url),
+        "the MCP server `URL` answered `tools/call` with HTTP 200: the SSE stream broke before \
+         the response: error decoding response body: error reading a body from connection: \
+         unexpected EOF during chunk size line"
+    );
+    assert!(
+        matches!(&err, Error::Http { status: Some(200), method, .. } if method == "tools/call")
+    );
+    assert_eq!(progress, [(1.0, Some(2.0), Some("halfway".to_owned()))]);
+    let r = echo(&client, "again").await;
+    assert_eq!(
+        r.data,
+        "MCP tool \"echo\" failed: the MCP server `URL` answered `tools/call` with HTTP 200: the \
+         SSE stream broke before the response: error decoding response body: error reading a \
+         body from connection: unexpected EOF during chunk size line"
+            .replace("URL", url)
+    );
+    assert_eq!(client.list_tools_raw().await.unwrap().len(), 1);
+    client.disconnect().await;
+}
+
+/// Keepalive comments do not extend the request timeout: under it the call succeeds, over it
+/// it times out.
+#[tokio::test]
+async fn slow_sse_succeeds_under_the_timeout_and_times_out_over_it() {
+    let server = faults("slow-sse", &["--delay-ms", "300"]);
+    let client =
+        connect_mcp_tools(config(server.url()).with_request_timeout(Duration::from_secs(5)))
+            .await
+            .unwrap();
+    let start = Instant::now();
+    let r = echo(&client, "slowly").await;
+    assert_eq!((r.data.as_str(), r.is_error), ("Echo: slowly", false));
+    assert!(start.elapsed() >= Duration::from_millis(300));
+    client.disconnect().await;
+
+    let server = faults("slow-sse", &["--delay-ms", "5000"]);
+    let client = connect_mcp_tools(config(server.url()).with_request_timeout(SHORT))
+        .await
+        .unwrap();
+    let start = Instant::now();
+    let err = client
+        .call_tool_raw("echo", args(json!({"message": "too slowly"})))
+        .await
+        .unwrap_err();
+    let elapsed = start.elapsed();
+    assert!(
+        matches!(&err, Error::Timeout { method, timeout }
+            if method == "tools/call" && *timeout == SHORT),
+        "{err:?}"
+    );
+    assert!(
+        elapsed >= SHORT && elapsed < SHORT + Duration::from_secs(4),
+        "{elapsed:?}"
+    );
+    client.disconnect().await;
+}
+
+/// A stream that never answers times out within the request timeout (no hang), tells the
+/// server with `notifications/cancelled`, and so does a cancelled call.
+#[tokio::test]
+async fn sse_no_response_times_out_and_cancels() {
+    let server = faults("sse-no-response", &[]);
+    let url = server.url();
+    let client = connect_mcp_tools(config(url).with_request_timeout(SHORT))
+        .await
+        .unwrap();
+    let start = Instant::now();
+    let err = client
+        .call_tool_raw("echo", args(json!({"message": "hello?"})))
+        .await
+        .unwrap_err();
+    let elapsed = start.elapsed();
+    assert_eq!(
+        err.chain().to_string(),
+        "MCP error -32001: Request timed out"
+    );
+    assert!(matches!(&err, Error::Timeout { method, .. } if method == "tools/call"));
+    assert!(
+        elapsed >= SHORT && elapsed < SHORT + Duration::from_secs(4),
+        "{elapsed:?}"
+    );
+
+    let cancel = CancellationToken::new();
+    let trigger = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            cancel.cancel();
+        })
+    };
+    let err = client
+        .call_tool_raw_with_cancel("echo", args(json!({"message": "never mind"})), &cancel)
+        .await
+        .unwrap_err();
+    trigger.await.unwrap();
+    assert!(matches!(&err, Error::Cancelled { method } if method == "tools/call"));
+
+    // Both notifications reach the server (each is its own POST, sent after the call ended).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let entries = loop {
+        let entries = log(url).await;
+        let cancelled = entries
+            .iter()
+            .filter(|e| e["json"]["method"] == "notifications/cancelled")
+            .count();
+        if cancelled == 2 || Instant::now() > deadline {
+            break entries;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let calls: Vec<&Value> = entries
+        .iter()
+        .filter(|e| e["json"]["method"] == "tools/call")
+        .map(|e| &e["json"]["id"])
+        .collect();
+    assert_eq!(calls.len(), 2);
+    let cancellations: Vec<(&Value, &Value)> = entries
+        .iter()
+        .filter(|e| e["json"]["method"] == "notifications/cancelled")
+        .map(|e| (&e["json"]["params"], &e["headers"]["mcp-protocol-version"]))
+        .collect();
+    assert_eq!(
+        cancellations,
+        [
+            (
+                &json!({"requestId": calls[0], "reason": "McpError: MCP error -32001: Request timed out"}),
+                &json!("2026-07-28")
+            ),
+            (
+                &json!({"requestId": calls[1], "reason": "AbortError: This operation was aborted"}),
+                &json!("2026-07-28")
+            ),
+        ]
+    );
+    client.disconnect().await;
+}
+
+/// An event whose data is not JSON is skipped with a warning; an answer to an id nobody
+/// sent is ignored; the call gets its own answer.
+#[tokio::test]
+async fn invalid_json_events_and_unknown_ids_are_skipped() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let capture = Capture::default();
+    // A second live dispatcher, so callsites registered on another thread still ask this
+    // thread's subscriber (see `typed::connect_checked_log_policy_emits_one_tracing_event_per_change`).
+    let _second = tracing::Dispatch::new(tracing_subscriber::registry());
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    for mode in ["sse-invalid-json", "unknown-id"] {
+        let server = faults(mode, &[]);
+        let client = connect_mcp_tools(config(server.url())).await.unwrap();
+        capture.take();
+        let r = echo(&client, mode).await;
+        assert_eq!(
+            (r.data, r.is_error),
+            (format!("Echo: {mode}"), false),
+            "{mode}"
+        );
+        let warnings: Vec<Captured> = capture
+            .take()
+            .into_iter()
+            .filter(|e| e.level <= tracing::Level::WARN)
+            .collect();
+        let expected = match mode {
+            "sse-invalid-json" => vec![Captured {
+                level: tracing::Level::WARN,
+                target: "oma_mcp_runtime::connect::session".to_owned(),
+                fields: vec![
+                    (
+                        "message".to_owned(),
+                        format!(
+                            "skipped a message in an HTTP response of the MCP server that is \
+                             not a JSON-RPC message (not JSON (expected ident at line 1 column \
+                             2)): {INVALID_JSON_DATA}"
+                        ),
+                    ),
+                    ("server".to_owned(), server.url().to_owned()),
+                ],
+            }],
+            _ => Vec::new(),
+        };
+        assert_eq!(warnings, expected, "{mode}");
+        client.disconnect().await;
+    }
+}
+
+/// A JSON body or an SSE event over the size limit fails its call; the session goes on.
+#[tokio::test]
+async fn huge_body_and_huge_event_are_too_large() {
+    for mode in ["huge-body", "huge-event"] {
+        let server = faults(mode, &["--size", "200000"]);
+        let client = connect_mcp_tools(config(server.url()).with_max_message_size(100_000))
+            .await
+            .unwrap();
+        let err = client
+            .call_tool_raw("echo", args(json!({"message": "big"})))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::MessageTooLarge { limit: 100_000 }),
+            "{mode}: {err:?}"
+        );
+        assert_eq!(
+            err.chain().to_string(),
+            "the MCP server sent a message larger than the limit of 100000 bytes; raise it with \
+             `ConnectConfig::with_max_message_size` (manifest key `max-message-bytes`)"
+        );
+        assert_eq!(client.list_tools_raw().await.unwrap().len(), 1, "{mode}");
+        client.disconnect().await;
+
+        // Under the limit the same answer arrives whole.
+        let client = connect_mcp_tools(config(server.url()).with_max_message_size(300_000))
+            .await
+            .unwrap();
+        let raw = client
+            .call_tool_raw("echo", args(json!({"message": "big"})))
+            .await
+            .unwrap();
+        let text = raw["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.len() > 199_000 && text.bytes().all(|b| b == b'x'),
+            "{mode}"
+        );
+        client.disconnect().await;
+    }
+}
+
+/// A session that ends (404) is started again once: `initialize` without the old id, then
+/// the request again with the new one; concurrent requests share one new session.
+#[tokio::test]
+async fn an_expired_session_is_initialized_again_once() {
+    let server = faults("expire-session", &["--after", "2"]);
+    let url = server.url();
+    // `server/discover` gets -32601: `Auto` falls back to `initialize` (session-1).
+    let client = connect_mcp_tools(config(url)).await.unwrap();
+    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    // tools/list was the session's first request, this call its second.
+    assert_eq!(echo(&client, "one").await.data, "Echo: one");
+    // The third gets 404: session-2, and the call again.
+    assert_eq!(echo(&client, "two").await.data, "Echo: two");
+    let entries = log(url).await;
+    let seen: Vec<(String, Value, Value)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["method"].as_str().unwrap().to_owned(),
+                e["json"]["method"].clone(),
+                e["headers"]["mcp-session-id"].clone(),
+            )
+        })
+        .collect();
+    let (s1, s2) = (json!("session-1"), json!("session-2"));
+    let entry = |m: &str, j: Value, s: &Value| (m.to_owned(), j, s.clone());
+    assert_eq!(
+        seen,
+        [
+            entry("POST", json!("server/discover"), &Value::Null),
+            entry("POST", json!("initialize"), &Value::Null),
+            entry("POST", json!("notifications/initialized"), &s1),
+            entry("GET", Value::Null, &s1),
+            entry("POST", json!("tools/list"), &s1),
+            entry("POST", json!("tools/call"), &s1),
+            entry("POST", json!("tools/call"), &s1),
+            entry("POST", json!("initialize"), &Value::Null),
+            entry("POST", json!("notifications/initialized"), &s2),
+            entry("POST", json!("tools/call"), &s2),
+        ]
+    );
+    // The replayed handshake is the first one; the retried call is the same request.
+    assert_eq!(entries[7]["body"], entries[1]["body"]);
+    assert_eq!(entries[9]["body"], entries[6]["body"]);
+    assert_eq!(entries[9]["headers"]["mcp-protocol-version"], "2025-11-25");
+
+    // session-2 answers the retried call and one more; then two calls at once meet its end
+    // and share one new session.
+    assert_eq!(echo(&client, "three").await.data, "Echo: three");
+    raw_http::request(
+        &url.replace("/mcp", "/_log"),
+        hyper::Method::DELETE,
+        &[],
+        None,
+    )
+    .await;
+    let (a, b) = tokio::join!(echo(&client, "a"), echo(&client, "b"));
+    assert_eq!((a.data.as_str(), b.data.as_str()), ("Echo: a", "Echo: b"));
+    let initializes = log(url)
+        .await
+        .iter()
+        .filter(|e| e["json"]["method"] == "initialize")
+        .count();
+    assert_eq!(initializes, 1);
+    client.disconnect().await;
+}
+
+/// A redirect loop is cut after `MAX_REDIRECTS` redirects.
+#[tokio::test]
+async fn a_redirect_loop_is_unreachable() {
+    let server = faults("redirect-loop", &[]);
+    let url = server.url();
+    let err = connect_error(config(url)).await;
+    assert_eq!(
+        chain(&err, url),
+        "the MCP server/discover handshake with `URL` failed: cannot reach the MCP server `URL` \
+         for `server/discover` (check the URL, that the server is running, and the network): \
+         error following redirect: more than 10 redirects (a redirect loop?)"
+    );
+    let Error::Handshake { source, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        matches!(&**source, Error::HttpUnreachable { .. }),
+        "{source:?}"
+    );
+    // The request and the 10 redirects followed.
+    assert_eq!(
+        sent(&log(url).await),
+        vec![post("server/discover"); 1 + oma_mcp_runtime::connect::MAX_REDIRECTS]
+    );
+}
+
+/// A redirect to another origin is not followed: the error names the target, and the other
+/// listener never sees the request (nor its credentials).
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_not_followed() {
+    let server = faults("redirect-cross-origin", &[]);
+    let url = server.url();
+    let other = other_origin(url).await;
+    let err = connect_error(config(url).with_header("Authorization", "Bearer literal")).await;
+    assert_eq!(
+        chain(&err, url).replace(&other, "OTHER"),
+        "the MCP server/discover handshake with `URL` failed: the MCP server `URL` answered \
+         `server/discover` with HTTP 307: a redirect to OTHER, which oma-mcp does not follow \
+         (only 307/308 to the same origin are followed, so credentials never reach another \
+         host); pin that URL instead"
+    );
+    let entries = log(url).await;
+    let seen: Vec<(&Value, &Value)> = entries
+        .iter()
+        .map(|e| (&e["listener"], &e["headers"]["authorization"]))
+        .collect();
+    assert_eq!(seen, [(&json!("main"), &json!("Bearer literal"))]);
+}
+
+/// The `Location` of a `redirect-cross-origin` server (learnt with a plain request, then the
+/// log is emptied).
+async fn other_origin(url: &str) -> String {
+    let reply = raw_http::post(
+        url,
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(reply.status, 307);
+    let other = reply.header("location").unwrap().to_owned();
+    assert_ne!(other, url);
+    raw_http::request(
+        &url.replace("/mcp", "/_log"),
+        hyper::Method::DELETE,
+        &[],
+        None,
+    )
+    .await;
+    other
+}
+
+/// A response stream that ends before its response is resumed with `GET` and `Last-Event-ID`
+/// (after the stream's `retry`), in a 2026-07-28 conversation and in a session.
+#[tokio::test]
+async fn a_dropped_stream_is_resumed_with_last_event_id() {
+    for (lifecycle, version) in [
+        (Lifecycle::Auto, "2026-07-28"),
+        (Lifecycle::Initialize, "2025-11-25"),
+    ] {
+        let server = faults("resumable", &[]);
+        let url = server.url();
+        let client = connect_mcp_tools(config(url).with_lifecycle(lifecycle))
+            .await
+            .unwrap();
+        assert_eq!(client.protocol_version(), Some(version));
+        let r = echo(&client, "resumed").await;
+        assert_eq!((r.data.as_str(), r.is_error), ("Echo: resumed", false));
+        // With a progress token the first event carries the progress.
+        let mut progress = Vec::new();
+        let raw = client
+            .call_tool_raw_with_progress("echo", args(json!({"message": "p"})), None, |p| {
+                progress.push(p.progress)
+            })
+            .await
+            .unwrap();
+        assert_eq!(raw["content"][0]["text"], "Echo: p");
+        assert_eq!(progress, [1.0]);
+        let resumes: Vec<(Value, Value)> = log(url)
+            .await
+            .iter()
+            .filter(|e| e["method"] == "GET" && !e["headers"]["last-event-id"].is_null())
+            .map(|e| {
+                let headers = &e["headers"];
+                (
+                    headers["last-event-id"].clone(),
+                    headers["mcp-protocol-version"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            resumes,
+            [
+                (json!("1-1"), json!(version)),
+                (json!("2-1"), json!(version))
+            ],
+            "{lifecycle:?}"
+        );
+        client.disconnect().await;
+    }
+}
+
+/// A server without a GET stream (405) is fine: connect goes on at once.
+#[tokio::test]
+async fn no_get_stream_connects() {
+    let server = faults("no-get-stream", &[]);
+    let url = server.url();
+    let client = connect_mcp_tools(config(url).with_lifecycle(Lifecycle::Initialize))
+        .await
+        .unwrap();
+    assert_eq!(echo(&client, "no stream").await.data, "Echo: no stream");
+    client.disconnect().await;
+    assert_eq!(
+        sent(&log(url).await),
+        [
+            post("initialize"),
+            post("notifications/initialized"),
+            ("GET".to_owned(), Value::Null),
+            post("tools/list"),
+            post("tools/call"),
+        ]
+    );
+}
+
+/// A closed port is unreachable.
+#[tokio::test]
+async fn a_closed_port_is_unreachable() {
+    let url = format!("http://127.0.0.1:{}/mcp", free_port().unwrap());
+    let err = connect_error(config(&url)).await;
+    assert_eq!(
+        chain(&err, &url),
+        "the MCP server/discover handshake with `URL` failed: cannot reach the MCP server `URL` \
+         for `server/discover` (check the URL, that the server is running, and the network): \
+         error sending request: client error (Connect): tcp connect error: Connection refused \
+         (os error 111)"
+    );
+    let Error::Handshake { source, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        matches!(&**source, Error::HttpUnreachable { .. }),
+        "{source:?}"
+    );
+}
+
+/// A variable for `bearer-env` / `header-env` that is not set fails before any request.
+#[tokio::test]
+async fn a_missing_credential_variable_fails_before_any_request() {
+    let server = faults("normal", &[]);
+    let url = server.url();
+    let unset = "OMA_MCP_TEST_NEVER_SET_TOKEN";
+    assert!(std::env::var_os(unset).is_none());
+    let err = connect_error(config(url).with_bearer_env(unset)).await;
+    assert!(
+        matches!(&err, Error::MissingEnv { var, header } if var == unset && header == "Authorization")
+    );
+    assert_eq!(
+        err.chain().to_string(),
+        "the environment variable `OMA_MCP_TEST_NEVER_SET_TOKEN` (for the HTTP header \
+         `Authorization`) is not set or not UTF-8; set it (in CI: from the secret store) before \
+         connecting"
+    );
+    let err = connect_error(config(url).with_header_env("X-Api-Key", unset)).await;
+    assert_eq!(
+        err.chain().to_string(),
+        "the environment variable `OMA_MCP_TEST_NEVER_SET_TOKEN` (for the HTTP header \
+         `X-Api-Key`) is not set or not UTF-8; set it (in CI: from the secret store) before \
+         connecting"
+    );
+    assert_eq!(log(url).await, Vec::<Value>::new());
+}
+
+/// Userinfo and query values of the URL are shown as `***` and never appear in an error, its
+/// `Debug` or the client's `Debug`.
+#[tokio::test]
+async fn url_secrets_are_redacted() {
+    const PASSWORD: &str = "pa55w0rd-s3cret";
+    const QUERY_SECRET: &str = "qu3ry-s3cret";
+    let with_secrets = |url: &str| {
+        url.replacen("http://", &format!("http://me:{PASSWORD}@"), 1)
+            + &format!("?token={QUERY_SECRET}&v=2")
+    };
+    let redacted = |url: &str| url.replacen("http://", "http://***@", 1) + "?token=***&v=***";
+    let check = |text: &str| {
+        assert!(
+            !text.contains(PASSWORD) && !text.contains(QUERY_SECRET),
+            "a secret leaked: {text}"
+        );
+    };
+
+    let server = faults("html-502", &[]);
+    let url = server.url();
+    let err = connect_error(config(&with_secrets(url))).await;
+    assert_eq!(
+        err.chain().to_string(),
+        format!(
+            "the MCP server/discover handshake with `{0}` failed: the MCP server `{0}` answered \
+             `server/discover` with HTTP 502: body: \"{PAGE_502_EXCERPT}\"",
+            redacted(url)
+        )
+    );
+    check(&err.chain().to_string());
+    check(&format!("{err:?}"));
+    // The query reached the server; the userinfo went as HTTP basic credentials.
+    let entries = log(url).await;
+    assert_eq!(entries[0]["path"], format!("/mcp?token={QUERY_SECRET}&v=2"));
+    // base64 of `me:pa55w0rd-s3cret`.
+    assert_eq!(
+        entries[0]["headers"]["authorization"],
+        "Basic bWU6cGE1NXcwcmQtczNjcmV0"
+    );
+
+    let closed = format!("http://127.0.0.1:{}/mcp", free_port().unwrap());
+    let err = connect_error(config(&with_secrets(&closed))).await;
+    assert!(
+        err.chain().to_string().starts_with(&format!(
+            "the MCP server/discover handshake with `{0}` failed: cannot reach the MCP \
+                 server `{0}` for `server/discover`",
+            redacted(&closed)
+        )),
+        "{}",
+        err.chain()
+    );
+    check(&err.chain().to_string());
+    check(&format!("{err:?}"));
+
+    let server = faults("normal", &[]);
+    let client = connect_mcp_tools(config(&with_secrets(server.url())))
+        .await
+        .unwrap();
+    check(&format!("{client:?}"));
+    let r = client.call_tool("no_such_tool", None).await;
+    check(&r.data);
+    client.disconnect().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Credentials from the environment (in a child process, which gets the variables)
+// ---------------------------------------------------------------------------------------------
+
+/// Set in the child process: the helper below runs only there.
+const HELPER: &str = "OMA_MCP_TEST_HTTP_CREDENTIALS_HELPER";
+/// Holds the token the fault server accepts.
+const GOOD_VAR: &str = "OMA_MCP_TEST_GOOD_TOKEN";
+/// Holds a token the fault server refuses.
+const WRONG_VAR: &str = "OMA_MCP_TEST_WRONG_TOKEN";
+/// The refused token: it must appear in no message.
+const WRONG_TOKEN: &str = "wr0ng-t0ken-s3cret";
+
+/// Runs [`helper_credentials_from_the_environment`] in a child process of this test binary
+/// with the credential variables set (a test cannot set variables in its own process).
+#[tokio::test]
+async fn credentials_from_the_environment() {
+    let test = "http_client_faults::helper_credentials_from_the_environment";
+    let output = tokio::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", test, "--test-threads", "1"])
+        .env(HELPER, "1")
+        .env(GOOD_VAR, GOOD_TOKEN)
+        .env(WRONG_VAR, WRONG_TOKEN)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("test result: ok. 1 passed"),
+        "the helper did not run: {stdout}"
+    );
+}
+
+/// Helper of [`credentials_from_the_environment`]: the bearer token from the environment is
+/// sent, a wrong one is named by its variable (never its value), the right one connects, and
+/// no token reaches an error, a `Debug` output, or another origin.
+#[tokio::test]
+#[ignore = "a helper: runs in a child process of credentials_from_the_environment"]
+async fn helper_credentials_from_the_environment() {
+    if std::env::var_os(HELPER).is_none() {
+        return;
+    }
+    let check = |text: &str| {
+        assert!(
+            !text.contains(WRONG_TOKEN) && !text.contains(GOOD_TOKEN),
+            "a token leaked: {text}"
+        );
+    };
+    for (mode, status, challenge) in [
+        ("unauthorized", "401 (unauthorized)", UNAUTHORIZED_CHALLENGE),
+        ("forbidden", "403 (forbidden)", FORBIDDEN_CHALLENGE),
+    ] {
+        let server = faults(mode, &[]);
+        let url = server.url();
+        let wrong = config(url).with_bearer_env(WRONG_VAR);
+        check(&format!("{wrong:?}"));
+        let err = connect_error(wrong).await;
+        assert_eq!(
+            chain(&err, url),
+            format!(
+                "the MCP server/discover handshake with `URL` failed: the MCP server `URL` \
+                 answered `server/discover` with HTTP {status}, challenge: {challenge}; check the \
+                 credentials in `{WRONG_VAR}` (sent as `Authorization: Bearer`) (manifest keys \
+                 `bearer-env`, `header-env`)"
+            )
+        );
+        check(&err.chain().to_string());
+        check(&format!("{err:?}"));
+        // Both variables named when both are used.
+        let err = connect_error(
+            config(url)
+                .with_bearer_env(WRONG_VAR)
+                .with_header_env("X-Api-Key", GOOD_VAR),
+        )
+        .await;
+        assert!(
+            chain(&err, url).ends_with(&format!(
+                "check the credentials in `{WRONG_VAR}` (sent as `Authorization: Bearer`) and \
+                 `{GOOD_VAR}` (sent as `X-Api-Key`) (manifest keys `bearer-env`, `header-env`)"
+            )),
+            "{}",
+            chain(&err, url)
+        );
+        check(&err.chain().to_string());
+        check(&format!("{err:?}"));
+
+        let good = config(url).with_bearer_env(GOOD_VAR);
+        check(&format!("{good:?}"));
+        let client = connect_mcp_tools(good).await.unwrap();
+        check(&format!("{client:?}"));
+        assert_eq!(echo(&client, "authorized").await.data, "Echo: authorized");
+        let err = client.call_tool_raw("no_such_tool", None).await;
+        check(&format!("{err:?}"));
+        client.disconnect().await;
+        let sent: Vec<Value> = log(url)
+            .await
+            .iter()
+            .map(|e| e["headers"]["authorization"].clone())
+            .collect();
+        let wrong = json!(format!("Bearer {WRONG_TOKEN}"));
+        let right = json!(format!("Bearer {GOOD_TOKEN}"));
+        assert_eq!(
+            sent,
+            [
+                wrong.clone(),
+                wrong,
+                right.clone(),
+                right.clone(),
+                right.clone(),
+                right
+            ],
+            "{mode}"
+        );
+    }
+
+    // Other failures with a token set: no token in any message.
+    let server = faults("html-502", &[]);
+    let err = connect_error(config(server.url()).with_bearer_env(GOOD_VAR)).await;
+    check(&err.chain().to_string());
+    check(&format!("{err:?}"));
+    let closed = format!("http://127.0.0.1:{}/mcp", free_port().unwrap());
+    let err = connect_error(config(&closed).with_bearer_env(GOOD_VAR)).await;
+    check(&err.chain().to_string());
+    check(&format!("{err:?}"));
+    let server = faults("redirect-cross-origin", &[]);
+    let url = server.url();
+    let other = other_origin(url).await;
+    let err = connect_error(config(url).with_bearer_env(GOOD_VAR)).await;
+    assert!(chain(&err, url).contains(&format!("a redirect to {other}, which")));
+    check(&err.chain().to_string());
+    check(&format!("{err:?}"));
+    let seen: Vec<(Value, Value)> = log(url)
+        .await
+        .iter()
+        .map(|e| (e["listener"].clone(), e["headers"]["authorization"].clone()))
+        .collect();
+    assert_eq!(
+        seen,
+        [(json!("main"), json!(format!("Bearer {GOOD_TOKEN}")))]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration mistakes, and what a correct client sends
+// ---------------------------------------------------------------------------------------------
+
+/// A URL whose path is not the MCP endpoint: the 404 says to check the path.
+#[tokio::test]
+async fn a_wrong_path_is_a_404_with_a_hint() {
+    let server = faults("normal", &[]);
+    let url = server.url().replace("/mcp", "/sse");
+    let err = connect_error(config(&url)).await;
+    assert_eq!(
+        chain(&err, &url),
+        "the MCP server/discover handshake with `URL` failed: the MCP server `URL` answered \
+         `server/discover` with HTTP 404: body: \"Not Found: MCP is served at /mcp\" (check the \
+         URL's path: many servers serve MCP at /mcp)"
+    );
+}
+
+/// A URL that is not an absolute http(s) URL, and invalid or reserved headers, fail before
+/// anything is sent; a header value is never shown.
+#[tokio::test]
+async fn bad_urls_and_headers_fail_before_any_request() {
+    for (url, label) in [
+        ("ftp://127.0.0.1/mcp", "ftp://127.0.0.1/mcp"),
+        ("127.0.0.1:8080/mcp", "<invalid URL>"),
+        ("not a url with s3cret", "<invalid URL>"),
+    ] {
+        let err = connect_error(config(url)).await;
+        assert!(
+            matches!(&err, Error::InvalidUrl { url } if url == label),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.chain().to_string(),
+            format!("the MCP server URL `{label}` is not an absolute http:// or https:// URL"),
+            "{url}"
+        );
+        assert_eq!(err.command(), Some(label));
+    }
+    let server = faults("normal", &[]);
+    let url = server.url();
+    for (name, value, reason) in [
+        ("Accept", "text/html", "oma-mcp sets this header itself"),
+        ("mcp-session-id", "mine", "oma-mcp sets this header itself"),
+        (
+            "MCP-Protocol-Version",
+            "2025-03-26",
+            "oma-mcp sets this header itself",
+        ),
+        ("Bad Name", "v", "not a valid header name (RFC 9110 token)"),
+        (
+            "X-Key",
+            "s3cret\nInjected: yes",
+            "the value holds characters a header cannot carry (control characters or non-ASCII)",
+        ),
+    ] {
+        let err = connect_error(config(url).with_header(name, value)).await;
+        assert_eq!(
+            chain(&err, url),
+            format!("invalid HTTP header `{name}` for the MCP server `URL`: {reason}")
+        );
+        assert!(!format!("{err:?}").contains("s3cret"));
+    }
+    assert_eq!(log(url).await, Vec::<Value>::new());
+}
+
+/// The headers and bodies the client sends, per lifecycle: `Accept` and `Content-Type` on
+/// every POST, literal headers on every request, `MCP-Protocol-Version` on every request
+/// after the handshake, and in a 2026-07-28 conversation `Mcp-Method`, `Mcp-Name` and the
+/// client context in each request's `_meta`.
+#[tokio::test]
+async fn what_the_client_sends() {
+    let server = faults("normal", &[]);
+    let url = server.url();
+    let client = connect_mcp_tools(config(url).with_header("X-Team", "blue"))
+        .await
+        .unwrap();
+    assert_eq!(echo(&client, "headers").await.data, "Echo: headers");
+    client.disconnect().await;
+    let entries = log(url).await;
+    let header = |e: &Value, name: &str| e["headers"][name].clone();
+    let seen: Vec<[Value; 6]> = entries
+        .iter()
+        .map(|e| {
+            [
+                header(e, "accept"),
+                header(e, "content-type"),
+                header(e, "x-team"),
+                header(e, "mcp-protocol-version"),
+                header(e, "mcp-method"),
+                header(e, "mcp-name"),
+            ]
+        })
+        .collect();
+    let both = json!("application/json, text/event-stream");
+    let ct = json!("application/json");
+    let blue = json!("blue");
+    let v = json!("2026-07-28");
+    assert_eq!(
+        seen,
+        [
+            [
+                both.clone(),
+                ct.clone(),
+                blue.clone(),
+                v.clone(),
+                json!("server/discover"),
+                Value::Null
+            ],
+            [
+                both.clone(),
+                ct.clone(),
+                blue.clone(),
+                v.clone(),
+                json!("tools/list"),
+                Value::Null
+            ],
+            [both, ct, blue, v, json!("tools/call"), json!("echo")],
+        ]
+    );
+    let context = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "open-multi-agent", "version": "0.0.0"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    for entry in &entries {
+        assert_eq!(entry["json"]["params"]["_meta"], context, "{entry}");
+    }
+    assert_eq!(
+        entries[2]["json"]["params"]["arguments"],
+        json!({"message": "headers"})
+    );
+
+    // `initialize`: no version header on the handshake, the negotiated one after it; no
+    // standard headers.
+    let server = faults("normal", &[]);
+    let url = server.url();
+    let client = connect_mcp_tools(
+        config(url)
+            .with_lifecycle(Lifecycle::Initialize)
+            .with_header("X-Team", "blue"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(echo(&client, "headers").await.data, "Echo: headers");
+    client.disconnect().await;
+    let seen: Vec<(String, Value, Value, Value, Value)> = log(url)
+        .await
+        .iter()
+        .map(|e| {
+            (
+                e["method"].as_str().unwrap().to_owned(),
+                e["json"]["method"].clone(),
+                header(e, "x-team"),
+                header(e, "mcp-protocol-version"),
+                header(e, "mcp-method"),
+            )
+        })
+        .collect();
+    let v = json!("2025-11-25");
+    let entry = |m: &str, j: Value, version: &Value| {
+        (m.to_owned(), j, json!("blue"), version.clone(), Value::Null)
+    };
+    assert_eq!(
+        seen,
+        [
+            entry("POST", json!("initialize"), &Value::Null),
+            entry("POST", json!("notifications/initialized"), &v),
+            entry("GET", Value::Null, &v),
+            entry("POST", json!("tools/list"), &v),
+            entry("POST", json!("tools/call"), &v),
+        ]
+    );
+}
+
+/// The `GET` of the server stream waits for `notifications/initialized` to go through (here
+/// the server takes 300 ms over it), so it never reaches a server before the session is
+/// initialized.
+#[tokio::test]
+async fn the_server_stream_opens_after_notifications_initialized() {
+    let server = faults("normal", &["--notification-delay-ms", "300"]);
+    let url = server.url();
+    let client = connect_mcp_tools(config(url).with_lifecycle(Lifecycle::Initialize))
+        .await
+        .unwrap();
+    client.disconnect().await;
+    assert_eq!(
+        sent(&log(url).await),
+        [
+            post("initialize"),
+            post("notifications/initialized"),
+            ("GET".to_owned(), Value::Null),
+            post("tools/list"),
+        ]
+    );
+}
+
+/// A request sent while an expired session is being started again (here the server takes
+/// 400 ms over `initialize`) still carries the old session id: it meets the 404, waits for
+/// the new session and is sent again, instead of going out without an id.
+#[tokio::test]
+async fn a_request_during_re_initialization_waits_for_the_new_session() {
+    let server = faults(
+        "expire-session",
+        &["--after", "2", "--initialize-delay-ms", "400"],
+    );
+    let url = server.url();
+    let client = connect_mcp_tools(config(url)).await.unwrap();
+    // tools/list was the first request of session-1, this is its second.
+    assert_eq!(echo(&client, "one").await.data, "Echo: one");
+    let (a, b) = tokio::join!(echo(&client, "a"), async {
+        // While `a` starts session-2.
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        echo(&client, "b").await
+    });
+    assert_eq!((a.data.as_str(), b.data.as_str()), ("Echo: a", "Echo: b"));
+    let calls: Vec<(Value, Value)> = log(url)
+        .await
+        .iter()
+        .filter(|e| e["json"]["method"] == "tools/call" || e["json"]["method"] == "initialize")
+        .map(|e| {
+            let message = match &e["json"]["params"]["arguments"]["message"] {
+                Value::Null => e["json"]["method"].clone(),
+                m => m.clone(),
+            };
+            (message, e["headers"]["mcp-session-id"].clone())
+        })
+        .collect();
+    let (s1, s2) = (json!("session-1"), json!("session-2"));
+    assert_eq!(
+        calls[..3],
+        [
+            (json!("initialize"), Value::Null),
+            (json!("one"), s1.clone()),
+            (json!("a"), s1.clone()),
+        ]
+    );
+    // Then, in an order the two tasks decide: the new handshake, `b` with the old id, and
+    // both calls again with the new one.
+    let mut rest: Vec<String> = calls[3..].iter().map(|c| format!("{c:?}")).collect();
+    rest.sort();
+    let mut expected: Vec<String> = [
+        (json!("initialize"), Value::Null),
+        (json!("b"), s1),
+        (json!("a"), s2.clone()),
+        (json!("b"), s2),
+    ]
+    .iter()
+    .map(|c| format!("{c:?}"))
+    .collect();
+    expected.sort();
+    assert_eq!(rest, expected);
+    client.disconnect().await;
+}
