@@ -184,7 +184,9 @@ fn drift_items(items: Vec<syn::Item>) -> String {
 /// `include!`d file cannot carry an inner `#![allow(..)]`, so each item gets them: added to
 /// its first `#[allow(..)]`, or in one of their own after its doc comment.
 fn allow_generated_lints(item: &mut syn::Item) {
-    let is_struct = matches!(item, syn::Item::Struct(_));
+    // Structs with fields (every one has the private field), not the unit markers.
+    let is_struct =
+        matches!(item, syn::Item::Struct(s) if matches!(s.fields, syn::Fields::Named(_)));
     let attrs = match item {
         syn::Item::Const(syn::ItemConst { attrs, .. })
         | syn::Item::Enum(syn::ItemEnum { attrs, .. })
