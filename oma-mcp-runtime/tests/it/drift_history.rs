@@ -47,9 +47,15 @@ fn june_to_september_2025() {
         "history/github-mcp-server@2025-06-18-3e988d5a.json",
         "history/github-mcp-server@2025-09-12-b6486a38.json",
     );
+    // One warning is `get_file_contents.path`, no longer required: no argument breaks, but
+    // the generated constructor no longer takes it.
     assert_eq!(
         (r.summary.breaking, r.summary.warning, r.summary.info),
-        (19, 18, 38)
+        (19, 19, 37)
+    );
+    assert_eq!(
+        places(&r, ChangeKind::PropertyNoLongerRequired),
+        pairs(&[("get_file_contents", "/inputSchema/properties/path")])
     );
     assert_eq!(
         places(&r, ChangeKind::ToolRemoved),
@@ -109,9 +115,19 @@ fn may_2026_to_current() {
         "history/github-mcp-server@2026-05-21-f39f758d.json",
         "servers/github-mcp-server.json",
     );
+    // Four warnings are input properties no longer required (the constructors change).
     assert_eq!(
         (r.summary.breaking, r.summary.warning, r.summary.info),
-        (9, 49, 232)
+        (9, 53, 228)
+    );
+    assert_eq!(
+        places(&r, ChangeKind::PropertyNoLongerRequired),
+        pairs(&[
+            ("add_issue_comment", "/inputSchema/properties/body"),
+            ("add_reply_to_pull_request_comment", "/inputSchema/properties/body"),
+            ("add_reply_to_pull_request_comment", "/inputSchema/properties/pullNumber"),
+            ("projects_write", "/inputSchema/properties/project_number"),
+        ])
     );
     assert_eq!(count(&r, ChangeKind::ToolRemoved), 0);
     assert_eq!(count(&r, ChangeKind::ToolAdded), 11);
