@@ -132,54 +132,36 @@ async fn typed_calls_over_http() {
     for (flags, lifecycle) in SHAPES {
         let (_server, client) = own_client("normal", flags, lifecycle).await;
         let shape = format!("{flags:?} {lifecycle:?}");
-        let r = client
-            .call(
-                own::Echo,
-                own::EchoArgs {
-                    message: "typed hi".into(),
-                },
-            )
-            .await;
+        let r = client.call(own::Echo, own::EchoArgs::new("typed hi")).await;
         assert_eq!(
             r.to_json(),
             json!({"data": "Echo: typed hi", "isError": false, "modelOutput": null}),
             "{shape}"
         );
-        let r = client.call(own::Add, own::AddArgs { a: 40, b: -2 }).await;
+        let r = client.call(own::Add, own::AddArgs::new(40, -2)).await;
         assert_eq!((r.data.as_str(), r.is_error), ("38", false), "{shape}");
         let r = client
             .call(
                 own::DescribePet,
-                own::DescribePetArgs {
-                    pet: own::DescribePetArgsPet {
-                        name: "Rex".into(),
-                        kind: own::DescribePetArgsPetKind::Dog,
-                    },
-                    tags: Some(vec!["good".into(), "loud".into()]),
-                },
+                own::DescribePetArgs::new(own::DescribePetArgsPet::new(
+                    "Rex",
+                    own::DescribePetArgsPetKind::Dog,
+                ))
+                .with_tags(vec!["good".into(), "loud".into()]),
             )
             .await;
         assert_eq!(r.data, "Rex is a dog, tagged: good, loud", "{shape}");
         let typed = client
-            .call_typed(
-                own::Structured,
-                own::StructuredArgs {
-                    city: "Oslo".into(),
-                },
-            )
+            .call_typed(own::Structured, own::StructuredArgs::new("Oslo"))
             .await
             .unwrap();
         assert_eq!(
             typed.output,
-            own::StructuredOutput {
-                city: "Oslo".into(),
-                conditions: "sunny".into(),
-                temperature_c: 21,
-            },
+            own::StructuredOutput::new("Oslo", 21, "sunny"),
             "{shape}"
         );
         let err = client
-            .call_typed(own::Fail, own::FailArgs {})
+            .call_typed(own::Fail, own::FailArgs::new())
             .await
             .unwrap_err();
         assert_eq!(err.to_string(), "This tool always fails", "{shape}");
@@ -366,7 +348,7 @@ async fn a_call_past_the_request_timeout_times_out_and_the_session_goes_on() {
         let start = Instant::now();
         let (raw, mapped) = tokio::join!(
             client.call_tool_raw("sleep", args(json!({"ms": 10_000}))),
-            client.call(own::Sleep, own::SleepArgs { ms: 10_000 }),
+            client.call(own::Sleep, own::SleepArgs::new(10_000)),
         );
         let elapsed = start.elapsed();
         let err = raw.unwrap_err();
@@ -392,7 +374,7 @@ async fn a_call_past_the_request_timeout_times_out_and_the_session_goes_on() {
             elapsed >= SHORT && elapsed < SHORT + Duration::from_secs(4),
             "{shape}: {elapsed:?}"
         );
-        let r = client.call(own::Sleep, own::SleepArgs { ms: 1 }).await;
+        let r = client.call(own::Sleep, own::SleepArgs::new(1)).await;
         assert_eq!(
             (r.data.as_str(), r.is_error),
             ("Slept 1 ms", false),
@@ -815,12 +797,7 @@ async fn everything_over_http() {
     let report = everything::drift(&client).unwrap();
     assert_eq!(report, DriftReport::new(Vec::new()));
     let r = client
-        .call(
-            everything::Echo,
-            everything::EchoArgs {
-                message: "over HTTP".into(),
-            },
-        )
+        .call(everything::Echo, everything::EchoArgs::new("over HTTP"))
         .await;
     assert_eq!(
         r.to_json(),

@@ -609,6 +609,23 @@ impl<'a> Converter<'a> {
         if strings.is_empty() {
             return self.invalid(&enum_pointer, "`enum` has no string values".into());
         }
+        let mapped = self.string_enum(strings, schema, hint, pointer);
+        if nullable {
+            Mapped::of(mapped.ty.nullable())
+        } else {
+            mapped
+        }
+    }
+
+    /// A string enum of `strings` (distinct, in order) for the schema at `pointer`: open for
+    /// an output, closed for the arguments.
+    fn string_enum(
+        &mut self,
+        strings: Vec<&str>,
+        schema: &'a Map<String, Value>,
+        hint: &str,
+        pointer: &str,
+    ) -> Mapped {
         let name = self.claim(hint, pointer);
         let open = self.is_output();
         let reserved: &[&str] = if open { &[UNKNOWN_VARIANT] } else { &[] };
@@ -627,8 +644,7 @@ impl<'a> Converter<'a> {
             variants,
             open,
         }));
-        let ty = RustType::Named(name);
-        Mapped::of(if nullable { ty.nullable() } else { ty })
+        Mapped::of(RustType::Named(name))
     }
 
     /// An enum of exact JSON values (a `const` is one value).

@@ -1046,3 +1046,63 @@ fn constructor_order_is_the_required_order() {
     let built = StructDef::new("S", "", merged.fields.clone());
     assert_eq!(built.required_order, ["z", "y", "x"]);
 }
+
+/// An `anyOf`/`oneOf` whose branches are all string enums (or `const` strings, `$ref`s
+/// followed) is one string enum of all their values, in order, each once; a `null` branch
+/// makes it optional; any other branch keeps the union rules.
+#[test]
+fn a_union_of_string_enums_is_one_enum() {
+    let (defs, warnings) = types(json!({
+        "type": "object",
+        "properties": {"icon_set": {"anyOf": [
+            {"type": "string", "enum": ["3_arrows", "3_flags"]},
+            {"$ref": "#/$defs/Five"},
+            {"const": "3_flags"},
+            {"type": "null"}
+        ]}},
+        "$defs": {"Five": {"enum": ["5_quarters", "5_rating"], "description": "Five icons."}}
+    }));
+    assert_eq!(warnings, []);
+    assert_eq!(
+        fields(json!({"type": "object", "properties": {"p": {"oneOf": [
+            {"enum": ["a"]}, {"const": "b"}
+        ]}}}))[0]
+            .ty,
+        RustType::Named("TArgsP".into())
+    );
+    let TypeDef::Struct(args) = &defs[0] else {
+        panic!("{defs:?}")
+    };
+    assert_eq!(
+        args.fields[0].ty,
+        opt(RustType::Named("TArgsIconSet".into()))
+    );
+    let TypeDef::Enum(icons) = &defs[1] else {
+        panic!("{defs:?}")
+    };
+    let values: Vec<(&str, &str)> = icons
+        .variants
+        .iter()
+        .map(|v| (v.ident.as_str(), v.value.as_str()))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            ("V3Arrows", "3_arrows"),
+            ("V3Flags", "3_flags"),
+            ("V5Quarters", "5_quarters"),
+            ("V5Rating", "5_rating"),
+        ]
+    );
+    assert!(!icons.open);
+    // A branch that is not a string enum: the union rules as before (here an untagged enum
+    // of a string enum and an integer).
+    let f = fields(json!({"type": "object", "properties": {"p": {"anyOf": [
+        {"enum": ["a", "b"]}, {"type": "integer"}
+    ]}}, "required": ["p"]}));
+    assert_eq!(f[0].ty, RustType::Named("TArgsP".into()));
+    let (defs, _) = types(json!({"type": "object", "properties": {"p": {"anyOf": [
+        {"enum": ["a", "b"]}, {"type": "integer"}
+    ]}}}));
+    assert!(matches!(defs[1], TypeDef::Untagged(_)), "{defs:?}");
+}

@@ -227,6 +227,15 @@ impl<'a> Converter<'a> {
             }
         }
         let key_pointer = pointer_push(pointer, key);
+        if rest.len() >= 2
+            && let Some(values) = self.string_enum_values(&rest, &key_pointer)
+        {
+            let mut mapped = self.string_enum(values, schema, hint, pointer);
+            if nullable {
+                mapped.ty = mapped.ty.nullable();
+            }
+            return mapped;
+        }
         let mut mapped = match rest.as_slice() {
             [] => Mapped::value("Typed as `serde_json::Value`: the schema only allows `null`."),
             [(i, one)] => self.map(
@@ -260,6 +269,52 @@ impl<'a> Converter<'a> {
             mapped.ty = mapped.ty.nullable();
         }
         mapped
+    }
+
+    /// The values of union branches that are all string enums (an `enum` of strings, or a
+    /// `const` string, local `$ref`s followed; `type` may say `string`), in branch order, each
+    /// once; `None` when one branch is anything else. Such a union is one string enum of all
+    /// the values.
+    fn string_enum_values(
+        &self,
+        branches: &[(usize, &'a Value)],
+        key_pointer: &str,
+    ) -> Option<Vec<&'a str>> {
+        let mut values: Vec<&'a str> = Vec::new();
+        for (i, branch) in branches {
+            let followed = self.follow(branch, pointer_push(key_pointer, &i.to_string()))?;
+            let object = followed.schema.as_object()?;
+            let allowed = [
+                "enum",
+                "const",
+                "type",
+                "description",
+                "title",
+                "default",
+                "examples",
+            ];
+            if object.keys().any(|k| !allowed.contains(&k.as_str()))
+                || object.get("type").is_some_and(|t| t != "string")
+            {
+                return None;
+            }
+            let branch_values: Vec<&'a str> = match (object.get("enum"), object.get("const")) {
+                (Some(Value::Array(list)), None) => {
+                    list.iter().map(Value::as_str).collect::<Option<_>>()?
+                }
+                (None, Some(Value::String(one))) => vec![one.as_str()],
+                _ => return None,
+            };
+            if branch_values.is_empty() {
+                return None;
+            }
+            for value in branch_values {
+                if !values.contains(&value) {
+                    values.push(value);
+                }
+            }
+        }
+        Some(values)
     }
 
     fn tagged(
