@@ -124,8 +124,14 @@ fn may_2026_to_current() {
         places(&r, ChangeKind::PropertyNoLongerRequired),
         pairs(&[
             ("add_issue_comment", "/inputSchema/properties/body"),
-            ("add_reply_to_pull_request_comment", "/inputSchema/properties/body"),
-            ("add_reply_to_pull_request_comment", "/inputSchema/properties/pullNumber"),
+            (
+                "add_reply_to_pull_request_comment",
+                "/inputSchema/properties/body"
+            ),
+            (
+                "add_reply_to_pull_request_comment",
+                "/inputSchema/properties/pullNumber"
+            ),
             ("projects_write", "/inputSchema/properties/project_number"),
         ])
     );
