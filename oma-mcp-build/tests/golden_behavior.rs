@@ -38,6 +38,13 @@ mod remote {
     include!("fixtures/remote.rs");
 }
 
+/// Two of server-memory's tools (see `it/golden.rs`): one entity shape in an argument and in
+/// two outputs, with `From` conversions between them.
+#[allow(dead_code)]
+mod memory {
+    include!("fixtures/memory.rs");
+}
+
 use golden::*;
 use oma_mcp_runtime::McpTool;
 use serde_json::json;
@@ -418,6 +425,33 @@ fn output_enums_keep_values_they_do_not_list() {
         json!({"state": "ok", "since": "today"})
     );
     assert!(serde_json::from_value::<GetSumArgsRoundMode>(json!("sideways")).is_err());
+}
+
+/// Identical shapes convert: an entity `read_graph` returned goes back into
+/// `create_entities` with `.into()` (the map of unlisted members is dropped on the way into
+/// an argument, starts empty on the way into an output).
+#[test]
+fn same_shapes_convert_into_each_other() {
+    use memory::*;
+    let read: ReadGraphOutput = serde_json::from_value(json!({
+        "entities": [{"name": "a", "entityType": "person", "observations": ["x"], "extra": 1}],
+        "relations": []
+    }))
+    .unwrap();
+    let entities: Vec<CreateEntitiesArgsEntitiesItem> =
+        read.entities.into_iter().map(Into::into).collect();
+    let args = CreateEntitiesArgs::new(entities);
+    assert_eq!(
+        serde_json::to_value(&args).unwrap(),
+        json!({"entities": [{"name": "a", "entityType": "person", "observations": ["x"]}]})
+    );
+    let back = CreateEntitiesOutputEntitiesItem::from(args.entities[0].clone());
+    assert!(back.additional_properties.is_empty());
+    assert_eq!(back.name, "a");
+    // The constructor takes anything `Into` the nested type.
+    let item = ReadGraphOutputEntitiesItem::new("b", "place", vec![]);
+    let args = CreateEntitiesArgs::new(vec![item.into()]);
+    assert_eq!(args.entities[0].entity_type, "place");
 }
 
 /// Every argument type knows its tool (`ToolArgs`), so `client.invoke(args)` needs no marker;

@@ -55,6 +55,7 @@ pub(crate) fn file(
     for tool in tools {
         items.extend(parse(&tool.mcp_name, tool_items(tool)?)?.items);
     }
+    items.extend(parse("", same_shape_conversions(tools))?.items);
     let mut drift_fns = parse("", drift)?.items;
     if let Some(connection) = connection {
         let connection = super::connection::items(connection)?;
@@ -136,6 +137,117 @@ fn constructor_example(def: &StructDef) -> Vec<String> {
     }
     doc.push(" ```".to_owned());
     doc
+}
+
+/// At most this many structs of one shape get conversions between each other (each pair
+/// both ways: n × (n - 1) impls).
+const MAX_SAME_SHAPE: usize = 12;
+
+/// `From` conversions between the structs of a module that have the same shape: the same
+/// properties (JSON names, required or not) with the same types, all of them plain (no
+/// generated type inside: strings, numbers, booleans, JSON values, and lists, maps and
+/// options of those), no `const` properties, and no map of declared additional properties.
+/// A tool's own argument type is left out: it stands for its tool (`ToolArgs`), and turning
+/// one tool's arguments into another's is no conversion of data.
+/// So an output can be passed as another tool's argument (server-memory's entity in
+/// `read_graph`'s output and in `create_entities`' arguments) with `.into()`. The map an
+/// output struct keeps unlisted properties in moves along when both have one, starts empty
+/// when only the target has one, and is dropped otherwise. Adds no name.
+fn same_shape_conversions(tools: &[ToolModel]) -> TokenStream {
+    fn plain(ty: &RustType) -> bool {
+        match ty {
+            RustType::String
+            | RustType::Int(_)
+            | RustType::F64
+            | RustType::Bool
+            | RustType::JsonMap
+            | RustType::Value => true,
+            RustType::Vec(inner) | RustType::Map(inner) | RustType::Option(inner) => plain(inner),
+            RustType::Tuple(items) => items.iter().all(plain),
+            RustType::Boxed(_) | RustType::Named(_) => false,
+        }
+    }
+    let mut groups: std::collections::BTreeMap<Vec<(&str, bool, &RustType)>, Vec<&StructDef>> =
+        std::collections::BTreeMap::new();
+    for tool in tools {
+        for def in &tool.types {
+            let TypeDef::Struct(def) = def else { continue };
+            if def.name == tool.args {
+                continue;
+            }
+            let extra_ok = def
+                .extra
+                .as_ref()
+                .is_none_or(|e| e.role == ExtraRole::Unlisted);
+            if def.fields.is_empty()
+                || !def.consts.is_empty()
+                || !extra_ok
+                || !def.fields.iter().all(|f| plain(&f.ty))
+            {
+                continue;
+            }
+            let key = def
+                .fields
+                .iter()
+                .map(|f| (f.json_name.as_str(), f.required, &f.ty))
+                .collect();
+            groups.entry(key).or_default().push(def);
+        }
+    }
+    let mut tokens = TokenStream::new();
+    for group in groups
+        .values()
+        .filter(|g| (2..=MAX_SAME_SHAPE).contains(&g.len()))
+    {
+        for from in group {
+            for to in group.iter().filter(|to| to.name != from.name) {
+                tokens.extend(conversion(from, to));
+            }
+        }
+    }
+    tokens
+}
+
+/// `impl From<from> for to` of two structs of the same shape (see
+/// [`same_shape_conversions`]).
+fn conversion(from: &StructDef, to: &StructDef) -> TokenStream {
+    let (Some(source), Some(target)) = (type_ident(&from.name), type_ident(&to.name)) else {
+        return TokenStream::new();
+    };
+    let mut moves: Vec<TokenStream> = Vec::new();
+    for f in &to.fields {
+        let Some(ident) = field_ident(&f.ident) else {
+            return TokenStream::new();
+        };
+        moves.push(quote!(#ident: value.#ident));
+    }
+    if let Some(extra) = &to.extra {
+        let Some(ident) = field_ident(&extra.ident) else {
+            return TokenStream::new();
+        };
+        moves.push(match &from.extra {
+            Some(source_extra) if source_extra.ident == extra.ident => quote!(#ident: value.#ident),
+            _ => quote!(#ident: ::core::default::Default::default()),
+        });
+    }
+    let private = private_field();
+    let doc = format!(
+        " [`{}`] and [`{}`] have the same properties and types.",
+        from.name, to.name
+    );
+    let allows = lint_allows("", &field_names(to));
+    quote! {
+        #[doc = #doc]
+        #allows
+        impl ::core::convert::From<#source> for #target {
+            fn from(value: #source) -> Self {
+                Self {
+                    #(#moves,)*
+                    #private: (),
+                }
+            }
+        }
+    }
 }
 
 /// `items` formatted one at a time, so a blank line separates items.

@@ -122,7 +122,7 @@ fn check_golden(case: &str) -> oma_mcp_build::Generated {
 #[test]
 fn every_case_matches_its_golden() {
     let cases = cases();
-    assert_eq!(cases, ["golden", "hostile", "names", "remote"]);
+    assert_eq!(cases, ["golden", "hostile", "memory", "names", "remote"]);
     for case in &cases {
         check_golden(case);
     }
