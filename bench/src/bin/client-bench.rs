@@ -31,8 +31,8 @@
 //! in every row. Clients:
 //! - `raw`: the floor. One `reqwest::Client` (pooled connections): `initialize` (keeping
 //!   `Mcp-Session-Id`), `notifications/initialized`, then one `POST` of the same JSON-RPC bytes
-//!   per call with the session and `MCP-Protocol-Version` headers; the body is read to its end
-//!   and the `data:` lines of an SSE body (or the JSON body) parsed until the response.
+//!   per call with the session and `MCP-Protocol-Version` headers; a JSON body is read to its
+//!   end, an SSE body chunk by chunk until the `data:` line of the response (then dropped).
 //! - `rmcp`: bare rmcp 3.11: `().serve(StreamableHttpClientTransport::from_uri(url))` (its
 //!   default reqwest client) then `Peer::call_tool`.
 //! - `ours`, `ours-mapped`: `ConnectConfig::http(url)` with `Lifecycle::Initialize` (what rmcp's
@@ -681,19 +681,21 @@ impl RawHttp {
     }
 }
 
-/// Reads a `POST`'s whole body and returns the `result` of the response `want`: the JSON body,
-/// or the first SSE `data:` line that holds it (other events, such as rmcp's empty priming
-/// event, are skipped).
-async fn read_http_response(response: reqwest::Response, want: u64) -> Res<Value> {
+/// Returns the `result` of the response `want` from a `POST`'s answer: the JSON body (read to
+/// its end), or the first SSE `data:` line that holds it, read chunk by chunk and returned as
+/// soon as that line is complete (as a client must: the server may keep the stream open; other
+/// events, such as rmcp's empty priming event, are skipped). The rest of the stream is dropped,
+/// as `ours` does.
+async fn read_http_response(mut response: reqwest::Response, want: u64) -> Res<Value> {
     let status = response.status();
+    if !status.is_success() {
+        let body = response.bytes().await?;
+        return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&body)).into());
+    }
     let sse = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
         .is_some_and(|ct| ct.as_bytes().starts_with(b"text/event-stream"));
-    let body = response.bytes().await?;
-    if !status.is_success() {
-        return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&body)).into());
-    }
     let response_result = |data: &[u8]| -> Res<Option<Value>> {
         let Value::Object(mut msg) = serde_json::from_slice::<Value>(data)? else {
             return Ok(None);
@@ -707,22 +709,31 @@ async fn read_http_response(response: reqwest::Response, want: u64) -> Res<Value
         Ok(Some(result))
     };
     if !sse {
+        let body = response.bytes().await?;
         return response_result(&body)?.ok_or_else(|| "the JSON body is not the response".into());
     }
-    for line in body.split(|&b| b == b'\n') {
-        let Some(data) = line.strip_prefix(b"data:") else {
-            continue;
-        };
-        let data = data.strip_prefix(b" ").unwrap_or(data);
-        let data = data.strip_suffix(b"\r").unwrap_or(data);
-        if data.is_empty() {
-            continue;
-        }
-        if let Some(result) = response_result(data)? {
-            return Ok(result);
+    let mut buf = Vec::new();
+    // How much of `buf` has been split into lines.
+    let mut scanned = 0;
+    while let Some(chunk) = response.chunk().await? {
+        buf.extend_from_slice(&chunk);
+        while let Some(end) = buf[scanned..].iter().position(|&b| b == b'\n') {
+            let line = &buf[scanned..scanned + end];
+            scanned += end + 1;
+            let Some(data) = line.strip_prefix(b"data:") else {
+                continue;
+            };
+            let data = data.strip_prefix(b" ").unwrap_or(data);
+            let data = data.strip_suffix(b"\r").unwrap_or(data);
+            if data.is_empty() {
+                continue;
+            }
+            if let Some(result) = response_result(data)? {
+                return Ok(result);
+            }
         }
     }
-    Err("the SSE body ended without the response".into())
+    Err("the SSE stream ended without the response".into())
 }
 
 impl Bench for RawHttp {
