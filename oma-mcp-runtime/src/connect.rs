@@ -367,21 +367,18 @@ async fn start(
                 // `_meta` context of their own in a 2026-07-28 session (notifications,
                 // responses, `GET`).
                 http.set_protocol_version(&negotiated.protocol_version);
-            }
-            #[cfg(feature = "http")]
-            if let Some(http) = &client.http
-                && negotiated.client_context.is_none()
-            {
-                // An `initialize` session: the stream of server messages when the server
-                // keeps a session.
-                let (shared, out) = client.session.parts();
-                let (opened, answered) = tokio::sync::oneshot::channel();
-                client.session.add_task(tokio::spawn(
-                    std::sync::Arc::clone(http).server_stream(shared, out, opened),
-                ));
-                // Wait (briefly) until the server answered the `GET`, so its stream is open
-                // before a request whose server requests would travel on it.
-                let _ = tokio::time::timeout(SERVER_STREAM_WAIT, answered).await;
+                if negotiated.client_context.is_none() {
+                    // An `initialize` session: the stream of server messages when the server
+                    // keeps a session.
+                    let (shared, out) = client.session.parts();
+                    let (opened, answered) = tokio::sync::oneshot::channel();
+                    client.session.add_task(tokio::spawn(
+                        std::sync::Arc::clone(http).server_stream(shared, out, opened),
+                    ));
+                    // Wait (briefly) until the server answered the `GET`, so its stream is
+                    // open before a request whose server requests would travel on it.
+                    let _ = tokio::time::timeout(SERVER_STREAM_WAIT, answered).await;
+                }
             }
             client.server_info = negotiated.server_info;
             client.protocol_version = Some(negotiated.protocol_version);

@@ -316,10 +316,7 @@ impl Http {
     /// 2025-03-26, "Listening for Messages from the Server"). `None` when the server offers
     /// none (`405`, another status, not SSE).
     async fn open_server_stream(&self) -> Option<Response> {
-        let request = self
-            .with_session(self.request(Method::GET))
-            .header(header::ACCEPT, "text/event-stream");
-        let response = match request.send().await {
+        let response = match self.event_stream_get(None).send().await {
             Ok(r) => r,
             Err(e) => {
                 tracing::debug!(server = %self.label, "no server stream: {}", e.without_url());
@@ -379,11 +376,7 @@ impl Http {
                 return;
             }
             tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY)).await;
-            let request = self
-                .with_session(self.request(Method::GET))
-                .header(header::ACCEPT, "text/event-stream")
-                .header(LAST_EVENT_ID, id.as_str());
-            response = match request.send().await {
+            response = match self.event_stream_get(Some(&id)).send().await {
                 Ok(r) if r.status().is_success() && is_event_stream(&r) => r,
                 _ => return,
             };
@@ -394,6 +387,18 @@ impl Http {
         self.client
             .request(method, self.url.clone())
             .headers(self.headers.clone())
+    }
+
+    /// A `GET` for an SSE stream with the session's headers: the stream of server messages,
+    /// or with `last_event_id` the resumption of a dropped stream (`Last-Event-ID`).
+    fn event_stream_get(&self, last_event_id: Option<&str>) -> reqwest::RequestBuilder {
+        let request = self
+            .with_session(self.request(Method::GET))
+            .header(header::ACCEPT, "text/event-stream");
+        match last_event_id {
+            Some(id) => request.header(LAST_EVENT_ID, id),
+            None => request,
+        }
     }
 
     fn with_session(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
@@ -803,11 +808,8 @@ impl Http {
             };
             tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY)).await;
             tracing::debug!(server = %self.label, %method, "resuming the SSE stream after event {last_event_id}");
-            let request = self
-                .with_session(self.request(Method::GET))
-                .header(header::ACCEPT, "text/event-stream")
-                .header(LAST_EVENT_ID, last_event_id.as_str());
-            let response = request
+            let response = self
+                .event_stream_get(Some(&last_event_id))
                 .send()
                 .await
                 .map_err(|e| self.unreachable(method, e))?;
