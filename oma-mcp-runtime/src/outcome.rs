@@ -42,6 +42,15 @@ impl CallOutcome {
             _ => CallOutcome::Complete(result),
         }
     }
+
+    /// The raw result, whatever its kind (for [`not_complete`] and
+    /// [`map_call_result`](crate::map_call_result)).
+    pub fn into_result(self) -> Value {
+        match self {
+            CallOutcome::Complete(result) | CallOutcome::Task(result) => result,
+            CallOutcome::InputRequired(required) => required.result,
+        }
+    }
 }
 
 /// An `"input_required"` result (SEP-2322): the requests the client must fulfil, keyed by the
@@ -167,6 +176,7 @@ mod tests {
             ["confirm: elicitation/create \"Sure?\""]
         );
         assert_eq!(required.result, raw);
+        assert_eq!(CallOutcome::InputRequired(required).into_result(), raw);
     }
 
     #[test]

@@ -191,17 +191,15 @@ async fn call_showing_progress(
     };
     // One answer round with the `--input` answers; a tool that asks again is explained.
     if !inputs.is_empty()
-        && let Ok(result) = &raw
-        && let CallOutcome::InputRequired(required) = CallOutcome::from_result(result.clone())
+        && let Ok(result) = raw
     {
-        raw = client
-            .call_tool_answering(mcp_name, arguments, &required, inputs)
-            .await
-            .map(|outcome| match outcome {
-                CallOutcome::Complete(result) | CallOutcome::Task(result) => result,
-                CallOutcome::InputRequired(again) => again.result,
-                _ => Value::Null,
-            });
+        raw = match CallOutcome::from_result(result) {
+            CallOutcome::InputRequired(required) => client
+                .call_tool_answering(mcp_name, arguments, &required, inputs)
+                .await
+                .map(CallOutcome::into_result),
+            other => Ok(other.into_result()),
+        };
     }
     match raw {
         // A result that asks for input or is a task is explained, not mapped as content.
