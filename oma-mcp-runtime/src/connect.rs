@@ -544,24 +544,7 @@ impl McpClient {
 
     /// Lists all pages and names the tools.
     async fn discover(&self, prefix: Option<&str>) -> Result<Vec<DiscoveredTool>, Error> {
-        #[allow(unused_mut)]
-        let mut descriptors = self.list_tools_raw().await?;
-        // Over HTTP from 2026-07-28 on, a tool with an invalid `x-mcp-header` annotation is
-        // left out of the tool list, as the transport requires of clients.
-        #[cfg(feature = "http")]
-        if self.http.is_some() && self.client_context.is_some() {
-            descriptors.retain(|tool| match http::header_annotation_problem(tool) {
-                None => true,
-                Some(reason) => {
-                    tracing::warn!(
-                        server = %self.command_line,
-                        tool = %tool.get("name").and_then(serde_json::Value::as_str).unwrap_or(""),
-                        "left out a tool with an invalid x-mcp-header annotation: {reason}"
-                    );
-                    false
-                }
-            });
-        }
+        let descriptors = self.usable_over_transport(self.list_tools_raw().await?);
         let mut raw_names = Vec::with_capacity(descriptors.len());
         for (i, d) in descriptors.iter().enumerate() {
             match d.get("name") {
@@ -585,6 +568,30 @@ impl McpClient {
                 descriptor,
             })
             .collect())
+    }
+
+    /// The listed tools this transport can call: over HTTP from 2026-07-28 on, a tool with an
+    /// invalid `x-mcp-header` annotation is left out (with a warning naming tool and reason),
+    /// as the streamable HTTP transport requires of clients; otherwise all of them.
+    fn usable_over_transport(&self, tools: Vec<Value>) -> Vec<Value> {
+        #[cfg(feature = "http")]
+        if self.http.is_some() && self.client_context.is_some() {
+            return tools
+                .into_iter()
+                .filter(|tool| match http::header_annotation_problem(tool) {
+                None => true,
+                Some(reason) => {
+                    tracing::warn!(
+                        server = %self.command_line,
+                        tool = %tool.get("name").and_then(serde_json::Value::as_str).unwrap_or(""),
+                        "left out a tool with an invalid x-mcp-header annotation: {reason}"
+                    );
+                    false
+                }
+            })
+                .collect();
+        }
+        tools
     }
 
     /// Serializes request parameters built with rmcp's model types and, in a 2026-07-28
