@@ -645,6 +645,16 @@ impl McpClient {
         &self.args
     }
 
+    /// How many requests of this client wait for their answer now: `tools/call`,
+    /// `tools/list` pages and lifecycle requests sent and neither answered nor ended by a
+    /// timeout, a cancellation or a closed connection. A diagnostic (soak tests, leak checks,
+    /// a health endpoint): every request leaves the count when it resolves, however it
+    /// resolves, so it is 0 whenever no call is in flight; after [`McpClient::disconnect`]
+    /// it is 0.
+    pub fn pending_requests(&self) -> usize {
+        self.session.pending_requests()
+    }
+
     /// The server's OS process id (also its process group id on unix), when known.
     pub fn pid(&self) -> Option<u32> {
         self.pid

@@ -13,6 +13,12 @@
 //! `http_client_faults` runs it against every fault, reading what it sent from the fault
 //! server's `GET /_log`.
 //!
+//! `soak` runs connect → call → disconnect cycles (also against a server that ignores EOF and
+//! SIGTERM and starts a grandchild), thousands of calls on one connection with timeouts and
+//! cancellations at random, a flood of notifications and an answer written one byte per
+//! second, each in a child process that checks its processes, file descriptors and memory:
+//! short sizes here, full sizes as ignored tests (see its module docs).
+//!
 //! Run with `cargo test -p oma-mcp-test-server`. The server-everything tests need
 //! `npm ci --prefix tests/servers` and `node`; without them they print one line and pass.
 //! Parts that compare with the shared reference folder's real-server corpus skip them with one
@@ -35,6 +41,7 @@ mod protocol;
 mod raw_http;
 mod reach;
 mod replayed_cases;
+mod soak;
 mod tool_layer;
 mod typed;
 

@@ -86,7 +86,12 @@ pub enum Mode {
     StdoutNoise,
     /// `colliding-names` (raw): tools `a/b` and `a_b`.
     CollidingNames,
-    /// `stubborn` (raw): ignores stdin EOF and SIGTERM; only SIGKILL stops it.
+    /// `stubborn` (raw): ignores stdin EOF and SIGTERM; only SIGKILL stops it. At start it
+    /// starts a grandchild of the client that is as stubborn: the same binary in this mode
+    /// with [`STUBBORN_GRANDCHILD_VAR`] set (so it starts none itself), stdin from
+    /// `/dev/null`, stdout and stderr inherited (it holds the client's pipes open, as a
+    /// worker of `sh -c 'worker & exec server'` does), in the server's process group; it
+    /// writes its pid to stderr as [`STUBBORN_GRANDCHILD_LINE`]`<pid>`, then sleeps.
     Stubborn,
     /// `legacy-2025-06-18` (raw): a server on protocol 2025-06-18 only: answers
     /// `server/discover` with -32601 Method not found (as every raw mode) and `initialize`
@@ -152,6 +157,16 @@ pub enum Mode {
     /// `noisy-shutdown` (raw): at stdin EOF writes [`SHUTDOWN_STDOUT`] on stdout (as some npm
     /// wrappers do when they are stopped), then exits.
     NoisyShutdown,
+    /// `flood` (raw): tools `flood {count}` and `echo`. A `flood` call writes `count`
+    /// notifications (default [`FLOOD_DEFAULT_COUNT`]) as fast as the pipe takes them and
+    /// never answers: `notifications/progress` for the call's `_meta.progressToken` when it
+    /// has one (`progress` 1 … `count`), else `notifications/message` (`level` `info`,
+    /// `data` `flood <n>`). Later requests are answered as usual, after the flood.
+    Flood,
+    /// `drip` (raw): tools `drip {ms}` and `echo`. A `drip` call's answer (text
+    /// [`DRIP_TEXT`]) is written one byte every `ms` milliseconds (default 1000), the
+    /// newline last; the server reads nothing meanwhile.
+    Drip,
     /// `progress` (raw): one tool, `slow_count {steps, ms}`: for each step it sleeps `ms`
     /// milliseconds and, when the call's `_meta.progressToken` is set, sends
     /// `notifications/progress` (`progress` = the step, `total` = `steps`, `message`
@@ -160,6 +175,15 @@ pub enum Mode {
     /// floats, `1.0`), its notifications on the request's SSE stream; a cancelled call stops.
     Progress,
 }
+
+/// Set (to anything) in the grandchild the `stubborn` mode starts: it starts none itself.
+pub const STUBBORN_GRANDCHILD_VAR: &str = "OMA_TEST_SERVER_STUBBORN_GRANDCHILD";
+/// What the `stubborn` mode writes to stderr before the pid of the grandchild it started.
+pub const STUBBORN_GRANDCHILD_LINE: &str = "stubborn: started grandchild ";
+/// How many notifications a `flood` call writes when it names no `count`.
+pub const FLOOD_DEFAULT_COUNT: u64 = 1_000_000;
+/// The text of the `drip` tool's answer.
+pub const DRIP_TEXT: &str = "dripped";
 
 /// The environment variable that delays a raw mode's start: milliseconds before it reads its
 /// first message (a server on a cold `npx`/`uvx` launch).
@@ -220,6 +244,8 @@ impl Mode {
             Ok("usage-on-start") => Ok(Self::UsageOnStart),
             Ok("noisy-shutdown") => Ok(Self::NoisyShutdown),
             Ok("progress") => Ok(Self::Progress),
+            Ok("flood") => Ok(Self::Flood),
+            Ok("drip") => Ok(Self::Drip),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

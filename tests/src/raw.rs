@@ -22,6 +22,15 @@ fn tool(name: &str) -> Value {
     })
 }
 
+/// A tool descriptor with one optional integer property `property`.
+fn counted_tool(name: &str, property: &str, description: &str) -> Value {
+    json!({
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": {property: {"type": "integer", "minimum": 0}}}
+    })
+}
+
 /// Writes one message line and flushes (after a byte-order mark in the `bom` mode).
 fn send(out: &mut impl Write, msg: &Value) -> std::io::Result<()> {
     if BOM.load(std::sync::atomic::Ordering::Relaxed) {
@@ -81,6 +90,9 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
         usage_on_start();
     }
     BOM.store(mode == Mode::Bom, std::sync::atomic::Ordering::Relaxed);
+    if mode == Mode::Stubborn && std::env::var_os(crate::STUBBORN_GRANDCHILD_VAR).is_none() {
+        start_stubborn_grandchild()?;
+    }
     if let Some(ms) = std::env::var(crate::START_DELAY_VAR)
         .ok()
         .and_then(|ms| ms.parse().ok())
@@ -194,6 +206,14 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
             )),
             "tools/call" => {
                 let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+                if mode == Mode::Flood && name == "flood" {
+                    flood(&params, &mut out)?;
+                    continue;
+                }
+                if mode == Mode::Drip && name == "drip" {
+                    drip(&id, &params, &mut out)?;
+                    continue;
+                }
                 if mode == Mode::CrashOnCall {
                     eprintln!("{}", crate::CRASH_STDERR);
                     std::process::exit(5);
@@ -238,6 +258,58 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
         loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         }
+    }
+    Ok(())
+}
+
+/// `stubborn`: starts the grandchild (see [`Mode::Stubborn`]) and does not wait for it.
+fn start_stubborn_grandchild() -> std::io::Result<()> {
+    let grandchild = std::process::Command::new(std::env::current_exe()?)
+        .env(crate::STUBBORN_GRANDCHILD_VAR, "1")
+        .stdin(std::process::Stdio::null())
+        .spawn()?;
+    eprintln!("{}{}", crate::STUBBORN_GRANDCHILD_LINE, grandchild.id());
+    Ok(())
+}
+
+/// `flood`: writes the call's `count` notifications (see [`Mode::Flood`]), in writes of
+/// about 64 KiB.
+fn flood(params: &Value, out: &mut impl Write) -> std::io::Result<()> {
+    let count = params
+        .pointer("/arguments/count")
+        .and_then(Value::as_u64)
+        .unwrap_or(crate::FLOOD_DEFAULT_COUNT);
+    let token = params.pointer("/_meta/progressToken").map(Value::to_string);
+    let mut batched = std::io::BufWriter::with_capacity(64 * 1024, out);
+    for n in 1..=count {
+        match &token {
+            Some(token) => writeln!(
+                batched,
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":{n},"total":{count}}}}}"#
+            )?,
+            None => writeln!(
+                batched,
+                r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"flood {n}"}}}}"#
+            )?,
+        }
+    }
+    batched.flush()
+}
+
+/// `drip`: writes the answer to request `id` one byte every `ms` milliseconds (see
+/// [`Mode::Drip`]).
+fn drip(id: &Value, params: &Value, out: &mut impl Write) -> std::io::Result<()> {
+    let ms = params
+        .pointer("/arguments/ms")
+        .and_then(Value::as_u64)
+        .unwrap_or(1000);
+    let answer = json!({"jsonrpc": "2.0", "id": id, "result": {
+        "content": [{"type": "text", "text": crate::DRIP_TEXT}]
+    }});
+    for byte in format!("{answer}\n").bytes() {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        out.write_all(&[byte])?;
+        out.flush()?;
     }
     Ok(())
 }
@@ -320,6 +392,14 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
             "inputSchema": {"type": "object", "properties": {}}
         }]}),
         (Mode::Progress, _) => json!({"tools": [crate::progress::slow_count_tool()]}),
+        (Mode::Flood, _) => json!({"tools": [
+            counted_tool("flood", "count", "Writes `count` notifications and never answers"),
+            tool("echo")
+        ]}),
+        (Mode::Drip, _) => json!({"tools": [
+            counted_tool("drip", "ms", "Answers one byte every `ms` milliseconds"),
+            tool("echo")
+        ]}),
         (Mode::HugeTools, _) => json!({"tools": "x".repeat(1 << 20)}),
         (Mode::BadSchema, _) => {
             let mut broken = tool("broken");

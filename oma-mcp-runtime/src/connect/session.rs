@@ -433,6 +433,12 @@ impl Session {
         )
     }
 
+    /// How many requests wait for their answer now (see
+    /// [`McpClient::pending_requests`](crate::McpClient::pending_requests)).
+    pub(crate) fn pending_requests(&self) -> usize {
+        lock(&self.shared.state).pending.len()
+    }
+
     /// Whether [`Session::close`] ran: the client, not the server, ended the session.
     pub(crate) fn closed_by_client(&self) -> bool {
         self.shared.closing.load(Ordering::Relaxed)
