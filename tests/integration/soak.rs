@@ -28,6 +28,9 @@ use crate::{args, server_bin};
 
 /// The scenario a [`worker`] runs (see [`Scenario::parse`]).
 const SCENARIO_VAR: &str = "OMA_SOAK_SCENARIO";
+/// The run a [`worker`] belongs to: the prefix of its servers' [`MARKER_VAR`] (the worker
+/// does not carry that variable itself, so it is not among the processes left).
+const RUN_VAR: &str = "OMA_SOAK_RUN";
 /// Set in every server a scenario starts (and so in the `stubborn` server's grandchild):
 /// `<run>-<n>`, so the processes left behind are found in `/proc/*/environ`.
 const MARKER_VAR: &str = "OMA_SOAK_MARKER";
@@ -191,7 +194,7 @@ fn run_isolated(scenario: &Scenario, limit: Duration) {
             "--test-threads=1",
         ])
         .env(SCENARIO_VAR, scenario.spec())
-        .env(MARKER_VAR, &run)
+        .env(RUN_VAR, &run)
         .stdin(std::process::Stdio::null())
         .stdout(stdout.try_clone().unwrap())
         .stderr(stderr.try_clone().unwrap())
@@ -223,7 +226,10 @@ fn run_isolated(scenario: &Scenario, limit: Duration) {
             .args(["-9", &pid.to_string()])
             .status();
     }
-    let report = stdout.lines().find(|l| l.starts_with("soak report:"));
+    // After libtest's `test soak::worker ... ` on the same line.
+    let report = stdout
+        .lines()
+        .find_map(|l| l.find("soak report:").map(|at| &l[at..]));
     let (Some(_), Some(report)) = (status.filter(|s| s.success()), report) else {
         panic!(
             "soak scenario `{}` failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
@@ -245,7 +251,7 @@ fn run_isolated(scenario: &Scenario, limit: Duration) {
 #[test]
 #[ignore = "a helper: runs in a child process of each soak test"]
 fn worker() {
-    let (Ok(spec), Ok(run)) = (std::env::var(SCENARIO_VAR), std::env::var(MARKER_VAR)) else {
+    let (Ok(spec), Ok(run)) = (std::env::var(SCENARIO_VAR), std::env::var(RUN_VAR)) else {
         return;
     };
     crate::init_tracing();
@@ -326,16 +332,20 @@ fn marked_processes(marker: &str) -> Vec<(u32, String)> {
     let prefix = format!("{exact}-");
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
             continue;
         };
         // Another user's process, or one that just ended.
         let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
             continue;
         };
-        let marked = environ.split(|&b| b == 0).any(|var| {
-            var == exact.as_bytes() || var.starts_with(prefix.as_bytes())
-        });
+        let marked = environ
+            .split(|&b| b == 0)
+            .any(|var| var == exact.as_bytes() || var.starts_with(prefix.as_bytes()));
         if marked && crate::alive(pid) {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             found.push((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
@@ -462,7 +472,10 @@ async fn cycle_waves(
 }
 
 async fn cycles(run: &str, stubborn: bool, total: usize, concurrency: usize) {
-    assert!(total > 10, "at least 11 cycles: the reference is taken after 10");
+    assert!(
+        total > 10,
+        "at least 11 cycles: the reference is taken after 10"
+    );
     let started = Instant::now();
     let fds_before = open_fds();
     let rss_before = rss_kib();
@@ -496,7 +509,10 @@ async fn cycles(run: &str, stubborn: bool, total: usize, concurrency: usize) {
     println!("{}", report.line());
     assert!(left.is_empty(), "processes left: {left:?}");
     assert_eq!(zombies, 0, "children never waited for");
-    assert_eq!(fds_end, fds_10, "open file descriptors after cycle 10 and at the end");
+    assert_eq!(
+        fds_end, fds_10,
+        "open file descriptors after cycle 10 and at the end"
+    );
     assert!(
         rss_end <= rss_10 + RSS_TOLERANCE_KIB,
         "RSS grew from {rss_10} KiB after 10 cycles to {rss_end} KiB after {total}"
@@ -658,13 +674,7 @@ async fn call_phase(
     }
 }
 
-async fn calls(
-    run: &str,
-    total: usize,
-    concurrency: usize,
-    timeout: Duration,
-    seed: u64,
-) {
+async fn calls(run: &str, total: usize, concurrency: usize, timeout: Duration, seed: u64) {
     let started = Instant::now();
     let tally = Arc::new(Tally::new(total));
     let client = Arc::new(
@@ -904,125 +914,161 @@ async fn drip(run: &str, timeout: Duration) {
 #[cfg(target_os = "linux")]
 #[test]
 fn short_cycles_against_the_own_server() {
-    run_isolated(&Scenario::Cycles {
-        stubborn: false,
-        cycles: 50,
-        concurrency: 10,
-    }, SHORT_LIMIT);
+    run_isolated(
+        &Scenario::Cycles {
+            stubborn: false,
+            cycles: 50,
+            concurrency: 10,
+        },
+        SHORT_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn short_cycles_against_a_stubborn_server() {
-    run_isolated(&Scenario::Cycles {
-        stubborn: true,
-        cycles: 20,
-        concurrency: 10,
-    }, SHORT_LIMIT);
+    run_isolated(
+        &Scenario::Cycles {
+            stubborn: true,
+            cycles: 20,
+            concurrency: 10,
+        },
+        SHORT_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn short_calls_with_timeouts_and_cancellations() {
-    run_isolated(&Scenario::Calls {
-        calls: 5_000,
-        concurrency: 64,
-        timeout: Duration::from_secs(2),
-        seed: 1,
-    }, SHORT_LIMIT);
+    run_isolated(
+        &Scenario::Calls {
+            calls: 5_000,
+            concurrency: 64,
+            timeout: Duration::from_secs(2),
+            seed: 1,
+        },
+        SHORT_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn short_flood_of_messages() {
-    run_isolated(&Scenario::Flood {
-        notifications: 100_000,
-        progress: false,
-        timeout: Duration::from_millis(500),
-    }, SHORT_LIMIT);
+    run_isolated(
+        &Scenario::Flood {
+            notifications: 100_000,
+            progress: false,
+            timeout: Duration::from_millis(500),
+        },
+        SHORT_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn short_flood_of_progress() {
-    run_isolated(&Scenario::Flood {
-        notifications: 100_000,
-        progress: true,
-        timeout: Duration::from_millis(500),
-    }, SHORT_LIMIT);
+    run_isolated(
+        &Scenario::Flood {
+            notifications: 100_000,
+            progress: true,
+            timeout: Duration::from_millis(500),
+        },
+        SHORT_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn short_drip() {
-    run_isolated(&Scenario::Drip {
-        timeout: Duration::from_secs(3),
-    }, SHORT_LIMIT);
+    run_isolated(
+        &Scenario::Drip {
+            timeout: Duration::from_secs(3),
+        },
+        SHORT_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 #[ignore = "soak, minutes: cargo test --release -p oma-mcp-test-server --test integration soak::full -- --ignored --nocapture --test-threads=1"]
 fn full_cycles_against_the_own_server() {
-    run_isolated(&Scenario::Cycles {
-        stubborn: false,
-        cycles: 1_000,
-        concurrency: 10,
-    }, FULL_LIMIT);
+    run_isolated(
+        &Scenario::Cycles {
+            stubborn: false,
+            cycles: 1_000,
+            concurrency: 10,
+        },
+        FULL_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 #[ignore = "soak, minutes: cargo test --release -p oma-mcp-test-server --test integration soak::full -- --ignored --nocapture --test-threads=1"]
 fn full_cycles_against_a_stubborn_server() {
-    run_isolated(&Scenario::Cycles {
-        stubborn: true,
-        cycles: 1_000,
-        concurrency: 10,
-    }, FULL_LIMIT);
+    run_isolated(
+        &Scenario::Cycles {
+            stubborn: true,
+            cycles: 1_000,
+            concurrency: 10,
+        },
+        FULL_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 #[ignore = "soak, minutes: cargo test --release -p oma-mcp-test-server --test integration soak::full -- --ignored --nocapture --test-threads=1"]
 fn full_calls_with_timeouts_and_cancellations() {
-    run_isolated(&Scenario::Calls {
-        calls: 100_000,
-        concurrency: 64,
-        timeout: Duration::from_secs(1),
-        seed: 1,
-    }, FULL_LIMIT);
+    run_isolated(
+        &Scenario::Calls {
+            calls: 100_000,
+            concurrency: 64,
+            timeout: Duration::from_secs(1),
+            seed: 1,
+        },
+        FULL_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 #[ignore = "soak, minutes: cargo test --release -p oma-mcp-test-server --test integration soak::full -- --ignored --nocapture --test-threads=1"]
 fn full_flood_of_messages() {
-    run_isolated(&Scenario::Flood {
-        notifications: 1_000_000,
-        progress: false,
-        timeout: Duration::from_secs(1),
-    }, FULL_LIMIT);
+    run_isolated(
+        &Scenario::Flood {
+            notifications: 1_000_000,
+            progress: false,
+            timeout: Duration::from_secs(1),
+        },
+        FULL_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 #[ignore = "soak, minutes: cargo test --release -p oma-mcp-test-server --test integration soak::full -- --ignored --nocapture --test-threads=1"]
 fn full_flood_of_progress() {
-    run_isolated(&Scenario::Flood {
-        notifications: 1_000_000,
-        progress: true,
-        timeout: Duration::from_secs(1),
-    }, FULL_LIMIT);
+    run_isolated(
+        &Scenario::Flood {
+            notifications: 1_000_000,
+            progress: true,
+            timeout: Duration::from_secs(1),
+        },
+        FULL_LIMIT,
+    );
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 #[ignore = "soak, minutes: cargo test --release -p oma-mcp-test-server --test integration soak::full -- --ignored --nocapture --test-threads=1"]
 fn full_drip() {
-    run_isolated(&Scenario::Drip {
-        timeout: Duration::from_secs(60),
-    }, FULL_LIMIT);
+    run_isolated(
+        &Scenario::Drip {
+            timeout: Duration::from_secs(60),
+        },
+        FULL_LIMIT,
+    );
 }
 
 /// The scenario text survives the trip through the environment.
@@ -1087,7 +1133,9 @@ async fn the_stubborn_server_and_its_grandchild_ignore_eof_and_sigterm() {
     use rustix::process::{Pid, Signal, getpgid, kill_process};
 
     let run = local_run("stubborn");
-    let client = connect_mcp_tools(marked("stubborn", &run, 0)).await.unwrap();
+    let client = connect_mcp_tools(marked("stubborn", &run, 0))
+        .await
+        .unwrap();
     let server = client.pid().unwrap();
     let processes = marked_processes(&run);
     assert_eq!(processes.len(), 2, "{processes:?}");
@@ -1115,7 +1163,10 @@ async fn the_stubborn_server_and_its_grandchild_ignore_eof_and_sigterm() {
     kill_process(pid(server), Signal::TERM).unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(crate::alive(server), "the server died of SIGTERM");
-    assert!(crate::alive(grandchild), "the grandchild died of SIGTERM or EOF");
+    assert!(
+        crate::alive(grandchild),
+        "the grandchild died of SIGTERM or EOF"
+    );
     // The server still serves.
     let result = client
         .call_tool_raw("echo", args(json!({"message": "still here"})))
@@ -1180,13 +1231,17 @@ async fn pending_requests_counts_the_calls_in_flight() {
     // Disconnect: the last one fails with the connection.
     client.disconnect().await;
     let third = calls.next().unwrap().await.unwrap().unwrap_err();
-    assert_eq!(third.chain().to_string(), "MCP error -32000: Connection closed");
+    assert_eq!(
+        third.chain().to_string(),
+        "MCP error -32000: Connection closed"
+    );
     assert_eq!(client.pending_requests(), 0);
 
     // Timed out.
-    let client = connect_mcp_tools(crate::own("normal").with_request_timeout(Duration::from_millis(300)))
-        .await
-        .unwrap();
+    let client =
+        connect_mcp_tools(crate::own("normal").with_request_timeout(Duration::from_millis(300)))
+            .await
+            .unwrap();
     let err = client.call_tool_raw("sleep", sleep()).await.unwrap_err();
     assert!(err.is_timeout(), "{}", err.chain());
     assert_eq!(client.pending_requests(), 0);
