@@ -822,7 +822,8 @@ async fn flood(run: &str, notifications: u64, progress: bool, timeout: Duration)
     assert!(error.is_timeout(), "{}", error.chain());
     assert_eq!(client.pending_requests(), 0);
     // The rest of the flood is read before this answer (one pipe, in order); each try is
-    // bounded by the timeout.
+    // bounded by the timeout, and all of them by 10 minutes (a debug build on a loaded
+    // 2-core machine reads about 10,000 notifications a second).
     let mut tries = 0;
     let after = loop {
         tries += 1;
@@ -831,7 +832,7 @@ async fn flood(run: &str, notifications: u64, progress: bool, timeout: Duration)
             .await
         {
             Ok(result) => break result,
-            Err(e) if e.is_timeout() && tries < 100 => continue,
+            Err(e) if e.is_timeout() && started.elapsed() < Duration::from_secs(600) => continue,
             Err(e) => panic!("after the flood: {}", e.chain()),
         }
     };
@@ -1024,7 +1025,7 @@ fn full_calls_with_timeouts_and_cancellations() {
         &Scenario::Calls {
             calls: 100_000,
             concurrency: 64,
-            timeout: Duration::from_secs(1),
+            timeout: Duration::from_secs(2),
             seed: 1,
         },
         FULL_LIMIT,
