@@ -598,7 +598,9 @@ mod tests {
         assert_eq!(snake(&exact), exact);
         // UpperCamelCase parts have no `_`: the first 64 bytes.
         assert_eq!(
-            camel_part("search-repositories-by-owner-and-topic-with-pagination-and-sorting-options-now"),
+            camel_part(
+                "search-repositories-by-owner-and-topic-with-pagination-and-sorting-options-now"
+            ),
             "SearchRepositoriesByOwnerAndTopicWithPaginationAndSortingOptions"
         );
     }

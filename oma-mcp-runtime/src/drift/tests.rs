@@ -708,7 +708,12 @@ fn other_fields_name_the_key_and_both_values() {
                 "/annotations/x-c",
                 "annotation \"x-c\" added: null"
             ),
-            (K::FieldChanged, I, "/_meta", "\"_meta\" removed (was {\"k\":1})"),
+            (
+                K::FieldChanged,
+                I,
+                "/_meta",
+                "\"_meta\" removed (was {\"k\":1})"
+            ),
             (
                 K::FieldChanged,
                 I,
