@@ -732,6 +732,45 @@ mod tests {
         );
     }
 
+    /// The accessors read the descriptor's own fields, `None` when absent (or, for the
+    /// description, not a string); `tool` finds a tool by its raw name.
+    #[test]
+    fn tools_are_found_by_name_and_read_by_field() {
+        let snap = Snapshot::from_descriptors(
+            None,
+            None,
+            None,
+            vec![
+                json!({"name": "m", "description": 7}),
+                json!({"name": "z"}),
+                json!({
+                    "name": "a", "description": "Adds.", "inputSchema": {"type": "object"},
+                    "outputSchema": {"type": "object", "required": ["sum"]},
+                    "annotations": {"readOnlyHint": true},
+                }),
+            ],
+        )
+        .unwrap();
+        let a = snap.tool("a").unwrap();
+        assert_eq!(a.name(), "a");
+        assert_eq!(a.description(), Some("Adds."));
+        assert_eq!(a.input_schema(), Some(&json!({"type": "object"})));
+        assert_eq!(
+            a.output_schema(),
+            Some(&json!({"type": "object", "required": ["sum"]}))
+        );
+        assert_eq!(a.annotations(), Some(&json!({"readOnlyHint": true})));
+        let m = snap.tool("m").unwrap();
+        assert_eq!(m.name(), "m");
+        assert_eq!(m.description(), None);
+        assert_eq!(m.input_schema(), None);
+        assert_eq!(m.output_schema(), None);
+        assert_eq!(m.annotations(), None);
+        assert_eq!(snap.tool("z").unwrap().name(), "z");
+        assert_eq!(snap.tool("b"), None);
+        assert_eq!(snap.tool(""), None);
+    }
+
     #[test]
     fn digest_is_key_order_independent() {
         let a = digest(&json!({"b": 1, "a": [{"y": 2, "x": 1}]}));

@@ -572,6 +572,39 @@ mod tests {
         assert!(camel_part(&long).len() <= MAX_IDENT_LEN);
     }
 
+    /// The exact cut: the first 64 bytes, then back to the last `_` when it lies past byte
+    /// 32; a name of exactly 64 bytes is kept whole.
+    #[test]
+    fn long_names_are_cut_at_the_last_underscore_past_32() {
+        // 74 bytes; the last `_` of the first 64 is at byte 58.
+        assert_eq!(
+            snake("search_repositories_by_owner_and_topic_with_pagination_and_sorting_options"),
+            "search_repositories_by_owner_and_topic_with_pagination_and"
+        );
+        // A `_` at byte 33 is past 32: the cut goes back to it.
+        let at_33 = format!("{}_{}", "a".repeat(33), "b".repeat(40));
+        assert_eq!(snake(&at_33), "a".repeat(33));
+        // A `_` at byte 32 is not: 64 bytes stay.
+        let at_32 = format!("{}_{}", "a".repeat(32), "b".repeat(40));
+        assert_eq!(
+            snake(&at_32),
+            format!("{}_{}", "a".repeat(32), "b".repeat(31))
+        );
+        // Only an early `_`: 64 bytes stay.
+        let early = format!("ab_{}", "c".repeat(70));
+        assert_eq!(snake(&early), format!("ab_{}", "c".repeat(61)));
+        // Exactly 64 bytes: not cut, whatever `_` it holds.
+        let exact = format!("{}_{}", "a".repeat(40), "b".repeat(23));
+        assert_eq!(snake(&exact), exact);
+        // UpperCamelCase parts have no `_`: the first 64 bytes.
+        assert_eq!(
+            camel_part(
+                "search-repositories-by-owner-and-topic-with-pagination-and-sorting-options-now"
+            ),
+            "SearchRepositoriesByOwnerAndTopicWithPaginationAndSortingOptions"
+        );
+    }
+
     /// Numbering resumes after the last number of its pattern: the same names as a search
     /// from 2 (numbers below it are all taken), also around names claimed literally.
     #[test]

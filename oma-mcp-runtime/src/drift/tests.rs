@@ -674,6 +674,64 @@ fn output_schema_added_and_removed_and_other_fields() {
     );
 }
 
+/// Other descriptor fields and unknown annotation keys: one info (annotation: warning) line
+/// per key in key order, naming the key and quoting both values; unchanged keys say nothing.
+#[test]
+fn other_fields_name_the_key_and_both_values() {
+    let r = diff(
+        &snap(vec![json!({
+            "name": "t", "_meta": {"k": 1}, "icons": [1], "x-vendor": "v", "kept": 1,
+            "annotations": {"x-a": 1, "x-b": "same"},
+        })]),
+        &snap(vec![json!({
+            "name": "t", "execution": {"taskSupport": "optional"}, "icons": [2], "x/y": true,
+            "kept": 1, "annotations": {"x-a": 2, "x-b": "same", "x-c": null},
+        })]),
+    );
+    let got: Vec<_> = r
+        .changes
+        .iter()
+        .map(|c| (c.kind, c.severity, c.pointer.as_str(), c.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                K::AnnotationChanged,
+                W,
+                "/annotations/x-a",
+                "annotation \"x-a\" changed: 1 → 2"
+            ),
+            (
+                K::AnnotationChanged,
+                W,
+                "/annotations/x-c",
+                "annotation \"x-c\" added: null"
+            ),
+            (
+                K::FieldChanged,
+                I,
+                "/_meta",
+                "\"_meta\" removed (was {\"k\":1})"
+            ),
+            (
+                K::FieldChanged,
+                I,
+                "/execution",
+                "\"execution\" added: {\"taskSupport\":\"optional\"}"
+            ),
+            (K::FieldChanged, I, "/icons", "\"icons\" changed: [1] → [2]"),
+            (
+                K::FieldChanged,
+                I,
+                "/x-vendor",
+                "\"x-vendor\" removed (was \"v\")"
+            ),
+            (K::FieldChanged, I, "/x~1y", "\"x/y\" added: true"),
+        ]
+    );
+}
+
 #[test]
 fn server_versions_are_info_lines() {
     let s = |v: &str, p: &str| {
