@@ -50,7 +50,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::config::{CONNECT_TIMEOUT, ConnectConfig, MAX_REDIRECTS, MAX_RESUMES, redact_url};
-use super::session::{Outgoing, Shared, lock};
+use super::session::{Out, Outgoing, Shared, lock};
 use crate::Error;
 use crate::text::cut;
 
@@ -342,7 +342,7 @@ impl Http {
     pub(crate) async fn server_stream(
         self: Arc<Self>,
         shared: Arc<Shared>,
-        out: mpsc::UnboundedSender<Outgoing>,
+        out: Out,
         opened: tokio::sync::oneshot::Sender<()>,
     ) {
         // Not before `notifications/initialized` is through: the `GET` would race it, and a
@@ -524,7 +524,7 @@ impl Http {
     async fn post(
         self: Arc<Self>,
         shared: Arc<Shared>,
-        out: mpsc::UnboundedSender<Outgoing>,
+        out: Out,
         body: Vec<u8>,
         id: Option<u64>,
     ) {
@@ -549,7 +549,7 @@ impl Http {
     async fn send_and_route(
         &self,
         shared: &Shared,
-        out: &mpsc::UnboundedSender<Outgoing>,
+        out: &Out,
         body: Vec<u8>,
         id: Option<u64>,
         outline: &Outline,
@@ -621,7 +621,7 @@ impl Http {
         &self,
         response: Response,
         shared: &Shared,
-        out: &mpsc::UnboundedSender<Outgoing>,
+        out: &Out,
         id: Option<u64>,
         method: &str,
     ) -> Result<(), Error> {
@@ -752,7 +752,7 @@ impl Http {
         &self,
         response: Response,
         shared: &Shared,
-        out: &mpsc::UnboundedSender<Outgoing>,
+        out: &Out,
         id: Option<u64>,
         method: &str,
     ) -> Result<(), Error> {
@@ -847,7 +847,7 @@ impl Http {
         &self,
         response: Response,
         shared: &Shared,
-        out: &mpsc::UnboundedSender<Outgoing>,
+        out: &Out,
         id: Option<u64>,
     ) -> StreamEnd {
         let limit = self.max_message_size;
@@ -1208,7 +1208,7 @@ pub(super) async fn write_loop(
     http: Arc<Http>,
     mut rx: mpsc::UnboundedReceiver<Outgoing>,
     shared: Arc<Shared>,
-    out: mpsc::UnboundedSender<Outgoing>,
+    out: Out,
 ) {
     let mut inflight: HashMap<u64, tokio::task::AbortHandle> = HashMap::new();
     while let Some(message) = rx.recv().await {
