@@ -188,9 +188,9 @@ mod stderr;
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
 
+use rmcp::model::PaginatedRequestParams;
 #[cfg(doc)]
 use rmcp::model::ProtocolVersion;
-use rmcp::model::PaginatedRequestParams;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 

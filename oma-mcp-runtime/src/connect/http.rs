@@ -521,13 +521,7 @@ impl Http {
 
     /// Sends one message and routes what comes back; failures fail the request `id` (or are
     /// logged for a notification or a response).
-    async fn post(
-        self: Arc<Self>,
-        shared: Arc<Shared>,
-        out: Out,
-        body: Vec<u8>,
-        id: Option<u64>,
-    ) {
+    async fn post(self: Arc<Self>, shared: Arc<Shared>, out: Out, body: Vec<u8>, id: Option<u64>) {
         let outline = self.outline(&body);
         let initialized = outline.method == "notifications/initialized";
         {
