@@ -1045,6 +1045,65 @@ mod tests {
         assert_eq!(without_bom(b"\xEF\xBB", "srv"), b"\xEF\xBB");
     }
 
+    /// Lines the pipe does not take at once (the server does not read yet) are queued for the
+    /// writer task and reach the server complete and in order; stdin closes after them.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn lines_queued_while_the_pipe_is_full_arrive_in_order() {
+        use std::process::Stdio;
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("received");
+        let mut child = tokio::process::Command::new("sh")
+            .arg("-c")
+            .arg("sleep 0.5; exec cat > \"$0\"")
+            .arg(&file)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let session = super::Session::start(
+            child.stdin.take().unwrap(),
+            child.stdout.take().unwrap(),
+            child.stderr.take().unwrap(),
+            std::time::Duration::from_secs(60),
+            1024,
+            "sh".to_owned(),
+            None,
+        );
+        let text = "x".repeat(4000);
+        for i in 0..100 {
+            session.notify(
+                "notifications/message",
+                Some(serde_json::json!({"i": i, "text": text})),
+            );
+        }
+        // 400 KB cannot fit in the pipe while the server sleeps: the rest is queued.
+        let super::Out::Pipe(pipe) = &session.out else {
+            panic!("a stdio session writes to a pipe");
+        };
+        assert!(super::lock(&pipe.state).handed_over);
+        session.close();
+        let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(status.success());
+        let received = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<serde_json::Value> = received
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 100);
+        for (i, line) in lines.iter().enumerate() {
+            assert_eq!(line["method"], "notifications/message");
+            assert_eq!(line["params"]["i"], i);
+            assert_eq!(line["params"]["text"].as_str().map(str::len), Some(4000));
+        }
+    }
+
     /// The writer fails a request whose line cannot be written (the server closed its stdin
     /// but lives on) at once, not after the request timeout.
     #[cfg(unix)]
