@@ -188,9 +188,9 @@ mod stderr;
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
 
+use rmcp::model::PaginatedRequestParams;
 #[cfg(doc)]
 use rmcp::model::ProtocolVersion;
-use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -845,25 +845,18 @@ impl McpClient {
         progress_token: Option<u64>,
         extra: Map<String, Value>,
     ) -> Result<Value, Error> {
-        let mut params = CallToolRequestParams::new(raw_name.to_owned());
-        if let Some(arguments) = arguments {
-            params = params.with_arguments(arguments);
-        }
-        let mut params = self.params(&params)?;
-        if let Value::Object(object) = &mut params {
-            object.extend(extra);
-        }
-        if let (Some(token), Value::Object(object)) = (progress_token, &mut params) {
-            let meta = object
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(meta) = meta {
-                meta.insert("progressToken".to_owned(), Value::from(token));
-            }
-        }
+        // Serialized from these borrowed parts into the request line (no `Value` copy of the
+        // arguments; see `framing::CallParams` for the members and their order).
+        let params = framing::CallParams {
+            name: raw_name,
+            arguments: arguments.as_ref(),
+            context: self.client_context.as_ref(),
+            progress_token,
+            extra: &extra,
+        };
         match self
             .session
-            .request_cancellable("tools/call", params, cancel)
+            .request_cancellable("tools/call", &params, cancel)
             .await
         {
             Ok(result) => Ok(result),

@@ -9,7 +9,7 @@
 //! Why a plain `fn main` and not criterion: the figures include each client's **peak RSS**,
 //! which is per process (`VmHWM` in `/proc/self/status`). So the parent process only
 //! orchestrates: it runs itself once per client (`client-bench --client ours|ours-mapped|
-//! rmcp|raw|map16`), each child spawns its own server-everything, measures, reads its
+//! rmcp|raw|map16|map-small`), each child spawns its own server-everything, measures, reads its
 //! `VmHWM` and prints one JSON line; the parent collects the lines and prints a table with
 //! ratios to the raw floor (and the numbers as JSON with `--json`). In one criterion process
 //! the clients would share (and inflate) one high-water mark.
@@ -24,6 +24,7 @@
 //! - `ours`: `oma_mcp_runtime::connect_mcp_tools` + `McpClient::call_tool_raw`.
 //! - `ours-mapped`: `McpClient::call_tool` (the raw call plus `map_call_result`).
 //! - `map16`: no server; `map_call_result` on a 16 MiB base64 image result.
+//! - `map-small`: no server; `map_call_result` on a one-line text result, ns per mapping.
 //!
 //! With `--http` the parent starts `oma-mcp-test-server --http 127.0.0.1:0` once per mode
 //! (`sse`: stateful, a session and SSE answers; `json`: `--stateless`, JSON answers) and every
@@ -93,11 +94,13 @@ struct Opts {
 
 const USAGE: &str = "\
 usage: client-bench [--json] [--repeat K] [--calls N] [--warmup N] [--concurrency N]
-                    [--rounds N] [--flavor multi|current] [--only raw,rmcp,ours,ours-mapped,map16]
+                    [--rounds N] [--flavor multi|current]
+                    [--only raw,rmcp,ours,ours-mapped,map16,map-small]
                     [--server PATH]
        client-bench --http [--http-modes sse,json] [--test-server PATH | --url URL]
                     [same options but --server]
-       client-bench --client raw|rmcp|ours|ours-mapped|map16 [--url URL] [same options]
+       client-bench --client raw|rmcp|ours|ours-mapped|map16|map-small [--url URL]
+                    [same options]
                     (one worker; with --url over streamable HTTP)
 
 The server defaults to $OMA_MCP_BENCH_SERVER, else tests/servers/node_modules/.bin/
@@ -819,6 +822,78 @@ fn map16(opts: &Opts) -> Res<Value> {
     }))
 }
 
+/// The one-line text result of the `map-small` case (what server-everything's `echo` answers).
+const SMALL_RESULT: &str = r#"{"content":[{"type":"text","text":"Echo: hi"}]}"#;
+/// [`SMALL_RESULT`] plus a `null` block, which the mapping skips: the same `data` through the
+/// general path (what every result took before text-only results got their own), for
+/// comparison.
+const SMALL_RESULT_GENERAL: &str = r#"{"content":[{"type":"text","text":"Echo: hi"},null]}"#;
+/// Mappings per timed batch of `map-small`.
+const SMALL_BATCH: u32 = 100_000;
+
+/// `map_call_result` on [`SMALL_RESULT`] held as a `serde_json::Value`, in batches of
+/// [`SMALL_BATCH`] mappings (`--rounds` batches after one warm-up batch): ns per mapping, in
+/// this thread's CPU time (steady on a busy machine) and in wall time.
+fn map_small(opts: &Opts) -> Res<Value> {
+    let small = timed_mappings(SMALL_RESULT, opts)?;
+    let general = timed_mappings(SMALL_RESULT_GENERAL, opts)?;
+    Ok(json!({
+        "result": SMALL_RESULT,
+        "batches": small["batches"],
+        "mappings_per_batch": SMALL_BATCH,
+        "median_cpu_ns": small["median_cpu_ns"],
+        "min_cpu_ns": small["min_cpu_ns"],
+        "max_cpu_ns": small["max_cpu_ns"],
+        "median_wall_ns": small["median_wall_ns"],
+        "general_path": general,
+    }))
+}
+
+/// Batches of `map_call_result` on `text` (parsed into a `Value`, checked to map to
+/// `Echo: hi`): CPU and wall ns per mapping.
+fn timed_mappings(text: &str, opts: &Opts) -> Res<Value> {
+    fn thread_cpu_ns() -> f64 {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
+    }
+    let result: Value = serde_json::from_str(text)?;
+    let mapped = oma_mcp_runtime::map_call_result(&result);
+    if mapped.data != "Echo: hi" || mapped.is_error || mapped.model_output.is_some() {
+        return Err(format!("unexpected mapping of {text}: {mapped:?}").into());
+    }
+    // (CPU ns, wall ns) per mapping of one batch.
+    let batch = || {
+        let cpu = thread_cpu_ns();
+        let start = Instant::now();
+        for _ in 0..SMALL_BATCH {
+            std::hint::black_box(oma_mcp_runtime::map_call_result(std::hint::black_box(
+                &result,
+            )));
+        }
+        let wall = start.elapsed().as_secs_f64() * 1e9;
+        let per = f64::from(SMALL_BATCH);
+        ((thread_cpu_ns() - cpu) / per, wall / per)
+    };
+    batch();
+    let runs: Vec<(f64, f64)> = (0..opts.rounds.max(1)).map(|_| batch()).collect();
+    let sorted = |pick: fn(&(f64, f64)) -> f64| {
+        let mut xs: Vec<f64> = runs.iter().map(pick).collect();
+        xs.sort_by(f64::total_cmp);
+        xs
+    };
+    let cpu = sorted(|r| r.0);
+    let wall = sorted(|r| r.1);
+    let mid = (runs.len() - 1) / 2;
+    Ok(json!({
+        "result": text,
+        "batches": runs.len(),
+        "median_cpu_ns": cpu[mid],
+        "min_cpu_ns": cpu[0],
+        "max_cpu_ns": cpu[cpu.len() - 1],
+        "median_wall_ns": wall[mid],
+    }))
+}
+
 // ---------------------------------------------------------------------------------------
 // Worker and parent
 // ---------------------------------------------------------------------------------------
@@ -827,6 +902,12 @@ fn worker(client: &str, opts: &Opts) -> Res<()> {
     if client == "map16" {
         let mut v = map16(opts)?;
         v["client"] = json!("map16");
+        println!("{v}");
+        return Ok(());
+    }
+    if client == "map-small" {
+        let mut v = map_small(opts)?;
+        v["client"] = json!("map-small");
         println!("{v}");
         return Ok(());
     }
@@ -1067,6 +1148,12 @@ fn parent(opts: &Opts) -> Res<()> {
     } else {
         None
     };
+    let small = if wanted("map-small") {
+        eprintln!("map-small …");
+        Some(run_worker("map-small", opts, None)?)
+    } else {
+        None
+    };
     let load_end = oma_mcp_bench::load_average();
     let summary = summarize(&clients, &runs);
 
@@ -1084,6 +1171,19 @@ fn parent(opts: &Opts) -> Res<()> {
         started.elapsed().as_secs_f64()
     ));
     table.push_str(&client_tables(&clients, &summary, false));
+    if let (Some(ours), Some(raw)) = (summary.get("ours"), summary.get("raw")) {
+        let cpu = num(ours, "/seq_cpu_us_per_call") / num(raw, "/seq_cpu_us_per_call");
+        let conc = num(ours, "/concurrent_median_us") / num(raw, "/concurrent_median_us");
+        table.push_str(&format!(
+            "goal (ours <= 2x raw in client CPU per sequential call, <= 1.2x raw in 64-concurrent \
+             wall time): CPU {cpu:.2}x, 64-concurrent {conc:.2}x: {}\n",
+            if cpu <= 2.0 && conc <= 1.2 {
+                "met"
+            } else {
+                "missed"
+            }
+        ));
+    }
     if let Some(m) = &map {
         table.push_str(&format!(
             "\nmap_call_result on a 16 MiB base64 image: first {:.2} ms, median {:.2} ms of {}; \
@@ -1098,6 +1198,21 @@ fn parent(opts: &Opts) -> Res<()> {
             } else {
                 " (VmHWM could not be reset: upper bound)"
             }
+        ));
+    }
+
+    if let Some(m) = &small {
+        table.push_str(&format!(
+            "map_call_result on {SMALL_RESULT}: median {:.0} ns of CPU per mapping ({} batches of \
+             {}; min {:.0}, max {:.0}; wall {:.0} ns; goal < 1000 ns); the same text through \
+             the general path ({SMALL_RESULT_GENERAL}): {:.0} ns\n",
+            num(m, "/median_cpu_ns"),
+            num(m, "/batches"),
+            num(m, "/mappings_per_batch"),
+            num(m, "/min_cpu_ns"),
+            num(m, "/max_cpu_ns"),
+            num(m, "/median_wall_ns"),
+            num(m, "/general_path/median_cpu_ns"),
         ));
     }
 
@@ -1118,6 +1233,7 @@ fn parent(opts: &Opts) -> Res<()> {
             "load_avg_end": load_end,
             "clients": Value::Object(summary),
             "map16": map,
+            "map_small": small,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {

@@ -8,7 +8,7 @@
 use std::io;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 use crate::Error;
@@ -343,29 +343,107 @@ pub(crate) fn to_params<T: Serialize>(params: &T) -> Result<Value, Error> {
 /// The line (with `\n`) of the request `id` / `method` / `params`.
 ///
 /// Serialized straight from borrowed fields (the hot path of every call): no intermediate
-/// `Value` map, and `serde_json::to_writer` rather than `Display`.
-pub(crate) fn request_line(id: u64, method: &str, params: Value) -> Vec<u8> {
+/// `Value` map, and `serde_json::to_writer` rather than `Display`. `params` is anything that
+/// serializes to a JSON object (a `Value`, or the `tools/call` parameters borrowed from the
+/// caller's arguments).
+///
+/// # Errors
+/// [`Error::Rpc`] with code -32602 (invalid params) when `params` does not serialize (never
+/// for a `Value`).
+pub(crate) fn request_line<P: Serialize + ?Sized>(
+    id: u64,
+    method: &str,
+    params: &P,
+) -> Result<Vec<u8>, Error> {
     #[derive(Serialize)]
-    struct Request<'a> {
+    struct Request<'a, P: ?Sized> {
         jsonrpc: &'static str,
         id: u64,
         method: &'a str,
-        params: &'a Value,
+        params: &'a P,
     }
     let request = Request {
         jsonrpc: "2.0",
         id,
         method,
-        params: &params,
+        params,
     };
     let mut out = Vec::with_capacity(128);
-    match serde_json::to_writer(&mut out, &request) {
-        Ok(()) => {
-            out.push(b'\n');
-            out
+    serde_json::to_writer(&mut out, &request).map_err(|e| Error::Rpc {
+        code: -32602,
+        message: format!("cannot serialize the request parameters: {e}"),
+        data: None,
+    })?;
+    out.push(b'\n');
+    Ok(out)
+}
+
+/// The `params` of a `tools/call` request, serialized from borrowed parts straight into the
+/// request line (the caller's arguments are not copied into a new `Value`).
+///
+/// Members in the order the request always had (rmcp's `CallToolRequestParams`, then the
+/// SEP-2575 context merged into `_meta`, then the extra members, then a progress token):
+/// `name`; `arguments` when given; in a 2026-07-28 session `_meta` = the client context's
+/// members, then `progressToken` when given; the `extra` members (`inputResponses`,
+/// `requestState`; never `name`, `arguments` or `_meta`); without a context,
+/// `_meta` = `{"progressToken": …}` when a token is given.
+pub(crate) struct CallParams<'a> {
+    /// The tool's raw MCP name.
+    pub(crate) name: &'a str,
+    /// The tool's arguments (`None`: no `arguments` member).
+    pub(crate) arguments: Option<&'a Map<String, Value>>,
+    /// The client context of a 2026-07-28 session.
+    pub(crate) context: Option<&'a Map<String, Value>>,
+    /// `_meta.progressToken`.
+    pub(crate) progress_token: Option<u64>,
+    /// Further members.
+    pub(crate) extra: &'a Map<String, Value>,
+}
+
+impl Serialize for CallParams<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+
+        /// `_meta`: the context's members (a `progressToken` among them replaced in place),
+        /// then the token.
+        struct Meta<'a>(Option<&'a Map<String, Value>>, Option<u64>);
+        impl Serialize for Meta<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let Meta(context, token) = *self;
+                let mut map = serializer.serialize_map(None)?;
+                let mut token_sent = false;
+                for (key, value) in context.into_iter().flatten() {
+                    match token {
+                        Some(token) if key == "progressToken" => {
+                            map.serialize_entry(key, &token)?;
+                            token_sent = true;
+                        }
+                        _ => map.serialize_entry(key, value)?,
+                    }
+                }
+                if let Some(token) = token.filter(|_| !token_sent) {
+                    map.serialize_entry("progressToken", &token)?;
+                }
+                map.end()
+            }
         }
-        // Unreachable (a `Value` always serializes); the general path then.
-        Err(_) => line(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })),
+
+        let meta = Meta(self.context, self.progress_token);
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", self.name)?;
+        if let Some(arguments) = self.arguments {
+            map.serialize_entry("arguments", arguments)?;
+        }
+        if self.context.is_some() {
+            map.serialize_entry("_meta", &meta)?;
+        }
+        for (key, value) in self.extra {
+            map.serialize_entry(key, value)?;
+        }
+        if self.context.is_none() && self.progress_token.is_some() {
+            map.serialize_entry("_meta", &meta)?;
+        }
+        map.end()
     }
 }
 
@@ -606,10 +684,88 @@ mod tests {
         assert_eq!(err.to_string(), "MCP error -32603: \"boom\"");
     }
 
+    /// `CallParams` serializes exactly as the `Value` the request used to be built as (rmcp's
+    /// `CallToolRequestParams`, the context merged into `_meta`, the extra members, then the
+    /// progress token), member order included.
+    #[test]
+    fn call_params_serialize_as_the_value_they_replace() {
+        use rmcp::model::CallToolRequestParams;
+
+        let context = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+        });
+        let context = context.as_object().unwrap();
+        let arguments = json!({"message": "hi", "n": [1, 2.5, {"x": null}]});
+        let arguments = arguments.as_object().unwrap();
+        let extra = json!({"inputResponses": {"a": {"action": "accept"}}, "requestState": "s"});
+        let extra = extra.as_object().unwrap();
+        let empty = Map::new();
+        let mut cases = 0;
+        for with_arguments in [false, true] {
+            for with_context in [false, true] {
+                for token in [None, Some(7)] {
+                    for extra in [&empty, extra] {
+                        let mut old = CallToolRequestParams::new("echo".to_owned());
+                        if with_arguments {
+                            old = old.with_arguments(arguments.clone());
+                        }
+                        let mut old = to_params(&old).unwrap();
+                        if with_context {
+                            old = super::super::lifecycle::with_client_context(old, context);
+                        }
+                        let object = old.as_object_mut().unwrap();
+                        object.extend(extra.clone());
+                        if let Some(token) = token {
+                            let meta = object.entry("_meta").or_insert_with(|| json!({}));
+                            meta.as_object_mut()
+                                .unwrap()
+                                .insert("progressToken".to_owned(), json!(token));
+                        }
+                        let new = CallParams {
+                            name: "echo",
+                            arguments: with_arguments.then_some(arguments),
+                            context: with_context.then_some(context),
+                            progress_token: token,
+                            extra,
+                        };
+                        assert_eq!(
+                            String::from_utf8(request_line(3, "tools/call", &new).unwrap()),
+                            String::from_utf8(request_line(3, "tools/call", &old).unwrap()),
+                            "arguments {with_arguments}, context {with_context}, token {token:?}, \
+                             extra {extra:?}"
+                        );
+                        cases += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(cases, 16);
+        assert_eq!(
+            String::from_utf8(
+                request_line(
+                    4,
+                    "tools/call",
+                    &CallParams {
+                        name: "echo",
+                        arguments: Some(arguments),
+                        context: None,
+                        progress_token: Some(9),
+                        extra: &empty,
+                    }
+                )
+                .unwrap()
+            )
+            .unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\
+             \"arguments\":{\"message\":\"hi\",\"n\":[1,2.5,{\"x\":null}]},\"_meta\":{\"progressToken\":9}}}\n"
+        );
+    }
+
     #[test]
     fn builds_lines() {
         assert_eq!(
-            request_line(7, "tools/list", json!({})),
+            request_line(7, "tools/list", &json!({})).unwrap(),
             b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{}}\n".to_vec()
         );
         assert_eq!(
@@ -626,7 +782,8 @@ mod tests {
                 .to_vec()
         );
         assert_eq!(
-            request_line(1, "x", json!({"t": "a\nb"}))
+            request_line(1, "x", &json!({"t": "a\nb"}))
+                .unwrap()
                 .iter()
                 .filter(|&&b| b == b'\n')
                 .count(),

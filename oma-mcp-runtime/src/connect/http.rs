@@ -50,7 +50,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::config::{CONNECT_TIMEOUT, ConnectConfig, MAX_REDIRECTS, MAX_RESUMES, redact_url};
-use super::session::{Outgoing, Shared, lock};
+use super::session::{Out, Outgoing, Shared, lock};
 use crate::Error;
 use crate::text::cut;
 
@@ -342,7 +342,7 @@ impl Http {
     pub(crate) async fn server_stream(
         self: Arc<Self>,
         shared: Arc<Shared>,
-        out: mpsc::UnboundedSender<Outgoing>,
+        out: Out,
         opened: tokio::sync::oneshot::Sender<()>,
     ) {
         // Not before `notifications/initialized` is through: the `GET` would race it, and a
@@ -521,13 +521,7 @@ impl Http {
 
     /// Sends one message and routes what comes back; failures fail the request `id` (or are
     /// logged for a notification or a response).
-    async fn post(
-        self: Arc<Self>,
-        shared: Arc<Shared>,
-        out: mpsc::UnboundedSender<Outgoing>,
-        body: Vec<u8>,
-        id: Option<u64>,
-    ) {
+    async fn post(self: Arc<Self>, shared: Arc<Shared>, out: Out, body: Vec<u8>, id: Option<u64>) {
         let outline = self.outline(&body);
         let initialized = outline.method == "notifications/initialized";
         {
@@ -549,7 +543,7 @@ impl Http {
     async fn send_and_route(
         &self,
         shared: &Shared,
-        out: &mpsc::UnboundedSender<Outgoing>,
+        out: &Out,
         body: Vec<u8>,
         id: Option<u64>,
         outline: &Outline,
@@ -621,7 +615,7 @@ impl Http {
         &self,
         response: Response,
         shared: &Shared,
-        out: &mpsc::UnboundedSender<Outgoing>,
+        out: &Out,
         id: Option<u64>,
         method: &str,
     ) -> Result<(), Error> {
@@ -752,7 +746,7 @@ impl Http {
         &self,
         response: Response,
         shared: &Shared,
-        out: &mpsc::UnboundedSender<Outgoing>,
+        out: &Out,
         id: Option<u64>,
         method: &str,
     ) -> Result<(), Error> {
@@ -847,7 +841,7 @@ impl Http {
         &self,
         response: Response,
         shared: &Shared,
-        out: &mpsc::UnboundedSender<Outgoing>,
+        out: &Out,
         id: Option<u64>,
     ) -> StreamEnd {
         let limit = self.max_message_size;
@@ -1208,7 +1202,7 @@ pub(super) async fn write_loop(
     http: Arc<Http>,
     mut rx: mpsc::UnboundedReceiver<Outgoing>,
     shared: Arc<Shared>,
-    out: mpsc::UnboundedSender<Outgoing>,
+    out: Out,
 ) {
     let mut inflight: HashMap<u64, tokio::task::AbortHandle> = HashMap::new();
     while let Some(message) = rx.recv().await {

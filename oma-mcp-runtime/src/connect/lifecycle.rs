@@ -617,8 +617,9 @@ mod tests {
         let line = framing::request_line(
             0,
             DISCOVER,
-            discover_params(ProtocolVersion::V_2026_07_28, &client()),
-        );
+            &discover_params(ProtocolVersion::V_2026_07_28, &client()),
+        )
+        .unwrap();
         assert_eq!(
             String::from_utf8(line).unwrap(),
             format!(
@@ -633,8 +634,9 @@ mod tests {
         let line = framing::request_line(
             3,
             "tools/call",
-            with_client_context(json!({"name": "echo", "arguments": {"m": 1}}), &context),
-        );
+            &with_client_context(json!({"name": "echo", "arguments": {"m": 1}}), &context),
+        )
+        .unwrap();
         assert_eq!(
             String::from_utf8(line).unwrap(),
             format!(

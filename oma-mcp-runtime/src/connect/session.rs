@@ -1,16 +1,20 @@
-//! One JSON-RPC session over a child's pipes: a writer task owning stdin, a reader task
-//! routing stdout lines to pending requests by `id`, and a task draining stderr into
-//! `tracing` (target `oma_mcp::server_stderr`) so a chatty server never blocks.
+//! One JSON-RPC session over a child's pipes: callers write their lines to stdin themselves
+//! while the pipe takes them (a writer task takes over when it is full), a reader task routes
+//! stdout lines to pending requests by `id`, and a task draining stderr into `tracing`
+//! (target `oma_mcp::server_stderr`) so a chatty server never blocks.
 
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::{Value, json};
-use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWrite, BufReader};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -32,10 +36,12 @@ pub(crate) const ABORT_REASON: &str = "AbortError: This operation was aborted";
 /// `McpError(-32001, "Request timed out")`.
 pub(crate) const TIMEOUT_REASON: &str = "McpError: MCP error -32001: Request timed out";
 
-/// The most bytes the writer gathers from queued lines into one write.
-const MAX_WRITE_BATCH: usize = 256 * 1024;
+/// The largest queue buffer capacity the stdin writer keeps once its lines are written
+/// (64 KiB, a pipe's default capacity); a buffer that grew past it is freed.
+const RETAINED_QUEUE_CAPACITY: usize = 64 * 1024;
 
-/// What the writer task sends.
+/// What is sent to the server: over stdio written to its stdin ([`Out::Pipe`]), over HTTP
+/// handed to the transport's task ([`Out::Channel`]).
 pub(super) enum Outgoing {
     /// One line; for a request, its id: when the line cannot be written, the writer fails that
     /// pending request with [`Error::ConnectionClosed`]. (A request thus waits for its answer
@@ -50,6 +56,188 @@ pub(super) enum Outgoing {
 }
 
 pub(super) type Reply = Result<Value, Error>;
+
+/// Where [`Outgoing`] messages go.
+#[derive(Clone)]
+pub(super) enum Out {
+    /// The HTTP transport's task ([`super::http`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Channel(mpsc::UnboundedSender<Outgoing>),
+    /// A stdio server's stdin.
+    Pipe(Arc<Pipe>),
+}
+
+/// The session no longer sends anything (closed, or its transport task ended).
+#[derive(Debug)]
+pub(super) struct Closed;
+
+impl Out {
+    /// Sends (or queues) `message`; [`Closed`] when the session no longer sends.
+    pub(super) fn send(&self, message: Outgoing) -> Result<(), Closed> {
+        match self {
+            Self::Channel(tx) => tx.send(message).map_err(|_| Closed),
+            Self::Pipe(pipe) => pipe.send(message),
+        }
+    }
+}
+
+/// A stdio server's stdin, written by the callers themselves: a line goes into the pipe at
+/// once from the task that sends it (no hand-off to another task, one wake-up less per
+/// call). Only when the pipe is full (the server does not read) is the rest queued for the
+/// writer task ([`write_loop`]), which writes it as the pipe drains; until the queue is
+/// empty, later lines join the queue, so lines always reach the server in the order sent.
+pub(super) struct Pipe {
+    state: Mutex<PipeState>,
+    /// Wakes the writer task when a queue is handed over (or stdin is to be closed).
+    wake: Notify,
+    shared: Arc<Shared>,
+}
+
+struct PipeState {
+    /// `None` once closed (the server has seen EOF).
+    stdin: Option<ChildStdin>,
+    /// Bytes not written yet; only while `handed_over`.
+    queue: Vec<u8>,
+    /// How much of `queue` is written.
+    written: usize,
+    /// The requests whose lines are (partly) in `queue`: failed when it cannot be written.
+    ids: Vec<u64>,
+    /// The writer task owns the writing until `queue` is empty.
+    handed_over: bool,
+    /// [`Outgoing::Close`] was sent: stdin closes once `queue` is written.
+    closing: bool,
+}
+
+impl Pipe {
+    fn new(stdin: ChildStdin, shared: Arc<Shared>) -> Arc<Self> {
+        Arc::new(Self {
+            state: Mutex::new(PipeState {
+                stdin: Some(stdin),
+                queue: Vec::new(),
+                written: 0,
+                ids: Vec::new(),
+                handed_over: false,
+                closing: false,
+            }),
+            wake: Notify::new(),
+            shared,
+        })
+    }
+
+    fn send(&self, message: Outgoing) -> Result<(), Closed> {
+        match message {
+            Outgoing::Line(bytes, id) => self.send_line(bytes, id),
+            Outgoing::Abandon(_) => Ok(()),
+            Outgoing::Close => {
+                let mut st = lock(&self.state);
+                if st.closing {
+                    return Err(Closed);
+                }
+                st.closing = true;
+                if !st.handed_over {
+                    st.stdin = None;
+                }
+                drop(st);
+                // The writer task ends (after the queue, when there is one).
+                self.wake.notify_one();
+                Ok(())
+            }
+        }
+    }
+
+    fn send_line(&self, bytes: Vec<u8>, id: Option<u64>) -> Result<(), Closed> {
+        let mut st = lock(&self.state);
+        if st.closing {
+            return Err(Closed);
+        }
+        if st.handed_over {
+            st.queue.extend_from_slice(&bytes);
+            st.ids.extend(id);
+            return Ok(());
+        }
+        let Some(stdin) = st.stdin.as_mut() else {
+            return Err(Closed);
+        };
+        // A poll without a waker: when the pipe is full it registers none that matters, and
+        // the writer task then polls with its own (nothing else polls stdin meanwhile).
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut written = 0;
+        while written < bytes.len() {
+            match poll_write(stdin, &mut cx, &bytes[written..]) {
+                Poll::Ready(Ok(n)) => written += n,
+                Poll::Ready(Err(e)) => {
+                    drop(st);
+                    tracing::debug!("cannot write to the MCP server's stdin: {e}");
+                    self.shared.fail_all(id.as_slice());
+                    return Ok(());
+                }
+                Poll::Pending => {
+                    st.queue.extend_from_slice(&bytes[written..]);
+                    st.ids.extend(id);
+                    st.handed_over = true;
+                    drop(st);
+                    self.wake.notify_one();
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The writer task's step: writes the queue as far as the pipe takes it. `Ready(true)`
+    /// once stdin is closed (the task ends), `Ready(false)` once the queue is written.
+    fn poll_queue(&self, cx: &mut Context<'_>) -> Poll<bool> {
+        let mut st = lock(&self.state);
+        let st = &mut *st;
+        while st.written < st.queue.len() {
+            let Some(stdin) = st.stdin.as_mut() else {
+                break;
+            };
+            match poll_write(stdin, cx, &st.queue[st.written..]) {
+                Poll::Ready(Ok(n)) => st.written += n,
+                Poll::Ready(Err(e)) => {
+                    tracing::debug!("cannot write to the MCP server's stdin: {e}");
+                    self.shared.fail_all(&st.ids);
+                    break;
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        st.queue.clear();
+        if st.queue.capacity() > RETAINED_QUEUE_CAPACITY {
+            st.queue = Vec::new();
+        }
+        st.written = 0;
+        st.ids.clear();
+        st.handed_over = false;
+        if st.closing {
+            st.stdin = None;
+        }
+        Poll::Ready(st.stdin.is_none())
+    }
+
+    /// Closes stdin at once, whatever is queued (the session's tasks are stopping).
+    fn shut(&self) {
+        let mut st = lock(&self.state);
+        st.closing = true;
+        st.stdin = None;
+    }
+}
+
+/// One non-blocking write attempt; a write of zero bytes is an error (as in `write_all`).
+fn poll_write(
+    stdin: &mut ChildStdin,
+    cx: &mut Context<'_>,
+    buf: &[u8],
+) -> Poll<std::io::Result<usize>> {
+    loop {
+        return match Pin::new(&mut *stdin).poll_write(cx, buf) {
+            Poll::Ready(Ok(0)) => Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
+            Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => other,
+        };
+    }
+}
 
 /// Pending requests, and whether the connection is still open.
 #[derive(Default)]
@@ -126,6 +314,18 @@ impl Shared {
         lock(&self.state).pending.contains_key(&id)
     }
 
+    /// Fails the pending requests `ids` with [`Error::ConnectionClosed`] (their lines could
+    /// not be written).
+    fn fail_all(&self, ids: &[u64]) {
+        let failed: Vec<_> = {
+            let mut st = lock(&self.state);
+            ids.iter().filter_map(|id| st.pending.remove(id)).collect()
+        };
+        for tx in failed {
+            let _ = tx.send(Err(Error::ConnectionClosed));
+        }
+    }
+
     /// Whether the session is closed (by the client or because the connection ended).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(super) fn is_closed(&self) -> bool {
@@ -134,7 +334,7 @@ impl Shared {
 
     /// Handles one received message (a stdout line, an HTTP body or an SSE event's data):
     /// skips byte-order marks and blank input, then routes it (see [`dispatch`]).
-    pub(super) fn receive(&self, message: &[u8], out: &mpsc::UnboundedSender<Outgoing>) {
+    pub(super) fn receive(&self, message: &[u8], out: &Out) {
         let message = without_bom(message, &self.command_line);
         if !message.iter().all(u8::is_ascii_whitespace) {
             dispatch(framing::classify(message), message, self, out);
@@ -158,7 +358,7 @@ impl Shared {
 /// A running session. Dropping it aborts its tasks.
 pub(crate) struct Session {
     shared: Arc<Shared>,
-    out: mpsc::UnboundedSender<Outgoing>,
+    out: Out,
     next_id: AtomicU64,
     next_progress_token: AtomicU64,
     timeout: Duration,
@@ -168,7 +368,8 @@ pub(crate) struct Session {
 
 impl Session {
     /// Starts the reader, writer and stderr tasks of a child's pipes on the current Tokio
-    /// runtime.
+    /// runtime (the writer task only writes what the pipe did not take at once, see
+    /// [`Pipe`]).
     pub(crate) fn start(
         stdin: ChildStdin,
         stdout: ChildStdout,
@@ -179,8 +380,9 @@ impl Session {
         elicitation: Option<super::Elicitation>,
     ) -> Self {
         let shared = Shared::new(max_message_size, command_line, elicitation, false);
-        let (out, rx) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_loop(stdin, rx, Arc::clone(&shared)));
+        let pipe = Pipe::new(stdin, Arc::clone(&shared));
+        let writer = tokio::spawn(write_loop(Arc::clone(&pipe)));
+        let out = Out::Pipe(pipe);
         let reader = tokio::spawn(read_loop(stdout, Arc::clone(&shared), out.clone()));
         let stderr_task = tokio::spawn(drain_stderr(stderr, Arc::clone(&shared)));
         Self::with_tasks(
@@ -204,7 +406,8 @@ impl Session {
         let shared = Shared::new(max_message_size, http.label().to_owned(), elicitation, true);
         // No stderr: its end is reached at once.
         shared.stderr_done.cancel();
-        let (out, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let out = Out::Channel(tx);
         let writer = tokio::spawn(super::http::write_loop(
             http,
             rx,
@@ -216,7 +419,7 @@ impl Session {
 
     fn with_tasks(
         shared: Arc<Shared>,
-        out: mpsc::UnboundedSender<Outgoing>,
+        out: Out,
         timeout: Duration,
         io_tasks: Vec<JoinHandle<()>>,
         stderr_task: Option<JoinHandle<()>>,
@@ -235,7 +438,7 @@ impl Session {
     /// The sender of outgoing messages and the shared state, for the HTTP transport's
     /// server stream.
     #[cfg(feature = "http")]
-    pub(super) fn parts(&self) -> (Arc<Shared>, mpsc::UnboundedSender<Outgoing>) {
+    pub(super) fn parts(&self) -> (Arc<Shared>, Out) {
         (Arc::clone(&self.shared), self.out.clone())
     }
 
@@ -252,7 +455,8 @@ impl Session {
     /// closes while waiting; [`Error::Rpc`] for a JSON-RPC error; [`Error::Timeout`] (after
     /// sending `notifications/cancelled`); [`Error::MessageTooLarge`].
     pub(crate) async fn request(&self, method: &str, params: Value) -> Reply {
-        self.request_cancellable(method, params, None).await
+        self.send_and_wait(method, &params, None, self.timeout, true)
+            .await
     }
 
     /// As [`Session::request`], also ending when `cancel` is cancelled (open-multi-agent's abort
@@ -261,12 +465,15 @@ impl Session {
     /// request id and the reason [`ABORT_REASON`]. An answer that is already there wins over
     /// a cancellation.
     ///
+    /// `params`: anything that serializes to the request's `params` (serialized straight into
+    /// the request line, without a `Value` in between).
+    ///
     /// # Errors
     /// As [`Session::request`], plus [`Error::Cancelled`].
-    pub(crate) async fn request_cancellable(
+    pub(crate) async fn request_cancellable<P: Serialize + ?Sized>(
         &self,
         method: &str,
-        params: Value,
+        params: &P,
         cancel: Option<&CancellationToken>,
     ) -> Reply {
         self.send_and_wait(method, params, cancel, self.timeout, true)
@@ -285,7 +492,7 @@ impl Session {
         params: Value,
         timeout: Duration,
     ) -> Reply {
-        self.send_and_wait(method, params, None, timeout, true)
+        self.send_and_wait(method, &params, None, timeout, true)
             .await
     }
 
@@ -296,16 +503,16 @@ impl Session {
     /// # Errors
     /// As [`Session::request`].
     pub(crate) async fn probe(&self, method: &str, params: Value, timeout: Duration) -> Reply {
-        self.send_and_wait(method, params, None, timeout, false)
+        self.send_and_wait(method, &params, None, timeout, false)
             .await
     }
 
     /// The request path: `timeout` bounds the wait; `notify_cancel` says whether a request
     /// that ends without its answer is announced with `notifications/cancelled`.
-    async fn send_and_wait(
+    async fn send_and_wait<P: Serialize + ?Sized>(
         &self,
         method: &str,
-        params: Value,
+        params: &P,
         cancel: Option<&CancellationToken>,
         timeout: Duration,
         notify_cancel: bool,
@@ -324,6 +531,7 @@ impl Session {
             });
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = framing::request_line(id, method, params)?;
         let (tx, rx) = oneshot::channel();
         {
             let mut st = lock(&self.shared.state);
@@ -339,7 +547,6 @@ impl Session {
             notify: notify_cancel,
         };
         let deadline = tokio::time::Instant::now() + timeout;
-        let line = framing::request_line(id, method, params);
         if self.out.send(Outgoing::Line(line, Some(id))).is_err() {
             guard.disarm();
             return Err(Error::NotConnected);
@@ -456,11 +663,20 @@ impl Session {
         for task in std::mem::take(&mut *lock(&self.io_tasks)) {
             task.abort();
         }
+        self.shut_stdin();
         let stderr_task = lock(&self.stderr_task).take();
         if let Some(mut task) = stderr_task
             && tokio::time::timeout(bound, &mut task).await.is_err()
         {
             task.abort();
+        }
+    }
+
+    /// Closes a stdio server's stdin now, also when lines are still queued: the writer task is
+    /// stopped.
+    fn shut_stdin(&self) {
+        if let Out::Pipe(pipe) = &self.out {
+            pipe.shut();
         }
     }
 
@@ -479,6 +695,7 @@ impl Drop for Session {
         for task in lock(&self.io_tasks).drain(..) {
             task.abort();
         }
+        self.shut_stdin();
         if let Some(task) = lock(&self.stderr_task).take() {
             task.abort();
         }
@@ -548,68 +765,20 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-/// Owns stdin: writes the lines in order and flushes; dropping stdin on `Close` gives the
-/// server EOF. Lines already queued (concurrent requests) are gathered into one write of at
-/// most about [`MAX_WRITE_BATCH`] bytes. When a write fails, the requests whose lines it held
-/// fail with [`Error::ConnectionClosed`].
-async fn write_loop(
-    mut stdin: ChildStdin,
-    mut rx: mpsc::UnboundedReceiver<Outgoing>,
-    shared: Arc<Shared>,
-) {
-    let mut batch: Vec<u8> = Vec::new();
-    let mut ids: Vec<u64> = Vec::new();
-    let mut closing = false;
-    while let Some(first) = rx.recv().await {
-        let mut next = Some(first);
-        while let Some(msg) = next.take() {
-            match msg {
-                Outgoing::Line(bytes, id) => {
-                    if batch.is_empty() {
-                        batch = bytes;
-                    } else {
-                        batch.extend_from_slice(&bytes);
-                    }
-                    ids.extend(id);
-                }
-                Outgoing::Abandon(_) => {}
-                Outgoing::Close => {
-                    closing = true;
-                    break;
-                }
-            }
-            if batch.len() < MAX_WRITE_BATCH {
-                next = rx.try_recv().ok();
-            }
-        }
-        if !batch.is_empty() {
-            let written = async {
-                stdin.write_all(&batch).await?;
-                stdin.flush().await
-            }
-            .await;
-            if let Err(e) = written {
-                tracing::debug!("cannot write to the MCP server's stdin: {e}");
-                let failed: Vec<_> = {
-                    let mut st = lock(&shared.state);
-                    ids.iter().filter_map(|id| st.pending.remove(id)).collect()
-                };
-                for tx in failed {
-                    let _ = tx.send(Err(Error::ConnectionClosed));
-                }
-            }
-            // Not `clear()`: do not keep a huge line's buffer while idle.
-            batch = Vec::new();
-            ids.clear();
-        }
-        if closing {
+/// The writer task of a [`Pipe`]: writes what the pipe did not take at once, as it drains;
+/// closes stdin after the queued lines on [`Outgoing::Close`] and then ends. When a write
+/// fails, the requests whose lines it held fail with [`Error::ConnectionClosed`].
+async fn write_loop(pipe: Arc<Pipe>) {
+    loop {
+        pipe.wake.notified().await;
+        if std::future::poll_fn(|cx| pipe.poll_queue(cx)).await {
             break;
         }
     }
 }
 
 /// Reads stdout line by line until it closes, then closes the session.
-async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>, out: mpsc::UnboundedSender<Outgoing>) {
+async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>, out: Out) {
     let _done = shared.reader_done.clone().drop_guard();
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut buf = Vec::new();
@@ -700,12 +869,7 @@ fn oversized(head: &[u8], len: usize, shared: &Shared) {
 }
 
 /// Handles one classified stdout line.
-fn dispatch(
-    incoming: Incoming,
-    raw: &[u8],
-    shared: &Shared,
-    out: &mpsc::UnboundedSender<Outgoing>,
-) {
+fn dispatch(incoming: Incoming, raw: &[u8], shared: &Shared, out: &Out) {
     match incoming {
         Incoming::Response { id, outcome } => {
             let tx = response_id(&id).and_then(|n| lock(&shared.state).pending.remove(&n));
@@ -885,6 +1049,65 @@ mod tests {
         assert_eq!(without_bom(b"\xEF\xBB\xBF\xEF\xBB\xBF{}", "srv"), b"{}");
         assert_eq!(without_bom(b"{}\xEF\xBB\xBF", "srv"), b"{}\xEF\xBB\xBF");
         assert_eq!(without_bom(b"\xEF\xBB", "srv"), b"\xEF\xBB");
+    }
+
+    /// Lines the pipe does not take at once (the server does not read yet) are queued for the
+    /// writer task and reach the server complete and in order; stdin closes after them.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn lines_queued_while_the_pipe_is_full_arrive_in_order() {
+        use std::process::Stdio;
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("received");
+        let mut child = tokio::process::Command::new("sh")
+            .arg("-c")
+            .arg("sleep 0.5; exec cat > \"$0\"")
+            .arg(&file)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let session = super::Session::start(
+            child.stdin.take().unwrap(),
+            child.stdout.take().unwrap(),
+            child.stderr.take().unwrap(),
+            std::time::Duration::from_secs(60),
+            1024,
+            "sh".to_owned(),
+            None,
+        );
+        let text = "x".repeat(4000);
+        for i in 0..100 {
+            session.notify(
+                "notifications/message",
+                Some(serde_json::json!({"i": i, "text": text})),
+            );
+        }
+        // 400 KB cannot fit in the pipe while the server sleeps: the rest is queued.
+        let super::Out::Pipe(pipe) = &session.out else {
+            panic!("a stdio session writes to a pipe");
+        };
+        assert!(super::lock(&pipe.state).handed_over);
+        session.close();
+        let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(status.success());
+        let received = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<serde_json::Value> = received
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 100);
+        for (i, line) in lines.iter().enumerate() {
+            assert_eq!(line["method"], "notifications/message");
+            assert_eq!(line["params"]["i"], i);
+            assert_eq!(line["params"]["text"].as_str().map(str::len), Some(4000));
+        }
     }
 
     /// The writer fails a request whose line cannot be written (the server closed its stdin
