@@ -76,10 +76,8 @@ fn main() -> ExitCode {
     let mut per_server = vec![Vec::with_capacity(repeat); snapshots.len()];
     let mut lines = 0;
     // typify: per server the schemas, converted once (outside the timing) to schemars 0.8.
-    let inputs: Vec<Vec<typify::Input>> = snapshots
-        .iter()
-        .map(|(_, s)| typify::inputs(s))
-        .collect();
+    let inputs: Vec<Vec<typify::Input>> =
+        snapshots.iter().map(|(_, s)| typify::inputs(s)).collect();
     let mut typify_totals = Vec::with_capacity(repeat);
     let mut typify_gen_totals = Vec::with_capacity(repeat);
     let mut typify_per_server = vec![Vec::with_capacity(repeat); snapshots.len()];
@@ -115,10 +113,9 @@ fn main() -> ExitCode {
                             typify_lines += code.lines().count();
                             generating += gen_time;
                         }
-                        Err(reason) if run == 0 => rejected.push(format!(
-                            "{}: {reason}",
-                            input.label(&snapshots[i].0)
-                        )),
+                        Err(reason) if run == 0 => {
+                            rejected.push(format!("{}: {reason}", input.label(&snapshots[i].0)))
+                        }
                         Err(_) => {}
                     }
                 }
@@ -186,7 +183,11 @@ fn main() -> ExitCode {
              {} after.",
             ms(generating),
             ratio(ours, generating),
-            if ratio(ours, theirs) <= 0.5 { "met" } else { "missed" },
+            if ratio(ours, theirs) <= 0.5 {
+                "met"
+            } else {
+                "missed"
+            },
             load_before,
             load_after
         );
@@ -349,21 +350,23 @@ mod typify {
     /// prettyplease), or why it failed: an error, or a panic.
     pub fn generate(input: &Input) -> Result<(String, Duration), String> {
         let root = input.schema.as_ref().map_err(Clone::clone)?.clone();
-        let result = catch_unwind(AssertUnwindSafe(|| -> Result<(String, Duration), String> {
-            let start = Instant::now();
-            let mut space = TypeSpace::new(&TypeSpaceSettings::default());
-            space
-                .add_ref_types(root.definitions)
-                .map_err(|e| e.to_string())?;
-            space
-                .add_type_with_name(&Schema::Object(root.schema), Some(input.name.clone()))
-                .map_err(|e| e.to_string())?;
-            let tokens = space.to_stream();
-            let generating = start.elapsed();
-            let file: syn::File =
-                syn::parse2(tokens).map_err(|e| format!("unparsable tokens: {e}"))?;
-            Ok((prettyplease::unparse(&file), generating))
-        }));
+        let result = catch_unwind(AssertUnwindSafe(
+            || -> Result<(String, Duration), String> {
+                let start = Instant::now();
+                let mut space = TypeSpace::new(&TypeSpaceSettings::default());
+                space
+                    .add_ref_types(root.definitions)
+                    .map_err(|e| e.to_string())?;
+                space
+                    .add_type_with_name(&Schema::Object(root.schema), Some(input.name.clone()))
+                    .map_err(|e| e.to_string())?;
+                let tokens = space.to_stream();
+                let generating = start.elapsed();
+                let file: syn::File =
+                    syn::parse2(tokens).map_err(|e| format!("unparsable tokens: {e}"))?;
+                Ok((prettyplease::unparse(&file), generating))
+            },
+        ));
         match result {
             Ok(outcome) => outcome,
             Err(panic) => Err(format!(
@@ -385,6 +388,8 @@ fn stem(path: &Path) -> String {
 }
 
 fn usage(message: &str) -> ExitCode {
-    eprintln!("codegen-bench: {message}\nusage: codegen-bench [--repeat N] [--no-typify] [--check [SERVER]]");
+    eprintln!(
+        "codegen-bench: {message}\nusage: codegen-bench [--repeat N] [--no-typify] [--check [SERVER]]"
+    );
     ExitCode::from(2)
 }
