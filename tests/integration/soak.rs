@@ -72,13 +72,13 @@ enum Scenario {
         cycles: usize,
         concurrency: usize,
     },
-    /// `calls <calls> <concurrency> <timeout_ms> <seed>`: calls on one connection, about
+    /// `calls <calls> <concurrency> <timeout_ms> <draw_key>`: calls on one connection, about
     /// 10 % of them timed out or cancelled (see [`Kind`]).
     Calls {
         calls: usize,
         concurrency: usize,
         timeout: Duration,
-        seed: u64,
+        draw_key: u64,
     },
     /// `flood <notifications> <message|progress> <timeout_ms>`: a call to a server that
     /// writes `notifications` notifications and never answers.
@@ -107,8 +107,11 @@ impl Scenario {
                 calls,
                 concurrency,
                 timeout,
-                seed,
-            } => format!("calls {calls} {concurrency} {} {seed}", timeout.as_millis()),
+                draw_key,
+            } => format!(
+                "calls {calls} {concurrency} {} {draw_key}",
+                timeout.as_millis()
+            ),
             Scenario::Flood {
                 notifications,
                 progress,
@@ -141,7 +144,7 @@ impl Scenario {
                 calls: number(1) as usize,
                 concurrency: number(2) as usize,
                 timeout: ms(3),
-                seed: number(4),
+                draw_key: number(4),
             },
             Some("flood") => Scenario::Flood {
                 notifications: number(1),
@@ -270,8 +273,8 @@ fn worker() {
                 calls: n,
                 concurrency,
                 timeout,
-                seed,
-            } => calls(&run, n, concurrency, timeout, seed).await,
+                draw_key,
+            } => calls(&run, n, concurrency, timeout, draw_key).await,
             Scenario::Flood {
                 notifications,
                 progress,
@@ -389,7 +392,7 @@ fn zombie_children() -> usize {
     zombies
 }
 
-/// `splitmix64`: the per-call random numbers of [`calls`], from the seed and the call's
+/// `splitmix64`: the per-call random numbers of [`calls`], from the draw key and the call's
 /// index, so a call's fate does not depend on the order the tasks run in.
 fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -398,9 +401,9 @@ fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The random number of call `i` of a [`calls`] run with `seed`.
-fn call_random(seed: u64, i: usize) -> u64 {
-    splitmix64(seed ^ (i as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93))
+/// The random number of call `i` of a [`calls`] run with `draw_key`.
+fn call_random(draw_key: u64, i: usize) -> u64 {
+    splitmix64(draw_key ^ (i as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93))
 }
 
 /// The text of a `tools/call` result's first content block.
@@ -606,8 +609,8 @@ impl Tally {
 }
 
 /// Call `i`: does what [`Kind::of`] decides for it and records how it ended.
-async fn one_call(client: &McpClient, tally: &Tally, i: usize, seed: u64, timeout: Duration) {
-    let r = call_random(seed, i);
+async fn one_call(client: &McpClient, tally: &Tally, i: usize, draw_key: u64, timeout: Duration) {
+    let r = call_random(draw_key, i);
     let kind = Kind::of(r);
     let message = format!("call {i}");
     let echo = args(json!({ "message": message }));
@@ -652,7 +655,7 @@ async fn call_phase(
     tally: &Arc<Tally>,
     (from, to): (usize, usize),
     concurrency: usize,
-    seed: u64,
+    draw_key: u64,
     timeout: Duration,
 ) {
     let next = Arc::new(AtomicUsize::new(from));
@@ -665,7 +668,7 @@ async fn call_phase(
                 if i >= to {
                     return;
                 }
-                one_call(&client, &tally, i, seed, timeout).await;
+                one_call(&client, &tally, i, draw_key, timeout).await;
             }
         });
     }
@@ -674,7 +677,7 @@ async fn call_phase(
     }
 }
 
-async fn calls(run: &str, total: usize, concurrency: usize, timeout: Duration, seed: u64) {
+async fn calls(run: &str, total: usize, concurrency: usize, timeout: Duration, draw_key: u64) {
     let started = Instant::now();
     let tally = Arc::new(Tally::new(total));
     let client = Arc::new(
@@ -685,10 +688,18 @@ async fn calls(run: &str, total: usize, concurrency: usize, timeout: Duration, s
     let rss_start = rss_kib();
     // The reference: after the first tenth of the calls (allocator and buffers warm).
     let warm = total / 10;
-    call_phase(&client, &tally, (0, warm), concurrency, seed, timeout).await;
+    call_phase(&client, &tally, (0, warm), concurrency, draw_key, timeout).await;
     let pending_after_warm = client.pending_requests();
     let rss_warm = rss_kib();
-    call_phase(&client, &tally, (warm, total), concurrency, seed, timeout).await;
+    call_phase(
+        &client,
+        &tally,
+        (warm, total),
+        concurrency,
+        draw_key,
+        timeout,
+    )
+    .await;
     let pending_end = client.pending_requests();
     let rss_end = rss_kib();
     let wall = started.elapsed();
@@ -706,7 +717,7 @@ async fn calls(run: &str, total: usize, concurrency: usize, timeout: Duration, s
     let mut unexpected = Vec::new();
     let mut not_once = Vec::new();
     for i in 0..total {
-        let kind = Kind::of(call_random(seed, i));
+        let kind = Kind::of(call_random(draw_key, i));
         let outcome = tally.outcome(i);
         let resolved = tally.resolved[i].load(Ordering::Relaxed);
         if resolved != 1 && not_once.len() < 10 {
@@ -747,7 +758,7 @@ async fn calls(run: &str, total: usize, concurrency: usize, timeout: Duration, s
     report.add("calls", total);
     report.add("concurrency", concurrency);
     report.add("timeout_ms", timeout.as_millis());
-    report.add("seed", seed);
+    report.add("draw_key", draw_key);
     report.add("wall_s", format!("{:.1}", wall.as_secs_f64()));
     report.add("ok", ok);
     report.add("timed_out", timed_out);
@@ -946,7 +957,7 @@ fn short_calls_with_timeouts_and_cancellations() {
             calls: 5_000,
             concurrency: 64,
             timeout: Duration::from_secs(2),
-            seed: 1,
+            draw_key: 1,
         },
         SHORT_LIMIT,
     );
@@ -1026,7 +1037,7 @@ fn full_calls_with_timeouts_and_cancellations() {
             calls: 100_000,
             concurrency: 64,
             timeout: Duration::from_secs(2),
-            seed: 1,
+            draw_key: 1,
         },
         FULL_LIMIT,
     );
@@ -1085,7 +1096,7 @@ fn scenarios_round_trip_through_their_spec() {
             calls: 5000,
             concurrency: 64,
             timeout: Duration::from_millis(1500),
-            seed: 7,
+            draw_key: 7,
         },
         Scenario::Flood {
             notifications: 100_000,
@@ -1104,7 +1115,7 @@ fn scenarios_round_trip_through_their_spec() {
     );
 }
 
-/// The kinds of calls come in the stated shares: over 100,000 indices with seed 1,
+/// The kinds of calls come in the stated shares: over 100,000 indices with draw key 1,
 /// 4 % ± 0.3 each for timed out and cancelled, 2 % ± 0.3 racing.
 #[test]
 fn call_kinds_come_in_their_shares() {
