@@ -40,6 +40,8 @@ pub mod outcome;
 pub mod pointer;
 pub mod result;
 pub mod snapshot;
+#[cfg(test)]
+mod spec_cases;
 #[doc(hidden)]
 pub mod text;
 pub mod tool;

@@ -311,9 +311,10 @@ fn text_blocks_only(result: &Value) -> Option<String> {
     }
     let mut data = String::with_capacity(len);
     data.push_str(first);
-    for block in rest {
+    // Every block passed `text` above, so nothing is filtered out here.
+    for text in rest.iter().filter_map(text) {
         data.push('\n');
-        data.push_str(text(block).unwrap_or_default());
+        data.push_str(text);
     }
     Some(data)
 }
@@ -608,6 +609,39 @@ mod tests {
             Some(&ModelPart::Text {
                 text: "[resource n.bin]".into()
             })
+        );
+    }
+
+    #[test]
+    fn text_only_results_join_every_block_in_one_string() {
+        let result = json!({"isError": true, "content": [
+            {"type": "text", "text": "first"},
+            {"type": "text", "text": ""},
+            {"type": "text", "text": "h\u{e9}llo"},
+        ]});
+        let joined = "first\n\nh\u{e9}llo";
+        assert_eq!(text_blocks_only(&result).as_deref(), Some(joined));
+        let mapped = map_call_result(&result);
+        assert_eq!(
+            (mapped.data.as_str(), mapped.is_error, mapped.model_output),
+            (joined, true, None)
+        );
+        // Anything but text blocks only takes the general path.
+        for other in [
+            json!({"content": []}),
+            json!({"content": [{"type": "text", "text": "a"}, null]}),
+            json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": 1}]}),
+            json!({"content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AA"}]}),
+            json!({"content": [{"text": "a"}]}),
+            json!({"content": [{"type": "text", "text": "a"}], "toolResult": "b"}),
+            json!({"content": {"type": "text", "text": "a"}}),
+            json!([{"type": "text", "text": "a"}]),
+        ] {
+            assert_eq!(text_blocks_only(&other), None, "{other}");
+        }
+        assert_eq!(
+            map_call_result(&json!({"content": [{"type": "text", "text": "a"}, null]})).data,
+            "a"
         );
     }
 

@@ -1,10 +1,10 @@
 //! Tool names and result mapping against the reference implementation, open-multi-agent's
 //! `connectMCPTools()` ("Tool names", "Result mapping" and "Errors" of its MCP docs):
 //!
-//! - `fixtures/naming-cases.json`: the normalized names, or the exact collision message, the
+//! - `tests/fixtures/naming-cases.json`: the normalized names, or the exact collision message, the
 //!   reference implementation gives (committed: these run everywhere);
-//! - `fixtures/mapping-cases.json`: every case's full expected `{data, isError, modelOutput}`,
-//!   produced by the reference implementation (committed; see `fixtures/README.md`);
+//! - `tests/fixtures/mapping-cases.json`: every case's full expected `{data, isError, modelOutput}`,
+//!   produced by the reference implementation (committed; see `tests/fixtures/README.md`);
 //! - `corpus/results/*.json` of the shared reference folder: real `tools/call` responses from
 //!   public servers;
 //! - `corpus/cases/{14a,14b,15a,17,19,21,22,33}-*.json` of the shared reference folder:
@@ -16,9 +16,9 @@
 
 use std::path::{Path, PathBuf};
 
-use oma_mcp_runtime::naming::normalize_all;
-use oma_mcp_runtime::result::{FileSource, ImageSource};
-use oma_mcp_runtime::{ModelPart, ToolResult, map_call_result};
+use crate::naming::normalize_all;
+use crate::result::{FileSource, ImageSource};
+use crate::{ModelPart, ToolResult, map_call_result};
 use oma_mcp_test_support::shared_dir;
 use serde_json::{Value, json};
 
