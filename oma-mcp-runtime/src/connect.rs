@@ -134,6 +134,13 @@
 //! the parent never reaches a third-party server (open-multi-agent's `docs/mcp.md`, "Egress and
 //! process boundaries").
 //!
+//! The client writes each line into the server's stdin itself while the pipe takes it; what
+//! the pipe does not take waits in a queue, written in order as the server reads. A server
+//! that stops reading (stuck, or busy without reading) makes lines wait up to
+//! [`MAX_STDIN_BACKLOG`] (64 MiB): a request that would pass it fails at once with
+//! [`Error::ServerNotReading`] without being sent, and an answer the client owes the server is
+//! dropped with a warning, so memory stays bounded; waiting requests keep their timeout.
+//!
 //! # When your process ends without dropping the client
 //! Cleanup runs in [`McpClient::disconnect`] (bounded: stdin EOF, then SIGTERM, then SIGKILL to
 //! the server's process group) or in the client's `Drop` (SIGKILL to the group at once, also
@@ -219,6 +226,14 @@ const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 /// The most `tools/list` pages [`McpClient::list_tools_raw`] reads: a server that keeps
 /// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.
 pub const MAX_TOOLS_LIST_PAGES: usize = 1000;
+
+/// The most bytes waiting for a stdio server's stdin (64 MiB): while the server does not read
+/// (it is stuck, or busy without reading), a line that would queue past this is not queued.
+/// A request's line fails that request with [`Error::ServerNotReading`]; a line the client owes
+/// the server (an answer to its `ping` or `elicitation/create`, `notifications/cancelled`)
+/// is dropped with a warning. A single line is always taken when nothing waits, whatever its
+/// size, so a large argument still reaches a server that reads.
+pub const MAX_STDIN_BACKLOG: usize = 64 * 1024 * 1024;
 
 /// One tool as discovered by `tools/list` at connect.
 #[derive(Debug, Clone, PartialEq)]

@@ -327,6 +327,23 @@ pub enum Error {
         limit: usize,
     },
 
+    /// A stdio server does not read its stdin: [`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG)
+    /// bytes would wait for it with this request's line, so the request was not sent. Later
+    /// requests are sent again once the server reads what waits.
+    #[error(
+        "the MCP server `{command}` does not read its stdin: {waiting} bytes already wait to be \
+         written and this request would pass the limit of {limit} bytes, so it was not sent; \
+         the server is stuck or busy (retry later, or restart it)"
+    )]
+    ServerNotReading {
+        /// The server's command line.
+        command: String,
+        /// The bytes that waited for the server's stdin.
+        waiting: usize,
+        /// The limit in bytes ([`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG)).
+        limit: usize,
+    },
+
     /// The server sent a JSON message nested deeper than `serde_json`'s recursion limit
     /// (128 levels), which is not parsed (a deeper parse could exhaust the stack). Like
     /// [`Error::MessageTooLarge`], every request pending at that moment fails with this error

@@ -1,5 +1,6 @@
 //! A failure says what happened: a server gone mid-call, a program that is not an MCP
-//! server, a start failure quoted with its cause; and progress of a long call.
+//! server, a start failure quoted with its cause, a server that stops reading its stdin; and
+//! progress of a long call.
 
 use std::time::Duration;
 
@@ -181,4 +182,81 @@ async fn a_progress_call_can_be_cancelled() {
     assert_eq!(err.chain().to_string(), "This operation was aborted");
     assert_eq!(seen, 2);
     client.disconnect().await;
+}
+
+/// A server that stops reading its stdin (`drip` reads nothing while it answers, here one byte
+/// every 10 minutes): lines wait for it up to `MAX_STDIN_BACKLOG`; the request that would pass
+/// it fails at once and is not sent, the waiting ones keep their timeout, and nothing stays
+/// pending.
+#[tokio::test]
+async fn a_server_that_does_not_read_its_stdin_bounds_what_waits() {
+    const CHUNK: usize = 9 << 20;
+    let timeout = Duration::from_secs(5);
+    let client = std::sync::Arc::new(
+        connect_mcp_tools(own("drip").with_request_timeout(timeout))
+            .await
+            .unwrap(),
+    );
+    let call = |name: &'static str, arguments: serde_json::Value| {
+        let client = client.clone();
+        tokio::spawn(async move { client.call_tool_raw(name, args(arguments)).await })
+    };
+    let dripping = call("drip", json!({"ms": 600_000}));
+    // The server reads the drip call, then nothing more.
+    while client.pending_requests() < 1 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let big = "x".repeat(CHUNK);
+    let mut waiting = Vec::new();
+    for _ in 0..7 {
+        waiting.push(call("echo", json!({"message": big})));
+        while client.pending_requests() < 1 + waiting.len() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    // 7 × 9 MiB wait (less the pipe's 64 KiB); 9 MiB more would pass 64 MiB.
+    let refused = client
+        .call_tool_raw("echo", args(json!({"message": big})))
+        .await
+        .unwrap_err();
+    let Error::ServerNotReading {
+        command: ref server,
+        waiting: bytes,
+        limit,
+    } = refused
+    else {
+        panic!("expected ServerNotReading, got {refused:?}");
+    };
+    assert_eq!(
+        (server.as_str(), limit),
+        (
+            command().as_str(),
+            oma_mcp_runtime::connect::MAX_STDIN_BACKLOG
+        )
+    );
+    let line = 7 * (CHUNK + 200);
+    assert!(
+        (7 * CHUNK - 64 * 1024..line).contains(&bytes),
+        "{bytes} bytes wait"
+    );
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "the MCP server `{}` does not read its stdin: {bytes} bytes already wait to be \
+             written and this request would pass the limit of 67108864 bytes, so it was not \
+             sent; the server is stuck or busy (retry later, or restart it)",
+            command()
+        )
+    );
+    assert_eq!(client.pending_requests(), 8);
+    for handle in waiting.into_iter().chain([dripping]) {
+        let err = handle.await.unwrap().unwrap_err();
+        assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
+    }
+    assert_eq!(client.pending_requests(), 0);
+    std::sync::Arc::into_inner(client)
+        .expect("the calls are done")
+        .disconnect()
+        .await;
 }

@@ -18,6 +18,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::MAX_STDIN_BACKLOG;
 use super::framing::{self, Incoming, LineRead};
 use super::stderr::{self, StderrLines};
 use crate::Error;
@@ -151,6 +152,19 @@ impl Pipe {
             return Err(Closed);
         }
         if st.handed_over {
+            let waiting = st.queue.len() - st.written;
+            if waiting + bytes.len() > MAX_STDIN_BACKLOG {
+                drop(st);
+                self.refuse(id, waiting);
+                return Ok(());
+            }
+            // The written part is dropped once it is at least half of the buffer, so a server
+            // that reads slowly but never catches up does not grow it past twice the backlog.
+            if st.written >= st.queue.len() / 2 {
+                let written = st.written;
+                st.queue.drain(..written);
+                st.written = 0;
+            }
             st.queue.extend_from_slice(&bytes);
             st.ids.extend(id);
             return Ok(());
@@ -182,6 +196,26 @@ impl Pipe {
             }
         }
         Ok(())
+    }
+
+    /// A line that would pass [`MAX_STDIN_BACKLOG`] while `waiting` bytes wait: fails its
+    /// request, or is dropped when it is not one.
+    fn refuse(&self, id: Option<u64>, waiting: usize) {
+        let command = &self.shared.command_line;
+        match id {
+            Some(id) => self.shared.fail(
+                id,
+                Error::ServerNotReading {
+                    command: command.clone(),
+                    waiting,
+                    limit: MAX_STDIN_BACKLOG,
+                },
+            ),
+            None => tracing::warn!(
+                "the MCP server `{command}` does not read its stdin ({waiting} bytes wait): a \
+                 message to it is dropped"
+            ),
+        }
     }
 
     /// The writer task's step: writes the queue as far as the pipe takes it. `Ready(true)`
