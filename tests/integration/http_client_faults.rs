@@ -388,7 +388,8 @@ async fn huge_body_and_huge_event_are_too_large() {
 }
 
 /// A session that ends (404) is started again once: `initialize` without the old id, then
-/// the request again with the new one; concurrent requests share one new session.
+/// the request again with the new one, and the new session's stream of server messages is
+/// opened; concurrent requests share one new session.
 #[tokio::test]
 async fn an_expired_session_is_initialized_again_once() {
     let server = faults("expire-session", &["--after", "2"]);
@@ -400,38 +401,55 @@ async fn an_expired_session_is_initialized_again_once() {
     assert_eq!(echo(&client, "one").await.data, "Echo: one");
     // The third gets 404: session-2, and the call again.
     assert_eq!(echo(&client, "two").await.data, "Echo: two");
-    let entries = log(url).await;
-    let seen: Vec<(String, Value, Value)> = entries
+    let (s1, s2) = (json!("session-1"), json!("session-2"));
+    // The `GET` of session-2's stream goes out beside the retried call: wait for it.
+    let gets = |entries: &[Value]| -> Vec<Value> {
+        entries
+            .iter()
+            .filter(|e| e["method"] == "GET")
+            .map(|e| e["headers"]["mcp-session-id"].clone())
+            .collect()
+    };
+    let mut entries = log(url).await;
+    for _ in 0..100 {
+        if gets(&entries).len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        entries = log(url).await;
+    }
+    assert_eq!(gets(&entries), [s1.clone(), s2.clone()]);
+    let posts: Vec<&Value> = entries.iter().filter(|e| e["method"] == "POST").collect();
+    let seen: Vec<(Value, Value)> = posts
         .iter()
         .map(|e| {
             (
-                e["method"].as_str().unwrap().to_owned(),
                 e["json"]["method"].clone(),
                 e["headers"]["mcp-session-id"].clone(),
             )
         })
         .collect();
-    let (s1, s2) = (json!("session-1"), json!("session-2"));
-    let entry = |m: &str, j: Value, s: &Value| (m.to_owned(), j, s.clone());
+    let entry = |j: &str, s: &Value| (json!(j), s.clone());
     assert_eq!(
         seen,
         [
-            entry("POST", json!("server/discover"), &Value::Null),
-            entry("POST", json!("initialize"), &Value::Null),
-            entry("POST", json!("notifications/initialized"), &s1),
-            entry("GET", Value::Null, &s1),
-            entry("POST", json!("tools/list"), &s1),
-            entry("POST", json!("tools/call"), &s1),
-            entry("POST", json!("tools/call"), &s1),
-            entry("POST", json!("initialize"), &Value::Null),
-            entry("POST", json!("notifications/initialized"), &s2),
-            entry("POST", json!("tools/call"), &s2),
+            entry("server/discover", &Value::Null),
+            entry("initialize", &Value::Null),
+            entry("notifications/initialized", &s1),
+            entry("tools/list", &s1),
+            entry("tools/call", &s1),
+            entry("tools/call", &s1),
+            entry("initialize", &Value::Null),
+            entry("notifications/initialized", &s2),
+            entry("tools/call", &s2),
         ]
     );
+    // session-1's stream is opened after its handshake, before its first request.
+    assert_eq!(entries[3]["method"], "GET");
     // The replayed handshake is the first one; the retried call is the same request.
-    assert_eq!(entries[7]["body"], entries[1]["body"]);
-    assert_eq!(entries[9]["body"], entries[6]["body"]);
-    assert_eq!(entries[9]["headers"]["mcp-protocol-version"], "2025-11-25");
+    assert_eq!(posts[6]["body"], posts[1]["body"]);
+    assert_eq!(posts[8]["body"], posts[5]["body"]);
+    assert_eq!(posts[8]["headers"]["mcp-protocol-version"], "2025-11-25");
 
     // session-2 answers the retried call and one more; then two calls at once meet its end
     // and share one new session.

@@ -21,7 +21,8 @@
 //!   that cannot travel as header text is sent as `=?base64?<base64>?=`.
 //! - **Server stream**: after an `initialize` handshake with a session (once
 //!   `notifications/initialized` went through), a `GET` opens the stream of server messages;
-//!   `405` means the server offers none.
+//!   `405` means the server offers none. After a `404` started a new session, the old
+//!   session's stream is dropped and the new session's opened.
 //! - **Resumption**: when a response stream ends before its response and an event carried an
 //!   `id`, the transport waits the stream's `retry` (default 1 s) and sends a `GET` with
 //!   `Last-Event-ID` to resume it (MCP 2025-11-25, "Resumability and Redelivery"), up to
@@ -113,6 +114,9 @@ pub(crate) struct Http {
     /// Set once `notifications/initialized` was sent (and answered): the lifecycle is over,
     /// so the stream of server messages may open.
     initialized_sent: tokio::sync::watch::Sender<bool>,
+    /// The generation of the session (see `State::generation`), published when a `404`
+    /// started a new one, so the stream of server messages follows it.
+    new_session: tokio::sync::watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for Http {
@@ -249,6 +253,7 @@ impl Http {
             state: Mutex::new(State::default()),
             reinit: tokio::sync::Mutex::new(()),
             initialized_sent: tokio::sync::watch::Sender::new(false),
+            new_session: tokio::sync::watch::Sender::new(0),
         })
     }
 
@@ -337,8 +342,10 @@ impl Http {
 
     /// Opens the stream of server messages and reads it until it ends, resuming it with
     /// `Last-Event-ID` when its events carried ids; its messages go through the session like
-    /// any other. `opened` is told once the server answered the `GET` (or refused it), so
-    /// connect can wait for the stream before the first request that may need it.
+    /// any other. When a `404` starts a new session, the stream of the old one is dropped and
+    /// the new session's is opened (at once if the old one already ended or was refused).
+    /// `opened` is told once the server answered the first `GET` (or refused it), so connect
+    /// can wait for the stream before the first request that may need it.
     pub(crate) async fn server_stream(
         self: Arc<Self>,
         shared: Arc<Shared>,
@@ -352,14 +359,45 @@ impl Http {
             .subscribe()
             .wait_for(|sent| *sent)
             .await;
-        let first = self.open_server_stream().await;
-        let _ = opened.send(());
-        let Some(mut response) = first else {
-            return;
-        };
+        let mut sessions = self.new_session.subscribe();
+        let mut opened = Some(opened);
+        loop {
+            // The session whose stream opens now; a later one is a change.
+            sessions.borrow_and_update();
+            let stream = self.open_server_stream().await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            let mut new_session = false;
+            if let Some(response) = stream {
+                tokio::select! {
+                    () = self.follow_server_stream(response, &shared, &out) => {}
+                    changed = sessions.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                        new_session = true;
+                    }
+                }
+            }
+            if shared.is_closed() {
+                return;
+            }
+            // Wait for the next session (one that started meanwhile counts) and open its
+            // stream.
+            if !new_session && sessions.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Reads one stream of server messages, resuming it with `Last-Event-ID` when its events
+    /// carried ids ([`MAX_RESUMES`] times in a row without a new event at most), until it
+    /// ends for good.
+    async fn follow_server_stream(&self, mut response: Response, shared: &Shared, out: &Out) {
         let mut quiet = 0;
         loop {
-            let end = self.read_events(response, &shared, &out, None).await;
+            let end = self.read_events(response, shared, out, None).await;
             if shared.is_closed() {
                 return;
             }
@@ -967,7 +1005,13 @@ impl Http {
                 return Err(self.unreachable("notifications/initialized", e));
             }
         }
-        lock(&self.state).generation += 1;
+        let generation = {
+            let mut st = lock(&self.state);
+            st.generation += 1;
+            st.generation
+        };
+        // The stream of server messages follows the new session.
+        self.new_session.send_replace(generation);
         Ok(())
     }
 }
