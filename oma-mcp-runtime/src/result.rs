@@ -620,7 +620,10 @@ mod tests {
             {"type": "text", "text": "h\u{e9}llo"},
         ]});
         let joined = "first\n\nh\u{e9}llo";
-        assert_eq!(text_blocks_only(&result).as_deref(), Some(joined));
+        let data = text_blocks_only(&result).unwrap();
+        // One allocation of exactly the joined length (`Vec::with_capacity` gives exactly
+        // the capacity asked for).
+        assert_eq!((data.as_str(), data.capacity()), (joined, joined.len()));
         let mapped = map_call_result(&result);
         assert_eq!(
             (mapped.data.as_str(), mapped.is_error, mapped.model_output),

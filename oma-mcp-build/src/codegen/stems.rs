@@ -246,6 +246,22 @@ mod tests {
     }
 
     #[test]
+    fn toml_keys_are_bare_only_when_toml_allows() {
+        for bare in ["search_a", "a-b", "_", "-", "A9"] {
+            assert_eq!(toml_key(bare), bare);
+        }
+        for (key, quoted) in [
+            ("", r#""""#),
+            ("search a", r#""search a""#),
+            ("a.b", r#""a.b""#),
+            ("caf\u{e9}", "\"caf\u{e9}\""),
+            ("a\"b", r#""a\"b""#),
+        ] {
+            assert_eq!(toml_key(key), quoted);
+        }
+    }
+
+    #[test]
     fn every_member_of_a_contested_group_is_tagged() {
         let tag = |stem: &str, name: &str| names::tagged_type(stem, name);
         assert_eq!(
