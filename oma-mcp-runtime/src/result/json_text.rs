@@ -322,6 +322,12 @@ mod tests {
     #[test]
     fn numbers_follow_ecmascript() {
         let cases: &[(f64, &str)] = &[
+            (f64::INFINITY, "Infinity"),
+            // Within 10^-5 of a unit of a tie but not one (the exact value goes on with
+            // `…00014`, `…00268`): the closest digits, although the even neighbour
+            // round-trips too.
+            (1.099_775_191_532_529_5e-200, "1.0997751915325295e-200"),
+            (9.166_520_359_875_759e205, "9.166520359875759e+205"),
             (1.0, "1"),
             (-0.0, "0"),
             (0.5, "0.5"),
