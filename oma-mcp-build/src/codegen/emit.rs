@@ -16,6 +16,39 @@ use super::schema::{
 use super::{PinnedConnection, ToolModel};
 use crate::error::Error;
 
+mod direct;
+
+/// An item of the module: tokens parsed into a `syn::Item` (formatted by prettyplease), or
+/// text written directly in prettyplease's layout ([`direct`]), lint exemptions included.
+enum Item {
+    Syn(syn::Item),
+    Text(String),
+}
+
+/// A tool's items in order: tokens for the token path, or items already written as text.
+#[derive(Default)]
+struct Pieces(Vec<Piece>);
+
+enum Piece {
+    Tokens(TokenStream),
+    Text(String),
+}
+
+impl Pieces {
+    /// Appends tokens (to the last token piece when the last piece is one).
+    fn tokens(&mut self, tokens: TokenStream) {
+        match self.0.last_mut() {
+            Some(Piece::Tokens(last)) => last.extend(tokens),
+            _ => self.0.push(Piece::Tokens(tokens)),
+        }
+    }
+
+    /// Appends items written as text.
+    fn texts(&mut self, items: impl IntoIterator<Item = String>) {
+        self.0.extend(items.into_iter().map(Piece::Text));
+    }
+}
+
 /// The whole file: `header`, `TOOL_NAMES`, the embedded `SNAPSHOT` and its `drift` check,
 /// each tool's items, then `connect_config()` and `connect()` when a connection is given.
 /// Every item carries the lint exemptions of generated code ([`allow_generated_lints`]).
@@ -51,24 +84,48 @@ pub(crate) fn file(
             client.drift_against_embedded(SNAPSHOT)
         }
     };
-    let mut items = parse("", module)?.items;
+    let mut items: Vec<Item> = parse("", module)?
+        .items
+        .into_iter()
+        .map(Item::Syn)
+        .collect();
     for tool in tools {
-        items.extend(parse(&tool.mcp_name, tool_items(tool)?)?.items);
+        for piece in tool_items(tool)?.0 {
+            match piece {
+                Piece::Tokens(tokens) => items.extend(
+                    parse(&tool.mcp_name, tokens)?
+                        .items
+                        .into_iter()
+                        .map(Item::Syn),
+                ),
+                Piece::Text(text) => items.push(Item::Text(text)),
+            }
+        }
     }
-    items.extend(parse("", same_shape_conversions(tools))?.items);
+    items.extend(
+        parse("", same_shape_conversions(tools))?
+            .items
+            .into_iter()
+            .map(Item::Syn),
+    );
     let mut drift_fns = parse("", drift)?.items;
     if let Some(connection) = connection {
         let connection = super::connection::items(connection)?;
-        items.extend(connection.config);
+        items.extend(connection.config.into_iter().map(Item::Syn));
         drift_fns.extend(connection.drift);
     }
-    for item in items.iter_mut().chain(drift_fns.iter_mut()) {
+    for item in &mut items {
+        if let Item::Syn(item) = item {
+            allow_generated_lints(item);
+        }
+    }
+    for item in &mut drift_fns {
         allow_generated_lints(item);
     }
     let mut out = String::from(header);
     out.push_str(&items_text(items));
     out.push('\n');
-    out.push_str(&drift_items(drift_fns));
+    out.push_str(&drift_items(drift_fns.into_iter().map(Item::Syn).collect()));
     Ok(out)
 }
 
@@ -251,7 +308,7 @@ fn conversion(from: &StructDef, to: &StructDef) -> TokenStream {
 }
 
 /// `items` formatted one at a time, so a blank line separates items.
-fn items_text(items: Vec<syn::Item>) -> String {
+fn items_text(items: Vec<Item>) -> String {
     let mut file = syn::File {
         shebang: None,
         frontmatter: None,
@@ -263,8 +320,13 @@ fn items_text(items: Vec<syn::Item>) -> String {
         if i > 0 {
             out.push('\n');
         }
-        file.items = vec![item];
-        out.push_str(&prettyplease::unparse(&file));
+        match item {
+            Item::Syn(item) => {
+                file.items = vec![item];
+                out.push_str(&prettyplease::unparse(&file));
+            }
+            Item::Text(text) => out.push_str(&text),
+        }
     }
     out
 }
@@ -274,7 +336,7 @@ fn items_text(items: Vec<syn::Item>) -> String {
 /// feature `drift` is on, so generated code compiles with the feature off too. The items are
 /// formatted by prettyplease and indented one level (it leaves a macro's input unformatted);
 /// no string literal spans lines in them, so indenting changes only whitespace between tokens.
-fn drift_items(items: Vec<syn::Item>) -> String {
+fn drift_items(items: Vec<Item>) -> String {
     let mut out = String::from("::oma_mcp_runtime::drift_items! {\n");
     for line in items_text(items).lines() {
         if !line.is_empty() {
@@ -342,7 +404,7 @@ fn parse(tool: &str, tokens: TokenStream) -> Result<syn::File, Error> {
 }
 
 /// The marker type, its `McpTool` impl, and the argument types.
-fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
+fn tool_items(tool: &ToolModel) -> Result<Pieces, Error> {
     let bad = |ident: &str| Error::InvalidIdentifier {
         tool: tool.mcp_name.clone(),
         pointer: "/name".to_owned(),
@@ -362,6 +424,50 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
     if tool.output.is_some() {
         doc.push(format!(" Output: [`{}Output`].", tool.marker));
     }
+    let mut pieces = Pieces::default();
+    if let Some(items) = direct::marker_items(tool, &doc, tool.output.as_ref().map(|o| &o.ty)) {
+        pieces.texts(items);
+    } else {
+        pieces.tokens(marker_tokens(tool, &doc, &marker, &args)?);
+    }
+    for def in &tool.types {
+        pieces.tokens(match def {
+            TypeDef::Alias(a) => alias_item(tool, a)?,
+            TypeDef::Struct(s) if s.consts.is_empty() => {
+                let mut doc = docs::doc_lines(&s.doc);
+                doc.extend(constructor_example(s));
+                if let Some(items) = direct::struct_items(tool, s, &doc) {
+                    pieces.texts(items);
+                    continue;
+                }
+                struct_item(tool, s)?
+            }
+            TypeDef::Struct(s) => struct_item(tool, s)?,
+            TypeDef::Enum(e) if !e.open => {
+                if let Some(items) = direct::enum_items(tool, e) {
+                    pieces.texts(items);
+                    continue;
+                }
+                enum_item(tool, e)?
+            }
+            TypeDef::Enum(e) => enum_item(tool, e)?,
+            TypeDef::Exact(e) => exact_item(tool, e)?,
+            TypeDef::Tagged(e) => tagged_item(tool, e)?,
+            TypeDef::Untagged(e) => untagged_item(tool, e)?,
+        });
+    }
+    pieces.tokens(exact_schema_items(tool, &marker)?);
+    Ok(pieces)
+}
+
+/// The token path of the marker type of a tool and its `McpTool`, `ToolArgs` and
+/// `NotConsequential` impls (see [`direct::marker_items`]).
+fn marker_tokens(
+    tool: &ToolModel,
+    doc: &[String],
+    marker: &Ident,
+    args: &Ident,
+) -> Result<TokenStream, Error> {
     let (mcp_name, name, input_schema, digest, consequential) = (
         &tool.mcp_name,
         &tool.name,
@@ -431,17 +537,6 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
             impl ::oma_mcp_runtime::NotConsequential for #marker {}
         });
     }
-    for def in &tool.types {
-        tokens.extend(match def {
-            TypeDef::Alias(a) => alias_item(tool, a)?,
-            TypeDef::Struct(s) => struct_item(tool, s)?,
-            TypeDef::Enum(e) => enum_item(tool, e)?,
-            TypeDef::Exact(e) => exact_item(tool, e)?,
-            TypeDef::Tagged(e) => tagged_item(tool, e)?,
-            TypeDef::Untagged(e) => untagged_item(tool, e)?,
-        });
-    }
-    tokens.extend(exact_schema_items(tool, &marker)?);
     Ok(tokens)
 }
 
@@ -690,21 +785,7 @@ fn constructor_items(
         };
         let (ty, expr) = parameter(&ident, inner);
         let setter = Ident::new(&format!("with_{}", f.ident.name), Span::call_site());
-        let mut text = format!("Sets `{}`", docs::inline(&f.json_name.replace('`', "'")));
-        match f
-            .description
-            .as_deref()
-            .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
-        {
-            Some(first) => {
-                text.push_str(": ");
-                text.push_str(&docs::inline(&oma_mcp_runtime::text::excerpt(
-                    &first.trim(),
-                )));
-            }
-            None => text.push('.'),
-        }
-        let doc = docs::wrap(&text);
+        let doc = docs::wrap(&setter_doc(f));
         setters.push(quote! {
             #(#[doc = #doc])*
             #[must_use]
@@ -721,24 +802,7 @@ fn constructor_items(
     }
     let private = private_field();
     inits.push(quote!(#private: ()));
-    let listed: Vec<String> = required
-        .iter()
-        .map(|f| format!("`{}`", docs::inline(&f.json_name.replace('`', "'"))))
-        .collect();
-    let has_optional = def.fields.iter().any(|f| !f.required);
-    let mut text = if listed.is_empty() {
-        "A value with no property set.".to_owned()
-    } else {
-        format!(
-            "A value of the required properties, in the order of the schema's `required` \
-             list: {}.",
-            listed.join(", ")
-        )
-    };
-    if has_optional {
-        text.push_str(" Set optional properties with the `with_*` methods.");
-    }
-    let doc = docs::wrap(&text);
+    let doc = docs::wrap(&constructor_doc(def, &required));
     let too_many = (!params.is_empty()).then(|| quote!(#[allow(clippy::too_many_arguments)]));
     let allows = lint_allows("", &field_names(def));
     Ok(quote! {
@@ -757,6 +821,66 @@ fn constructor_items(
             #(#setters)*
         }
     })
+}
+
+/// The doc text of the setter of the optional field `f` (before wrapping): `Sets `name``
+/// and the first line of the property's description.
+fn setter_doc(f: &Field) -> String {
+    let mut text = format!("Sets `{}`", docs::inline(&f.json_name.replace('`', "'")));
+    match f
+        .description
+        .as_deref()
+        .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
+    {
+        Some(first) => {
+            text.push_str(": ");
+            text.push_str(&docs::inline(&oma_mcp_runtime::text::excerpt(
+                &first.trim(),
+            )));
+        }
+        None => text.push('.'),
+    }
+    text
+}
+
+/// The doc text of `new` (before wrapping): the required properties it takes, in order.
+fn constructor_doc(def: &StructDef, required: &[&Field]) -> String {
+    let listed: Vec<String> = required
+        .iter()
+        .map(|f| format!("`{}`", docs::inline(&f.json_name.replace('`', "'"))))
+        .collect();
+    let has_optional = def.fields.iter().any(|f| !f.required);
+    let mut text = if listed.is_empty() {
+        "A value with no property set.".to_owned()
+    } else {
+        format!(
+            "A value of the required properties, in the order of the schema's `required` \
+             list: {}.",
+            listed.join(", ")
+        )
+    };
+    if has_optional {
+        text.push_str(" Set optional properties with the `with_*` methods.");
+    }
+    text
+}
+
+/// The doc lines of a public field: the description, then one paragraph per note
+/// (mapping, `format`, `default`, constraints); a property with neither has no doc comment
+/// rather than a filler one.
+fn field_doc(f: &Field) -> Vec<String> {
+    let mut doc = f
+        .description
+        .as_deref()
+        .map(docs::doc_lines)
+        .unwrap_or_default();
+    for note in &f.notes {
+        if !doc.is_empty() {
+            doc.push(String::new());
+        }
+        doc.push(format!(" {}", docs::inline(note)));
+    }
+    doc
 }
 
 /// Where a struct's fields are emitted.
@@ -1004,19 +1128,7 @@ fn field(tool: &ToolModel, f: &Field, usage: FieldUse) -> Result<TokenStream, Er
     if usage == FieldUse::Wire {
         return Ok(quote!(#serde_attr #ident: #ty));
     }
-    // The description, then one paragraph per note (mapping, `format`, `default`,
-    // constraints); a property with neither has no doc comment rather than a filler one.
-    let mut doc = f
-        .description
-        .as_deref()
-        .map(docs::doc_lines)
-        .unwrap_or_default();
-    for note in &f.notes {
-        if !doc.is_empty() {
-            doc.push(String::new());
-        }
-        doc.push(format!(" {}", docs::inline(note)));
-    }
+    let doc = field_doc(f);
     Ok(quote! {
         #(#[doc = #doc])*
         #serde_attr
