@@ -1,4 +1,7 @@
-//! The type model → tokens (`quote!`) → `syn::File` → text (`prettyplease`).
+//! The type model → text. The item shapes that make up most of a module are written directly
+//! in prettyplease's layout ([`direct`]); the others go type model → tokens (`quote!`) →
+//! `syn::File` → text (`prettyplease`), as does any item [`direct`] declines. Both give the
+//! same text for an item (tests check the generated code against prettyplease).
 //!
 //! Everything outside the generated module is named by an absolute path (`::core::…`,
 //! `::std::…`, `::oma_mcp_runtime::…`), so a tool called `option` or `string` cannot shadow
@@ -17,13 +20,6 @@ use super::{PinnedConnection, ToolModel};
 use crate::error::Error;
 
 mod direct;
-
-/// An item of the module: tokens parsed into a `syn::Item` (formatted by prettyplease), or
-/// text written directly in prettyplease's layout ([`direct`]), lint exemptions included.
-enum Item {
-    Syn(syn::Item),
-    Text(String),
-}
 
 /// A tool's items in order: tokens for the token path, or items already written as text.
 #[derive(Default)]
@@ -84,10 +80,12 @@ pub(crate) fn file(
             client.drift_against_embedded(SNAPSHOT)
         }
     };
-    let mut items: Vec<Item> = parse("", module)?
+    // Each item's text: tokens parsed and formatted by prettyplease ([`formatted`]), or
+    // written directly ([`direct`]).
+    let mut items: Vec<String> = parse("", module)?
         .items
         .into_iter()
-        .map(Item::Syn)
+        .map(formatted)
         .collect();
     for tool in tools {
         for piece in tool_items(tool)?.0 {
@@ -96,9 +94,9 @@ pub(crate) fn file(
                     parse(&tool.mcp_name, tokens)?
                         .items
                         .into_iter()
-                        .map(Item::Syn),
+                        .map(formatted),
                 ),
-                Piece::Text(text) => items.push(Item::Text(text)),
+                Piece::Text(text) => items.push(text),
             }
         }
     }
@@ -106,26 +104,18 @@ pub(crate) fn file(
         parse("", same_shape_conversions(tools))?
             .items
             .into_iter()
-            .map(Item::Syn),
+            .map(formatted),
     );
     let mut drift_fns = parse("", drift)?.items;
     if let Some(connection) = connection {
         let connection = super::connection::items(connection)?;
-        items.extend(connection.config.into_iter().map(Item::Syn));
+        items.extend(connection.config.into_iter().map(formatted));
         drift_fns.extend(connection.drift);
     }
-    for item in &mut items {
-        if let Item::Syn(item) = item {
-            allow_generated_lints(item);
-        }
-    }
-    for item in &mut drift_fns {
-        allow_generated_lints(item);
-    }
     let mut out = String::from(header);
-    out.push_str(&items_text(items));
+    out.push_str(&items.join("\n"));
     out.push('\n');
-    out.push_str(&drift_items(drift_fns.into_iter().map(Item::Syn).collect()));
+    out.push_str(&drift_items(drift_fns.into_iter().map(formatted).collect()));
     Ok(out)
 }
 
@@ -307,28 +297,16 @@ fn conversion(from: &StructDef, to: &StructDef) -> TokenStream {
     }
 }
 
-/// `items` formatted one at a time, so a blank line separates items.
-fn items_text(items: Vec<Item>) -> String {
-    let mut file = syn::File {
+/// `item` with the lint exemptions of generated code ([`allow_generated_lints`]), formatted
+/// by prettyplease on its own (items are joined with a blank line between them).
+fn formatted(mut item: syn::Item) -> String {
+    allow_generated_lints(&mut item);
+    prettyplease::unparse(&syn::File {
         shebang: None,
         frontmatter: None,
         attrs: Vec::new(),
-        items: Vec::new(),
-    };
-    let mut out = String::new();
-    for (i, item) in items.into_iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        match item {
-            Item::Syn(item) => {
-                file.items = vec![item];
-                out.push_str(&prettyplease::unparse(&file));
-            }
-            Item::Text(text) => out.push_str(&text),
-        }
-    }
-    out
+        items: vec![item],
+    })
 }
 
 /// `items` (those that use the drift engine: `drift()`, `connect(policy)`) inside
@@ -336,9 +314,9 @@ fn items_text(items: Vec<Item>) -> String {
 /// feature `drift` is on, so generated code compiles with the feature off too. The items are
 /// formatted by prettyplease and indented one level (it leaves a macro's input unformatted);
 /// no string literal spans lines in them, so indenting changes only whitespace between tokens.
-fn drift_items(items: Vec<Item>) -> String {
+fn drift_items(items: Vec<String>) -> String {
     let mut out = String::from("::oma_mcp_runtime::drift_items! {\n");
-    for line in items_text(items).lines() {
+    for line in items.join("\n").lines() {
         if !line.is_empty() {
             out.push_str("    ");
             out.push_str(line);

@@ -382,7 +382,9 @@ impl Writer {
         let fields_len = fields.iter().map(Init::flat_len).sum::<usize>() + 2 * (fields.len() - 1);
         // `Self {`, the space after it, the fields, the space before `}`.
         let width = 6 + 1 + fields_len + 1;
-        if width <= 34 && indent + width + 1 <= limit(indent) {
+        // The line ends with the `}` after the literal's text.
+        let end = indent + width + 1;
+        if width <= 34 && end <= limit(indent) {
             self.indent(indent);
             self.push("Self { ");
             for (i, f) in fields.iter().enumerate() {
