@@ -54,18 +54,16 @@ pub(crate) fn file(
     tools: &[ToolModel],
     connection: Option<&PinnedConnection>,
 ) -> Result<String, Error> {
-    let names = tools.iter().map(|t| t.mcp_name.as_str());
     let table = tool_table(tools);
-    let module = quote! {
-        #(#[doc = #table])*
-        #[allow(dead_code)]
-        pub const TOOL_NAMES: &[&str] = &[#(#names),*];
-
-        /// The snapshot this module was generated from (canonical JSON text, as committed), for
-        /// drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).
-        #[allow(dead_code)]
-        pub const SNAPSHOT: &str = #snapshot;
-    };
+    // Each item's text: tokens parsed and formatted by prettyplease ([`formatted`]), or
+    // written directly ([`direct`]).
+    let mut items: Vec<String> = Vec::new();
+    if let Some(head) = direct::module_head(tools, &table, snapshot) {
+        items.extend(head);
+    } else {
+        let tokens = module_head(tools, &table, snapshot);
+        items.extend(parse("", tokens)?.items.into_iter().map(formatted));
+    }
     let drift = quote! {
         /// Compares the connected server's tools with [`SNAPSHOT`], the pin this code was
         /// generated from. The policy is the caller's, e.g.
@@ -80,13 +78,6 @@ pub(crate) fn file(
             client.drift_against_embedded(SNAPSHOT)
         }
     };
-    // Each item's text: tokens parsed and formatted by prettyplease ([`formatted`]), or
-    // written directly ([`direct`]).
-    let mut items: Vec<String> = parse("", module)?
-        .items
-        .into_iter()
-        .map(formatted)
-        .collect();
     for tool in tools {
         for piece in tool_items(tool)?.0 {
             match piece {
@@ -117,6 +108,22 @@ pub(crate) fn file(
     out.push('\n');
     out.push_str(&drift_items(drift_fns.into_iter().map(formatted).collect()));
     Ok(out)
+}
+
+/// The token path of `TOOL_NAMES` (its doc is `table`) and `SNAPSHOT` (see
+/// [`direct::module_head`]).
+fn module_head(tools: &[ToolModel], table: &[String], snapshot: &str) -> TokenStream {
+    let names = tools.iter().map(|t| t.mcp_name.as_str());
+    quote! {
+        #(#[doc = #table])*
+        #[allow(dead_code)]
+        pub const TOOL_NAMES: &[&str] = &[#(#names),*];
+
+        /// The snapshot this module was generated from (canonical JSON text, as committed), for
+        /// drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).
+        #[allow(dead_code)]
+        pub const SNAPSHOT: &str = #snapshot;
+    }
 }
 
 /// The doc of `TOOL_NAMES`, the first item of the module: a table of its tools (Rust name,

@@ -203,6 +203,37 @@ pub(super) fn marker_items(
     Some(items)
 }
 
+/// The first items of the module: `TOOL_NAMES` with the tool table `table` as its doc, and
+/// `SNAPSHOT` ([`super::module_head`]).
+pub(super) fn module_head(
+    tools: &[ToolModel],
+    table: &[String],
+    snapshot: &str,
+) -> Option<[String; 2]> {
+    let mut w = Writer::new();
+    w.docs(0, table)?;
+    w.line(0, "#[allow(dead_code, clippy::pedantic, missing_docs)]");
+    let names: Vec<String> = tools.iter().map(|t| str_lit(&t.mcp_name)).collect();
+    w.array_const(0, "pub const TOOL_NAMES: &[&str] = &", &names);
+    let names = w.finish();
+    let mut w = Writer::new();
+    w.line(
+        0,
+        "/// The snapshot this module was generated from (canonical JSON text, as committed), for",
+    );
+    w.line(
+        0,
+        "/// drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).",
+    );
+    w.line(0, "#[allow(dead_code, clippy::pedantic, missing_docs)]");
+    w.indent(0);
+    w.push("pub const SNAPSHOT: &str = ");
+    w.push_lit(snapshot);
+    w.push(";");
+    w.newline();
+    Some([names, w.finish()])
+}
+
 /// A field identifier as written (`r#type`), `None` unless valid.
 fn field_name(ident: &RustIdent) -> Option<String> {
     names::is_valid(ident).then(|| ident.to_string())
