@@ -544,6 +544,14 @@ mod tests {
                 w.push(",");
                 w.newline();
                 w.line(0, "}");
+                // An associated type in an impl breaks the same way.
+                w.line(0, "impl T for S {");
+                w.indent(4);
+                w.push(&format!("type {name} = "));
+                w.ty(ty, 4, 1);
+                w.push(";");
+                w.newline();
+                w.line(0, "}");
                 let text = w.finish();
                 assert_eq!(text, unparse(&text), "{ty:?}, name of {name_len}");
             }

@@ -113,10 +113,7 @@ pub(super) fn marker_items(
     let type_args = format!("    type Args = {args};");
     one_line(&type_args)?;
     w.line(0, &type_args);
-    // `type Output = ..;`: a type that would wrap is left to the token path.
-    if 4 + "type Output = ".len() + output_ty.flat_len() + 1 > MARGIN {
-        return None;
-    }
+    // `type Output = ..;`: generic arguments break as in a field ([`Writer::ty`]).
     w.indent(4);
     w.push("type Output = ");
     w.ty(&output_ty, 4, 1);
