@@ -37,22 +37,23 @@ pub(crate) fn limit(indent: usize) -> usize {
 /// read as an octal escape).
 pub(crate) fn push_str_lit(out: &mut String, value: &str) {
     out.push('"');
-    let mut chars = value.chars().peekable();
-    while let Some(c) = chars.next() {
+    // Runs of characters that stand for themselves are copied whole.
+    let mut run = 0;
+    for (i, c) in value.char_indices() {
+        if matches!(c, ' '..='~') && c != '"' && c != '\\' {
+            continue;
+        }
+        out.push_str(&value[run..i]);
+        run = i + c.len_utf8();
         match c {
-            '\0' => {
-                if chars.peek().is_some_and(|next| ('0'..='7').contains(next)) {
-                    out.push_str("\\x00");
-                } else {
-                    out.push_str("\\0");
-                }
+            '\0' if value[run..].starts_with(|next| ('0'..='7').contains(&next)) => {
+                out.push_str("\\x00");
             }
-            '\'' => out.push('\''),
-            // Most characters escape to themselves; skip the iterator for them.
-            ' '..='~' if c != '"' && c != '\\' => out.push(c),
+            '\0' => out.push_str("\\0"),
             _ => out.extend(c.escape_debug()),
         }
     }
+    out.push_str(&value[run..]);
     out.push('"');
 }
 
