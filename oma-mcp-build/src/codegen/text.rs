@@ -1,20 +1,20 @@
 //! Generated items written as text, in exactly the layout prettyplease gives them.
 //!
-//! The generator's first path builds tokens (`quote!`), parses them into a `syn::File` and
+//! The generator's token path builds tokens (`quote!`), parses them into a `syn::File` and
 //! formats that with prettyplease; per item that costs far more than the text itself. The
-//! item shapes that make up most of a module (the marker type and its impls, argument and
-//! output structs, their constructors) are written here directly instead, line by line.
+//! item shapes that make up most of a module (see `emit/direct.rs`) are written with this
+//! [`Writer`] instead, line by line.
 //!
 //! prettyplease lays code out with Oppen's algorithm: a *block* (a group of possible line
 //! breaks, such as a generic argument list or a parameter list) stays on one line when the
 //! text from the block's start up to the next possible break after its end fits before
 //! column [`MARGIN`] (or [`MIN_SPACE`] past a deep line's indentation: [`limit`]);
-//! otherwise every break of the block becomes a new line
-//! ("consistent" blocks, the only kind used here). Each writer below names the
-//! prettyplease rule it reproduces. Where a shape could need a rule not reproduced here,
-//! the writer returns `None` and the caller falls back to the token path, so the output is
-//! the same either way; the unit tests check both paths against each other at the widths
-//! where a rule changes its mind.
+//! otherwise every break of the block becomes a new line ("consistent" blocks, the only
+//! kind written here). Each method below names the prettyplease rule it reproduces, and the
+//! unit tests compare its output with prettyplease's layout of the same code at the widths
+//! where the rule changes its mind. Where an item could need a rule not reproduced here, the
+//! item writer returns `None` and the caller takes the token path, so the output is the
+//! same either way.
 
 /// prettyplease's target width: a line breaks when its text would pass this column.
 pub(crate) const MARGIN: usize = 89;

@@ -1,9 +1,10 @@
 //! The item shapes written directly as text ([`super::super::text`]), the same text the token
-//! path gives them after prettyplease: the marker type with its `McpTool`, `ToolArgs` and
-//! `NotConsequential` impls, and the structs without `const` properties with their
-//! constructor impls. Each function returns `None` for an input it does not lay out (a
-//! tuple type, a header that would wrap, a doc line prettyplease would not write as `///`);
-//! the caller then takes the token path for that item.
+//! path gives them after prettyplease: `TOOL_NAMES` and `SNAPSHOT`, the marker type with its
+//! `McpTool`, `ToolArgs` and `NotConsequential` impls, the structs without `const`
+//! properties with their constructor impls, and closed string enums with their impls. Each
+//! function returns `None` for an input it does not lay out (a tuple type, a header or a
+//! match arm that would wrap, a doc line prettyplease would not write as `///`); the caller
+//! then takes the token path for those items.
 //!
 //! Every item carries the lint exemptions [`super::allow_generated_lints`] adds on the
 //! token path: in its first `#[allow(..)]`, or in one of its own after its doc comment.
