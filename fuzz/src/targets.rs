@@ -18,6 +18,10 @@ use serde_json::{Value, json};
 
 use crate::generators;
 
+/// The layout oracle of oma-mcp-build's tests.
+#[path = "../../oma-mcp-build/tests/common/layout.rs"]
+mod layout;
+
 /// One fuzz target.
 #[derive(Debug, Clone, Copy)]
 pub struct Target {
@@ -154,8 +158,9 @@ pub fn codegen_options(input: &Value) -> GenerateOptions {
 }
 
 /// Generation from any tool list: never panics (the runner catches it), is bounded in size,
-/// parses as a Rust file, and is deterministic: the same list twice, and the list in
-/// reverse with every object's keys reversed, give byte-identical code, warnings and errors.
+/// parses as a Rust file laid out exactly as prettyplease lays out each of its items, and is
+/// deterministic: the same list twice, and the list in reverse with every object's keys
+/// reversed, give byte-identical code, warnings and errors.
 pub fn check_codegen(input: &Value) -> Result<(), String> {
     let tools = array(input, "tools");
     let options = codegen_options(input);
@@ -190,8 +195,9 @@ pub fn check_codegen(input: &Value) -> Result<(), String> {
         ));
     }
     syn::parse_file(&code)
-        .map(|_| ())
-        .map_err(|e| format!("the generated code does not parse as a Rust file: {e}"))
+        .map_err(|e| format!("the generated code does not parse as a Rust file: {e}"))?;
+    // Items written directly as text and items formatted by prettyplease alike.
+    layout::prettyplease_layout(&code)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ use oma_mcp_build::codegen::{GenerateOptions, Generated, generate};
 use oma_mcp_runtime::{Snapshot, Validator};
 use serde_json::{Value, json};
 
+#[path = "common/layout.rs"]
+mod layout;
 #[path = "common/nested_cargo.rs"]
 mod nested_cargo;
 #[path = "corpus/sample.rs"]
@@ -45,6 +47,7 @@ fn generate_checked(snapshot: &Snapshot, what: &Path) -> Generated {
     if let Err(e) = syn::parse_file(&first.code) {
         panic!("{}: generated code does not parse: {e}", what.display());
     }
+    layout::assert_prettyplease_layout(&first.code, &what.display().to_string());
     let second = generate(snapshot, &GenerateOptions::default()).unwrap();
     assert!(
         first == second,

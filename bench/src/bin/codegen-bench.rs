@@ -9,8 +9,11 @@
 //! (default: github-mcp-server, 117 tools) in a crate that depends only on `oma-mcp-runtime`.
 //!
 //! ```sh
-//! cargo run --release -p oma-mcp-bench --bin codegen-bench -- [--repeat 5] [--no-typify] [--check [SERVER]]
+//! cargo run --release -p oma-mcp-bench --bin codegen-bench -- [--repeat 5] [--no-typify] [--out DIR] [--check [SERVER]]
 //! ```
+//!
+//! `--out DIR` writes each server's generated module (first run) to `DIR/<server>.rs`, so that a
+//! change to the generator can be checked byte for byte against the output before it.
 //!
 //! The corpus is `corpus/` of the shared reference folder: `$OMA_MCP_SHARED`, default `shared`
 //! beside the workspace (`oma_mcp_test_support::shared_path`).
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
     let mut repeat = 5usize;
     let mut check: Option<String> = None;
     let mut with_typify = true;
+    let mut out: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1).peekable();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -37,6 +41,10 @@ fn main() -> ExitCode {
                 _ => return usage("--repeat takes a positive number"),
             },
             "--no-typify" => with_typify = false,
+            "--out" => match args.next() {
+                Some(dir) => out = Some(PathBuf::from(dir)),
+                None => return usage("--out takes a directory"),
+            },
             "--check" => {
                 check = Some(match args.peek() {
                     Some(next) if !next.starts_with("--") => args.next().unwrap_or_default(),
@@ -89,7 +97,18 @@ fn main() -> ExitCode {
         for (i, (_, snapshot)) in snapshots.iter().enumerate() {
             let one = Instant::now();
             match generate(snapshot, &options) {
-                Ok(g) => lines += g.code.lines().count(),
+                Ok(g) => {
+                    lines += g.code.lines().count();
+                    if let Some(dir) = out.as_ref().filter(|_| run == 0) {
+                        let path = dir.join(format!("{}.rs", snapshots[i].0));
+                        if let Err(e) = std::fs::create_dir_all(dir)
+                            .and_then(|()| std::fs::write(&path, &g.code))
+                        {
+                            eprintln!("codegen-bench: cannot write {}: {e}", path.display());
+                            return ExitCode::FAILURE;
+                        }
+                    }
+                }
                 Err(e) => {
                     eprintln!("codegen-bench: {e}");
                     return ExitCode::FAILURE;
@@ -389,7 +408,7 @@ fn stem(path: &Path) -> String {
 
 fn usage(message: &str) -> ExitCode {
     eprintln!(
-        "codegen-bench: {message}\nusage: codegen-bench [--repeat N] [--no-typify] [--check [SERVER]]"
+        "codegen-bench: {message}\nusage: codegen-bench [--repeat N] [--no-typify] [--out DIR] [--check [SERVER]]"
     );
     ExitCode::from(2)
 }

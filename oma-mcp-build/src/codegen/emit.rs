@@ -1,4 +1,7 @@
-//! The type model → tokens (`quote!`) → `syn::File` → text (`prettyplease`).
+//! The type model → text. The item shapes that make up most of a module are written directly
+//! in prettyplease's layout ([`direct`]); the others go type model → tokens (`quote!`) →
+//! `syn::File` → text (`prettyplease`), as does any item [`direct`] declines. Both give the
+//! same text for an item (tests check the generated code against prettyplease).
 //!
 //! Everything outside the generated module is named by an absolute path (`::core::…`,
 //! `::std::…`, `::oma_mcp_runtime::…`), so a tool called `option` or `string` cannot shadow
@@ -16,6 +19,32 @@ use super::schema::{
 use super::{PinnedConnection, ToolModel};
 use crate::error::Error;
 
+mod direct;
+
+/// A tool's items in order: tokens for the token path, or items already written as text.
+#[derive(Default)]
+struct Pieces(Vec<Piece>);
+
+enum Piece {
+    Tokens(TokenStream),
+    Text(String),
+}
+
+impl Pieces {
+    /// Appends tokens (to the last token piece when the last piece is one).
+    fn tokens(&mut self, tokens: TokenStream) {
+        match self.0.last_mut() {
+            Some(Piece::Tokens(last)) => last.extend(tokens),
+            _ => self.0.push(Piece::Tokens(tokens)),
+        }
+    }
+
+    /// Appends items written as text.
+    fn texts(&mut self, items: impl IntoIterator<Item = String>) {
+        self.0.extend(items.into_iter().map(Piece::Text));
+    }
+}
+
 /// The whole file: `header`, `TOOL_NAMES`, the embedded `SNAPSHOT` and its `drift` check,
 /// each tool's items, then `connect_config()` and `connect()` when a connection is given.
 /// Every item carries the lint exemptions of generated code ([`allow_generated_lints`]).
@@ -25,18 +54,16 @@ pub(crate) fn file(
     tools: &[ToolModel],
     connection: Option<&PinnedConnection>,
 ) -> Result<String, Error> {
-    let names = tools.iter().map(|t| t.mcp_name.as_str());
     let table = tool_table(tools);
-    let module = quote! {
-        #(#[doc = #table])*
-        #[allow(dead_code)]
-        pub const TOOL_NAMES: &[&str] = &[#(#names),*];
-
-        /// The snapshot this module was generated from (canonical JSON text, as committed), for
-        /// drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).
-        #[allow(dead_code)]
-        pub const SNAPSHOT: &str = #snapshot;
-    };
+    // Each item's text: tokens parsed and formatted by prettyplease ([`formatted`]), or
+    // written directly ([`direct`]).
+    let mut items: Vec<String> = Vec::new();
+    if let Some(head) = direct::module_head(tools, &table, snapshot) {
+        items.extend(head);
+    } else {
+        let tokens = module_head(tools, &table, snapshot);
+        items.extend(parse("", tokens)?.items.into_iter().map(formatted));
+    }
     let drift = quote! {
         /// Compares the connected server's tools with [`SNAPSHOT`], the pin this code was
         /// generated from. The policy is the caller's, e.g.
@@ -51,25 +78,52 @@ pub(crate) fn file(
             client.drift_against_embedded(SNAPSHOT)
         }
     };
-    let mut items = parse("", module)?.items;
     for tool in tools {
-        items.extend(parse(&tool.mcp_name, tool_items(tool)?)?.items);
+        for piece in tool_items(tool)?.0 {
+            match piece {
+                Piece::Tokens(tokens) => items.extend(
+                    parse(&tool.mcp_name, tokens)?
+                        .items
+                        .into_iter()
+                        .map(formatted),
+                ),
+                Piece::Text(text) => items.push(text),
+            }
+        }
     }
-    items.extend(parse("", same_shape_conversions(tools))?.items);
+    items.extend(
+        parse("", same_shape_conversions(tools))?
+            .items
+            .into_iter()
+            .map(formatted),
+    );
     let mut drift_fns = parse("", drift)?.items;
     if let Some(connection) = connection {
         let connection = super::connection::items(connection)?;
-        items.extend(connection.config);
+        items.extend(connection.config.into_iter().map(formatted));
         drift_fns.extend(connection.drift);
     }
-    for item in items.iter_mut().chain(drift_fns.iter_mut()) {
-        allow_generated_lints(item);
-    }
     let mut out = String::from(header);
-    out.push_str(&items_text(items));
+    out.push_str(&items.join("\n"));
     out.push('\n');
-    out.push_str(&drift_items(drift_fns));
+    out.push_str(&drift_items(drift_fns.into_iter().map(formatted).collect()));
     Ok(out)
+}
+
+/// The token path of `TOOL_NAMES` (its doc is `table`) and `SNAPSHOT` (see
+/// [`direct::module_head`]).
+fn module_head(tools: &[ToolModel], table: &[String], snapshot: &str) -> TokenStream {
+    let names = tools.iter().map(|t| t.mcp_name.as_str());
+    quote! {
+        #(#[doc = #table])*
+        #[allow(dead_code)]
+        pub const TOOL_NAMES: &[&str] = &[#(#names),*];
+
+        /// The snapshot this module was generated from (canonical JSON text, as committed), for
+        /// drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).
+        #[allow(dead_code)]
+        pub const SNAPSHOT: &str = #snapshot;
+    }
 }
 
 /// The doc of `TOOL_NAMES`, the first item of the module: a table of its tools (Rust name,
@@ -250,23 +304,16 @@ fn conversion(from: &StructDef, to: &StructDef) -> TokenStream {
     }
 }
 
-/// `items` formatted one at a time, so a blank line separates items.
-fn items_text(items: Vec<syn::Item>) -> String {
-    let mut file = syn::File {
+/// `item` with the lint exemptions of generated code ([`allow_generated_lints`]), formatted
+/// by prettyplease on its own (items are joined with a blank line between them).
+fn formatted(mut item: syn::Item) -> String {
+    allow_generated_lints(&mut item);
+    prettyplease::unparse(&syn::File {
         shebang: None,
         frontmatter: None,
         attrs: Vec::new(),
-        items: Vec::new(),
-    };
-    let mut out = String::new();
-    for (i, item) in items.into_iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        file.items = vec![item];
-        out.push_str(&prettyplease::unparse(&file));
-    }
-    out
+        items: vec![item],
+    })
 }
 
 /// `items` (those that use the drift engine: `drift()`, `connect(policy)`) inside
@@ -274,9 +321,9 @@ fn items_text(items: Vec<syn::Item>) -> String {
 /// feature `drift` is on, so generated code compiles with the feature off too. The items are
 /// formatted by prettyplease and indented one level (it leaves a macro's input unformatted);
 /// no string literal spans lines in them, so indenting changes only whitespace between tokens.
-fn drift_items(items: Vec<syn::Item>) -> String {
+fn drift_items(items: Vec<String>) -> String {
     let mut out = String::from("::oma_mcp_runtime::drift_items! {\n");
-    for line in items_text(items).lines() {
+    for line in items.join("\n").lines() {
         if !line.is_empty() {
             out.push_str("    ");
             out.push_str(line);
@@ -342,7 +389,7 @@ fn parse(tool: &str, tokens: TokenStream) -> Result<syn::File, Error> {
 }
 
 /// The marker type, its `McpTool` impl, and the argument types.
-fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
+fn tool_items(tool: &ToolModel) -> Result<Pieces, Error> {
     let bad = |ident: &str| Error::InvalidIdentifier {
         tool: tool.mcp_name.clone(),
         pointer: "/name".to_owned(),
@@ -362,6 +409,50 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
     if tool.output.is_some() {
         doc.push(format!(" Output: [`{}Output`].", tool.marker));
     }
+    let mut pieces = Pieces::default();
+    if let Some(items) = direct::marker_items(tool, &doc, tool.output.as_ref().map(|o| &o.ty)) {
+        pieces.texts(items);
+    } else {
+        pieces.tokens(marker_tokens(tool, &doc, &marker, &args)?);
+    }
+    for def in &tool.types {
+        pieces.tokens(match def {
+            TypeDef::Alias(a) => alias_item(tool, a)?,
+            TypeDef::Struct(s) if s.consts.is_empty() => {
+                let mut doc = docs::doc_lines(&s.doc);
+                doc.extend(constructor_example(s));
+                if let Some(items) = direct::struct_items(tool, s, &doc) {
+                    pieces.texts(items);
+                    continue;
+                }
+                struct_item(tool, s)?
+            }
+            TypeDef::Struct(s) => struct_item(tool, s)?,
+            TypeDef::Enum(e) if !e.open => {
+                if let Some(items) = direct::enum_items(tool, e) {
+                    pieces.texts(items);
+                    continue;
+                }
+                enum_item(tool, e)?
+            }
+            TypeDef::Enum(e) => enum_item(tool, e)?,
+            TypeDef::Exact(e) => exact_item(tool, e)?,
+            TypeDef::Tagged(e) => tagged_item(tool, e)?,
+            TypeDef::Untagged(e) => untagged_item(tool, e)?,
+        });
+    }
+    pieces.tokens(exact_schema_items(tool, &marker)?);
+    Ok(pieces)
+}
+
+/// The token path of the marker type of a tool and its `McpTool`, `ToolArgs` and
+/// `NotConsequential` impls (see [`direct::marker_items`]).
+fn marker_tokens(
+    tool: &ToolModel,
+    doc: &[String],
+    marker: &Ident,
+    args: &Ident,
+) -> Result<TokenStream, Error> {
     let (mcp_name, name, input_schema, digest, consequential) = (
         &tool.mcp_name,
         &tool.name,
@@ -431,17 +522,6 @@ fn tool_items(tool: &ToolModel) -> Result<TokenStream, Error> {
             impl ::oma_mcp_runtime::NotConsequential for #marker {}
         });
     }
-    for def in &tool.types {
-        tokens.extend(match def {
-            TypeDef::Alias(a) => alias_item(tool, a)?,
-            TypeDef::Struct(s) => struct_item(tool, s)?,
-            TypeDef::Enum(e) => enum_item(tool, e)?,
-            TypeDef::Exact(e) => exact_item(tool, e)?,
-            TypeDef::Tagged(e) => tagged_item(tool, e)?,
-            TypeDef::Untagged(e) => untagged_item(tool, e)?,
-        });
-    }
-    tokens.extend(exact_schema_items(tool, &marker)?);
     Ok(tokens)
 }
 
@@ -690,21 +770,7 @@ fn constructor_items(
         };
         let (ty, expr) = parameter(&ident, inner);
         let setter = Ident::new(&format!("with_{}", f.ident.name), Span::call_site());
-        let mut text = format!("Sets `{}`", docs::inline(&f.json_name.replace('`', "'")));
-        match f
-            .description
-            .as_deref()
-            .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
-        {
-            Some(first) => {
-                text.push_str(": ");
-                text.push_str(&docs::inline(&oma_mcp_runtime::text::excerpt(
-                    &first.trim(),
-                )));
-            }
-            None => text.push('.'),
-        }
-        let doc = docs::wrap(&text);
+        let doc = docs::wrap(&setter_doc(f));
         setters.push(quote! {
             #(#[doc = #doc])*
             #[must_use]
@@ -721,24 +787,7 @@ fn constructor_items(
     }
     let private = private_field();
     inits.push(quote!(#private: ()));
-    let listed: Vec<String> = required
-        .iter()
-        .map(|f| format!("`{}`", docs::inline(&f.json_name.replace('`', "'"))))
-        .collect();
-    let has_optional = def.fields.iter().any(|f| !f.required);
-    let mut text = if listed.is_empty() {
-        "A value with no property set.".to_owned()
-    } else {
-        format!(
-            "A value of the required properties, in the order of the schema's `required` \
-             list: {}.",
-            listed.join(", ")
-        )
-    };
-    if has_optional {
-        text.push_str(" Set optional properties with the `with_*` methods.");
-    }
-    let doc = docs::wrap(&text);
+    let doc = docs::wrap(&constructor_doc(def, &required));
     let too_many = (!params.is_empty()).then(|| quote!(#[allow(clippy::too_many_arguments)]));
     let allows = lint_allows("", &field_names(def));
     Ok(quote! {
@@ -757,6 +806,66 @@ fn constructor_items(
             #(#setters)*
         }
     })
+}
+
+/// The doc text of the setter of the optional field `f` (before wrapping): `Sets `name``
+/// and the first line of the property's description.
+fn setter_doc(f: &Field) -> String {
+    let mut text = format!("Sets `{}`", docs::inline(&f.json_name.replace('`', "'")));
+    match f
+        .description
+        .as_deref()
+        .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
+    {
+        Some(first) => {
+            text.push_str(": ");
+            text.push_str(&docs::inline(&oma_mcp_runtime::text::excerpt(
+                &first.trim(),
+            )));
+        }
+        None => text.push('.'),
+    }
+    text
+}
+
+/// The doc text of `new` (before wrapping): the required properties it takes, in order.
+fn constructor_doc(def: &StructDef, required: &[&Field]) -> String {
+    let listed: Vec<String> = required
+        .iter()
+        .map(|f| format!("`{}`", docs::inline(&f.json_name.replace('`', "'"))))
+        .collect();
+    let has_optional = def.fields.iter().any(|f| !f.required);
+    let mut text = if listed.is_empty() {
+        "A value with no property set.".to_owned()
+    } else {
+        format!(
+            "A value of the required properties, in the order of the schema's `required` \
+             list: {}.",
+            listed.join(", ")
+        )
+    };
+    if has_optional {
+        text.push_str(" Set optional properties with the `with_*` methods.");
+    }
+    text
+}
+
+/// The doc lines of a public field: the description, then one paragraph per note
+/// (mapping, `format`, `default`, constraints); a property with neither has no doc comment
+/// rather than a filler one.
+fn field_doc(f: &Field) -> Vec<String> {
+    let mut doc = f
+        .description
+        .as_deref()
+        .map(docs::doc_lines)
+        .unwrap_or_default();
+    for note in &f.notes {
+        if !doc.is_empty() {
+            doc.push(String::new());
+        }
+        doc.push(format!(" {}", docs::inline(note)));
+    }
+    doc
 }
 
 /// Where a struct's fields are emitted.
@@ -1004,19 +1113,7 @@ fn field(tool: &ToolModel, f: &Field, usage: FieldUse) -> Result<TokenStream, Er
     if usage == FieldUse::Wire {
         return Ok(quote!(#serde_attr #ident: #ty));
     }
-    // The description, then one paragraph per note (mapping, `format`, `default`,
-    // constraints); a property with neither has no doc comment rather than a filler one.
-    let mut doc = f
-        .description
-        .as_deref()
-        .map(docs::doc_lines)
-        .unwrap_or_default();
-    for note in &f.notes {
-        if !doc.is_empty() {
-            doc.push(String::new());
-        }
-        doc.push(format!(" {}", docs::inline(note)));
-    }
+    let doc = field_doc(f);
     Ok(quote! {
         #(#[doc = #doc])*
         #serde_attr

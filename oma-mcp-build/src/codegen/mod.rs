@@ -53,6 +53,7 @@ pub(crate) mod emit;
 mod names;
 mod schema;
 mod stems;
+mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -92,6 +92,7 @@ fn options(case: &str) -> GenerateOptions {
 fn check_golden(case: &str) -> oma_mcp_build::Generated {
     let snapshot = Snapshot::read(&fixture(&format!("{case}.json"))).unwrap();
     let generated = generate(&snapshot, &options(case)).unwrap();
+    crate::layout::assert_prettyplease_layout(&generated.code, case);
     let expected_path = fixture(&format!("{case}.rs"));
     if std::env::var_os("OMA_MCP_BLESS").is_some() {
         std::fs::write(&expected_path, &generated.code).unwrap();

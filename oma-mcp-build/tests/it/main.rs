@@ -33,6 +33,8 @@ mod golden;
 mod help;
 #[cfg(feature = "cli")]
 mod hostile;
+#[path = "../common/layout.rs"]
+mod layout;
 mod names_property;
 #[path = "../common/nested_cargo.rs"]
 mod nested_cargo;
