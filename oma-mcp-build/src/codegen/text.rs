@@ -64,6 +64,11 @@ pub(crate) fn str_lit(value: &str) -> String {
     out
 }
 
+/// The length of `items` on one line, `, ` between them.
+fn joined_len<S: AsRef<str>>(items: &[S]) -> usize {
+    items.iter().map(|i| i.as_ref().len()).sum::<usize>() + 2 * items.len().saturating_sub(1)
+}
+
 /// A type as prettyplease sees it for layout: a path, maybe with generic arguments
 /// (`head<args>`). `impl Trait<..>` is one too: prettyplease writes `impl ` and the bound
 /// with no break between them.
@@ -147,6 +152,16 @@ impl Writer {
         self.col += text.len();
     }
 
+    /// Appends `items` to the current line, `, ` between them.
+    fn push_joined<S: AsRef<str>>(&mut self, items: &[S]) {
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.push(", ");
+            }
+            self.push(item.as_ref());
+        }
+    }
+
     /// Appends `value` as a string literal ([`push_str_lit`]) to the current line.
     pub(crate) fn push_lit(&mut self, value: &str) {
         let start = self.out.len();
@@ -209,22 +224,13 @@ impl Writer {
     /// deeper with a comma after each but the last, and `)]`.
     pub(crate) fn attr_list<S: AsRef<str>>(&mut self, indent: usize, name: &str, items: &[S]) {
         // `#[`, `(`, `)]`.
-        let flat = indent
-            + name.len()
-            + 5
-            + items.iter().map(|i| i.as_ref().len()).sum::<usize>()
-            + 2 * items.len().saturating_sub(1);
+        let flat = indent + name.len() + 5 + joined_len(items);
         self.indent(indent);
         self.push("#[");
         self.push(name);
         self.push("(");
         if flat <= limit(indent) {
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    self.push(", ");
-                }
-                self.push(item.as_ref());
-            }
+            self.push_joined(items);
         } else {
             self.newline();
             for (i, item) in items.iter().enumerate() {
@@ -339,24 +345,14 @@ impl Writer {
     /// line when it fits before [`MARGIN`] (up to the `;`); else `prefix[`, one item a line
     /// one level deeper with a comma after each, and `];`.
     pub(crate) fn array_const<S: AsRef<str>>(&mut self, indent: usize, prefix: &str, items: &[S]) {
-        let flat = indent
-            + prefix.len()
-            + 1
-            + items.iter().map(|i| i.as_ref().len()).sum::<usize>()
-            + 2 * items.len().saturating_sub(1)
-            + 2;
+        let flat = indent + prefix.len() + 1 + joined_len(items) + 2;
         self.indent(indent);
         self.push(prefix);
         self.push("[");
         if items.is_empty() {
             // prettyplease writes an empty array as `[]`.
         } else if flat <= limit(indent) {
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    self.push(", ");
-                }
-                self.push(item.as_ref());
-            }
+            self.push_joined(items);
         } else {
             self.newline();
             for item in items {

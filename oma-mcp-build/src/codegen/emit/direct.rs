@@ -261,22 +261,7 @@ pub(super) fn struct_items(
     if def.all_optional() {
         derives.push("Default");
     }
-    if schemars {
-        derives.push("::oma_mcp_runtime::__private::schemars::JsonSchema");
-    }
-    derives.push("::oma_mcp_runtime::__private::serde::Serialize");
-    derives.push("::oma_mcp_runtime::__private::serde::Deserialize");
-    w.attr_list(0, "derive", &derives);
-    w.line(
-        0,
-        "#[serde(crate = \"::oma_mcp_runtime::__private::serde\")]",
-    );
-    if schemars {
-        w.line(
-            0,
-            "#[schemars(crate = \"::oma_mcp_runtime::__private::schemars\")]",
-        );
-    }
+    derive_attrs(&mut w, derives, schemars);
     allow(&mut w, &lint_list("", &field_names));
     w.line(0, &format!("pub struct {name} {{"));
     for f in &def.fields {
@@ -470,23 +455,8 @@ pub(super) fn enum_items(tool: &ToolModel, def: &EnumDef) -> Option<[String; 4]>
     w.attr_list(0, "allow", &lints);
     allow(&mut w, &lint_list(name, &[]));
     let schemars = derives_schemars(tool, name);
-    let mut derives = vec!["Debug", "Clone", "Copy", "PartialEq", "Eq", "Hash"];
-    if schemars {
-        derives.push("::oma_mcp_runtime::__private::schemars::JsonSchema");
-    }
-    derives.push("::oma_mcp_runtime::__private::serde::Serialize");
-    derives.push("::oma_mcp_runtime::__private::serde::Deserialize");
-    w.attr_list(0, "derive", &derives);
-    w.line(
-        0,
-        "#[serde(crate = \"::oma_mcp_runtime::__private::serde\")]",
-    );
-    if schemars {
-        w.line(
-            0,
-            "#[schemars(crate = \"::oma_mcp_runtime::__private::schemars\")]",
-        );
-    }
+    let derives = vec!["Debug", "Clone", "Copy", "PartialEq", "Eq", "Hash"];
+    derive_attrs(&mut w, derives, schemars);
     if def
         .variants
         .iter()
@@ -576,4 +546,26 @@ pub(super) fn enum_items(tool: &ToolModel, def: &EnumDef) -> Option<[String; 4]>
     w.line(0, "}");
     let from_str = w.finish();
     Some([the_enum, the_impl, display, from_str])
+}
+
+/// The derives of a generated type: `derives`, then `JsonSchema` (with `schemars`) and serde's
+/// two, all through the runtime's re-exports, then the `#[serde(crate = ..)]` (and
+/// `#[schemars(crate = ..)]`) attributes that make the derives use those re-exports.
+fn derive_attrs(w: &mut Writer, mut derives: Vec<&str>, schemars: bool) {
+    if schemars {
+        derives.push("::oma_mcp_runtime::__private::schemars::JsonSchema");
+    }
+    derives.push("::oma_mcp_runtime::__private::serde::Serialize");
+    derives.push("::oma_mcp_runtime::__private::serde::Deserialize");
+    w.attr_list(0, "derive", &derives);
+    w.line(
+        0,
+        "#[serde(crate = \"::oma_mcp_runtime::__private::serde\")]",
+    );
+    if schemars {
+        w.line(
+            0,
+            "#[schemars(crate = \"::oma_mcp_runtime::__private::schemars\")]",
+        );
+    }
 }
