@@ -327,9 +327,9 @@ pub enum Error {
         limit: usize,
     },
 
-    /// A stdio server does not read its stdin: [`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG)
-    /// bytes would wait for it with this request's line, so the request was not sent. Later
-    /// requests are sent again once the server reads what waits.
+    /// A stdio server does not read its stdin: with this request's line, more than
+    /// [`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG) bytes would wait for it, so the
+    /// request was not sent. Once the server reads what waits, requests are sent as usual.
     #[error(
         "the MCP server `{command}` does not read its stdin: {waiting} bytes already wait to be \
          written and this request would pass the limit of {limit} bytes, so it was not sent; \

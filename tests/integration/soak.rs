@@ -357,17 +357,23 @@ fn marked_processes(marker: &str) -> Vec<(u32, String)> {
     found
 }
 
-/// [`marked_processes`] after waiting up to 2 s for them to go: a SIGKILLed process is
-/// gone a moment after the signal, not at once.
-async fn marked_processes_after_grace(marker: &str) -> Vec<(u32, String)> {
+/// [`marked_processes`] once there are `count` of them, or after 2 s: a SIGKILLed process is
+/// gone a moment after the signal, not at once, and a `/proc` scan under heavy load once
+/// missed a running process (cycle 307 of a 1,000-cycle `stubborn` run).
+async fn marked_processes_when(marker: &str, count: usize) -> Vec<(u32, String)> {
     let start = Instant::now();
     loop {
-        let left = marked_processes(marker);
-        if left.is_empty() || start.elapsed() > Duration::from_secs(2) {
-            return left;
+        let found = marked_processes(marker);
+        if found.len() == count || start.elapsed() > Duration::from_secs(2) {
+            return found;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// [`marked_processes`] after waiting up to 2 s for them to go.
+async fn marked_processes_after_grace(marker: &str) -> Vec<(u32, String)> {
+    marked_processes_when(marker, 0).await
 }
 
 /// Children of this process that exited and were never waited for.
@@ -432,16 +438,9 @@ async fn cycle(run: &str, stubborn: bool, n: usize) -> Duration {
     let mode = if stubborn { "stubborn" } else { "normal" };
     let client = connect_mcp_tools(marked(mode, run, n)).await.unwrap();
     let marker = format!("{run}-{n}");
-    // The server (and its grandchild) are running now; a scan of `/proc` under heavy load
-    // once saw only one of the two (cycle 307 of a 1,000-cycle stubborn run): look again
-    // for up to 2 s before failing.
+    // The server (and its grandchild) are running now.
     let expected = if stubborn { 2 } else { 1 };
-    let mut processes = marked_processes(&marker);
-    let looked = Instant::now();
-    while processes.len() != expected && looked.elapsed() < Duration::from_secs(2) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        processes = marked_processes(&marker);
-    }
+    let processes = marked_processes_when(&marker, expected).await;
     assert_eq!(processes.len(), expected, "cycle {n}: {processes:?}");
     let message = format!("cycle {n}");
     let result = client

@@ -416,25 +416,23 @@ fn tool_items(tool: &ToolModel) -> Result<Pieces, Error> {
         pieces.tokens(marker_tokens(tool, &doc, &marker, &args)?);
     }
     for def in &tool.types {
-        pieces.tokens(match def {
-            TypeDef::Alias(a) => alias_item(tool, a)?,
+        // The shapes written directly, unless their layout is not reproduced there.
+        let text = match def {
             TypeDef::Struct(s) if s.consts.is_empty() => {
                 let mut doc = docs::doc_lines(&s.doc);
                 doc.extend(constructor_example(s));
-                if let Some(items) = direct::struct_items(tool, s, &doc) {
-                    pieces.texts(items);
-                    continue;
-                }
-                struct_item(tool, s)?
+                direct::struct_items(tool, s, &doc).map(Vec::from)
             }
+            TypeDef::Enum(e) if !e.open => direct::enum_items(tool, e).map(Vec::from),
+            _ => None,
+        };
+        if let Some(items) = text {
+            pieces.texts(items);
+            continue;
+        }
+        pieces.tokens(match def {
+            TypeDef::Alias(a) => alias_item(tool, a)?,
             TypeDef::Struct(s) => struct_item(tool, s)?,
-            TypeDef::Enum(e) if !e.open => {
-                if let Some(items) = direct::enum_items(tool, e) {
-                    pieces.texts(items);
-                    continue;
-                }
-                enum_item(tool, e)?
-            }
             TypeDef::Enum(e) => enum_item(tool, e)?,
             TypeDef::Exact(e) => exact_item(tool, e)?,
             TypeDef::Tagged(e) => tagged_item(tool, e)?,
@@ -1593,18 +1591,25 @@ fn rust_type(ty: &RustType) -> TokenStream {
 /// as `SearchA_h…`, or a user-chosen one; `""` checks none) or its fields
 /// (`non_snake_case`: tagged fields such as `foo_bar__h…`) would trip; nothing when none.
 fn lint_allows(name: &str, fields: &[&RustIdent]) -> TokenStream {
+    let lints = lint_list(name, fields);
+    if lints.is_empty() {
+        return TokenStream::new();
+    }
+    let lints = lints.iter().map(|lint| Ident::new(lint, Span::call_site()));
+    quote!(#[allow(#(#lints),*)])
+}
+
+/// The lints [`lint_allows`] exempts a type `name` (empty: none to check) with `fields` from:
+/// `non_camel_case_types` for a name rustc's lint rejects, `non_snake_case` when a field's is.
+fn lint_list(name: &str, fields: &[&RustIdent]) -> Vec<&'static str> {
     let mut lints = Vec::new();
     if !name.is_empty() && !names::is_lint_camel_case(name) {
-        lints.push(quote!(non_camel_case_types));
+        lints.push("non_camel_case_types");
     }
     if fields.iter().any(|f| !names::is_lint_snake_case(&f.name)) {
-        lints.push(quote!(non_snake_case));
+        lints.push("non_snake_case");
     }
-    if lints.is_empty() {
-        TokenStream::new()
-    } else {
-        quote!(#[allow(#(#lints),*)])
-    }
+    lints
 }
 
 /// Every field identifier of a struct: properties, `const` properties, the extra map.

@@ -13,7 +13,7 @@ use super::super::docs;
 use super::super::names::{self, RustIdent};
 use super::super::schema::{EnumDef, ExtraRole, Field, RustType, StructDef};
 use super::super::text::{Init, MARGIN, Ty, Writer, str_lit};
-use super::{PRIVATE_FIELD, ToolModel, derives_schemars, taken_as_is};
+use super::{PRIVATE_FIELD, ToolModel, derives_schemars, lint_list, taken_as_is};
 
 /// The lints every generated item is exempt from (appended to its first `#[allow(..)]`).
 const GENERATED: [&str; 2] = ["clippy::pedantic", "missing_docs"];
@@ -46,18 +46,6 @@ pub(super) fn ty(ty: &RustType) -> Option<Ty> {
         RustType::Named(name) if names::is_plain_ident(name) => Ty::plain(name.as_str()),
         RustType::Named(_) => self::ty(&RustType::Value)?,
     })
-}
-
-/// `#[allow(..)]` of [`super::lint_allows`] as its list of lints (empty when none).
-fn lint_list(name: &str, fields: &[&RustIdent]) -> Vec<&'static str> {
-    let mut lints = Vec::new();
-    if !name.is_empty() && !names::is_lint_camel_case(name) {
-        lints.push("non_camel_case_types");
-    }
-    if fields.iter().any(|f| !names::is_lint_snake_case(&f.name)) {
-        lints.push("non_snake_case");
-    }
-    lints
 }
 
 /// `#[allow(lints)]` at the top level unless `lints` is empty.
