@@ -1153,7 +1153,7 @@ async fn the_stubborn_server_and_its_grandchild_ignore_eof_and_sigterm() {
         .await
         .unwrap();
     let server = client.pid().unwrap();
-    let processes = marked_processes(&run);
+    let processes = marked_processes_when(&run, 2).await;
     assert_eq!(processes.len(), 2, "{processes:?}");
     let grandchild = processes
         .iter()
@@ -1174,7 +1174,14 @@ async fn the_stubborn_server_and_its_grandchild_ignore_eof_and_sigterm() {
         .unwrap();
     assert_eq!(ppid, server);
     assert_eq!(getpgid(Some(pid(grandchild))).unwrap(), pid(server));
-    // Its stdin is /dev/null (EOF at once); SIGTERM to each.
+    // Its stdin is /dev/null (EOF at once). A process catches SIGTERM only once its handler
+    // is set, a moment after it starts: wait for that, then SIGTERM to each.
+    for process in [server, grandchild] {
+        assert!(
+            catches_sigterm_within_5s(process).await,
+            "{process} does not catch SIGTERM"
+        );
+    }
     kill_process(pid(grandchild), Signal::TERM).unwrap();
     kill_process(pid(server), Signal::TERM).unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -1196,6 +1203,30 @@ async fn the_stubborn_server_and_its_grandchild_ignore_eof_and_sigterm() {
     assert!(took >= Duration::from_secs(4), "{took:?}");
     let left = marked_processes_after_grace(&run).await;
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// Waits up to 5 s for `pid` to catch SIGTERM (bit 15 of `SigCgt` in `/proc/<pid>/status`,
+/// see proc(5)); `true` when it does.
+#[cfg(target_os = "linux")]
+async fn catches_sigterm_within_5s(pid: u32) -> bool {
+    let catches = || {
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+            return false;
+        };
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("SigCgt:"))
+            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            .is_some_and(|mask| mask & (1 << (15 - 1)) != 0)
+    };
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(5) {
+        if catches() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
 }
 
 /// `pending_requests` counts the requests in flight; each leaves it however it ends: an

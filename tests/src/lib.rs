@@ -91,7 +91,9 @@ pub enum Mode {
     /// with [`STUBBORN_GRANDCHILD_VAR`] set (so it starts none itself), stdin from
     /// `/dev/null`, stdout and stderr inherited (it holds the client's pipes open, as a
     /// worker of `sh -c 'worker & exec server'` does), in the server's process group; it
-    /// writes its pid to stderr as [`STUBBORN_GRANDCHILD_LINE`]`<pid>`, then sleeps.
+    /// writes its pid to stderr as [`STUBBORN_GRANDCHILD_LINE`]`<pid>`, then sleeps. Each
+    /// ignores SIGTERM once its handler is set, a moment after it starts (the server before
+    /// it answers `initialize`, the grandchild on its own time).
     Stubborn,
     /// `legacy-2025-06-18` (raw): a server on protocol 2025-06-18 only: answers
     /// `server/discover` with -32601 Method not found (as every raw mode) and `initialize`
