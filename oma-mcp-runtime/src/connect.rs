@@ -791,7 +791,8 @@ impl McpClient {
     /// server's progress: the request carries a `_meta.progressToken` (unique in this
     /// session), and each `notifications/progress` the server sends for it reaches
     /// `on_progress` as a [`Progress`], in the order sent, before the call returns (the
-    /// notifications that arrived before the result included). A notification whose
+    /// notifications that arrived before the result included); once `cancel` fires, none
+    /// reaches it any more (the call ends with [`Error::Cancelled`]). A notification whose
     /// `progress` is not a number is skipped. The request timeout still bounds the whole call
     /// (progress does not extend it, as in open-multi-agent).
     ///
@@ -808,7 +809,10 @@ impl McpClient {
         mut on_progress: impl FnMut(Progress),
     ) -> Result<Value, Error> {
         let (token, mut updates) = self.session.progress();
+        let cancelled = || cancel.is_some_and(CancellationToken::is_cancelled);
         let mut report = |params: Value| match Progress::from_params(&params) {
+            // Once the caller cancelled, what is still queued is not reported.
+            Some(_) if cancelled() => {}
             Some(progress) => on_progress(progress),
             None => {
                 tracing::debug!(%params, "skipped a progress notification without a numeric `progress`")

@@ -25,8 +25,9 @@ async fn endless_new_cursors_stop_after_the_page_limit() {
             command()
         )
     );
+    // It ends (not a speed check: 1,000 round trips of two debug builds on a loaded machine).
     assert!(
-        start.elapsed() < Duration::from_secs(20),
+        start.elapsed() < Duration::from_secs(120),
         "{:?}",
         start.elapsed()
     );

@@ -698,14 +698,16 @@ async fn dropping_the_client_sends_delete() {
         .await
         .unwrap();
     drop(client);
+    // Before the DELETE: initialize, notifications/initialized, the GET stream, tools/list.
     let mut methods = Vec::new();
-    for _ in 0..100 {
+    for _ in 0..250 {
         methods = requests(&log(server.url()).await);
-        if methods.len() == 4 {
+        if methods.len() == 5 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+    assert_eq!(methods.len(), 5, "{methods:?}");
     assert_eq!(
         methods.last(),
         Some(&("DELETE".into(), Value::Null, json!("session-1")))
@@ -734,11 +736,12 @@ async fn an_expired_session_is_initialized_again() {
     client.disconnect().await;
 
     // By time, too.
-    let server = own_http("normal", &["--session-ttl-ms", "300"]);
+    // 1.5 s: the connect and the one re-initialization each fit in it on a loaded machine.
+    let server = own_http("normal", &["--session-ttl-ms", "1500"]);
     let client = connect_mcp_tools(config(server.url(), Lifecycle::Initialize))
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(1600)).await;
     let r = echo(&client, "late").await;
     assert_eq!((r.data.as_str(), r.is_error), ("Echo: late", false));
     client.disconnect().await;
@@ -903,6 +906,11 @@ async fn a_server_that_exits_during_a_call() {
              server is running, and the network)"
         );
         match lifecycle {
+            // The server ran the tool before its response head went out (the session's server
+            // answers with SSE while it starts the call): no head came, as without a session.
+            Lifecycle::Initialize if matches!(&err, Error::HttpUnreachable { .. }) => {
+                assert_eq!(err.to_string(), unreachable, "{shape}");
+            }
             // A session answers with SSE at once: the stream breaks.
             Lifecycle::Initialize => {
                 assert!(

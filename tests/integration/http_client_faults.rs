@@ -1069,13 +1069,13 @@ async fn the_server_stream_opens_after_notifications_initialized() {
 }
 
 /// A request sent while an expired session is being started again (here the server takes
-/// 400 ms over `initialize`) still carries the old session id: it meets the 404, waits for
+/// 1.5 s over `initialize`) still carries the old session id: it meets the 404, waits for
 /// the new session and is sent again, instead of going out without an id.
 #[tokio::test]
 async fn a_request_during_re_initialization_waits_for_the_new_session() {
     let server = faults(
         "expire-session",
-        &["--after", "2", "--initialize-delay-ms", "400"],
+        &["--after", "2", "--initialize-delay-ms", "1500"],
     );
     let url = server.url();
     let client = connect_mcp_tools(config(url)).await.unwrap();

@@ -334,23 +334,13 @@ async fn progress_notifications_come_before_the_result() {
 async fn a_cancelled_call_ends_its_stream_without_a_response() {
     let server = own_http("normal", &[]);
     let (c, _) = Conversation::open(server.url()).await;
-    let url = c.url.clone();
-    let headers: Vec<(String, String)> = c
-        .headers()
-        .into_iter()
-        .map(|(n, v)| (n.to_owned(), v.to_owned()))
-        .collect();
+    let mut headers: Vec<(&str, &str)> = c.headers();
+    headers.push(("accept", raw_http::ACCEPT_BOTH));
+    let sleep = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                       "params": {"name": "sleep", "arguments": {"ms": 10_000}}});
     let start = Instant::now();
-    let call = tokio::spawn(async move {
-        let headers: Vec<(&str, &str)> = headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str()))
-            .collect();
-        let sleep = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                           "params": {"name": "sleep", "arguments": {"ms": 10_000}}});
-        post(&url, &headers, &sleep).await
-    });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The response head comes once the server has taken the call, so the cancel finds it.
+    let call = raw_http::open(&c.url, Method::POST, &headers, Some(&sleep)).await;
     let cancel = c
         .post(
             &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -358,7 +348,7 @@ async fn a_cancelled_call_ends_its_stream_without_a_response() {
         )
         .await;
     assert_eq!(cancel.status, 202);
-    let reply = call.await.unwrap();
+    let reply = raw_http::read(call).await;
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{:?}",

@@ -188,7 +188,7 @@ async fn stubborn_server_is_killed_after_the_grace_periods() {
     let took = start.elapsed();
     assert!(!alive(pid), "stubborn server {pid} still running");
     assert!(took >= Duration::from_secs(4), "{took:?}");
-    assert!(took < Duration::from_secs(6), "{took:?}");
+    assert!(took < Duration::from_secs(7), "{took:?}");
 }
 
 /// `disconnect_within(ZERO)` skips the EOF grace: SIGTERM comes at once, so only
@@ -203,7 +203,8 @@ async fn disconnect_within_zero_skips_the_eof_grace() {
     let took = start.elapsed();
     assert!(!alive(pid), "stubborn server {pid} still running");
     assert!(took >= oma_mcp_runtime::connect::TERM_GRACE, "{took:?}");
-    assert!(took < Duration::from_millis(3500), "{took:?}");
+    // With the EOF grace it would take 4 s.
+    assert!(took < Duration::from_millis(3900), "{took:?}");
 }
 
 #[tokio::test]

@@ -150,7 +150,11 @@ pub async fn request(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> Reply {
-    let response = open(url, method, headers, body).await;
+    read(open(url, method, headers, body).await).await
+}
+
+/// Reads the rest of a response [`open`] returned.
+pub async fn read(response: Response<Incoming>) -> Reply {
     let (parts, body) = response.into_parts();
     let body = tokio::time::timeout(TIMEOUT, body.collect())
         .await

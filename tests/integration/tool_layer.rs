@@ -251,15 +251,15 @@ async fn first_sent(log: &Path, method: &str) -> Value {
 async fn a_timed_out_call_sends_notifications_cancelled() {
     let dir = tempfile::tempdir().unwrap();
     let (config, log) = logged(dir.path());
-    let client = connect_mcp_tools(config.with_request_timeout(Duration::from_millis(500)))
+    let client = connect_mcp_tools(config.with_request_timeout(Duration::from_secs(2)))
         .await
         .unwrap();
     let err = client
-        .call_tool_raw("sleep", args(json!({"ms": 5_000})))
+        .call_tool_raw("sleep", args(json!({"ms": 10_000})))
         .await
         .unwrap_err();
     assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
-    calls_through(&log, ("sleep", json!({"ms": 5_000}))).await;
+    calls_through(&log, ("sleep", json!({"ms": 10_000}))).await;
     let (id, name, _) = calls(&log).pop().unwrap();
     assert_eq!(name, "sleep");
     let cancelled = first_sent(&log, "notifications/cancelled").await;

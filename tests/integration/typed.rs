@@ -253,11 +253,11 @@ async fn own_sleep_past_the_request_timeout_is_the_contract_failure() {
     let client = connect_mcp_tools(
         crate::own("normal")
             .with_name_prefix("demo")
-            .with_request_timeout(Duration::from_millis(500)),
+            .with_request_timeout(Duration::from_secs(2)),
     )
     .await
     .unwrap();
-    let r = client.call(own::Sleep, own::SleepArgs::new(3000)).await;
+    let r = client.call(own::Sleep, own::SleepArgs::new(10_000)).await;
     assert_eq!(
         r.to_json(),
         json!({
