@@ -184,6 +184,34 @@ async fn a_progress_call_can_be_cancelled() {
     client.disconnect().await;
 }
 
+/// Progress that queued while the callback ran is not reported once it cancelled: the
+/// reader runs on another worker thread while the callback blocks for 20 ms, and the server
+/// sends a notification every millisecond.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_progress_is_reported_after_the_cancel() {
+    let client = connect_mcp_tools(own("progress")).await.unwrap();
+    let cancel = oma_mcp_runtime::CancellationToken::new();
+    let mut seen = 0;
+    let canceller = cancel.clone();
+    let call = client.call_tool_raw_with_progress(
+        "slow_count",
+        args(json!({"steps": 1000, "ms": 1})),
+        Some(&cancel),
+        |_| {
+            seen += 1;
+            std::thread::sleep(Duration::from_millis(20));
+            canceller.cancel();
+        },
+    );
+    let err = tokio::time::timeout(Duration::from_secs(10), call)
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.chain().to_string(), "This operation was aborted");
+    assert_eq!(seen, 1);
+    client.disconnect().await;
+}
+
 /// A server that stops reading its stdin (`drip` reads nothing while it answers, here one byte
 /// every 10 minutes): lines wait for it up to `MAX_STDIN_BACKLOG`; the request that would pass
 /// it fails at once and is not sent, the waiting ones keep their timeout, and nothing stays
