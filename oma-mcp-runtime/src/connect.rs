@@ -791,10 +791,12 @@ impl McpClient {
     /// server's progress: the request carries a `_meta.progressToken` (unique in this
     /// session), and each `notifications/progress` the server sends for it reaches
     /// `on_progress` as a [`Progress`], in the order sent, before the call returns (the
-    /// notifications that arrived before the result included); once `cancel` fires, none
-    /// reaches it any more (the call ends with [`Error::Cancelled`]). A notification whose
-    /// `progress` is not a number is skipped. The request timeout still bounds the whole call
-    /// (progress does not extend it, as in open-multi-agent).
+    /// notifications that arrived before the result included). Once `cancel` fires, none
+    /// reaches it any more (the call ends with [`Error::Cancelled`]); when the call fails
+    /// (timeout, cancel, closed connection), the notifications still queued are dropped, so
+    /// a slow `on_progress` cannot hold a failed call open. A notification whose `progress`
+    /// is not a number is skipped. The request timeout still bounds the whole call (progress
+    /// does not extend it, as in open-multi-agent), however fast the server sends progress.
     ///
     /// Without this method no `progressToken` is sent, so a server never spends work on
     /// notifications nobody reads.
@@ -820,15 +822,20 @@ impl McpClient {
         };
         let call = self.call_raw_with_token(raw_name, arguments, cancel, Some(token.value()));
         tokio::pin!(call);
+        // The call first: a flood of progress into a slow `on_progress` must not keep its
+        // timeout or cancel from being seen. The reader queues a call's progress before its
+        // answer, so a result finds every earlier notification queued.
         let result = loop {
             tokio::select! {
                 biased;
-                Some(params) = updates.recv() => report(params),
                 result = &mut call => break result,
+                Some(params) = updates.recv() => report(params),
             }
         };
-        while let Ok(params) = updates.try_recv() {
-            report(params);
+        if result.is_ok() {
+            while let Ok(params) = updates.try_recv() {
+                report(params);
+            }
         }
         result
     }

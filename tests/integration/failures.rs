@@ -212,6 +212,44 @@ async fn no_progress_is_reported_after_the_cancel() {
     client.disconnect().await;
 }
 
+/// The request timeout holds while a slow `on_progress` falls behind a fast server: the
+/// queued progress does not keep the failed call open (5,000 notifications 1 ms apart, the
+/// answer after at least 5 s; 20 ms in the callback each; a 2 s timeout).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_progress_callback_does_not_hold_the_timeout() {
+    let timeout = Duration::from_secs(2);
+    let client = connect_mcp_tools(own("progress").with_request_timeout(timeout))
+        .await
+        .unwrap();
+    let mut seen = 0;
+    let start = std::time::Instant::now();
+    let err = client
+        .call_tool_raw_with_progress(
+            "slow_count",
+            args(json!({"steps": 5000, "ms": 1})),
+            None,
+            |_| {
+                seen += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            },
+        )
+        .await
+        .unwrap_err();
+    let took = start.elapsed();
+    assert_eq!(
+        err.chain().to_string(),
+        "MCP error -32001: Request timed out"
+    );
+    assert!(took >= timeout, "{took:?}");
+    // The timeout is seen after the callback running then; 2 s of slack for a loaded machine.
+    assert!(
+        took < timeout + Duration::from_secs(2),
+        "{took:?} ({seen} reported)"
+    );
+    assert!(seen < 5000, "{seen}");
+    client.disconnect().await;
+}
+
 /// A server that stops reading its stdin (`drip` reads nothing while it answers, here one byte
 /// every 10 minutes): lines wait for it up to `MAX_STDIN_BACKLOG`; the request that would pass
 /// it fails at once and is not sent, the waiting ones keep their timeout, and nothing stays
