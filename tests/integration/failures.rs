@@ -157,20 +157,26 @@ async fn progress_of_a_long_call_reaches_the_caller() {
     client.disconnect().await;
 }
 
-/// A cancelled progress call stops at once; the session goes on.
-#[tokio::test]
-async fn a_progress_call_can_be_cancelled() {
-    let client = connect_mcp_tools(own("progress")).await.unwrap();
+/// A `slow_count` call of `steps` notifications `ms` apart whose `on_progress` counts them,
+/// blocks its thread for `block` each, and cancels the call at the `cancel_at`-th; the error
+/// (within 10 s) and the count.
+async fn cancelled_progress_call(
+    client: &oma_mcp_runtime::McpClient,
+    (steps, ms): (u64, u64),
+    block: Duration,
+    cancel_at: usize,
+) -> (Error, usize) {
     let cancel = oma_mcp_runtime::CancellationToken::new();
     let mut seen = 0;
     let canceller = cancel.clone();
     let call = client.call_tool_raw_with_progress(
         "slow_count",
-        args(json!({"steps": 100, "ms": 20})),
+        args(json!({"steps": steps, "ms": ms})),
         Some(&cancel),
         |_| {
             seen += 1;
-            if seen == 2 {
+            std::thread::sleep(block);
+            if seen == cancel_at {
                 canceller.cancel();
             }
         },
@@ -179,6 +185,14 @@ async fn a_progress_call_can_be_cancelled() {
         .await
         .unwrap()
         .unwrap_err();
+    (err, seen)
+}
+
+/// A cancelled progress call stops at once; the session goes on.
+#[tokio::test]
+async fn a_progress_call_can_be_cancelled() {
+    let client = connect_mcp_tools(own("progress")).await.unwrap();
+    let (err, seen) = cancelled_progress_call(&client, (100, 20), Duration::ZERO, 2).await;
     assert_eq!(err.chain().to_string(), "This operation was aborted");
     assert_eq!(seen, 2);
     client.disconnect().await;
@@ -190,23 +204,8 @@ async fn a_progress_call_can_be_cancelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_progress_is_reported_after_the_cancel() {
     let client = connect_mcp_tools(own("progress")).await.unwrap();
-    let cancel = oma_mcp_runtime::CancellationToken::new();
-    let mut seen = 0;
-    let canceller = cancel.clone();
-    let call = client.call_tool_raw_with_progress(
-        "slow_count",
-        args(json!({"steps": 1000, "ms": 1})),
-        Some(&cancel),
-        |_| {
-            seen += 1;
-            std::thread::sleep(Duration::from_millis(20));
-            canceller.cancel();
-        },
-    );
-    let err = tokio::time::timeout(Duration::from_secs(10), call)
-        .await
-        .unwrap()
-        .unwrap_err();
+    let (err, seen) =
+        cancelled_progress_call(&client, (1000, 1), Duration::from_millis(20), 1).await;
     assert_eq!(err.chain().to_string(), "This operation was aborted");
     assert_eq!(seen, 1);
     client.disconnect().await;
