@@ -159,16 +159,26 @@ pub fn alive(pid: u32) -> bool {
     }
 }
 
-/// Waits up to 5 s for `pid` to be gone; `true` when it is.
-pub async fn gone_within_5s(pid: u32) -> bool {
+/// Reads `probe()` every 20 ms until `done` holds for its value or `limit` has passed; the
+/// last value read.
+pub async fn poll<T>(
+    limit: Duration,
+    mut probe: impl FnMut() -> T,
+    done: impl Fn(&T) -> bool,
+) -> T {
     let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(5) {
-        if !alive(pid) {
-            return true;
+    loop {
+        let value = probe();
+        if done(&value) || start.elapsed() > limit {
+            return value;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    false
+}
+
+/// Waits up to 5 s for `pid` to be gone; `true` when it is.
+pub async fn gone_within_5s(pid: u32) -> bool {
+    !poll(Duration::from_secs(5), || alive(pid), |alive| !alive).await
 }
 
 /// Logs to the test output when `RUST_LOG` is set (e.g. `RUST_LOG=oma_mcp=debug`).

@@ -310,25 +310,20 @@ async fn settled_fds() -> usize {
     }
 }
 
-/// [`open_fds`] once it is `expected`, read every 50 ms for at most 5 s (then what it is).
-async fn fds_back_to(expected: usize) -> usize {
-    let start = Instant::now();
-    loop {
-        let now = open_fds();
-        if now == expected || start.elapsed() > Duration::from_secs(5) {
-            return now;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+/// The value of `field` in `/proc/<process>/status` (`process`: a pid or `self`), trimmed;
+/// `None` when the process or the field is not there.
+fn status_field(process: &str, field: &str) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{process}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .map(|v| v.trim().to_owned())
 }
 
 /// A `kB` field of `/proc/self/status` (`VmRSS`, `VmHWM`).
 fn status_kib(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    status_field("self", field)
+        .and_then(|v| v.trim_end_matches("kB").trim().parse().ok())
         .unwrap_or_else(|| panic!("no {field} in /proc/self/status"))
 }
 
@@ -374,14 +369,12 @@ fn marked_processes(marker: &str) -> Vec<(u32, String)> {
 /// gone a moment after the signal, not at once, and a `/proc` scan under heavy load once
 /// missed a running process (cycle 307 of a 1,000-cycle `stubborn` run).
 async fn marked_processes_when(marker: &str, count: usize) -> Vec<(u32, String)> {
-    let start = Instant::now();
-    loop {
-        let found = marked_processes(marker);
-        if found.len() == count || start.elapsed() > Duration::from_secs(2) {
-            return found;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::poll(
+        Duration::from_secs(2),
+        || marked_processes(marker),
+        |found| found.len() == count,
+    )
+    .await
 }
 
 /// [`marked_processes`] after waiting up to 2 s for them to go.
@@ -506,7 +499,9 @@ async fn cycles(run: &str, stubborn: bool, total: usize, concurrency: usize) {
     let rest_longest = cycle_waves(run, stubborn, 10, total, concurrency).await;
     let wall = started.elapsed();
     let left = marked_processes_after_grace(run).await;
-    let (fds_end, rss_end) = (fds_back_to(fds_10).await, rss_kib());
+    // Up to 5 s for the last session's pipes to close.
+    let fds_end = crate::poll(Duration::from_secs(5), open_fds, |fds| *fds == fds_10).await;
+    let rss_end = rss_kib();
     let zombies = zombie_children();
 
     let mut report = Report::default();
@@ -1191,7 +1186,7 @@ async fn the_stubborn_server_and_its_grandchild_ignore_eof_and_sigterm() {
     // is set, a moment after it starts: wait for that, then SIGTERM to each.
     for process in [server, grandchild] {
         assert!(
-            catches_sigterm_within_5s(process).await,
+            crate::poll(Duration::from_secs(5), || catches_sigterm(process), |c| *c).await,
             "{process} does not catch SIGTERM"
         );
     }
@@ -1218,28 +1213,12 @@ async fn the_stubborn_server_and_its_grandchild_ignore_eof_and_sigterm() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// Waits up to 5 s for `pid` to catch SIGTERM (bit 15 of `SigCgt` in `/proc/<pid>/status`,
-/// see proc(5)); `true` when it does.
+/// Whether `pid` catches SIGTERM: bit 15 of `SigCgt` in `/proc/<pid>/status` (see proc(5)).
 #[cfg(target_os = "linux")]
-async fn catches_sigterm_within_5s(pid: u32) -> bool {
-    let catches = || {
-        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
-            return false;
-        };
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("SigCgt:"))
-            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-            .is_some_and(|mask| mask & (1 << (15 - 1)) != 0)
-    };
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(5) {
-        if catches() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    false
+fn catches_sigterm(pid: u32) -> bool {
+    status_field(&pid.to_string(), "SigCgt")
+        .and_then(|mask| u64::from_str_radix(&mask, 16).ok())
+        .is_some_and(|mask| mask & (1 << (15 - 1)) != 0)
 }
 
 /// `pending_requests` counts the requests in flight; each leaves it however it ends: an

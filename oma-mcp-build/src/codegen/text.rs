@@ -534,21 +534,19 @@ mod tests {
             for name_len in 1..90 {
                 let name = "f".repeat(name_len);
                 let mut w = Writer::new();
-                w.line(0, "struct S {");
-                w.indent(4);
-                w.push(&format!("pub {name}: "));
-                w.ty(ty, 4, 1);
-                w.push(",");
-                w.newline();
-                w.line(0, "}");
-                // An associated type in an impl breaks the same way.
-                w.line(0, "impl T for S {");
-                w.indent(4);
-                w.push(&format!("type {name} = "));
-                w.ty(ty, 4, 1);
-                w.push(";");
-                w.newline();
-                w.line(0, "}");
+                // A field, and an associated type in an impl, which breaks the same way.
+                for (open, lead, end) in [
+                    ("struct S {", format!("pub {name}: "), ","),
+                    ("impl T for S {", format!("type {name} = "), ";"),
+                ] {
+                    w.line(0, open);
+                    w.indent(4);
+                    w.push(&lead);
+                    w.ty(ty, 4, 1);
+                    w.push(end);
+                    w.newline();
+                    w.line(0, "}");
+                }
                 let text = w.finish();
                 assert_eq!(text, unparse(&text), "{ty:?}, name of {name_len}");
             }
