@@ -232,8 +232,16 @@ pub enum Error {
         source: Box<oma_mcp_runtime::Error>,
     },
 
-    /// An error of `oma-mcp-runtime`: a snapshot file that is unreadable, invalid or cannot be
-    /// written; two tools with the same framework name.
+    /// A snapshot file that is unreadable, invalid or cannot be written.
+    #[error(transparent)]
+    Snapshot(#[from] oma_mcp_core::SnapshotError),
+
+    /// Two tools of the server get the same framework name (open-multi-agent's `docs/mcp.md`,
+    /// "Tool names").
+    #[error(transparent)]
+    NameCollision(#[from] oma_mcp_core::NameCollision),
+
+    /// An error of `oma-mcp-runtime` outside a connection (see [`Error::Connect`] for those).
     #[error(transparent)]
     Runtime(#[from] oma_mcp_runtime::Error),
 

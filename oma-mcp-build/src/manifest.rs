@@ -564,18 +564,15 @@ impl ServerPin {
 
     /// The snapshot's `source`: the command and arguments as written in the manifest, or the
     /// URL redacted, the literal headers and the names of the headers whose values come from
-    /// the environment (see [`SnapshotSource::from_config`]).
+    /// the environment (see [`ConnectConfig::snapshot_source`]).
     ///
-    /// [`SnapshotSource::from_config`]: oma_mcp_runtime::snapshot::SnapshotSource::from_config
-    pub fn snapshot_source(&self) -> oma_mcp_runtime::snapshot::SnapshotSource {
+    /// [`ConnectConfig::snapshot_source`]: oma_mcp_runtime::ConnectConfig::snapshot_source
+    pub fn snapshot_source(&self) -> oma_mcp_core::snapshot::SnapshotSource {
         match &self.url {
-            Some(_) => {
-                oma_mcp_runtime::snapshot::SnapshotSource::from_config(&self.connect_config())
+            Some(_) => self.connect_config().snapshot_source(),
+            None => {
+                oma_mcp_core::snapshot::SnapshotSource::new(self.command.clone(), self.args.clone())
             }
-            None => oma_mcp_runtime::snapshot::SnapshotSource::new(
-                self.command.clone(),
-                self.args.clone(),
-            ),
         }
     }
 

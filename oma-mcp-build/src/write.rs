@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use oma_mcp_runtime::Snapshot;
+use oma_mcp_core::Snapshot;
 
 /// Writing a [`Snapshot`] file: what `oma-mcp snapshot` and a build script's refresh do.
 ///
@@ -23,14 +23,14 @@ pub trait WriteSnapshot {
     /// Returns `true` when the file was written, `false` when it already held these bytes.
     ///
     /// # Errors
-    /// [`oma_mcp_runtime::Error::SnapshotIo`] naming `path`, with the I/O error as its source.
-    fn write(&self, path: &Path) -> Result<bool, oma_mcp_runtime::Error>;
+    /// [`SnapshotError::Io`](oma_mcp_core::SnapshotError::Io) naming `path`, with the I/O error as its source.
+    fn write(&self, path: &Path) -> Result<bool, oma_mcp_core::SnapshotError>;
 }
 
 impl WriteSnapshot for Snapshot {
-    fn write(&self, path: &Path) -> Result<bool, oma_mcp_runtime::Error> {
+    fn write(&self, path: &Path) -> Result<bool, oma_mcp_core::SnapshotError> {
         write_if_changed(path, self.to_canonical_string().as_bytes()).map_err(|source| {
-            oma_mcp_runtime::Error::SnapshotIo {
+            oma_mcp_core::SnapshotError::Io {
                 action: "write",
                 path: path.to_path_buf(),
                 source,

@@ -209,9 +209,9 @@ pub use config::{
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 
-use crate::snapshot::SnapshotSource;
 use crate::text::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
+use oma_mcp_core::snapshot::SnapshotSource;
 use session::Session;
 
 /// How long connect waits for the server to answer the `GET` of its stream of server
@@ -499,7 +499,7 @@ impl McpClient {
             command: config.command.clone(),
             args: config.args.clone(),
             command_line,
-            source: SnapshotSource::from_config(config),
+            source: config.snapshot_source(),
             server_info: None,
             protocol_version: None,
             client_context: None,
@@ -973,13 +973,14 @@ impl McpClient {
     }
 
     /// A [`Snapshot`] of the tools discovered at connect, with the server's `serverInfo`,
-    /// the negotiated protocol version and its source ([`SnapshotSource::from_config`]: the
+    /// the negotiated protocol version and its source ([`ConnectConfig::snapshot_source`]: the
     /// command and arguments, or the redacted URL, the literal headers and the names of the
     /// headers from the environment; never a value from the environment).
     /// Call [`McpClient::list_tools_raw`] and [`Snapshot::from_descriptors`] for a fresh list.
     ///
     /// # Errors
-    /// [`Error::SnapshotFormat`] when the server listed one raw name twice.
+    /// [`Error::Snapshot`] when the server listed one
+    /// raw name twice.
     pub fn snapshot(&self) -> Result<Snapshot, Error> {
         self.snapshot_with_source(self.source.clone())
     }
@@ -989,14 +990,15 @@ impl McpClient {
     /// does not depend on where the project is checked out.
     ///
     /// # Errors
-    /// [`Error::SnapshotFormat`] when the server listed one raw name twice.
+    /// [`Error::Snapshot`] when the server listed one
+    /// raw name twice.
     pub fn snapshot_with_source(&self, source: SnapshotSource) -> Result<Snapshot, Error> {
-        Snapshot::from_descriptors(
+        Ok(Snapshot::from_descriptors(
             self.server_info.clone(),
             self.protocol_version.clone(),
             Some(source),
             self.tools.iter().map(|t| t.descriptor.clone()),
-        )
+        )?)
     }
 
     /// Stops the server (open-multi-agent's `disconnect()`); idempotent, never fails.
@@ -1172,7 +1174,16 @@ impl McpClient {
     /// Cargo feature `drift` (on by default).
     #[cfg(feature = "drift")]
     pub fn drift_against(&self, snapshot: &Snapshot) -> crate::DriftReport {
-        crate::drift::drift_against(self, snapshot)
+        // The live side as the client listed it: listing order, `serverInfo` as sent.
+        let mut live = Snapshot::default();
+        live.server_info = self.server_info().cloned();
+        live.protocol_version = self.protocol_version().map(str::to_owned);
+        live.tools = self
+            .tools()
+            .iter()
+            .filter_map(|t| oma_mcp_core::SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
+            .collect();
+        oma_mcp_core::drift::diff(snapshot, &live)
     }
 
     /// [`McpClient::drift_against`] the snapshot embedded in generated code as canonical JSON
@@ -1180,11 +1191,11 @@ impl McpClient {
     /// feature `drift` (on by default).
     ///
     /// # Errors
-    /// [`Error::SnapshotFormat`] when `snapshot_json` is not a snapshot (generated code always
-    /// embeds a valid one).
+    /// [`Error::Snapshot`] when `snapshot_json` is not a
+    /// snapshot (generated code always embeds a valid one).
     #[cfg(feature = "drift")]
     pub fn drift_against_embedded(&self, snapshot_json: &str) -> Result<crate::DriftReport, Error> {
-        Ok(self.drift_against(&crate::drift::parse_embedded(snapshot_json)?))
+        Ok(self.drift_against(&Snapshot::parse_embedded(snapshot_json)?))
     }
 }
 

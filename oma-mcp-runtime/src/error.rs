@@ -6,8 +6,7 @@
 //! causes as `<message>: <cause>: <cause>` with [`Chain`] (or [`Error::chain`]), the way
 //! ripgrep prints its errors; `Display` alone shows only the top message.
 
-use std::fmt;
-use std::path::PathBuf;
+pub use oma_mcp_core::error::{Chain, Report};
 
 /// Everything that can go wrong in `oma-mcp-runtime`.
 ///
@@ -18,24 +17,6 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// Two tools of one server normalize to the same name (open-multi-agent's `docs/mcp.md`, "Tool
-    /// names").
-    ///
-    /// The message is the reference implementation's, character for character
-    /// (`spec/naming-cases.json`), so logs compare across ports. No prefix can fix it (both
-    /// tools get the same one): the server has to rename one of them.
-    #[error(
-        "Duplicate MCP tool name after normalization: \"{normalized}\" from \"{first}\" and \"{second}\"."
-    )]
-    NameCollision {
-        /// The normalized name both tools map to.
-        normalized: String,
-        /// The raw MCP name of the first tool (in list order).
-        first: String,
-        /// The raw MCP name of the second tool (in list order).
-        second: String,
-    },
-
     /// The MCP server process could not be started (open-multi-agent's `docs/mcp.md`, "Connecting
     /// to a server").
     #[error(
@@ -407,47 +388,20 @@ pub enum Error {
         method: String,
     },
 
-    /// A snapshot file could not be read or written.
-    #[error("cannot {action} snapshot {path}")]
-    SnapshotIo {
-        /// `read` or `write`.
-        action: &'static str,
-        /// The snapshot file.
-        path: PathBuf,
-        /// The underlying I/O error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// Two tools of one server normalize to the same name (open-multi-agent's `docs/mcp.md`,
+    /// "Tool names"): the reference implementation's message, character for character.
+    #[error(transparent)]
+    NameCollision(#[from] oma_mcp_core::NameCollision),
 
-    /// A snapshot file is not valid JSON or not in a known shape.
-    #[error("snapshot {path} is not valid: {reason}; regenerate it with `oma-mcp snapshot`")]
-    SnapshotFormat {
-        /// The snapshot file (or `<memory>` for in-memory input).
-        path: PathBuf,
-        /// What is wrong, with the JSON pointer where there is one.
-        reason: String,
-    },
+    /// A snapshot cannot be read or written, or its text is not a snapshot.
+    #[error(transparent)]
+    Snapshot(#[from] oma_mcp_core::SnapshotError),
 
     /// The live server drifted from its snapshot and the [`crate::DriftPolicy`] says to fail
     /// ([`crate::DriftReport::apply`]). Only with cargo feature `drift` (on by default).
     #[cfg(feature = "drift")]
-    #[error(
-        "MCP server `{server}` drifted from its snapshot ({breaking} breaking, {warning} warning, \
-         {info} info; first: {first}); review with `oma-mcp check` and update the pin with \
-         `oma-mcp snapshot`"
-    )]
-    Drift {
-        /// The server's name (or command line).
-        server: String,
-        /// Breaking changes.
-        breaking: usize,
-        /// Warnings.
-        warning: usize,
-        /// Informational changes.
-        info: usize,
-        /// The first change at the failing level: `<tool><pointer>: <message>`.
-        first: String,
-    },
+    #[error(transparent)]
+    Drift(#[from] oma_mcp_core::DriftRefused),
 }
 
 impl Error {
@@ -553,91 +507,6 @@ fn details(exit: &str, stderr: &str) -> String {
         String::new()
     } else {
         format!(" ({})", parts.join("; "))
-    }
-}
-
-/// An error and its causes, displayed as `<message>: <cause>: <cause>`: each error of the
-/// [`source`](std::error::Error::source) chain once, in order, joined by `": "`, the way
-/// ripgrep prints an error (`{:#}` of an `anyhow::Error`). The `oma-mcp` CLI prints it after
-/// its `oma-mcp: ` prefix.
-///
-/// Works for any error, so a caller wrapping [`Error`] in its own type prints the same chain.
-///
-/// ```
-/// use oma_mcp_runtime::error::Chain;
-///
-/// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
-/// let err = oma_mcp_runtime::Error::SnapshotIo {
-///     action: "read",
-///     path: "mcp/a.snapshot.json".into(),
-///     source: io,
-/// };
-/// assert_eq!(err.to_string(), "cannot read snapshot mcp/a.snapshot.json");
-/// assert_eq!(
-///     Chain(&err).to_string(),
-///     "cannot read snapshot mcp/a.snapshot.json: no such file"
-/// );
-/// ```
-#[derive(Clone, Copy)]
-pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'a));
-
-impl fmt::Display for Chain<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)?;
-        let mut source = self.0.source();
-        while let Some(cause) = source {
-            write!(f, ": {cause}")?;
-            source = cause.source();
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Debug for Chain<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-/// An error to return from `main` (a program's or a build script's): its `Debug`, which Rust
-/// prints as `Error: <…>` when `main` returns `Err`, is the [`Chain`] of the error, one line,
-/// not the variant's fields. Any error converts into it with `?`:
-///
-/// ```no_run
-/// fn main() -> Result<(), oma_mcp_runtime::error::Report> {
-///     let snapshot = oma_mcp_runtime::Snapshot::read("mcp/demo.snapshot.json".as_ref())?;
-///     println!("{} tools", snapshot.tools.len());
-///     Ok(())
-/// }
-/// ```
-///
-/// It deliberately does not implement [`std::error::Error`] (so that the blanket `From`
-/// conversion exists, as with `anyhow::Error`); [`Report::error`] gives the error back.
-pub struct Report(Box<dyn std::error::Error + Send + Sync + 'static>);
-
-impl Report {
-    /// The error this report prints.
-    pub fn error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
-        &*self.0
-    }
-}
-
-impl<E: std::error::Error + Send + Sync + 'static> From<E> for Report {
-    fn from(error: E) -> Self {
-        Report(Box::new(error))
-    }
-}
-
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&Chain(&*self.0), f)
-    }
-}
-
-/// The [`Chain`], as `main` prints it: `Error: <message>: <cause>: …`.
-impl fmt::Debug for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&Chain(&*self.0), f)
     }
 }
 

@@ -8,21 +8,18 @@
 //!
 //! - [`connect`]: spawn a pinned MCP server over stdio, page through `tools/list`, call tools
 //!   (`connectMCPTools()`, "Connecting to a server").
-//! - [`naming`]: the contract's tool-name rule, `<prefix>_<name>` with every `/` replaced by `_`
-//!   ("Tool names").
-//! - [`pointer`](mod@pointer): the JSON pointer of a local `$ref` (percent-decoded URI fragment).
-//! - [`result`]: the pure mapping from a raw `tools/call` result to a [`ToolResult`]
-//!   ("Result mapping").
-//! - [`snapshot`]: the canonical, committed snapshot of a server's `tools/list`.
+//! - [`naming`], [`result`], [`outcome`], [`snapshot`], [`pointer`](mod@pointer): the pure
+//!   rules of the contract (tool names, result mapping) and the snapshot format, re-exported
+//!   from `oma-mcp-core`, which holds everything that needs no connection.
 //! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and typed calls.
 //! - [`tool`]: MCP tools as ordinary tools of an agent ("Granting MCP tools to an agent"):
 //!   [`ToolDefinition`], [`ToolRegistry`], default-deny [`ToolGrants`], and the
 //!   [`ToolExecutor`] pipeline (gate, consequential confirmation, output truncation).
 //! - [`validate`]: local argument validation against a tool's JSON Schema (beyond the contract,
 //!   which leaves validation to the server).
-//! - [`drift`] (cargo feature `drift`, on by default): what changed between two `tools/list`s (a
-//!   committed snapshot and the live server), each change classified breaking, warning or
-//!   info, and [`connect_checked`].
+//! - [`drift`] (cargo feature `drift`, on by default): the drift engine of `oma-mcp-core` (what
+//!   changed between two `tools/list`s, each change classified breaking, warning or info), and
+//!   [`connect_checked`], which checks a live server against its pin.
 //! - [`error`]: the crate's [`Error`].
 //!
 //! Cargo feature `schemars`: re-exports `schemars` for generated code made with
@@ -35,31 +32,27 @@ pub mod connect;
 #[cfg(feature = "drift")]
 pub mod drift;
 pub mod error;
-pub mod naming;
-pub mod outcome;
-pub mod pointer;
-pub mod result;
-pub mod snapshot;
-#[cfg(test)]
-mod spec_cases;
-#[doc(hidden)]
-pub mod text;
 pub mod tool;
 pub mod typed;
 pub mod validate;
+
+#[doc(hidden)]
+pub use oma_mcp_core::text;
+pub use oma_mcp_core::{naming, outcome, pointer, result, snapshot};
 
 pub use connect::{
     ConnectConfig, DiscoveredTool, Lifecycle, McpClient, Progress, connect_mcp_tools,
 };
 #[cfg(feature = "drift")]
 pub use drift::{
-    Change, ChangeKind, Direction, DriftPolicy, DriftReport, Severity, connect_checked,
+    Change, ChangeKind, Direction, DriftPolicy, DriftRefused, DriftReport, Severity,
+    connect_checked,
 };
 pub use error::Error;
-pub use naming::normalize_tool_name;
-pub use outcome::{CallOutcome, InputRequired};
-pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
-pub use snapshot::{Snapshot, SnapshotTool};
+pub use oma_mcp_core::naming::normalize_tool_name;
+pub use oma_mcp_core::outcome::{CallOutcome, InputRequired};
+pub use oma_mcp_core::result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
+pub use oma_mcp_core::snapshot::{Snapshot, SnapshotTool};
 /// The abort signal of a call (open-multi-agent's `abortSignal`) ([`tool::ToolContext::cancel`],
 /// [`McpClient::call_tool_with_cancel`]), re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;

@@ -7,7 +7,8 @@
 
 use std::time::Duration;
 
-use oma_mcp_runtime::snapshot::SnapshotSource;
+use oma_mcp_runtime::drift::DriftRefused;
+use oma_mcp_runtime::snapshot::{SnapshotError, SnapshotSource};
 use oma_mcp_runtime::{
     Confirmed, DriftPolicy, DriftReport, Error, McpClient, McpTool, Snapshot, connect_checked,
     connect_mcp_tools, map_call_result,
@@ -443,13 +444,14 @@ async fn connect_checked_applies_the_drift_policy() {
     )
     .await
     .unwrap_err();
-    let Error::Drift {
+    let Error::Drift(DriftRefused {
         server,
         breaking,
         warning,
         info,
         first,
-    } = &err
+        ..
+    }) = &err
     else {
         panic!("not a drift error: {err}");
     };
@@ -505,7 +507,10 @@ async fn connect_checked_applies_the_drift_policy() {
     let err = connect_checked(crate::own("normal"), "{}", "own", DriftPolicy::Ignore)
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::SnapshotFormat { .. }), "{err}");
+    assert!(
+        matches!(err, Error::Snapshot(SnapshotError::Format { .. })),
+        "{err}"
+    );
 }
 
 /// `DriftPolicy::Log` logs every change with `tracing` (target `oma_mcp::drift`) and

@@ -19,7 +19,7 @@ async fn main() -> ExitCode {
     // refuses the connection (and is logged with `tracing`, as every change is).
     let (client, drift) = match everything::connect(DriftPolicy::FailOnBreaking).await {
         Ok(connected) => connected,
-        Err(e @ oma_mcp_runtime::Error::Drift { .. }) => {
+        Err(e @ oma_mcp_runtime::Error::Drift(_)) => {
             eprintln!("everything: {e}");
             return ExitCode::from(1);
         }

@@ -5,6 +5,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Re-exported from [`oma_mcp_core::redact`], where the rule lives.
+pub use oma_mcp_core::redact::redact_url;
+use oma_mcp_core::snapshot::SnapshotSource;
+
 /// The default `requestTimeoutMs` of open-multi-agent's `connectMCPTools()`: 60 s.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -389,58 +393,25 @@ impl ConnectConfig {
         self.header_env.insert(name.into(), var.into());
         self
     }
-}
 
-/// `url` as it may be recorded or shown (in a snapshot's source, generated code, messages and
-/// logs): userinfo (`user:password@`) becomes `***@` and every query value becomes `***`
-/// (`?key=***`), as either may hold a credential; the fragment is dropped (it is never sent).
-/// Text that is not an absolute URL becomes `<invalid URL>` (it could hold anything).
-///
-/// ```
-/// use oma_mcp_runtime::connect::redact_url;
-/// assert_eq!(
-///     redact_url("https://me:s3cret@mcp.example.com/mcp?api_key=abc&v=2#top"),
-///     "https://***@mcp.example.com/mcp?api_key=***&v=***"
-/// );
-/// assert_eq!(redact_url("http://127.0.0.1:8080/mcp"), "http://127.0.0.1:8080/mcp");
-/// ```
-pub fn redact_url(url: &str) -> String {
-    let Ok(mut parsed) = url::Url::parse(url) else {
-        return "<invalid URL>".to_owned();
-    };
-    let had_userinfo = !parsed.username().is_empty() || parsed.password().is_some();
-    if had_userinfo {
-        // Cannot fail for a URL with a host (userinfo needs one).
-        let _ = parsed.set_password(None);
-        let _ = parsed.set_username("***");
+    /// Where a snapshot taken through this connection comes from, as the snapshot records it:
+    /// for [`ConnectConfig::url`], the URL redacted ([`redact_url`]), the literal headers and
+    /// the names of the headers from [`ConnectConfig::bearer_env`] (`Authorization`) and
+    /// [`ConnectConfig::header_env`]; else [`ConnectConfig::command`] and its arguments as
+    /// configured. Never a value taken from the environment.
+    pub fn snapshot_source(&self) -> SnapshotSource {
+        let Some(url) = &self.url else {
+            return SnapshotSource::new(self.command.clone(), self.args.clone());
+        };
+        let mut source = SnapshotSource::http(url);
+        source.headers = self.headers.clone();
+        if self.bearer_env.is_some() {
+            source.env_headers.insert("Authorization".to_owned());
+        }
+        source.env_headers.extend(self.header_env.keys().cloned());
+        source
     }
-    if parsed.query().is_some() {
-        let keys: Vec<String> = parsed.query_pairs().map(|(k, _)| k.into_owned()).collect();
-        let query = keys
-            .iter()
-            .map(|k| {
-                format!(
-                    "{}=***",
-                    percent_encoding::utf8_percent_encode(k, QUERY_KEY)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("&");
-        parsed.set_query(Some(&query));
-    }
-    parsed.set_fragment(None);
-    parsed.to_string()
 }
-
-/// What is escaped in a redacted query key: controls, space and the query delimiters.
-const QUERY_KEY: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'&')
-    .add(b'=')
-    .add(b'<')
-    .add(b'>');
 
 #[cfg(test)]
 mod tests {
@@ -461,20 +432,30 @@ mod tests {
         assert!(debug.contains(r#"env: ["TOKEN"]"#), "{debug}");
     }
 
+    /// A URL source keeps the redacted URL, the literal headers and only the names of the
+    /// headers from the environment; a command source, the command and its arguments.
     #[test]
-    fn redacts_userinfo_and_query_values() {
+    fn the_snapshot_source_names_no_secret() {
+        let config = ConnectConfig::http("https://me:s3cret@api.example.com/mcp/?key=abc")
+            .with_header("X-MCP-Toolsets", "repos,issues")
+            .with_bearer_env("GITHUB_TOKEN")
+            .with_header_env("X-Api-Key", "API_KEY");
         assert_eq!(
-            redact_url("https://tok@h.example/mcp?token=x"),
-            "https://***@h.example/mcp?token=***"
+            config.snapshot_source(),
+            SnapshotSource::http("https://other:pw@api.example.com/mcp/?key=xyz")
+                .with_header("X-MCP-Toolsets", "repos,issues")
+                .with_env_header("X-Api-Key")
+                .with_env_header("Authorization")
         );
         assert_eq!(
-            redact_url("https://h.example/?a"),
-            "https://h.example/?a=***"
+            config.snapshot_source().url.as_deref(),
+            Some("https://***@api.example.com/mcp/?key=***")
         );
-        assert_eq!(redact_url("not a url s3cret"), "<invalid URL>");
         assert_eq!(
-            redact_url("https://h.example/a%20b?x%26y=1"),
-            "https://h.example/a%20b?x%26y=***"
+            ConnectConfig::new("node")
+                .with_args(["s.js"])
+                .snapshot_source(),
+            SnapshotSource::new("node", ["s.js"])
         );
     }
 

@@ -88,7 +88,7 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         flags.fit(&Reached::Url)?;
         let config = settings(cli_client(ConnectConfig::http(checked_url(url)?), None))?;
         // The URL redacted, the literal headers, the names of the headers from variables.
-        let source = SnapshotSource::from_config(&config);
+        let source = config.snapshot_source();
         Some((config, source))
     } else if let [program, args @ ..] = command.as_slice() {
         flags.fit(&Reached::Command)?;

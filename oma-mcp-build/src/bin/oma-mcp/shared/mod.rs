@@ -38,9 +38,12 @@ pub enum CliError {
     /// An error of `oma-mcp-build` (manifest, codegen, snapshot, build step).
     #[error(transparent)]
     Build(#[from] oma_mcp_build::Error),
-    /// An error of `oma-mcp-runtime` (connection, snapshot file).
+    /// An error of `oma-mcp-runtime` (connection).
     #[error(transparent)]
     Runtime(#[from] oma_mcp_runtime::Error),
+    /// A snapshot file that cannot be read, written or parsed.
+    #[error(transparent)]
+    Snapshot(#[from] oma_mcp_runtime::snapshot::SnapshotError),
     /// Connecting to the server failed.
     #[error("cannot connect to the MCP server `{command}`")]
     Connect {

@@ -50,8 +50,34 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::Error;
-use crate::connect::{ConnectConfig, redact_url};
+use crate::redact::redact_url;
+
+/// A snapshot cannot be read, or its text is not a snapshot.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// A snapshot file could not be read or written.
+    #[error("cannot {action} snapshot {path}")]
+    Io {
+        /// `read` or `write`.
+        action: &'static str,
+        /// The snapshot file.
+        path: PathBuf,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A snapshot file is not valid JSON or not in a known shape.
+    #[error("snapshot {path} is not valid: {reason}; regenerate it with `oma-mcp snapshot`")]
+    Format {
+        /// The snapshot file (`<tools/list>` for descriptors from a server,
+        /// `<embedded snapshot>` for text embedded in generated code).
+        path: PathBuf,
+        /// What is wrong, with the JSON pointer where there is one.
+        reason: String,
+    },
+}
 
 /// The `format` value of snapshot files this version writes and reads.
 pub const SNAPSHOT_FORMAT: &str = "oma-mcp-snapshot/1";
@@ -60,7 +86,7 @@ pub const SNAPSHOT_FORMAT: &str = "oma-mcp-snapshot/1";
 /// one reached over streamable HTTP; never a value taken from the environment.
 ///
 /// ```
-/// use oma_mcp_runtime::snapshot::SnapshotSource;
+/// use oma_mcp_core::snapshot::SnapshotSource;
 /// let stdio = SnapshotSource::new("node_modules/.bin/mcp-server-everything", ["stdio"]);
 /// assert_eq!(stdio.url, None);
 /// let http = SnapshotSource::http("https://me:s3cret@mcp.example.com/mcp?key=abc")
@@ -81,11 +107,11 @@ pub struct SnapshotSource {
     /// are `***`); `None` for a server started over stdio.
     pub url: Option<String>,
     /// The literal HTTP headers sent to [`SnapshotSource::url`] (name → value). Literal
-    /// headers are never secrets ([`ConnectConfig::headers`]).
+    /// headers are never secrets (oma-mcp-runtime's `ConnectConfig::headers`).
     pub headers: BTreeMap<String, String>,
     /// The names of the HTTP headers whose values come from environment variables
-    /// (`Authorization` for [`ConnectConfig::bearer_env`], the names of
-    /// [`ConnectConfig::header_env`]): names only, never the values nor the variables.
+    /// (`Authorization` for a bearer token, or a header named by the pin's `header-env`):
+    /// names only, never the values nor the variables.
     pub env_headers: BTreeSet<String>,
 }
 
@@ -123,23 +149,6 @@ impl SnapshotSource {
     pub fn with_env_header(mut self, name: impl Into<String>) -> Self {
         self.env_headers.insert(name.into());
         self
-    }
-
-    /// The source of a connection: for [`ConnectConfig::url`], the URL redacted, the literal
-    /// headers and the names of the headers from [`ConnectConfig::bearer_env`]
-    /// (`Authorization`) and [`ConnectConfig::header_env`]; else [`ConnectConfig::command`]
-    /// and its arguments as configured.
-    pub fn from_config(config: &ConnectConfig) -> Self {
-        let Some(url) = &config.url else {
-            return Self::new(config.command.clone(), config.args.clone());
-        };
-        let mut source = Self::http(url);
-        source.headers = config.headers.clone();
-        if config.bearer_env.is_some() {
-            source.env_headers.insert("Authorization".to_owned());
-        }
-        source.env_headers.extend(config.header_env.keys().cloned());
-        source
     }
 
     /// The source as the snapshot file writes it: `{"args", "command"}`, or `{"headers",
@@ -218,10 +227,10 @@ impl SnapshotTool {
     /// A snapshot tool from a raw descriptor; computes the digest and sorts the keys.
     ///
     /// # Errors
-    /// [`Error::SnapshotFormat`] when the descriptor is not an object with a string `name`.
-    pub fn from_descriptor(descriptor: Value) -> Result<Self, Error> {
+    /// [`SnapshotError::Format`] when the descriptor is not an object with a string `name`.
+    pub fn from_descriptor(descriptor: Value) -> Result<Self, SnapshotError> {
         if descriptor.get("name").and_then(Value::as_str).is_none() {
-            return Err(Error::SnapshotFormat {
+            return Err(SnapshotError::Format {
                 path: PathBuf::from("<tools/list>"),
                 reason: format!(
                     "a tool descriptor has no string `name`: {}",
@@ -284,21 +293,21 @@ impl Snapshot {
     /// Builds a snapshot from raw `tools/list` descriptors (all pages, in any order).
     ///
     /// # Errors
-    /// [`Error::SnapshotFormat`] when a descriptor has no string `name`, or two descriptors
+    /// [`SnapshotError::Format`] when a descriptor has no string `name`, or two descriptors
     /// share one raw name.
     pub fn from_descriptors(
         server_info: Option<Value>,
         protocol_version: Option<String>,
         source: Option<SnapshotSource>,
         descriptors: impl IntoIterator<Item = Value>,
-    ) -> Result<Self, Error> {
+    ) -> Result<Self, SnapshotError> {
         let mut tools = descriptors
             .into_iter()
             .map(SnapshotTool::from_descriptor)
             .collect::<Result<Vec<_>, _>>()?;
         tools.sort_by(|a, b| a.name().cmp(b.name()));
         if let Some(pair) = tools.windows(2).find(|w| w[0].name() == w[1].name()) {
-            return Err(Error::SnapshotFormat {
+            return Err(SnapshotError::Format {
                 path: PathBuf::from("<tools/list>"),
                 reason: format!("the server lists the tool \"{}\" twice", pair[0].name()),
             });
@@ -355,11 +364,11 @@ impl Snapshot {
     /// some Windows editors write) is ignored.
     ///
     /// # Errors
-    /// [`Error::SnapshotFormat`] naming `path` and what is wrong: not JSON, an unknown
+    /// [`SnapshotError::Format`] naming `path` and what is wrong: not JSON, an unknown
     /// `format`, no `tools` array, a tool without a string `name`, a digest that does not match
     /// its descriptor (the file was edited by hand; regenerate it).
-    pub fn parse(text: &str, path: &Path) -> Result<Self, Error> {
-        let bad = |reason: String| Error::SnapshotFormat {
+    pub fn parse(text: &str, path: &Path) -> Result<Self, SnapshotError> {
+        let bad = |reason: String| SnapshotError::Format {
             path: path.to_path_buf(),
             reason,
         };
@@ -389,7 +398,7 @@ impl Snapshot {
         };
         let mut snapshot =
             Self::from_descriptors(None, None, None, tools).map_err(|e| match e {
-                Error::SnapshotFormat { reason, .. } => bad(reason),
+                SnapshotError::Format { reason, .. } => bad(reason),
                 other => other,
             })?;
         // Keep what a corpus capture (`_source`) says about the server, when it says it.
@@ -403,8 +412,8 @@ impl Snapshot {
         Ok(snapshot)
     }
 
-    fn parse_ours(mut root: Map<String, Value>, path: &Path) -> Result<Self, Error> {
-        let bad = |reason: String| Error::SnapshotFormat {
+    fn parse_ours(mut root: Map<String, Value>, path: &Path) -> Result<Self, SnapshotError> {
+        let bad = |reason: String| SnapshotError::Format {
             path: path.to_path_buf(),
             reason,
         };
@@ -462,7 +471,7 @@ impl Snapshot {
             tools.into_iter().map(|t| t.descriptor),
         )
         .map_err(|e| match e {
-            Error::SnapshotFormat { reason, .. } => bad(reason),
+            SnapshotError::Format { reason, .. } => bad(reason),
             other => other,
         })
     }
@@ -470,11 +479,11 @@ impl Snapshot {
     /// Reads and parses a snapshot (or bare `tools/list`) file.
     ///
     /// # Errors
-    /// [`Error::SnapshotIo`] when the file cannot be read, [`Error::SnapshotFormat`] as in
+    /// [`SnapshotError::Io`] when the file cannot be read, [`SnapshotError::Format`] as in
     /// [`Snapshot::parse`], or naming the line and column of the first byte that is not
     /// UTF-8.
-    pub fn read(path: &Path) -> Result<Self, Error> {
-        let bytes = std::fs::read(path).map_err(|source| Error::SnapshotIo {
+    pub fn read(path: &Path) -> Result<Self, SnapshotError> {
+        let bytes = std::fs::read(path).map_err(|source| SnapshotError::Io {
             action: "read",
             path: path.to_path_buf(),
             source,
@@ -487,7 +496,7 @@ impl Snapshot {
                 .chars()
                 .count()
                 + 1;
-            Error::SnapshotFormat {
+            SnapshotError::Format {
                 path: path.to_path_buf(),
                 reason: format!(
                     "not UTF-8 (an invalid byte at line {line} column {column}, byte offset {})",
@@ -496,6 +505,15 @@ impl Snapshot {
             }
         })?;
         Self::parse(&text, path)
+    }
+
+    /// Parses snapshot text embedded in code (a generated module's `SNAPSHOT`), named
+    /// `<embedded snapshot>` in errors.
+    ///
+    /// # Errors
+    /// [`SnapshotError::Format`] as in [`Snapshot::parse`].
+    pub fn parse_embedded(text: &str) -> Result<Self, SnapshotError> {
+        Self::parse(text, Path::new("<embedded snapshot>"))
     }
 }
 
@@ -618,21 +636,13 @@ mod tests {
     /// from the environment, in a fixed layout; read back equal.
     #[test]
     fn a_url_source_round_trips_with_names_only() {
-        let config = ConnectConfig::http("https://me:s3cret@api.example.com/mcp/?key=abc")
+        let source = SnapshotSource::http("https://me:s3cret@api.example.com/mcp/?key=abc")
             .with_header("X-MCP-Toolsets", "repos,issues")
-            .with_bearer_env("GITHUB_TOKEN")
-            .with_header_env("X-Api-Key", "API_KEY");
-        let source = SnapshotSource::from_config(&config);
+            .with_env_header("Authorization")
+            .with_env_header("X-Api-Key");
         assert_eq!(
             source.url.as_deref(),
             Some("https://***@api.example.com/mcp/?key=***")
-        );
-        assert_eq!(
-            source,
-            SnapshotSource::http("https://other:pw@api.example.com/mcp/?key=xyz")
-                .with_header("X-MCP-Toolsets", "repos,issues")
-                .with_env_header("X-Api-Key")
-                .with_env_header("Authorization")
         );
         let snap = Snapshot::from_descriptors(None, None, Some(source), Vec::new()).unwrap();
         let text = snap.to_canonical_string();
@@ -677,11 +687,6 @@ mod tests {
         assert_eq!(
             Snapshot::parse(short, Path::new("s.json")).unwrap().source,
             Some(SnapshotSource::http("http://h/mcp"))
-        );
-        // A command config gives the command source, as before.
-        assert_eq!(
-            SnapshotSource::from_config(&ConnectConfig::new("node").with_args(["s.js"])),
-            SnapshotSource::new("node", ["s.js"])
         );
     }
 

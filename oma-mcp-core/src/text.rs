@@ -14,7 +14,7 @@ pub const EXCERPT_CHARS: usize = 200;
 /// when something was cut.
 ///
 /// ```
-/// use oma_mcp_runtime::text::cut;
+/// use oma_mcp_core::text::cut;
 /// assert_eq!(cut("héllo", 2), "hé…");
 /// assert_eq!(cut("héllo", 5), "héllo");
 /// ```
@@ -36,7 +36,7 @@ pub fn excerpt(value: &impl std::fmt::Display) -> String {
 /// `a string`, `an array` or `an object` (`expected a schema, found a string`).
 ///
 /// ```
-/// use oma_mcp_runtime::text::json_kind;
+/// use oma_mcp_core::text::json_kind;
 /// assert_eq!(json_kind(&serde_json::json!([1])), "an array");
 /// ```
 pub fn json_kind(value: &serde_json::Value) -> &'static str {
@@ -56,7 +56,7 @@ pub fn json_kind(value: &serde_json::Value) -> &'static str {
 /// lint), which can make text display in an order other than the one it is read in.
 ///
 /// ```
-/// use oma_mcp_runtime::text::is_bidi_control;
+/// use oma_mcp_core::text::is_bidi_control;
 /// assert!(is_bidi_control('\u{202e}'));
 /// assert!(!is_bidi_control('a'));
 /// ```

@@ -8,8 +8,6 @@
 
 use std::collections::HashMap;
 
-use crate::Error;
-
 /// Whether `c` is whitespace for JavaScript's `String.prototype.trim` (ECMAScript
 /// `WhiteSpace` and `LineTerminator`): Rust's `White_Space` set without U+0085, plus U+FEFF.
 fn is_js_whitespace(c: char) -> bool {
@@ -19,7 +17,7 @@ fn is_js_whitespace(c: char) -> bool {
 /// Trims `s` as JavaScript's `String.prototype.trim` does.
 ///
 /// ```
-/// # use oma_mcp_runtime::naming::js_trim;
+/// # use oma_mcp_core::naming::js_trim;
 /// assert_eq!(js_trim("\u{feff} gh \u{85}"), "gh \u{85}");
 /// ```
 pub fn js_trim(s: &str) -> &str {
@@ -33,7 +31,7 @@ pub fn js_trim(s: &str) -> &str {
 /// The replacement applies to the prefix too.
 ///
 /// ```
-/// # use oma_mcp_runtime::normalize_tool_name;
+/// # use oma_mcp_core::normalize_tool_name;
 /// assert_eq!(normalize_tool_name(Some("github"), "search_issues"), "github_search_issues");
 /// assert_eq!(normalize_tool_name(Some("  "), "fs/read"), "fs_read");
 /// assert_eq!(normalize_tool_name(None, "a/b/c"), "a_b_c");
@@ -51,9 +49,12 @@ pub fn normalize_tool_name(prefix: Option<&str>, raw: &str) -> String {
 /// Returns the normalized names in the same order as `raw_names`.
 ///
 /// # Errors
-/// [`Error::NameCollision`] for the first normalized name that two tools share, naming both
+/// [`NameCollision`] for the first normalized name that two tools share, naming both
 /// raw names in list order. open-multi-agent throws here too; it never silently drops a tool.
-pub fn normalize_all<'a, I>(prefix: Option<&str>, raw_names: I) -> Result<Vec<String>, Error>
+pub fn normalize_all<'a, I>(
+    prefix: Option<&str>,
+    raw_names: I,
+) -> Result<Vec<String>, NameCollision>
 where
     I: IntoIterator<Item = &'a str>,
 {
@@ -62,7 +63,7 @@ where
     for raw in raw_names {
         let name = normalize_tool_name(prefix, raw);
         if let Some(first) = seen.insert(name.clone(), raw) {
-            return Err(Error::NameCollision {
+            return Err(NameCollision {
                 normalized: name,
                 first: first.to_owned(),
                 second: raw.to_owned(),
@@ -71,6 +72,26 @@ where
         out.push(name);
     }
     Ok(out)
+}
+
+/// Two tools of one server normalize to the same name (open-multi-agent's `docs/mcp.md`, "Tool
+/// names").
+///
+/// The message is the reference implementation's, character for character, so logs compare
+/// across ports. No prefix can fix it (both tools get the same one): the server has to rename
+/// one of them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Duplicate MCP tool name after normalization: \"{normalized}\" from \"{first}\" and \"{second}\"."
+)]
+#[non_exhaustive]
+pub struct NameCollision {
+    /// The normalized name both tools map to.
+    pub normalized: String,
+    /// The raw MCP name of the first tool (in list order).
+    pub first: String,
+    /// The raw MCP name of the second tool (in list order).
+    pub second: String,
 }
 
 #[cfg(test)]

@@ -204,7 +204,7 @@ impl ToolResult {
 /// when a `model_output` is produced.
 ///
 /// ```
-/// # use oma_mcp_runtime::map_call_result;
+/// # use oma_mcp_core::map_call_result;
 /// let r = map_call_result(&serde_json::json!({
 ///     "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "AAAA"}],
 /// }));

@@ -13,7 +13,7 @@ use percent_encoding::percent_decode_str;
 /// not an anchor such as `node`) is the caller's question.
 ///
 /// ```
-/// use oma_mcp_runtime::pointer::decode_fragment;
+/// use oma_mcp_core::pointer::decode_fragment;
 /// assert_eq!(decode_fragment("/$defs/My%20Model").as_deref(), Some("/$defs/My Model"));
 /// assert_eq!(decode_fragment("/$defs/a~1b%25").as_deref(), Some("/$defs/a~1b%"));
 /// assert_eq!(decode_fragment("/$defs/%FF"), None);
@@ -28,7 +28,7 @@ pub fn decode_fragment(fragment: &str) -> Option<String> {
 /// One reference token escaped for a JSON pointer (RFC 6901 §3: `~` → `~0`, then `/` → `~1`).
 ///
 /// ```
-/// use oma_mcp_runtime::pointer::escape_token;
+/// use oma_mcp_core::pointer::escape_token;
 /// assert_eq!(escape_token("a/b~c"), "a~1b~0c");
 /// ```
 pub fn escape_token(token: &str) -> String {
@@ -39,7 +39,7 @@ pub fn escape_token(token: &str) -> String {
 /// so `~01` decodes to `~1`).
 ///
 /// ```
-/// use oma_mcp_runtime::pointer::unescape_token;
+/// use oma_mcp_core::pointer::unescape_token;
 /// assert_eq!(unescape_token("a~1b~0c"), "a/b~c");
 /// assert_eq!(unescape_token("~01"), "~1");
 /// ```
@@ -50,7 +50,7 @@ pub fn unescape_token(token: &str) -> String {
 /// `pointer` with the reference token `token` appended (escaped with [`escape_token`]).
 ///
 /// ```
-/// use oma_mcp_runtime::pointer::push;
+/// use oma_mcp_core::pointer::push;
 /// assert_eq!(push("/properties", "a/b"), "/properties/a~1b");
 /// ```
 pub fn push(pointer: &str, token: &str) -> String {

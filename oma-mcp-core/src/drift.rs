@@ -1,0 +1,578 @@
+//! Drift: what changed between two tool lists, and whether it breaks generated code.
+//!
+//! [`diff`] compares an old [`Snapshot`] (the committed pin) with a new one (a live
+//! `tools/list`, or another file) and returns a [`DriftReport`]: a list of [`Change`]s, each
+//! with the tool, a JSON pointer into the tool descriptor, a [`ChangeKind`], a [`Severity`], a
+//! [`Direction`] and a one-line message. The engine is pure: same inputs, same changes in the
+//! same order (server lines first, then tools by raw name, each tool's changes in schema
+//! order, the `$ref` targets a schema leads to after it, in the order first reached). Tools
+//! with equal digests are skipped without looking at their schemas.
+//!
+//! # Rules
+//! Sources: MCP specification revision 2025-06-18, "Tools" (`Tool.inputSchema`,
+//! `Tool.outputSchema`, `Tool.title`, `ToolAnnotations` and their defaults), and the JSON
+//! Schema 2020-12 validation vocabulary (`type`, `enum`, `const`, `required`,
+//! `dependentRequired`, the numeric, string, array, object and `contains` bounds, `pattern`)
+//! and applicators (`properties`, `patternProperties`, `additionalProperties`,
+//! `propertyNames`, `unevaluatedProperties`, `items`, `prefixItems`, `contains`,
+//! `unevaluatedItems`, `anyOf`/`oneOf`/`allOf`, `not`, `if`/`then`/`else`, `dependentSchemas`,
+//! local `$ref`: a `#…` JSON pointer, percent-decoded as a URI fragment, into the same schema,
+//! followed through chains and cycles of any length).
+//!
+//! | change | input (what we send) | output (what we receive) |
+//! |---|---|---|
+//! | property removed | breaking | breaking |
+//! | optional property added | info | info |
+//! | required property added / property newly required | breaking | info |
+//! | property no longer required | warning (the generated constructor no longer takes it; info for a `const`) | breaking |
+//! | order of `required` changed among the properties required on both sides (the generated constructor's parameter order) | breaking | warning |
+//! | type narrowed, became non-nullable, enum value removed, `const` added, bound tightened, `pattern` added, `additionalProperties`/`unevaluatedProperties`/`unevaluatedItems`/`additionalItems` became false, union branch removed, `allOf` branch added, `anyOf` became `oneOf` | breaking | info |
+//! | type widened, became nullable, enum value added, `const` removed, bound relaxed, `pattern` removed, one of those keywords no longer false, union branch added, `allOf` branch removed, `oneOf` became `anyOf` | info | breaking |
+//! | assertion added: `not`, `contains`, `dependentRequired`, `dependencies`, `if`/`then`/`else`, a `patternProperties` or `dependentSchemas` entry | breaking | info |
+//! | such an assertion removed | info | breaking |
+//! | type, `const`, `pattern`, `format` or such an assertion changed to an unrelated value; a `patternProperties` entry added or removed beside a constraining `additionalProperties`/`unevaluatedProperties` | breaking | breaking |
+//! | a schema became invalid: not an object or a boolean (the whole input or output schema: not an object, as MCP requires) | breaking | breaking |
+//! | a difference that cannot be compared: a non-local or dangling `$ref`, nesting deeper than 128 levels, an old side that was not a schema | warning | warning |
+//! | output schema added / removed | | info / breaking |
+//! | description or title changed (tool, annotation or any schema) | warning | warning |
+//! | annotations and unknown keywords (`default`, `examples`, `readOnly`, `deprecated`, `$comment`, vendor keys, …); a bound restated with the same meaning | info | info |
+//!
+//! Subschemas (`properties`, `items`, `additionalProperties`, `propertyNames`, `$ref` targets,
+//! branches, …) are compared keyword by keyword with the same rules; an absent
+//! `minContains` is 1. When both sides hold a `$ref`, the keywords beside it apply too
+//! (2019-09 and later): they are compared as a schema of their own at the referring pointer,
+//! and the targets at theirs, once per pair of targets (a shared or recursive definition is
+//! reported once; the keywords beside each reference to it are not skipped). When one side
+//! holds a `$ref` and the other does not, the target with the keywords beside the `$ref` laid
+//! over it faces the other side. A plain schema facing an `anyOf`/`oneOf` is one branch of
+//! it; the keywords beside the union are compared with the plain schema's same keywords
+//! (and, when they differ, left out of its branch). Enum values are matched by hash
+//! (canonical JSON). Union and `allOf` branches are paired whatever their order: equal
+//! branches first, then branches equal apart from their annotations (`description`, `title`,
+//! `default`, `examples`, `$comment`), then branches of the same type or shape, then the rest
+//! by position; each pass is hashed, so large enums and unions take linear time. `oneOf`
+//! → `anyOf` at the same place widens (a value matching exactly one branch matches at least
+//! one), `anyOf` → `oneOf` narrows.
+//!
+//! A value that narrows what the schema accepts breaks input (the generated code may send a
+//! value the server now rejects); one that widens it breaks output (the server may send a
+//! value the generated types cannot hold). Tools: removed → breaking, added → info.
+//! Annotations (compared with the specification's defaults: `readOnlyHint` false,
+//! `destructiveHint` true, `idempotentHint` false, `openWorldHint` true): `readOnlyHint`
+//! true→false or `destructiveHint` false→true → breaking (the tool became more dangerous and a
+//! consequential wrapper may now be missing); any other change of a hint's value → warning; a
+//! hint that now states its default explicitly → info, except when the code generator's
+//! `McpTool::CONSEQUENTIAL` flag (explicit `destructiveHint: true` and no explicit
+//! `readOnlyHint: true`) goes true → false, as for `destructiveHint` true → absent: that
+//! hint's line is a warning saying the generated code no longer marks the tool consequential
+//! unless the manifest lists it. Other descriptor fields (`_meta`,
+//! `icons`, `execution`, vendor keys) → info. A different protocol version or
+//! `serverInfo.version` → info.
+//!
+//! Generated Rust names (added by [`rust_name_changes`] and [`rust_field_changes`], which
+//! `oma-mcp check` and `diff` feed with the code generator's names of both sides): a tool in
+//! both lists whose marker type is named differently, a name that now belongs to another tool
+//! than before, and a property in both whose field is named differently → breaking
+//! (`rust_name_changed`; direction `tool`, or `input`/`output` for a field). Code using the
+//! old name stops compiling, or, for a name that moved, would call the other tool.
+
+mod rules;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+use crate::snapshot::{Snapshot, SnapshotTool};
+
+/// How much a change matters to code generated from the old snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Informational: nothing generated from the old snapshot can break.
+    Info,
+    /// Text the model reads changed (a possible "rug pull"), or a hint changed.
+    Warning,
+    /// Generated code or its safety assumptions may break.
+    Breaking,
+}
+
+impl Severity {
+    /// `breaking`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Breaking => "breaking",
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which way the data of a change flows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// The input schema: arguments we send.
+    Input,
+    /// The output schema: structured content we receive.
+    Output,
+    /// The tool itself: added, removed, description, title, annotations, other fields.
+    Tool,
+    /// The server: protocol version, `serverInfo` (the change's tool is empty).
+    Server,
+}
+
+impl Direction {
+    /// `input`, `output`, `tool` or `server`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Input => "input",
+            Direction::Output => "output",
+            Direction::Tool => "tool",
+            Direction::Server => "server",
+        }
+    }
+}
+
+/// What kind of change was found (serialized in `snake_case`, e.g. `property_removed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+#[allow(missing_docs)] // each name says it; the rules are in the module docs
+pub enum ChangeKind {
+    ToolRemoved,
+    ToolAdded,
+    ProtocolVersionChanged,
+    ServerVersionChanged,
+    DescriptionChanged,
+    TitleChanged,
+    AnnotationChanged,
+    AnnotationMadeExplicit,
+    FieldChanged,
+    OutputSchemaAdded,
+    OutputSchemaRemoved,
+    PropertyRemoved,
+    PropertyAdded,
+    RequiredPropertyAdded,
+    PropertyNowRequired,
+    PropertyNoLongerRequired,
+    RequiredOrderChanged,
+    TypeChanged,
+    TypeNarrowed,
+    TypeWidened,
+    NullableAdded,
+    NullableRemoved,
+    EnumValueAdded,
+    EnumValueRemoved,
+    EnumAdded,
+    EnumRemoved,
+    ConstChanged,
+    ConstAdded,
+    ConstRemoved,
+    BoundTightened,
+    BoundRelaxed,
+    PatternAdded,
+    PatternRemoved,
+    PatternChanged,
+    FormatChanged,
+    AdditionalPropertiesNarrowed,
+    AdditionalPropertiesWidened,
+    BranchAdded,
+    BranchRemoved,
+    TupleItemAdded,
+    TupleItemRemoved,
+    KeywordChanged,
+    ConstraintAdded,
+    ConstraintRemoved,
+    ConstraintChanged,
+    RefUnresolved,
+    NotCompared,
+    InvalidSchema,
+    RustNameChanged,
+}
+
+impl ChangeKind {
+    /// The `snake_case` name, as in JSON output.
+    pub fn as_str(self) -> &'static str {
+        use ChangeKind::*;
+        match self {
+            ToolRemoved => "tool_removed",
+            ToolAdded => "tool_added",
+            ProtocolVersionChanged => "protocol_version_changed",
+            ServerVersionChanged => "server_version_changed",
+            DescriptionChanged => "description_changed",
+            TitleChanged => "title_changed",
+            AnnotationChanged => "annotation_changed",
+            AnnotationMadeExplicit => "annotation_made_explicit",
+            FieldChanged => "field_changed",
+            OutputSchemaAdded => "output_schema_added",
+            OutputSchemaRemoved => "output_schema_removed",
+            PropertyRemoved => "property_removed",
+            PropertyAdded => "property_added",
+            RequiredPropertyAdded => "required_property_added",
+            PropertyNowRequired => "property_now_required",
+            PropertyNoLongerRequired => "property_no_longer_required",
+            RequiredOrderChanged => "required_order_changed",
+            TypeChanged => "type_changed",
+            TypeNarrowed => "type_narrowed",
+            TypeWidened => "type_widened",
+            NullableAdded => "nullable_added",
+            NullableRemoved => "nullable_removed",
+            EnumValueAdded => "enum_value_added",
+            EnumValueRemoved => "enum_value_removed",
+            EnumAdded => "enum_added",
+            EnumRemoved => "enum_removed",
+            ConstChanged => "const_changed",
+            ConstAdded => "const_added",
+            ConstRemoved => "const_removed",
+            BoundTightened => "bound_tightened",
+            BoundRelaxed => "bound_relaxed",
+            PatternAdded => "pattern_added",
+            PatternRemoved => "pattern_removed",
+            PatternChanged => "pattern_changed",
+            FormatChanged => "format_changed",
+            AdditionalPropertiesNarrowed => "additional_properties_narrowed",
+            AdditionalPropertiesWidened => "additional_properties_widened",
+            BranchAdded => "branch_added",
+            BranchRemoved => "branch_removed",
+            TupleItemAdded => "tuple_item_added",
+            TupleItemRemoved => "tuple_item_removed",
+            KeywordChanged => "keyword_changed",
+            ConstraintAdded => "constraint_added",
+            ConstraintRemoved => "constraint_removed",
+            ConstraintChanged => "constraint_changed",
+            RefUnresolved => "ref_unresolved",
+            NotCompared => "not_compared",
+            InvalidSchema => "invalid_schema",
+            RustNameChanged => "rust_name_changed",
+        }
+    }
+}
+
+impl std::fmt::Display for ChangeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One difference between the old and the new tool list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Change {
+    /// The raw MCP tool name (empty for a server-level change).
+    pub tool: String,
+    /// An RFC 6901 JSON pointer into the tool descriptor (`/inputSchema/properties/q`), in
+    /// the new descriptor when the place still exists; empty for the whole tool.
+    pub pointer: String,
+    /// What changed.
+    pub kind: ChangeKind,
+    /// How much it matters.
+    pub severity: Severity,
+    /// Which way the data flows.
+    pub direction: Direction,
+    /// One line for a human (server text quoted with escapes, never a raw newline).
+    pub message: String,
+}
+
+impl Change {
+    /// A breaking [`ChangeKind::RustNameChanged`] change of `tool` (empty: not one tool's),
+    /// for a problem with the generated names that [`rust_name_changes`] cannot express,
+    /// such as a rename entry that collides on the new side.
+    pub fn rust_name_changed(tool: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            tool: tool.into(),
+            pointer: String::new(),
+            kind: ChangeKind::RustNameChanged,
+            severity: Severity::Breaking,
+            direction: Direction::Tool,
+            message: message.into(),
+        }
+    }
+}
+
+/// How many changes of each severity a report holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
+pub struct Summary {
+    /// Breaking changes.
+    pub breaking: usize,
+    /// Warnings.
+    pub warning: usize,
+    /// Informational changes.
+    pub info: usize,
+}
+
+/// What to do with a [`DriftReport`] at run time; see [`DriftReport::apply`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum DriftPolicy {
+    /// Do nothing.
+    Ignore,
+    /// Log every change with `tracing` (breaking at `WARN`… as [`DriftReport::log`]).
+    #[default]
+    Log,
+    /// Log, and fail when there is a breaking change.
+    FailOnBreaking,
+    /// Log, and fail on any change (also a warning or an info line).
+    FailOnAny,
+}
+
+/// The changes between two tool lists, in a deterministic order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
+pub struct DriftReport {
+    /// Every change, server lines first, then by tool name.
+    pub changes: Vec<Change>,
+    /// The counts per severity.
+    pub summary: Summary,
+}
+
+impl DriftReport {
+    /// A report of `changes` (summary computed).
+    pub fn new(changes: Vec<Change>) -> Self {
+        let mut summary = Summary::default();
+        for c in &changes {
+            match c.severity {
+                Severity::Breaking => summary.breaking += 1,
+                Severity::Warning => summary.warning += 1,
+                Severity::Info => summary.info += 1,
+            }
+        }
+        Self { changes, summary }
+    }
+
+    /// Adds `changes` (e.g. [`rust_name_changes`]) in the report's order: after the server
+    /// lines and each tool's own changes, tools by raw name; the summary is recomputed.
+    pub fn extend(&mut self, changes: Vec<Change>) {
+        let mut all = std::mem::take(&mut self.changes);
+        all.extend(changes);
+        // Stable: each tool's changes keep their order, server lines (no tool) come first.
+        all.sort_by(|a, b| a.tool.cmp(&b.tool));
+        *self = Self::new(all);
+    }
+
+    /// No change at all.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// The highest severity found, `None` when there is no change.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.changes.iter().map(|c| c.severity).max()
+    }
+
+    /// Whether some change is at least as severe as `level`.
+    pub fn has_at_least(&self, level: Severity) -> bool {
+        self.max_severity().is_some_and(|s| s >= level)
+    }
+
+    /// The JSON form: `{"changes": [{"tool", "pointer", "kind", "severity", "direction",
+    /// "message"}], "summary": {"breaking": N, "warning": N, "info": N}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Logs every change with `tracing` (target `oma_mcp::drift`): breaking at `WARN`,
+    /// warnings at `WARN`, info at `INFO`.
+    pub fn log(&self, server: &str) {
+        for c in &self.changes {
+            match c.severity {
+                Severity::Breaking | Severity::Warning => tracing::warn!(
+                    target: "oma_mcp::drift", server, tool = %c.tool, pointer = %c.pointer,
+                    kind = %c.kind, severity = %c.severity, "{}", c.message
+                ),
+                Severity::Info => tracing::info!(
+                    target: "oma_mcp::drift", server, tool = %c.tool, pointer = %c.pointer,
+                    kind = %c.kind, "{}", c.message
+                ),
+            }
+        }
+    }
+
+    /// Applies the user's policy: logs (unless [`DriftPolicy::Ignore`]) and fails as the
+    /// policy says.
+    ///
+    /// # Errors
+    /// [`DriftRefused`] with the summary and the first change at the failing level.
+    pub fn apply(&self, policy: DriftPolicy, server: &str) -> Result<(), DriftRefused> {
+        let level = match policy {
+            DriftPolicy::Ignore => return Ok(()),
+            DriftPolicy::Log => None,
+            DriftPolicy::FailOnBreaking => Some(Severity::Breaking),
+            DriftPolicy::FailOnAny => Some(Severity::Info),
+        };
+        self.log(server);
+        match level.and_then(|l| self.changes.iter().find(|c| c.severity >= l)) {
+            Some(first) => Err(DriftRefused {
+                server: server.to_owned(),
+                breaking: self.summary.breaking,
+                warning: self.summary.warning,
+                info: self.summary.info,
+                first: format!("{}{}: {}", first.tool, first.pointer, first.message),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The live server drifted from its snapshot and the [`DriftPolicy`] says to fail
+/// ([`DriftReport::apply`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "MCP server `{server}` drifted from its snapshot ({breaking} breaking, {warning} warning, \
+     {info} info; first: {first}); review with `oma-mcp check` and update the pin with \
+     `oma-mcp snapshot`"
+)]
+#[non_exhaustive]
+pub struct DriftRefused {
+    /// The server's name (or command line).
+    pub server: String,
+    /// Breaking changes.
+    pub breaking: usize,
+    /// Warnings.
+    pub warning: usize,
+    /// Informational changes.
+    pub info: usize,
+    /// The first change at the failing level: `<tool><pointer>: <message>`.
+    pub first: String,
+}
+
+/// Compares two tool lists: `old` (the pin) against `new` (live, or a later file).
+pub fn diff(old: &Snapshot, new: &Snapshot) -> DriftReport {
+    let mut changes = rules::server_changes(old, new);
+    changes.extend(diff_tools(&old.tools, &new.tools));
+    DriftReport::new(changes)
+}
+
+/// The breaking changes between the generated Rust names of two tool lists: `old` and `new`
+/// map each raw MCP tool name to the name of its marker type (oma-mcp-build's
+/// `codegen::rust_names` of each side). In raw-name order:
+///
+/// - a tool in both whose name changed, on that tool: `Rust name SearchA is now
+///   SearchA_h1dc0eb1b`;
+/// - a name another tool had before, on that former owner (removed, or itself renamed):
+///   `Rust name SearchA now refers to "search_a" (was "search-a")`.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// let old = BTreeMap::from([("search-a".to_owned(), "SearchA".to_owned())]);
+/// let new = BTreeMap::from([("search_a".to_owned(), "SearchA".to_owned())]);
+/// let changes = oma_mcp_core::drift::rust_name_changes(&old, &new);
+/// assert_eq!(
+///     changes[0].message,
+///     r#"Rust name SearchA now refers to "search_a" (was "search-a")"#
+/// );
+/// ```
+pub fn rust_name_changes(
+    old: &std::collections::BTreeMap<String, String>,
+    new: &std::collections::BTreeMap<String, String>,
+) -> Vec<Change> {
+    let new_owner: std::collections::BTreeMap<&str, &str> = new
+        .iter()
+        .map(|(tool, ident)| (ident.as_str(), tool.as_str()))
+        .collect();
+    let mut changes = Vec::new();
+    for (tool, old_ident) in old {
+        if let Some(new_ident) = new.get(tool)
+            && new_ident != old_ident
+        {
+            changes.push(rules::rust_name_change(
+                tool,
+                format!("Rust name {old_ident} is now {new_ident}"),
+            ));
+        }
+        if let Some(&owner) = new_owner.get(old_ident.as_str())
+            && owner != tool
+        {
+            changes.push(rules::rust_name_change(
+                tool,
+                format!(
+                    "Rust name {old_ident} now refers to {} (was {})",
+                    rules::quote(owner),
+                    rules::quote(tool)
+                ),
+            ));
+        }
+    }
+    changes
+}
+
+/// The breaking changes between the generated field names of two tool lists: `old` and `new`
+/// map (raw MCP tool name, JSON pointer of a property's schema) to its field's name
+/// (oma-mcp-build's `codegen::rust_names(..).fields`). A property in both whose field is
+/// named differently gives `Rust field foo_bar is now foo_bar__h4928cae8` at the property's
+/// pointer (a sibling property whose field would have the same name came or went).
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// let at = ("t".to_owned(), "/inputSchema/properties/foo_bar".to_owned());
+/// let old = BTreeMap::from([(at.clone(), "foo_bar".to_owned())]);
+/// let new = BTreeMap::from([(at, "foo_bar__h4928cae8".to_owned())]);
+/// let changes = oma_mcp_core::drift::rust_field_changes(&old, &new);
+/// assert_eq!(changes[0].message, "Rust field foo_bar is now foo_bar__h4928cae8");
+/// assert_eq!(changes[0].pointer, "/inputSchema/properties/foo_bar");
+/// ```
+pub fn rust_field_changes(
+    old: &std::collections::BTreeMap<(String, String), String>,
+    new: &std::collections::BTreeMap<(String, String), String>,
+) -> Vec<Change> {
+    old.iter()
+        .filter_map(|(at, old_ident)| {
+            let new_ident = new.get(at).filter(|n| *n != old_ident)?;
+            let (tool, pointer) = at;
+            let mut change = Change::rust_name_changed(
+                tool.clone(),
+                format!("Rust field {old_ident} is now {new_ident}"),
+            );
+            change.pointer = pointer.clone();
+            change.direction = if pointer.starts_with("/outputSchema") {
+                Direction::Output
+            } else {
+                Direction::Input
+            };
+            Some(change)
+        })
+        .collect()
+}
+
+/// Compares two tool sets by raw name (either order in; changes come out by name).
+pub fn diff_tools(old: &[SnapshotTool], new: &[SnapshotTool]) -> Vec<Change> {
+    let mut old: Vec<&SnapshotTool> = old.iter().collect();
+    let mut new: Vec<&SnapshotTool> = new.iter().collect();
+    old.sort_by(|a, b| a.name().cmp(b.name()));
+    new.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut changes = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        let order = match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) => a.name().cmp(b.name()),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                changes.push(rules::tool_removed(old[i]));
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                changes.push(rules::tool_added(new[j]));
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                // The fast path: equal digests, equal descriptors.
+                if old[i].digest != new[j].digest {
+                    rules::tool_changes(old[i], new[j], &mut changes);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    changes
+}
