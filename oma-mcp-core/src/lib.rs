@@ -12,6 +12,8 @@
 //!   ("Result mapping"); [`outcome`]: a result that asks for more input (MCP 2026-07-28).
 //! - [`snapshot`]: the canonical, committed snapshot of a server's `tools/list` and its
 //!   per-tool digests.
+//! - [`descriptor`]: [`ToolDescriptor`], one MCP tool as a model sees it (name, description,
+//!   input schema, whether it is consequential), independent of any agent framework.
 //! - [`drift`]: what changed between two `tools/list`s, each change classified breaking,
 //!   warning or info.
 //! - [`redact`]: URLs as they may be shown (credentials replaced by `***`).
@@ -28,6 +30,7 @@
 //!
 //! Data flows one way: server → snapshot → generated code → typed call → drift report.
 
+pub mod descriptor;
 pub mod drift;
 pub mod error;
 pub mod naming;
@@ -40,6 +43,7 @@ pub mod snapshot;
 mod spec_cases;
 pub mod text;
 
+pub use descriptor::ToolDescriptor;
 pub use drift::{Change, ChangeKind, Direction, DriftPolicy, DriftRefused, DriftReport, Severity};
 pub use naming::{NameCollision, normalize_tool_name};
 pub use outcome::{CallOutcome, InputRequired};

@@ -51,11 +51,13 @@ use tokio_util::sync::CancellationToken;
 use crate::ToolResult;
 
 pub(crate) use definition::tool_definitions;
-pub use definition::{McpToolHandler, ToolDefinition, mcp_llm_input_schema};
+pub use definition::{McpToolHandler, ToolDefinition};
 pub use executor::{
     CONSEQUENTIAL_CONFIRMATION_REQUIRED, GateError, ToolCall, ToolCallDecision, ToolCallGate,
     ToolExecutor, gate_fn,
 };
+/// Re-exported from [`oma_mcp_core::descriptor`], where the contract's rule lives.
+pub use oma_mcp_core::descriptor::mcp_llm_input_schema;
 pub use registry::{ToolGrants, ToolRegistry};
 pub use truncate::{truncate_result, truncate_tool_output};
 

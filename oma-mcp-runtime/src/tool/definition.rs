@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use oma_mcp_core::descriptor::{mcp_description, mcp_llm_input_schema};
 use serde_json::{Value, json};
 
 use super::{BoxFuture, ToolContext, ToolHandler};
@@ -120,10 +121,7 @@ impl ToolDefinition {
     pub fn from_mcp(client: &Arc<McpClient>, tool: &DiscoveredTool, validate: bool) -> Self {
         let description = mcp_description(&tool.mcp_name, &tool.descriptor);
         let schema = mcp_llm_input_schema(&tool.descriptor);
-        let handler = McpToolHandler {
-            client: Arc::clone(client),
-            mcp_name: tool.mcp_name.clone(),
-        };
+        let handler = McpToolHandler::new(Arc::clone(client), tool.mcp_name.clone());
         Self::new(tool.name.clone(), description, schema, handler).with_input_validation(validate)
     }
 
@@ -139,8 +137,7 @@ impl ToolDefinition {
     /// ```
     pub fn from_typed<T: McpTool>(client: &Arc<McpClient>) -> Self {
         let description = T::DESCRIPTION
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("MCP tool: {}", T::MCP_NAME));
+            .map_or_else(|| mcp_description(T::MCP_NAME, &Value::Null), str::to_owned);
         let schema = serde_json::from_str::<Value>(T::INPUT_SCHEMA)
             .ok()
             .filter(Value::is_object)
@@ -149,35 +146,6 @@ impl ToolDefinition {
         Self::new(T::NAME, description, schema, handler)
             .with_consequential(T::CONSEQUENTIAL)
             .with_input_validation(true)
-    }
-}
-
-/// The description of an MCP tool: its `description` when a string, else `MCP tool: <raw>`.
-fn mcp_description(mcp_name: &str, descriptor: &Value) -> String {
-    match descriptor.get("description") {
-        Some(Value::String(d)) => d.clone(),
-        _ => format!("MCP tool: {mcp_name}"),
-    }
-}
-
-/// The input schema of an MCP tool as open-multi-agent uses it (shown to the model, validated
-/// against): the descriptor's `inputSchema` when it is a JSON object, else
-/// `{"type":"object"}` (missing, `null` or not an object; open-multi-agent's `docs/mcp.md`,
-/// "Ordinary tools").
-///
-/// ```
-/// use oma_mcp_runtime::tool::mcp_llm_input_schema;
-/// let schema = serde_json::json!({"type": "object", "required": ["a"]});
-/// assert_eq!(mcp_llm_input_schema(&serde_json::json!({"inputSchema": schema})), schema);
-/// assert_eq!(
-///     mcp_llm_input_schema(&serde_json::json!({"inputSchema": null})),
-///     serde_json::json!({"type": "object"})
-/// );
-/// ```
-pub fn mcp_llm_input_schema(descriptor: &Value) -> Value {
-    match descriptor.get("inputSchema") {
-        Some(schema @ Value::Object(_)) => schema.clone(),
-        _ => json!({"type": "object"}),
     }
 }
 

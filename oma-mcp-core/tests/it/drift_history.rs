@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use oma_mcp_runtime::drift::{self, ChangeKind, Direction, Severity};
-use oma_mcp_runtime::{DriftReport, Snapshot};
+use oma_mcp_core::drift::{self, ChangeKind, Direction, Severity};
+use oma_mcp_core::{DriftReport, Snapshot};
 
 fn corpus() -> Option<PathBuf> {
     oma_mcp_test_support::shared_dir().map(|dir| dir.join("corpus"))
