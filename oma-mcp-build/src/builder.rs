@@ -40,7 +40,7 @@
 
 use std::path::{Path, PathBuf};
 
-use oma_mcp_runtime::Snapshot;
+use oma_mcp_core::Snapshot;
 
 use crate::Error;
 use crate::WriteSnapshot;
@@ -155,7 +155,7 @@ impl Builder {
     ///   asked for.
     /// - [`Error::SnapshotMissingOffline`]: a snapshot is missing and connecting is forbidden.
     /// - [`Error::Connect`]: the pinned server could not be started or queried.
-    /// - [`Error::Runtime`]: a snapshot file is unreadable, invalid or cannot be written.
+    /// - [`Error::Snapshot`]: a snapshot file is unreadable, invalid or cannot be written.
     /// - [`Error::WriteOutput`]: the generated file cannot be written.
     /// - generator errors from [`codegen::generate`].
     pub fn compile(self) -> Result<Vec<Compiled>, Error> {
@@ -307,7 +307,7 @@ fn snapshot_message(
             "took a snapshot of server `{server}` ({tools} tools) into {path}; review and commit it"
         );
     };
-    let report = oma_mcp_runtime::drift::diff(previous, snapshot);
+    let report = oma_mcp_core::drift::diff(previous, snapshot);
     if report.is_empty() {
         let other = if written {
             format!(" (other fields of {path} changed)")

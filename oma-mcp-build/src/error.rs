@@ -225,7 +225,7 @@ pub enum Error {
         /// The manifest file.
         manifest: PathBuf,
         /// The URL as written in the manifest, redacted
-        /// ([`redact_url`](oma_mcp_runtime::connect::redact_url)).
+        /// ([`redact_url`](oma_mcp_core::redact::redact_url)).
         url: String,
         /// The runtime's error (boxed: it is large and this path is cold).
         #[source]
@@ -240,10 +240,6 @@ pub enum Error {
     /// "Tool names").
     #[error(transparent)]
     NameCollision(#[from] oma_mcp_core::NameCollision),
-
-    /// An error of `oma-mcp-runtime` outside a connection (see [`Error::Connect`] for those).
-    #[error(transparent)]
-    Runtime(#[from] oma_mcp_runtime::Error),
 
     /// The async runtime for taking a snapshot could not start.
     #[error("cannot start the async runtime to take a snapshot")]
@@ -305,9 +301,9 @@ fn server_not_chosen(path: &std::path::Path, available: &[String]) -> String {
 
 impl Error {
     /// `<message>: <cause>: <cause>`: this error with its whole cause chain, each cause once
-    /// (see [`oma_mcp_runtime::error::Chain`]).
-    pub fn chain(&self) -> oma_mcp_runtime::error::Chain<'_> {
-        oma_mcp_runtime::error::Chain(self)
+    /// (see [`oma_mcp_core::error::Chain`]).
+    pub fn chain(&self) -> oma_mcp_core::error::Chain<'_> {
+        oma_mcp_core::error::Chain(self)
     }
 }
 

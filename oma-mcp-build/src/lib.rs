@@ -32,7 +32,7 @@
 //! ([`manifest`] has the rules).
 //!
 //! **The snapshot**: the server's `tools/list`, canonical and committed
-//! ([`oma_mcp_runtime::snapshot`]). A build never starts a server on its own: a missing
+//! ([`oma_mcp_core::snapshot`]). A build never starts a server on its own: a missing
 //! snapshot is [`Error::SnapshotMissing`], naming the commands that take it
 //! (`OMA_MCP_REFRESH=everything cargo build`, or `oma-mcp snapshot` from the CLI).
 //!
@@ -97,6 +97,6 @@ pub use error::Error;
 pub use manifest::{Manifest, ServerPin};
 /// An error to return from a build script's `main`: its `Debug` prints the error and its
 /// causes on one line (`Error: <message>: <cause>: …`), where [`Error`]'s derived `Debug`
-/// would print the variant's fields. Re-exported from [`oma_mcp_runtime::error::Report`].
-pub use oma_mcp_runtime::error::Report;
+/// would print the variant's fields. Re-exported from [`oma_mcp_core::error::Report`].
+pub use oma_mcp_core::error::Report;
 pub use write::{WriteSnapshot, write_if_changed};

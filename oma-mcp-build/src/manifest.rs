@@ -666,7 +666,7 @@ mod tests {
     /// The module the generator writes for `pin` with a snapshot of no tools: its
     /// `connect_config()` and `connect()`.
     fn connection_code(pin: &ServerPin) -> String {
-        let empty = oma_mcp_runtime::Snapshot::from_descriptors(None, None, None, Vec::new())
+        let empty = oma_mcp_core::Snapshot::from_descriptors(None, None, None, Vec::new())
             .expect("no tools is a snapshot");
         crate::codegen::generate(&empty, &pin.generate_options())
             .expect("generates")
@@ -745,7 +745,7 @@ mod tests {
         let pin = m.server("x").unwrap();
         let options = pin.generate_options();
         assert_eq!(options.rename["search-a"], "SearchHyphen");
-        let snapshot = oma_mcp_runtime::Snapshot::parse(
+        let snapshot = oma_mcp_core::Snapshot::parse(
             r#"{"tools": [{"name": "search-a"}, {"name": "search_a"}]}"#,
             Path::new("s.json"),
         )

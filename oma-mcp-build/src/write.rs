@@ -132,7 +132,7 @@ fn create_temp(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, s
 
 #[cfg(test)]
 mod tests {
-    use oma_mcp_runtime::snapshot::SnapshotSource;
+    use oma_mcp_core::snapshot::SnapshotSource;
     use serde_json::json;
 
     use super::*;

@@ -497,9 +497,7 @@ pub fn rust_names(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Rust
 /// # Errors
 /// - [`Error::InvalidGlob`] when an entry of [`GenerateOptions::consequential`] or
 ///   [`GenerateOptions::not_consequential`] is not a valid glob;
-/// - [`Error::Runtime`] with [`oma_mcp_runtime::Error::NameCollision`] when two tools get
-///   the same framework name
-///   (`a/b` and `a_b`);
+/// - [`Error::NameCollision`] when two tools get the same framework name (`a/b` and `a_b`);
 /// - [`Error::RenameUnknownTool`], [`Error::RenameInvalid`] and [`Error::RenameCollision`]
 ///   for a rename entry that names no tool, is not an identifier, or collides;
 ///   [`Error::TagCollision`] when two tools would get the same tagged name;

@@ -118,7 +118,7 @@ pub enum UrlProblem {
 /// Checks that `url` is usable as the streamable HTTP endpoint of a pin: an absolute `http`
 /// or `https` URL without a user name or password (credentials come from environment
 /// variables: `bearer-env`, `header-env`). Query values are allowed; they are recorded
-/// redacted ([`redact_url`](oma_mcp_runtime::connect::redact_url)).
+/// redacted ([`redact_url`](oma_mcp_core::redact::redact_url)).
 ///
 /// ```
 /// use oma_mcp_build::manifest::{UrlProblem, check_url};
@@ -141,9 +141,9 @@ pub fn check_url(url: &str) -> Result<(), UrlProblem> {
 }
 
 /// `servers.<name>.url` passes [`check_url`]; the message shows it redacted
-/// ([`oma_mcp_runtime::connect::redact_url`]).
+/// ([`oma_mcp_core::redact::redact_url`]).
 fn check_pin_url(name: &str, url: &str) -> Result<(), String> {
-    let shown = oma_mcp_runtime::connect::redact_url(url);
+    let shown = oma_mcp_core::redact::redact_url(url);
     check_url(url).map_err(|problem| match problem {
         UrlProblem::NotAbsolute(reason) => format!(
             "servers.{name}.url = {shown:?} is not an absolute URL ({reason}); give the \
