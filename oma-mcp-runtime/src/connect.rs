@@ -480,7 +480,7 @@ fn connect_http(_config: &ConnectConfig, url: &str) -> Result<McpClient, Error> 
 
 /// Every method of [`McpClient`] is in this one block. The typed calls, the tool-layer
 /// definitions and the drift check (at its end) are thin methods over their modules' code
-/// ([`crate::typed`], [`crate::tool`], [`crate::drift`]).
+/// ([`crate::typed`], [`crate::drift`]).
 impl McpClient {
     fn new(
         session: Session,
@@ -966,7 +966,8 @@ impl McpClient {
         }
     }
 
-    /// Whether [`McpClient::tool_definitions`] validates arguments locally
+    /// Whether the tool layer's definitions of this client (`tool::tool_definitions`, cargo
+    /// feature `tools`) validate arguments locally
     /// ([`ConnectConfig::validate_input`]).
     pub fn validates_input(&self) -> bool {
         self.validate_input
@@ -1156,17 +1157,6 @@ impl McpClient {
         _confirmed: crate::Confirmed,
     ) -> Result<crate::TypedResult<<A::Tool as crate::McpTool>::Output>, crate::CallError> {
         crate::typed::call_typed::<A::Tool>(self, args).await
-    }
-
-    /// One [`ToolDefinition`](crate::ToolDefinition) per tool discovered at connect, in the
-    /// server's order (see [`ToolDefinition::from_mcp`](crate::ToolDefinition::from_mcp) for
-    /// each field). They share this client, so the client lives as long as any definition;
-    /// call [`McpClient::disconnect`] when done.
-    ///
-    /// Arguments are validated locally unless the connection was made with
-    /// [`ConnectConfig::with_validate_input(false)`](crate::ConnectConfig::with_validate_input).
-    pub fn tool_definitions(self: &std::sync::Arc<Self>) -> Vec<crate::ToolDefinition> {
-        crate::tool::tool_definitions(self)
     }
 
     /// Compares the tools listed at connect with `snapshot` (the pin): `snapshot` is the old

@@ -12,10 +12,12 @@
 //!   rules of the contract (tool names, result mapping) and the snapshot format, re-exported
 //!   from `oma-mcp-core`, which holds everything that needs no connection.
 //! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and typed calls.
-//! - [`tool`]: MCP tools as ordinary tools of an agent ("Granting MCP tools to an agent"):
+//! - [`tool`] (cargo feature `tools`): MCP tools as ordinary tools of an agent ("Granting MCP
+//!   tools to an agent"):
 //!   [`ToolDefinition`], [`ToolRegistry`], default-deny [`ToolGrants`], and the
 //!   [`ToolExecutor`] pipeline (gate, consequential confirmation, output truncation).
-//! - [`validate`]: local argument validation against a tool's JSON Schema (beyond the contract,
+//! - [`validate`] (cargo feature `validate`, on by default): local argument validation against
+//!   a tool's JSON Schema (beyond the contract,
 //!   which leaves validation to the server).
 //! - [`drift`] (cargo feature `drift`, on by default): the drift engine of `oma-mcp-core` (what
 //!   changed between two `tools/list`s, each change classified breaking, warning or info), and
@@ -32,13 +34,14 @@ pub mod connect;
 #[cfg(feature = "drift")]
 pub mod drift;
 pub mod error;
+#[cfg(feature = "tools")]
 pub mod tool;
 pub mod typed;
 pub mod validate;
 
 #[doc(hidden)]
 pub use oma_mcp_core::text;
-pub use oma_mcp_core::{naming, outcome, pointer, result, snapshot};
+pub use oma_mcp_core::{descriptor, naming, outcome, pointer, result, snapshot};
 
 pub use connect::{
     ConnectConfig, DiscoveredTool, Lifecycle, McpClient, Progress, connect_mcp_tools,
@@ -56,8 +59,10 @@ pub use oma_mcp_core::snapshot::{Snapshot, SnapshotTool};
 /// The abort signal of a call (open-multi-agent's `abortSignal`) ([`tool::ToolContext::cancel`],
 /// [`McpClient::call_tool_with_cancel`]), re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
+#[cfg(feature = "tools")]
 pub use tool::{ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry};
 pub use typed::{CallError, Confirmed, McpTool, NotConsequential, ToolArgs, TypedResult};
+#[cfg(feature = "validate")]
 pub use validate::Validator;
 
 /// Re-exports that generated code refers to as `::oma_mcp_runtime::__private::…`, so a crate

@@ -1,9 +1,9 @@
-//! The tool layer: MCP tools as ordinary tools of an agent (open-multi-agent's `docs/mcp.md`,
-//! its introduction and "Granting MCP tools to an agent").
+//! The tool layer (cargo feature `tools`): MCP tools as ordinary tools of an agent
+//! (open-multi-agent's `docs/mcp.md`, its introduction and "Granting MCP tools to an agent").
 //!
 //! - [`ToolDefinition`]: one tool: name, description, the schema shown to the model, whether
 //!   it is consequential, an optional local input validator and its execution
-//!   ([`ToolHandler`]). [`McpClient::tool_definitions`](crate::McpClient::tool_definitions)
+//!   ([`ToolHandler`]). [`tool_definitions`]
 //!   builds one per MCP tool.
 //! - [`ToolRegistry`]: register / get / list / unregister; a duplicate name is an error.
 //! - [`ToolGrants`]: default-deny grants per agent (allowlist minus denylist; runtime-added
@@ -18,13 +18,15 @@
 //! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
 //! use std::sync::Arc;
 //! use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools};
-//! use oma_mcp_runtime::tool::{ToolContext, ToolExecutor, ToolGrants, ToolRegistry};
+//! use oma_mcp_runtime::tool::{
+//!     ToolContext, ToolExecutor, ToolGrants, ToolRegistry, tool_definitions,
+//! };
 //!
 //! let client = Arc::new(
 //!     connect_mcp_tools(ConnectConfig::new("my-server").with_name_prefix("srv")).await?,
 //! );
 //! let registry = Arc::new(ToolRegistry::new());
-//! let tools = client.tool_definitions();
+//! let tools = tool_definitions(&client);
 //! let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
 //! registry.register_all(tools)?;
 //! // Registration is not a grant: the agent gets the tools by name.
@@ -50,8 +52,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ToolResult;
 
-pub(crate) use definition::tool_definitions;
-pub use definition::{McpToolHandler, ToolDefinition};
+pub use definition::{McpToolHandler, ToolDefinition, tool_definitions};
 pub use executor::{
     CONSEQUENTIAL_CONFIRMATION_REQUIRED, GateError, ToolCall, ToolCallDecision, ToolCallGate,
     ToolExecutor, gate_fn,

@@ -34,10 +34,12 @@
 
 mod call;
 
+#[cfg(feature = "validate")]
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
+#[cfg(feature = "validate")]
 use crate::validate::Validator;
 use crate::{McpClient, ToolResult};
 
@@ -126,7 +128,8 @@ pub trait NotConsequential: McpTool {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Confirmed;
 
-/// The compiled input and output schemas of one tool, each compiled on first use.
+/// The compiled input and output schemas of one tool, each compiled on first use (with the
+/// cargo feature `validate`, on by default; without it, nothing: the server validates).
 ///
 /// Generated code declares one per marker type:
 ///
@@ -136,7 +139,9 @@ pub struct Confirmed;
 /// ```
 #[derive(Debug, Default)]
 pub struct ToolValidators {
+    #[cfg(feature = "validate")]
     input: OnceLock<Option<Validator>>,
+    #[cfg(feature = "validate")]
     output: OnceLock<Option<Validator>>,
 }
 
@@ -144,13 +149,16 @@ impl ToolValidators {
     /// Nothing compiled yet.
     pub const fn new() -> Self {
         Self {
+            #[cfg(feature = "validate")]
             input: OnceLock::new(),
+            #[cfg(feature = "validate")]
             output: OnceLock::new(),
         }
     }
 }
 
 /// Compiles `schema` (canonical JSON text) of tool `tool`; `None`, logged, when it does not.
+#[cfg(feature = "validate")]
 fn compile(tool: &str, what: &str, schema: &str) -> Option<Validator> {
     let compiled = serde_json::from_str::<Value>(schema)
         .map_err(|e| e.to_string())
@@ -165,7 +173,8 @@ fn compile(tool: &str, what: &str, schema: &str) -> Option<Validator> {
 }
 
 /// The compiled input schema of `T` ([`McpTool::INPUT_SCHEMA`]), compiled on the first call;
-/// `None` when it does not compile (logged once).
+/// `None` when it does not compile (logged once). Cargo feature `validate`.
+#[cfg(feature = "validate")]
 pub fn validator_for<T: McpTool>() -> Option<&'static Validator> {
     T::validators()
         .input
@@ -174,7 +183,9 @@ pub fn validator_for<T: McpTool>() -> Option<&'static Validator> {
 }
 
 /// The compiled output schema of `T` ([`McpTool::OUTPUT_SCHEMA`]), compiled on the first
-/// call; `None` when the tool has none or it does not compile (logged once).
+/// call; `None` when the tool has none or it does not compile (logged once). Cargo feature
+/// `validate`.
+#[cfg(feature = "validate")]
 pub fn output_validator_for<T: McpTool>() -> Option<&'static Validator> {
     T::validators()
         .output
@@ -182,8 +193,9 @@ pub fn output_validator_for<T: McpTool>() -> Option<&'static Validator> {
         .as_ref()
 }
 
-/// Serializes `args` and validates them against `T`'s input schema: the `arguments` of a
-/// typed `tools/call` (`None` when they serialize to `null`), checked locally, without a call.
+/// Serializes `args` and validates them against `T`'s input schema (cargo feature `validate`):
+/// the `arguments` of a typed `tools/call` (`None` when they serialize to `null`), checked
+/// locally, without a call.
 ///
 /// # Errors
 /// [`CallError::InvalidArguments`] with one [`Problem`](crate::validate::Problem) per
@@ -201,6 +213,7 @@ pub fn check_args<T: McpTool>(args: &T::Args) -> Result<Option<Map<String, Value
             format!("the arguments could not be serialized: {e}"),
         )])
     })?;
+    #[cfg(feature = "validate")]
     if let Some(validator) = validator_for::<T>() {
         validator.validate(&value).map_err(invalid)?;
     }

@@ -485,7 +485,7 @@ async fn progress_of_a_long_call_reaches_the_caller() {
 /// A registry with every tool of `client` and an executor granting them all.
 fn executor_for(client: &Arc<McpClient>) -> ToolExecutor {
     let registry = Arc::new(ToolRegistry::new());
-    let tools = client.tool_definitions();
+    let tools = oma_mcp_runtime::tool::tool_definitions(client);
     let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
     registry.register_all(tools).unwrap();
     ToolExecutor::new(registry, ToolGrants::new().allow(names))
@@ -499,7 +499,7 @@ async fn the_tool_layer_over_http() {
         let (_server, client) = own_client("normal", flags, lifecycle).await;
         let shape = format!("{flags:?} {lifecycle:?}");
         let client = Arc::new(client);
-        let defs = client.tool_definitions();
+        let defs = oma_mcp_runtime::tool::tool_definitions(&client);
         assert_eq!(defs.len(), 13);
         let echo_def = defs.iter().find(|d| d.name == "demo_echo").unwrap();
         assert_eq!(

@@ -74,7 +74,7 @@ async fn calls_through(log: &Path, last: (&str, Value)) -> Vec<(String, Value)> 
 /// A registry with every tool of `client` and an executor granting them all.
 fn executor_for(client: &Arc<McpClient>) -> ToolExecutor {
     let registry = Arc::new(ToolRegistry::new());
-    let tools = client.tool_definitions();
+    let tools = oma_mcp_runtime::tool::tool_definitions(client);
     let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
     registry.register_all(tools).unwrap();
     ToolExecutor::new(registry, ToolGrants::new().allow(names))
@@ -85,7 +85,7 @@ async fn definitions_of_the_own_server() {
     init_tracing();
     let dir = tempfile::tempdir().unwrap();
     let client = Arc::new(connect_mcp_tools(logged(dir.path()).0).await.unwrap());
-    let defs = client.tool_definitions();
+    let defs = oma_mcp_runtime::tool::tool_definitions(&client);
     assert_eq!(defs.len(), 13);
     let echo = defs.iter().find(|d| d.name == "own_echo").unwrap();
     assert_eq!(
@@ -101,9 +101,11 @@ async fn definitions_of_the_own_server() {
     assert!(defs.iter().all(|d| !d.consequential));
 
     let registry = ToolRegistry::new();
-    registry.register_all(client.tool_definitions()).unwrap();
+    registry
+        .register_all(oma_mcp_runtime::tool::tool_definitions(&client))
+        .unwrap();
     let e = registry
-        .register(client.tool_definitions().remove(0))
+        .register(oma_mcp_runtime::tool::tool_definitions(&client).remove(0))
         .unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -205,8 +207,7 @@ async fn validation_off_sends_the_call() {
     );
     assert!(!client.validates_input());
     assert!(
-        client
-            .tool_definitions()
+        oma_mcp_runtime::tool::tool_definitions(&client)
             .iter()
             .all(|d| d.input_validator.is_none())
     );
@@ -380,7 +381,7 @@ async fn consequential_confirmation_with_a_gate() {
     let (config, log) = logged(dir.path());
     let client = Arc::new(connect_mcp_tools(config).await.unwrap());
     let registry = Arc::new(ToolRegistry::new());
-    for def in client.tool_definitions() {
+    for def in oma_mcp_runtime::tool::tool_definitions(&client) {
         let consequential = def.name == "own_add";
         registry
             .register(def.with_consequential(consequential))

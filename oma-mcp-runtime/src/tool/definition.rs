@@ -108,7 +108,7 @@ impl ToolDefinition {
     }
 
     /// The definition of the discovered MCP tool `tool` of `client` (what
-    /// [`McpClient::tool_definitions`] returns for each tool):
+    /// [`tool_definitions`] returns for each tool):
     ///
     /// - `name`: the normalized name ([`DiscoveredTool::name`]);
     /// - `description`: the server's `description` when it is a string, else
@@ -196,9 +196,13 @@ impl ToolHandler for McpToolHandler {
     }
 }
 
-/// [`McpClient::tool_definitions`]: one [`ToolDefinition::from_mcp`] per tool discovered at
-/// connect, in the server's order.
-pub(crate) fn tool_definitions(client: &Arc<McpClient>) -> Vec<ToolDefinition> {
+/// One [`ToolDefinition`] per tool `client` discovered at connect, in the server's order (see
+/// [`ToolDefinition::from_mcp`] for each field). They share the client, so it lives as long as
+/// any definition; call [`McpClient::disconnect`] when done.
+///
+/// Arguments are validated locally unless the connection was made with
+/// [`ConnectConfig::with_validate_input(false)`](crate::ConnectConfig::with_validate_input).
+pub fn tool_definitions(client: &Arc<McpClient>) -> Vec<ToolDefinition> {
     let validate = client.validates_input();
     client
         .tools()

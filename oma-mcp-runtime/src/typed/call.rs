@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use super::{McpTool, check_args, output_validator_for};
+#[cfg(feature = "validate")]
+use super::output_validator_for;
+use super::{McpTool, check_args};
 use crate::validate::{Problem, invalid_input_message};
 use crate::{McpClient, ToolResult, map_call_result};
 
@@ -102,7 +104,7 @@ impl CallError {
 ///
 /// 1. `isError: true` → [`CallError::Tool`] with open-multi-agent's mapping, never validated;
 /// 2. with an output schema: no `structuredContent` → [`CallError::MissingStructuredContent`];
-///    else validated against the schema (dialect from its `$schema`) →
+///    else (cargo feature `validate`) validated against the schema (dialect from its `$schema`) →
 ///    [`CallError::InvalidOutput`], except for what the generated output types absorb (a
 ///    string an `enum` does not list, a property the schema does not allow: see
 ///    [`Validator::validate_output`](crate::Validator::validate_output)), which is logged as
@@ -131,6 +133,7 @@ pub fn typed_output<T: McpTool>(raw: &Value) -> Result<TypedResult<T::Output>, C
             });
         }
         (Some(_), Some(structured)) => {
+            #[cfg(feature = "validate")]
             if let Some(validator) = output_validator_for::<T>() {
                 let absorbed = validator.validate_output(structured).map_err(|problems| {
                     CallError::InvalidOutput {
@@ -224,5 +227,6 @@ pub(crate) async fn call_typed<T: McpTool>(
     typed_output::<T>(&raw)
 }
 
-#[cfg(test)]
+/// The typed call's validation paths (arguments, outputs) need the `validate` feature.
+#[cfg(all(test, feature = "validate"))]
 mod tests;

@@ -105,7 +105,7 @@ pub async fn run(call: CallArgs) -> Result<Outcome, CliError> {
         });
     }
     if !no_validate {
-        let schema = oma_mcp_runtime::tool::mcp_llm_input_schema(&found.descriptor);
+        let schema = oma_mcp_runtime::descriptor::mcp_llm_input_schema(&found.descriptor);
         let instance = Value::Object(arguments.clone().unwrap_or_default());
         // Unlike the runtime (which logs and sends), the CLI does not send arguments it was
         // asked to check but cannot: the user is there to decide.
