@@ -76,6 +76,7 @@
 //! (`rust_name_changed`; direction `tool`, or `input`/`output` for a field). Code using the
 //! old name stops compiling, or, for a name that moved, would call the other tool.
 
+mod message;
 mod rules;
 mod schema;
 #[cfg(test)]
@@ -494,8 +495,8 @@ pub fn rust_name_changes(
                 tool,
                 format!(
                     "Rust name {old_ident} now refers to {} (was {})",
-                    rules::quote(owner),
-                    rules::quote(tool)
+                    message::quote(owner),
+                    message::quote(tool)
                 ),
             ));
         }

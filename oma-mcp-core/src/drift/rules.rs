@@ -3,33 +3,10 @@
 
 use serde_json::Value;
 
+use super::message::{cut, quote, show, text_message};
 use super::schema::{self, Ctx};
 use super::{Change, ChangeKind, Direction, Severity};
 use crate::snapshot::{Snapshot, SnapshotTool};
-
-/// A value quoted for a one-line message: JSON-style quotes, newlines and control characters
-/// escaped (Rust's `Debug` for `str`).
-pub(crate) fn quote(text: &str) -> String {
-    format!("{text:?}")
-}
-
-/// A JSON value for a one-line message (compact JSON; strings escaped as JSON does).
-pub(crate) fn show(value: &Value) -> String {
-    match value {
-        Value::String(s) => quote(s),
-        other => other.to_string(),
-    }
-}
-
-/// The message of a changed text (description or title): always old and new text.
-pub(crate) fn text_message(what: &str, old: Option<&Value>, new: Option<&Value>) -> String {
-    match (old, new) {
-        (Some(o), Some(n)) => format!("{what} changed: {} → {}", show(o), show(n)),
-        (None, Some(n)) => format!("{what} added: {}", show(n)),
-        (Some(o), None) => format!("{what} removed (was {})", show(o)),
-        (None, None) => format!("{what} unchanged"),
-    }
-}
 
 /// The protocol version and `serverInfo.version` lines (MCP lifecycle: `protocolVersion`,
 /// `serverInfo`); only when both sides know the value.
@@ -206,7 +183,6 @@ pub(super) fn tool_changes(old: &SnapshotTool, new: &SnapshotTool, out: &mut Vec
 }
 
 fn field_message(key: &str, old: Option<&Value>, new: Option<&Value>) -> String {
-    let cut = |v: &Value| crate::text::excerpt(v);
     match (old, new) {
         (Some(o), Some(n)) => format!("{} changed: {} → {}", quote(key), cut(o), cut(n)),
         (None, Some(n)) => format!("{} added: {}", quote(key), cut(n)),

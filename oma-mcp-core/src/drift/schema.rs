@@ -25,7 +25,8 @@ mod applicators;
 mod assertions;
 mod shape;
 
-use super::rules::{quote, show, text_message};
+pub(super) use super::message::cut;
+use super::message::{quote, show, text_message};
 use super::{Change, ChangeKind, Direction, Severity};
 use shape::{
     bare, branches, contains_ref, covers, is_union, normalize, nullable, types, union_list,
@@ -164,12 +165,6 @@ pub(super) struct Ctx<'a> {
     /// Both roots have the same `$defs` and `definitions`: equal subschemas are equal even
     /// when they hold a `$ref`.
     defs_equal: bool,
-}
-
-/// A JSON value for a one-line message, compact and cut to 200 characters
-/// ([`crate::text::excerpt`]).
-pub(super) fn cut(value: &Value) -> String {
-    crate::text::excerpt(value)
 }
 
 /// Text two JSON values share exactly when they are equal (`==`): their canonical JSON

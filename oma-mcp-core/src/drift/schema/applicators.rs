@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::super::rules::quote;
+use super::super::message::quote;
 use super::shape::{rename_of, required};
 use super::{Ctx, Effect, escape};
 use crate::drift::{Change, ChangeKind, Direction, Severity};

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::super::rules::quote;
+use super::super::message::quote;
 use super::{Ctx, EACH, Effect, OPAQUE, SCHEMA_MAPS, cut, escape};
 use crate::drift::{Change, ChangeKind, Severity};
 
