@@ -34,7 +34,8 @@
 //! **The snapshot**: the server's `tools/list`, canonical and committed
 //! ([`oma_mcp_core::snapshot`]). A build never starts a server on its own: a missing
 //! snapshot is [`Error::SnapshotMissing`], naming the commands that take it
-//! (`OMA_MCP_REFRESH=everything cargo build`, or `oma-mcp snapshot` from the CLI).
+//! (`OMA_MCP_REFRESH=everything cargo build`, or `oma-mcp snapshot` with the command-line
+//! tool of the `oma-mcp-cli` crate).
 //!
 //! **`build.rs`** generates one module per server into `OUT_DIR`, offline and
 //! deterministically ([`builder`], [`codegen`]):
@@ -75,17 +76,19 @@
 //!   [`GenerateOptions`]), including the stable Rust names of tools and properties.
 //! - [`write`](mod@write): writing at build time: [`write_if_changed`] and [`WriteSnapshot`].
 //! - [`error`]: the crate's [`Error`]; [`Report`] for a build script's `main`.
-//! - `snapshot_format` (feature `cli`): the JSON Schema of the snapshot file.
 //!
-//! The `oma-mcp` command-line tool (feature `cli`) takes snapshots, generates code, lists and
-//! calls tools, and checks pinned servers for drift in CI.
+//! # Cargo features
+//!
+//! - `json-schema` (off by default): `manifest::json_schema()`, the JSON Schema of
+//!   `oma-mcp.toml` derived from the parser's own types.
+//!
+//! The `oma-mcp` command-line tool, which takes snapshots, generates code, lists and calls
+//! tools and checks pinned servers for drift in CI, is the `oma-mcp-cli` crate.
 
 pub mod builder;
 pub mod codegen;
 pub mod error;
 pub mod manifest;
-#[cfg(feature = "cli")]
-pub mod snapshot_format;
 pub mod write;
 
 pub use builder::{Builder, Compiled, compile_manifest, configure};

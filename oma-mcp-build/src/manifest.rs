@@ -145,7 +145,7 @@ pub struct ServerPin {
 /// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
 /// prints it).
 #[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "cli", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct RawManifest {
     /// One table per server; the name (ASCII letters, digits, `-`, `_`) names the generated
@@ -157,7 +157,7 @@ struct RawManifest {
 /// One pinned server (`[servers.<name>]`). Relative paths are relative to the manifest's
 /// directory.
 #[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "cli", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawServer {
     /// The executable of a server started over stdio; resolved against `cwd` when it contains
@@ -169,24 +169,24 @@ struct RawServer {
     url: Option<String>,
     /// `command` only: its arguments.
     #[serde(default)]
-    #[cfg_attr(feature = "cli", schemars(with = "Vec<String>"))]
+    #[cfg_attr(feature = "json-schema", schemars(with = "Vec<String>"))]
     args: Option<Vec<String>>,
     /// `command` only: the server's working directory (default: the manifest's directory).
     cwd: Option<PathBuf>,
     /// `command` only: literal environment values for the server.
     #[serde(default)]
-    #[cfg_attr(feature = "cli", schemars(with = "BTreeMap<String, String>"))]
+    #[cfg_attr(feature = "json-schema", schemars(with = "BTreeMap<String, String>"))]
     env: Option<BTreeMap<String, String>>,
     /// `command` only: names of environment variables copied from the caller's environment
     /// when set.
     #[serde(default)]
-    #[cfg_attr(feature = "cli", schemars(with = "Vec<String>"))]
+    #[cfg_attr(feature = "json-schema", schemars(with = "Vec<String>"))]
     pass_env: Option<Vec<String>>,
     /// `url` only: literal HTTP headers sent with every request (name → value). Recorded in
     /// the snapshot and the generated code, so never a credential: use `bearer-env` or
     /// `header-env` for those.
     #[serde(default)]
-    #[cfg_attr(feature = "cli", schemars(with = "BTreeMap<String, String>"))]
+    #[cfg_attr(feature = "json-schema", schemars(with = "BTreeMap<String, String>"))]
     headers: Option<BTreeMap<String, String>>,
     /// `url` only: the name of an environment variable whose value is sent as
     /// `Authorization: Bearer <value>`, read when connecting.
@@ -194,7 +194,7 @@ struct RawServer {
     /// `url` only: HTTP headers whose values come from environment variables (header name →
     /// variable name), read when connecting.
     #[serde(default)]
-    #[cfg_attr(feature = "cli", schemars(with = "BTreeMap<String, String>"))]
+    #[cfg_attr(feature = "json-schema", schemars(with = "BTreeMap<String, String>"))]
     header_env: Option<BTreeMap<String, String>>,
     /// open-multi-agent's `namePrefix`: tool names become `<prefix>_<name>`.
     prefix: Option<String>,
@@ -216,19 +216,19 @@ struct RawServer {
     #[serde(default)]
     schemars: bool,
     /// The per-request timeout in milliseconds, at least 1 (default: 60000).
-    #[cfg_attr(feature = "cli", schemars(range(min = 1)))]
+    #[cfg_attr(feature = "json-schema", schemars(range(min = 1)))]
     request_timeout_ms: Option<u64>,
     /// The largest JSON-RPC message (one line) accepted from the server, in bytes, at least
     /// 1024 (default: 67108864, 64 MiB).
-    #[cfg_attr(feature = "cli", schemars(range(min = 1024)))]
+    #[cfg_attr(feature = "json-schema", schemars(range(min = 1024)))]
     max_message_bytes: Option<usize>,
     /// The `clientInfo.name` reported to the server by `connect_config()` (default:
     /// `open-multi-agent`, the runtime's; the `oma-mcp` CLI reports `oma-mcp`).
-    #[cfg_attr(feature = "cli", schemars(length(min = 1)))]
+    #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
     client_name: Option<String>,
     /// The `clientInfo.version` reported to the server by `connect_config()` (default:
     /// `0.0.0`, the runtime's; the `oma-mcp` CLI reports its own version).
-    #[cfg_attr(feature = "cli", schemars(length(min = 1)))]
+    #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
     client_version: Option<String>,
     /// How the MCP lifecycle is established: `"auto"` (default: `server/discover`, falling
     /// back to `initialize`), `"initialize"` (servers before 2026-07-28 only), `"discover"`
@@ -245,7 +245,7 @@ struct RawServer {
 
 /// `lifecycle`: the MCP handshake ([`oma_mcp_runtime::Lifecycle`]).
 #[derive(Debug, Default, Deserialize)]
-#[cfg_attr(feature = "cli", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum RawLifecycle {
     /// `server/discover` (protocol 2026-07-28), falling back to `initialize`; a server that
@@ -260,7 +260,7 @@ enum RawLifecycle {
 
 /// `consequential-annotations`: how tool annotations count towards consequential.
 #[derive(Debug, Default, Deserialize)]
-#[cfg_attr(feature = "cli", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum RawAnnotationPolicy {
     /// `destructiveHint: true` without `readOnlyHint: true` makes a tool consequential.
@@ -271,8 +271,9 @@ enum RawAnnotationPolicy {
 }
 
 /// The JSON Schema (2020-12) of `oma-mcp.toml`, derived from the parser's own types, for
-/// editors (e.g. taplo's `#:schema` directive).
-#[cfg(feature = "cli")]
+/// editors (e.g. taplo's `#:schema` directive); `oma-mcp schema manifest` prints it. Needs
+/// the cargo feature `json-schema`.
+#[cfg(feature = "json-schema")]
 pub fn json_schema() -> serde_json::Value {
     let mut schema = schemars::schema_for!(RawManifest);
     schema.insert("title".into(), "oma-mcp.toml".into());

@@ -29,9 +29,8 @@ mod names {
 }
 
 /// A server pinned by URL (see `it/golden.rs`): its module calls `__require_http!`, which
-/// compiles only with oma-mcp-runtime's feature `http`, on here through this crate's `cli`
-/// feature (`--all-features`, as the golden commands run).
-#[cfg(feature = "cli")]
+/// compiles only with oma-mcp-runtime's feature `http`, on here through this crate's
+/// dev-dependency on the runtime.
 #[deny(warnings)]
 #[allow(dead_code)]
 mod remote {
@@ -541,7 +540,6 @@ fn connect_config_is_the_pinned_connection() {
 
 /// The `connect_config()` of the URL pin: `ConnectConfig::http` with the literal header and
 /// the variables' names (see `options` in `it/golden.rs`).
-#[cfg(feature = "cli")]
 #[test]
 fn remote_connect_config_is_the_pinned_url() {
     use oma_mcp_runtime::ConnectConfig;

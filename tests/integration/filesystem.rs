@@ -175,7 +175,7 @@ async fn typed_calls_return_typed_output() {
 
 /// The pin check: run as `examples/filesystem/oma-mcp.toml` pins it, the server lists exactly
 /// the committed snapshot. When this fails, the pinned version changed; refresh with
-/// `cargo run -p oma-mcp-build --features cli -- snapshot --manifest
+/// `cargo run -p oma-mcp-cli -- snapshot --manifest
 /// examples/filesystem/oma-mcp.toml`, review the diff and commit it.
 #[tokio::test]
 async fn filesystem_live_snapshot_equals_the_committed_snapshot() {

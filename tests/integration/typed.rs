@@ -312,7 +312,7 @@ fn own_marker_constants() {
 ///
 /// ```sh
 /// cargo build -p oma-mcp-test-server --bin oma-mcp-test-server && \
-///   cargo run -p oma-mcp-build --features cli -- snapshot --manifest examples/demo/oma-mcp.toml
+///   cargo run -p oma-mcp-cli -- snapshot --manifest examples/demo/oma-mcp.toml
 /// git diff examples/demo/mcp/
 /// ```
 #[tokio::test]
@@ -326,8 +326,8 @@ async fn own_live_snapshot_equals_the_committed_snapshot() {
     assert!(
         live.to_canonical_string() == committed,
         "the own test server no longer matches {OWN_SNAPSHOT}; refresh it with \
-         `cargo build -p oma-mcp-test-server --bin oma-mcp-test-server && cargo run -p oma-mcp-build \
-         --features cli -- snapshot --manifest examples/demo/oma-mcp.toml`\n--- live:\n{}",
+         `cargo build -p oma-mcp-test-server --bin oma-mcp-test-server && cargo run -p oma-mcp-cli \
+         -- snapshot --manifest examples/demo/oma-mcp.toml`\n--- live:\n{}",
         live.to_canonical_string()
     );
 }
@@ -778,7 +778,7 @@ fn everything_marker_constants() {
 /// Pin check for server-everything: the installed `tests/servers` package (same version as
 /// `examples/everything/package.json`) must list exactly the committed snapshot. When it fails,
 /// the pinned version changed; refresh with
-/// `cargo run -p oma-mcp-build --features cli -- snapshot --manifest
+/// `cargo run -p oma-mcp-cli -- snapshot --manifest
 /// examples/everything/oma-mcp.toml` (after `npm ci --prefix examples/everything`), review the diff
 /// and commit it.
 #[tokio::test]

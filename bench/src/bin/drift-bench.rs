@@ -7,7 +7,7 @@
 //!
 //! ```sh
 //! npm ci --prefix tests/servers          # once: the pinned server-everything
-//! cargo build -p oma-mcp-build --features cli --bin oma-mcp   # the CLI measured (any profile)
+//! cargo build -p oma-mcp-cli --bin oma-mcp   # the CLI measured (any profile)
 //! cargo run --release -p oma-mcp-bench --bin drift-bench -- [--repeat 7] [--oma-mcp PATH]
 //! ```
 //!
@@ -68,7 +68,7 @@ fn main() -> ExitCode {
         None => {
             return usage(
                 "no oma-mcp binary in target/release or target/debug (cargo build -p \
-                 oma-mcp-build --features cli --bin oma-mcp), or pass --oma-mcp PATH",
+                 oma-mcp-cli --bin oma-mcp), or pass --oma-mcp PATH",
             );
         }
     };

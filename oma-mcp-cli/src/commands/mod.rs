@@ -1,0 +1,95 @@
+//! The subcommands of `oma-mcp`, one module each holding its flags and its `run` (clap stays
+//! in this crate, out of the libraries). What they share is in the crate's other modules,
+//! none of which imports a command.
+
+mod call;
+mod check;
+mod completions;
+mod diff;
+mod generate;
+mod list;
+mod schema;
+mod snapshot;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::error::CliError;
+use crate::outcome::Outcome;
+
+/// The first line of `oma-mcp --help`: what the toolkit does, build.rs and command line alike.
+const ABOUT: &str = "Build-time code generation for pinned MCP servers: snapshot tools/list, \
+                     generate typed Rust tools (build.rs API and the `oma-mcp` CLI)";
+
+/// Typed, validated, drift-checked Rust tools from pinned MCP servers.
+#[derive(Debug, Parser)]
+#[command(name = "oma-mcp", version, about = ABOUT, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start a pinned server, take its tools/list and write the canonical snapshot.
+    ///
+    /// With `-- COMMAND ARGS...` the snapshot goes to --out, or to stdout. Otherwise every
+    /// server of the manifest (or the one --server names) is written to its `snapshot` path.
+    Snapshot(snapshot::SnapshotArgs),
+    /// Generate Rust code from a snapshot or a bare `{"tools": [...]}` file, or the module
+    /// build.rs writes for a server of a manifest (--manifest).
+    Generate(generate::GenerateArgs),
+    /// Start a server and list its tools.
+    List(list::ListArgs),
+    /// Start a server and call one tool; prints the mapped result.
+    ///
+    /// As the runtime's executor does, a consequential tool (the manifest's `consequential`
+    /// entries, else `destructiveHint: true` annotations) is called only with --yes, and the
+    /// arguments are checked against the tool's input schema before anything is sent (a
+    /// schema that does not compile stops the call too; --no-validate skips the check).
+    ///
+    /// Exits 0 when the result is not an error, 2 when it is (`isError: true` or a failed
+    /// call), with the result still printed, and 2 when the call was refused.
+    Call(call::CallArgs),
+    /// Connect to the pinned servers and diff their live tools/list against the snapshots.
+    ///
+    /// Exits 0 without drift at the --fail-on level, 1 with drift at or above it, 2 on an
+    /// error. A server that cannot be checked (it does not start, its snapshot cannot be
+    /// read) is reported on stderr and in every format but text: JSON `errors`, a GitHub
+    /// `::error` on the manifest, a Markdown section, a SARIF result, a JUnit `<error>`.
+    Check(check::CheckArgs),
+    /// Compare two snapshot (or bare `{"tools": [...]}`) files; exit codes as `check`.
+    Diff(diff::DiffArgs),
+    /// Print the JSON Schema of the manifest or the snapshot format.
+    Schema(schema::SchemaArgs),
+    /// Print shell completions.
+    Completions(completions::CompletionsArgs),
+}
+
+impl Command {
+    /// Whether the command starts MCP servers (and so must stop them when a signal comes).
+    pub fn starts_servers(&self) -> bool {
+        match self {
+            Command::Snapshot(_) | Command::List(_) | Command::Call(_) | Command::Check(_) => true,
+            Command::Generate(_)
+            | Command::Diff(_)
+            | Command::Schema(_)
+            | Command::Completions(_) => false,
+        }
+    }
+}
+
+/// Runs one subcommand.
+pub async fn run(command: Command) -> Result<Outcome, CliError> {
+    match command {
+        Command::Snapshot(args) => snapshot::run(args).await,
+        Command::Generate(args) => generate::run(args),
+        Command::List(args) => list::run(args).await,
+        Command::Call(args) => call::run(args).await,
+        Command::Check(args) => check::run(args).await,
+        Command::Diff(args) => diff::run(args),
+        Command::Schema(args) => schema::run(&args),
+        Command::Completions(args) => completions::run(&args, Cli::command()),
+    }
+}

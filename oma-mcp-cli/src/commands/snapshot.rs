@@ -1,0 +1,160 @@
+//! `oma-mcp snapshot`: start a pinned server, take its `tools/list` and write the canonical
+//! snapshot.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use oma_mcp_build::WriteSnapshot;
+use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
+use oma_mcp_runtime::ConnectConfig;
+use oma_mcp_runtime::snapshot::SnapshotSource;
+
+use crate::error::CliError;
+use crate::flags::timeout_ms;
+use crate::outcome::Outcome;
+use crate::output::print;
+use crate::server::connect::{cli_client, connect, stop_listed};
+use crate::server::env::{ServerEnv, warn_env_wrapper};
+use crate::server::http::{HttpFlags, Unchecked, checked_url, unchecked};
+use crate::server::kind::{Flags, Reached};
+use crate::server::target::LifecycleArg;
+
+/// Flags of `snapshot`.
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// The manifest (default: ./oma-mcp.toml when neither --url nor `-- COMMAND` is given).
+    #[arg(long, value_name = "PATH")]
+    pub manifest: Option<PathBuf>,
+    /// Only this server of the manifest.
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+    /// The streamable HTTP endpoint of a server to reach (MCP 2025-03-26 and later), an http
+    /// or https URL, instead of --manifest/--server or `-- COMMAND`. The snapshot records it
+    /// redacted (query values as `***`); credentials go through --bearer-env or --header-env.
+    #[arg(
+        long,
+        value_name = "URL",
+        value_parser = unchecked,
+        conflicts_with_all = ["manifest", "server", "command"]
+    )]
+    pub url: Option<Unchecked>,
+    /// Write here instead (one server only).
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// The per-request timeout in milliseconds, at least 1 (default: the manifest's, else
+    /// 60000).
+    #[arg(long, value_name = "N", value_parser = timeout_ms)]
+    pub timeout_ms: Option<u64>,
+    /// Environment for the server(s); values are never written to the snapshot.
+    #[command(flatten)]
+    pub server_env: ServerEnv,
+    /// HTTP headers for the server(s) reached by URL; a snapshot records the names of
+    /// --bearer-env and --header-env headers, never their values.
+    #[command(flatten)]
+    pub http: HttpFlags,
+    /// How the MCP session starts (default: the manifest's `lifecycle`, else auto).
+    #[arg(long, value_enum)]
+    pub lifecycle: Option<LifecycleArg>,
+    /// The server command and its arguments, after `--` (instead of --manifest/--server or
+    /// --url).
+    #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
+    pub command: Vec<String>,
+}
+
+/// Runs `snapshot`: with `--url` or `-- COMMAND`, that server's snapshot to `--out` or
+/// stdout; else each server of the manifest (or the one `--server` names) to its `snapshot`
+/// path.
+pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
+    let SnapshotArgs {
+        manifest,
+        server,
+        url,
+        out,
+        timeout_ms,
+        server_env,
+        http,
+        lifecycle,
+        command,
+    } = args;
+    let flags = Flags::validate(&server_env, &http)?;
+    let settings = |config: ConnectConfig| {
+        let mut config = flags.apply(config)?;
+        if let Some(ms) = timeout_ms {
+            config = config.with_request_timeout(Duration::from_millis(ms));
+        }
+        if let Some(lifecycle) = lifecycle {
+            config = config.with_lifecycle(lifecycle.into());
+        }
+        Ok::<_, CliError>(config)
+    };
+    let single = if let Some(url) = &url {
+        flags.fit(&Reached::Url)?;
+        let config = settings(cli_client(ConnectConfig::http(checked_url(url)?), None))?;
+        // The URL redacted, the literal headers, the names of the headers from variables.
+        let source = config.snapshot_source();
+        Some((config, source))
+    } else if let [program, args @ ..] = command.as_slice() {
+        flags.fit(&Reached::Command)?;
+        let config = settings(cli_client(
+            ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+            None,
+        ))?;
+        warn_env_wrapper(program, args);
+        Some((config, SnapshotSource::new(program.clone(), args.to_vec())))
+    } else {
+        None
+    };
+    if let Some((config, source)) = single {
+        let client = connect(config).await?;
+        let snapshot = client.snapshot_with_source(source);
+        stop_listed(&client).await;
+        let snapshot = snapshot?;
+        match out {
+            Some(path) => {
+                snapshot.write(&path)?;
+                eprintln!(
+                    "oma-mcp: wrote {} ({} tools)",
+                    path.display(),
+                    snapshot.tools.len()
+                );
+            }
+            None => print(&snapshot.to_canonical_string())?,
+        }
+        return Ok(Outcome::Success);
+    }
+    let manifest_path = manifest.unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
+    let manifest = Manifest::read(&manifest_path)?;
+    let pins: Vec<&ServerPin> = match &server {
+        Some(name) => vec![manifest.server(name)?],
+        None => manifest.servers.values().collect(),
+    };
+    if out.is_some() && pins.len() != 1 {
+        return Err(CliError::OutNeedsOneServer {
+            manifest: manifest_path,
+            count: pins.len(),
+        });
+    }
+    flags.fit(&Reached::Pins(&manifest_path, &pins))?;
+    for pin in pins {
+        let config = settings(cli_client(pin.connect_config(), Some(pin)))?;
+        if pin.url.is_none() {
+            warn_env_wrapper(&pin.command, &pin.args);
+        }
+        let client = connect(config).await?;
+        // The pin as the manifest writes it: flags given for this run are not recorded.
+        let snapshot = client.snapshot_with_source(pin.snapshot_source());
+        stop_listed(&client).await;
+        let snapshot = snapshot?;
+        let path = out.clone().unwrap_or_else(|| pin.snapshot.clone());
+        let changed = snapshot.write(&path)?;
+        eprintln!(
+            "oma-mcp: {} {} ({} tools) for server `{}`",
+            if changed { "wrote" } else { "unchanged:" },
+            path.display(),
+            snapshot.tools.len(),
+            pin.name
+        );
+    }
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,76 @@
+//! Helpers of the tests that run the CLI (every module of the `it` binary): run `oma-mcp` as
+//! a user's script would, find the project's test server and the shared reference folder
+//! (`oma_mcp_test_support::shared_dir`: absent, a test prints one line and passes, unless `CI`
+//! is set, where it fails).
+
+#![allow(dead_code)] // each user takes a different subset
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The `oma-mcp` binary under test.
+pub fn oma_mcp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
+}
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// The test server binary beside `oma-mcp` in the same target directory.
+pub fn test_server() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_oma-mcp")).with_file_name(format!(
+        "oma-mcp-test-server{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build --workspace --all-features` first (./scripts/test does)",
+        bin.display()
+    );
+    bin
+}
+
+/// The shared reference folder, or `None` after one printed line when it is absent (a test
+/// failure under `CI`); see `oma_mcp_test_support::shared_dir`.
+pub fn shared() -> Option<PathBuf> {
+    oma_mcp_test_support::shared_dir()
+}
+
+/// Lossy UTF-8 of captured output.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `cmd` to completion, capturing its output.
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("oma-mcp runs")
+}
+
+/// Runs `cmd` with its stdout on a pipe nobody reads (closed before the command writes, as
+/// for `oma-mcp … | head -1` once `head` has its line), returning the exit code and stderr.
+pub fn run_with_closed_stdout(cmd: &mut Command) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = cmd
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("oma-mcp runs");
+    (out.status.code(), text(&out.stderr))
+}
+
+/// Asserts the exit code, showing stdout and stderr when it differs.
+pub fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}

@@ -1,0 +1,26 @@
+//! The integration tests of `oma-mcp-cli`, one binary (ripgrep's layout: one binary links the
+//! crate and its dependencies once). Each module runs the `oma-mcp` binary as a user's script
+//! would, against real servers:
+//!
+//! - `cli`: `call`, `list` and `snapshot`, the manifest, signals, `--env`, `clientInfo`;
+//! - `generate_cli`: `generate`, and `generate --manifest` against the build script's file;
+//! - `connect_cli`: `--lifecycle`, a server that exits on `server/discover`, a quiet
+//!   shutdown, a byte-order mark, the progress bar of `call`;
+//! - `drift_cli`: `check`, `diff`, `schema` and `completions` as a CI job runs them;
+//! - `hostile`: what a server sends never reaches the terminal as control sequences;
+//! - `url_cli`: servers pinned by URL (flags, errors, secrets);
+//! - `help`: the `--help` goldens in `fixtures/help/`.
+//!
+//! `common` holds the helpers. The tests need the project's test server
+//! (`cargo build --workspace --all-features`, as `./scripts/test` does) and, for some, the
+//! pinned npm servers (`npm ci --prefix tests/servers`). Run one module's tests with a
+//! filter: `cargo test -p oma-mcp-cli --test it drift_cli::`.
+
+mod cli;
+mod common;
+mod connect_cli;
+mod drift_cli;
+mod generate_cli;
+mod help;
+mod hostile;
+mod url_cli;
