@@ -33,8 +33,8 @@ mod golden;
 mod help;
 #[cfg(feature = "cli")]
 mod hostile;
-#[path = "../common/layout.rs"]
-mod layout;
+#[path = "../common/generated.rs"]
+mod generated;
 mod names_property;
 #[path = "../common/nested_cargo.rs"]
 mod nested_cargo;
