@@ -27,7 +27,13 @@ pub fn check(code: &str, snapshot: &Snapshot) -> Result<(), String> {
                 consts.insert(c.ident.to_string(), &*c.expr);
             }
             syn::Item::Impl(imp) if is_mcp_tool(imp) => tools.push(impl_consts(imp)),
-            syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "drift_items") => {
+            syn::Item::Macro(m)
+                if m.mac
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "drift_items") =>
+            {
                 syn::parse2::<syn::File>(m.mac.tokens.clone())
                     .map_err(|e| format!("the drift_items! block does not parse: {e}"))?;
                 drift_blocks += 1;

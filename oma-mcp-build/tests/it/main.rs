@@ -28,13 +28,13 @@ mod compile_fail;
 mod connect_cli;
 #[cfg(feature = "cli")]
 mod drift_cli;
+#[path = "../common/generated.rs"]
+mod generated;
 mod golden;
 #[cfg(feature = "cli")]
 mod help;
 #[cfg(feature = "cli")]
 mod hostile;
-#[path = "../common/generated.rs"]
-mod generated;
 mod names_property;
 #[path = "../common/nested_cargo.rs"]
 mod nested_cargo;

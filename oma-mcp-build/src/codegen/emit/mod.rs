@@ -313,3 +313,111 @@ fn schema_name(w: &mut Writer, name: &str) {
     ));
     w.close("");
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use oma_mcp_runtime::Snapshot;
+
+    use crate::codegen::{GenerateOptions, generate};
+
+    /// Names, descriptions, property names and enum values that try to break out of their
+    /// literal, comment or identifier.
+    const HOSTILE: &str = r##"{"tools": [{
+        "name": "a\"); } fn evil() { (\"\n\r\u0000\u202e",
+        "description": "*/ \"# } {\n/// #[doc = x]\r\n\\",
+        "inputSchema": {"type": "object", "properties": {
+            "x\"y\n": {"type": "string", "enum": ["\"}", "\n", "\\0"]},
+            "type": {"type": "string", "description": "line\u2028sep \u0000 nul"}
+        }, "required": ["type"]}
+    }]}"##;
+
+    /// The string values of `#[serde(rename = "…")]` attributes in `tokens`.
+    fn renames(code: &str) -> Vec<String> {
+        let file = syn::parse_file(code).unwrap();
+        let mut out = Vec::new();
+        let mut attrs: Vec<&syn::Attribute> = Vec::new();
+        for item in &file.items {
+            match item {
+                syn::Item::Struct(s) => {
+                    for f in &s.fields {
+                        attrs.extend(&f.attrs);
+                    }
+                }
+                syn::Item::Enum(e) => {
+                    for v in &e.variants {
+                        attrs.extend(&v.attrs);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for attr in attrs.into_iter().filter(|a| a.path().is_ident("serde")) {
+            attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("rename") {
+                    let lit: syn::LitStr = meta.value()?.parse()?;
+                    out.push(lit.value());
+                } else if meta.input.peek(syn::Token![=]) {
+                    let _: syn::Expr = meta.value()?.parse()?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        }
+        out
+    }
+
+    /// Hostile text stays the value of its literal; the code parses; the same input gives the
+    /// same bytes.
+    #[test]
+    fn hostile_names_and_texts_survive_as_literal_values() {
+        let snapshot = Snapshot::parse(HOSTILE, Path::new("hostile.json")).unwrap();
+        let code = generate(&snapshot, &GenerateOptions::default())
+            .unwrap()
+            .code;
+        assert_eq!(
+            code,
+            generate(&snapshot, &GenerateOptions::default())
+                .unwrap()
+                .code
+        );
+        assert!(!code.contains(['\r', '\0', '\u{202e}']), "{code}");
+        assert_eq!(
+            renames(&code),
+            ["x\"y\n", "\"}", "\n", "\\0"],
+            "the property and the enum values, as sent:\n{code}"
+        );
+        let file = syn::parse_file(&code).unwrap();
+        let consts: Vec<(String, String)> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Impl(imp) => Some(imp),
+                _ => None,
+            })
+            .flat_map(|imp| &imp.items)
+            .filter_map(|item| match item {
+                syn::ImplItem::Const(c) => match &c.expr {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => Some((c.ident.to_string(), s.value())),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let name = "a\"); } fn evil() { (\"\n\r\0\u{202e}";
+        assert!(
+            consts.contains(&("MCP_NAME".to_owned(), name.to_owned())),
+            "{consts:?}"
+        );
+        // The property `type` is a raw identifier; its nested enum a type of its own.
+        assert!(
+            code.contains("pub r#type: ::std::string::String,"),
+            "{code}"
+        );
+        assert!(code.contains("pub enum "), "{code}");
+    }
+}
