@@ -1,7 +1,7 @@
 //! The type model → text, through one [`Writer`] in one pass, laid out as the writer's module
 //! docs say.
 //!
-//! The file is the `// @generated` header, then its items ([`file`]): the module's
+//! The file is the `// @generated` header, then its items ([`file()`]): the module's
 //! `TOOL_NAMES` and `SNAPSHOT` ([`module`]); per tool its marker type and trait impls
 //! ([`marker`]), its structs ([`structs`]) and enums and aliases ([`enums`]); the `From`
 //! conversions between structs of the same shape; the pinned connection's `connect_config()`
