@@ -18,9 +18,9 @@ use serde_json::{Value, json};
 
 use crate::generators;
 
-/// The layout oracle of oma-mcp-build's tests.
-#[path = "../../oma-mcp-build/tests/common/layout.rs"]
-mod layout;
+/// What every generated module must be (oma-mcp-build's tests check the same).
+#[path = "../../oma-mcp-build/tests/common/generated.rs"]
+mod generated;
 
 /// One fuzz target.
 #[derive(Debug, Clone, Copy)]
@@ -158,9 +158,10 @@ pub fn codegen_options(input: &Value) -> GenerateOptions {
 }
 
 /// Generation from any tool list: never panics (the runner catches it), is bounded in size,
-/// parses as a Rust file laid out exactly as prettyplease lays out each of its items, and is
-/// deterministic: the same list twice, and the list in reverse with every object's keys
-/// reversed, give byte-identical code, warnings and errors.
+/// parses as a Rust file laid out by the generator's rules, keeps every tool's name,
+/// description and digest and the snapshot's text as the exact values of its string literals
+/// (`generated::check`), and is deterministic: the same list twice, and the list in reverse
+/// with every object's keys reversed, give byte-identical code, warnings and errors.
 pub fn check_codegen(input: &Value) -> Result<(), String> {
     let tools = array(input, "tools");
     let options = codegen_options(input);
@@ -194,10 +195,7 @@ pub fn check_codegen(input: &Value) -> Result<(), String> {
             code.len()
         ));
     }
-    syn::parse_file(&code)
-        .map_err(|e| format!("the generated code does not parse as a Rust file: {e}"))?;
-    // Items written directly as text and items formatted by prettyplease alike.
-    layout::prettyplease_layout(&code)
+    generated::check(&code, &snapshot).map_err(|e| format!("the generated code: {e}"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -634,7 +632,8 @@ fn manifest_input() -> BoxedStrategy<Value> {
 
 /// Manifests from any text: an error or a value, never a panic; an error has a message; for
 /// a value, every server's derived settings can be built, and the module generated for it (no
-/// tools: `connect_config()` and `connect()`) parses as Rust items.
+/// tools: `connect_config()` and `connect()`) parses as Rust items and keeps the generator's
+/// layout (`generated::check`).
 pub fn check_manifest(input: &Value) -> Result<(), String> {
     let text = input["toml"].as_str().unwrap_or_default();
     let manifest = match Manifest::parse(text, Path::new("fuzz/oma-mcp.toml")) {
@@ -659,9 +658,9 @@ pub fn check_manifest(input: &Value) -> Result<(), String> {
                 ));
             }
         };
-        syn::parse_file(&code).map(|_| ()).map_err(|e| {
+        generated::check(&code, &empty).map_err(|e| {
             format!(
-                "the module of server {:?} does not parse ({e}): {code}",
+                "the module of server {:?} is not what generated code must be ({e}): {code}",
                 pin.name
             )
         })?;

@@ -32,18 +32,6 @@ pub enum Error {
         source: globset::Error,
     },
 
-    /// The code generated for a tool did not parse as Rust: a bug in oma-mcp-build.
-    #[error(
-        "internal error: the code generated for tool \"{tool}\" does not parse as Rust \
-         ({reason}); please report this with the tool's descriptor"
-    )]
-    InvalidGeneratedCode {
-        /// The raw MCP name of the tool (empty for module-level items).
-        tool: String,
-        /// The parser's message.
-        reason: String,
-    },
-
     /// An identifier computed for a tool is not a valid Rust identifier: a bug in
     /// oma-mcp-build.
     #[error(

@@ -72,8 +72,9 @@
 //!
 //! - [`builder`]: the `build.rs` API ([`configure`], [`Builder`]) and what it tells cargo.
 //! - [`manifest`]: `oma-mcp.toml` ([`Manifest`], [`ServerPin`]).
-//! - [`codegen`]: snapshot → type model → tokens → prettyplease ([`generate`],
-//!   [`GenerateOptions`]), including the stable Rust names of tools and properties.
+//! - [`codegen`]: snapshot → type model → text, written by one writer in a layout of its own
+//!   ([`generate`], [`GenerateOptions`]), including the stable Rust names of tools and
+//!   properties.
 //! - [`write`](mod@write): writing at build time: [`write_if_changed`] and [`WriteSnapshot`].
 //! - [`error`]: the crate's [`Error`]; [`Report`] for a build script's `main`.
 //!

@@ -2,8 +2,9 @@
 //! (`$OMA_MCP_SHARED/corpus/servers/*.json`, 23 real `tools/list` captures, 744 tools) and prints
 //! the time per server and in total (median of `--repeat` runs), beside typify 0.8
 //! (`typify-impl`) over the same schemas in the same run: every tool's `inputSchema` and
-//! `outputSchema`, each through its own `TypeSpace`, its tokens formatted with prettyplease as
-//! ours are. The ratio ours ÷ typify carries across machines where absolute times do not.
+//! `outputSchema`, each through its own `TypeSpace`, its tokens formatted with prettyplease (as
+//! its users do; ours writes text directly, with no formatter). The ratio ours ÷ typify carries
+//! across machines where absolute times do not.
 //! Schemas typify rejects (an error, or a panic caught with `catch_unwind`) are counted and
 //! listed, not fatal. Then, with `--check`, the `cargo check` time of one generated module
 //! (default: github-mcp-server, 117 tools) in a crate that depends only on `oma-mcp-runtime`.
@@ -13,7 +14,8 @@
 //! ```
 //!
 //! `--out DIR` writes each server's generated module (first run) to `DIR/<server>.rs`, so that a
-//! change to the generator can be checked byte for byte against the output before it.
+//! change to the generator can be checked against the output before it: byte for byte, or for
+//! a change of layout token for token (parse both files and compare).
 //!
 //! The corpus is `corpus/` of the shared reference folder: `$OMA_MCP_SHARED`, default `shared`
 //! beside the workspace (`oma_mcp_test_support::shared_path`).

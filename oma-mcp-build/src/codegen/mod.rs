@@ -45,15 +45,20 @@
 //! the type model cannot express becomes `serde_json::Value`, and what is wrong in a schema is
 //! reported as a [`Warning`].
 //!
+//! The steps: snapshot → type model (`schema`, `names`, `stems`: plain data) → text, written in
+//! one pass by one writer (`emit`, `writer`) in a layout of our own that depends only on the
+//! code's structure (4-space indentation, a blank line between items, one attribute a line, no
+//! line wrapping). No formatter and no token trees: a build script that generates code compiles
+//! no `syn`, `quote` or `prettyplease`.
+//!
 //! [`McpTool`]: oma_mcp_runtime::McpTool
 
-mod connection;
 mod docs;
-pub(crate) mod emit;
+mod emit;
 mod names;
 mod schema;
 mod stems;
-mod text;
+mod writer;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -501,8 +506,8 @@ pub fn rust_names(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Rust
 /// - [`Error::RenameUnknownTool`], [`Error::RenameInvalid`] and [`Error::RenameCollision`]
 ///   for a rename entry that names no tool, is not an identifier, or collides;
 ///   [`Error::TagCollision`] when two tools would get the same tagged name;
-/// - [`Error::InvalidGeneratedCode`] and [`Error::InvalidIdentifier`] only on a bug in this
-///   crate.
+/// - [`Error::InvalidIdentifier`] only on a bug in this crate (a name computed for the code
+///   that is not an identifier).
 pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Generated, Error> {
     let policy = options.consequential_policy()?;
     let prefix = options.name_prefix.as_deref();

@@ -446,44 +446,34 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     let expected_code = oma_mcp_build::generate(&snapshot, &options)
         .expect("generate")
         .code;
-    // The expected source is laid out by prettyplease too: where it breaks a line depends on
-    // how long the checkout's paths are, which is not what this asserts.
-    let expected_config = format!(
+    // The expected source in the generator's layout: one builder call a line.
+    let config_text = format!(
         "/// The connection to server `own` as the manifest pins it (command, arguments, \
          working directory, environment, prefix, request timeout), with paths as resolved \
          when the build script ran.\n#[allow(dead_code, clippy::pedantic, missing_docs)]\n\
-         pub fn connect_config() -> \
-         ::oma_mcp_runtime::ConnectConfig {{ ::oma_mcp_runtime::ConnectConfig::new({:?}) \
-         .with_args([{:?}]) .with_cwd({:?}) .with_pass_env([\"OMA_TEST_SERVER_MODE\"]) \
-         .with_name_prefix(\"own\") \
-         .with_request_timeout(::core::time::Duration::from_millis(20000)) }}\n",
+         pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {{\n    \
+         ::oma_mcp_runtime::ConnectConfig::new({:?})\n        .with_args([{:?}])\n        \
+         .with_cwd({:?})\n        .with_pass_env([\"OMA_TEST_SERVER_MODE\"])\n        \
+         .with_name_prefix(\"own\")\n        \
+         .with_request_timeout(::core::time::Duration::from_millis(20000))\n}}\n",
         Downstream::program(&in_profile("oma-mcp-test-server")),
         d.token(),
         target_dir().display().to_string(),
     );
     // `connect(policy)` uses the drift engine: inside `drift_items!`, indented one level.
-    let expected_connect = "/// Connects to server `own` with [`connect_config()`] and checks its live \
+    let indented = "    /// Connects to server `own` with [`connect_config()`] and checks its live \
          tools against [`SNAPSHOT`] under `policy`, in one call \
-         ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report.\n\
-         ///\n/// # Errors\n/// A connection error, or [`oma_mcp_runtime::Error::Drift`] when \
-         `policy` refuses\n/// the drift (the server is disconnected first).\n\
-         #[allow(dead_code, clippy::pedantic, missing_docs)]\npub async fn connect(policy: ::oma_mcp_runtime::DriftPolicy) \
-         -> ::core::result::Result<(::oma_mcp_runtime::McpClient, \
-         ::oma_mcp_runtime::DriftReport), ::oma_mcp_runtime::Error> { \
-         ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, \"own\", policy).await }\n";
-    let unparse = |source: &str| {
-        prettyplease::unparse(&syn::parse_file(source).expect("expected source parses"))
-    };
-    let indented: String = unparse(expected_connect)
-        .lines()
-        .map(|line| match line {
-            "" => "\n".to_owned(),
-            line => format!("    {line}\n"),
-        })
-        .collect();
+         ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report.\n    \
+         ///\n    /// # Errors\n    /// A connection error, or [`oma_mcp_runtime::Error::Drift`] \
+         when `policy` refuses\n    /// the drift (the server is disconnected first).\n    \
+         #[allow(dead_code, clippy::pedantic, missing_docs)]\n    pub async fn \
+         connect(policy: ::oma_mcp_runtime::DriftPolicy) -> \
+         ::core::result::Result<(::oma_mcp_runtime::McpClient, \
+         ::oma_mcp_runtime::DriftReport), ::oma_mcp_runtime::Error> {\n        \
+         ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, \"own\", policy)\
+         .await\n    }\n";
     // `connect_config()` ends the plain items; `connect(policy)` ends the module, as the last
     // item of the `drift_items!` block.
-    let config_text = unparse(&expected_config);
     assert!(
         expected_code.contains(&config_text),
         "the module does not hold\n{config_text}\n--- module ---\n{expected_code}"

@@ -92,7 +92,7 @@ fn options(case: &str) -> GenerateOptions {
 fn check_golden(case: &str) -> oma_mcp_build::Generated {
     let snapshot = Snapshot::read(&fixture(&format!("{case}.json"))).unwrap();
     let generated = generate(&snapshot, &options(case)).unwrap();
-    crate::layout::assert_prettyplease_layout(&generated.code, case);
+    crate::generated::assert_generated(&generated.code, &snapshot, case);
     let expected_path = fixture(&format!("{case}.rs"));
     if std::env::var_os("OMA_MCP_BLESS").is_some() {
         std::fs::write(&expected_path, &generated.code).unwrap();
@@ -253,18 +253,18 @@ fn hostile_input_generates_valid_deterministic_code() {
         "    pub y: i64,\n    #[serde(skip)]\n    _non_exhaustive: (),\n}",
         // Dozens of required properties: the constructor takes them in the `required` list's
         // order (reversed here), keywords raw, tagged fields tagged, the `const` left out.
-        "    pub fn new(\n        p23: impl ::core::convert::Into<::std::string::String>,\n        \
-         p22: impl ::core::convert::Into<::std::string::String>,\n        p21: i64,\n",
-        "        foo_bar__h4928cae8: impl ::core::convert::Into<::std::string::String>,\n        \
-         foo_bar__h5a906c24: impl ::core::convert::Into<::std::string::String>,\n        \
-         with_type: impl ::core::convert::Into<::std::string::String>,\n        \
-         new: impl ::core::convert::Into<::std::string::String>,\n        \
-         r#match: impl ::core::convert::Into<::std::string::String>,\n        \
-         r#async: impl ::core::convert::Into<::std::string::String>,\n        \
-         self_: impl ::core::convert::Into<::std::string::String>,\n        \
-         r#fn: impl ::core::convert::Into<::std::string::String>,\n        \
-         r#type: impl ::core::convert::Into<::std::string::String>,\n        \
-         maybe: ::core::option::Option<bool>,\n    ) -> Self {",
+        "    pub fn new(p23: impl ::core::convert::Into<::std::string::String>, \
+         p22: impl ::core::convert::Into<::std::string::String>, p21: i64, ",
+        "foo_bar__h4928cae8: impl ::core::convert::Into<::std::string::String>, \
+         foo_bar__h5a906c24: impl ::core::convert::Into<::std::string::String>, \
+         with_type: impl ::core::convert::Into<::std::string::String>, \
+         new: impl ::core::convert::Into<::std::string::String>, \
+         r#match: impl ::core::convert::Into<::std::string::String>, \
+         r#async: impl ::core::convert::Into<::std::string::String>, \
+         self_: impl ::core::convert::Into<::std::string::String>, \
+         r#fn: impl ::core::convert::Into<::std::string::String>, \
+         r#type: impl ::core::convert::Into<::std::string::String>, \
+         maybe: ::core::option::Option<bool>) -> Self {\n",
         "    pub fn with_opt_in(mut self, opt_in: bool) -> Self {",
         "pub struct RefSiblingsArgsP {\n    pub x: ::std::string::String,\n    #[serde(skip)]\n    _non_exhaustive: (),\n}",
     ] {

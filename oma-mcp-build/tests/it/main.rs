@@ -16,9 +16,9 @@
 
 mod build_script;
 mod compile_fail;
+#[path = "../common/generated.rs"]
+mod generated;
 mod golden;
-#[path = "../common/layout.rs"]
-mod layout;
 mod names_property;
 #[path = "../common/nested_cargo.rs"]
 mod nested_cargo;

@@ -1,0 +1,152 @@
+//! A pinned connection → `connect_config()` and `connect()` (see [`PinnedConnection`]).
+//!
+//! Settings at their `ConnectConfig::new` defaults are left out, so manifests without a key
+//! generate what they did before it existed; so are empty lists (`[]` has no element type to
+//! infer). A URL pin's `connect_config()` starts from `ConnectConfig::http` and is preceded by
+//! `::oma_mcp_runtime::__require_http!("<server>");`, a compile error without the runtime's
+//! cargo feature `http`. `env` and header literals are in the committed manifest already;
+//! `pass-env`, `bearer-env` and `header-env` give variable names only, never values.
+
+use oma_mcp_runtime::{ConnectConfig, Lifecycle};
+
+use super::super::writer::{Lit, Writer};
+use super::UNUSED;
+use crate::codegen::PinnedConnection;
+
+/// `[a, b]` of string literals.
+fn array(items: &[String]) -> String {
+    let items: Vec<String> = items.iter().map(|i| Lit(i).to_string()).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// `connect_config()` (after the `__require_http!` guard of a URL pin): the connection as a
+/// builder chain, one call a line.
+pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
+    let PinnedConnection { server, config } = connection;
+    let defaults = ConnectConfig::new(config.command.clone());
+    let mut calls: Vec<String> = Vec::new();
+    let (start, doc) = match &config.url {
+        Some(url) => {
+            // A URL pin connects over streamable HTTP: without oma-mcp-runtime's cargo
+            // feature `http`, a compile error that names the server and the feature.
+            w.item();
+            w.line(format_args!(
+                "::oma_mcp_runtime::__require_http!({});",
+                Lit(server)
+            ));
+            for (name, value) in &config.headers {
+                calls.push(format!(".with_header({}, {})", Lit(name), Lit(value)));
+            }
+            if let Some(var) = &config.bearer_env {
+                calls.push(format!(".with_bearer_env({})", Lit(var)));
+            }
+            for (name, var) in &config.header_env {
+                calls.push(format!(".with_header_env({}, {})", Lit(name), Lit(var)));
+            }
+            (
+                format!("::oma_mcp_runtime::ConnectConfig::http({})", Lit(url)),
+                format!(
+                    " The connection to server `{server}` as the manifest pins it (URL, literal \
+                     headers, the names of the variables its credentials come from, prefix, \
+                     request timeout); the credentials are read from the environment when it \
+                     connects."
+                ),
+            )
+        }
+        None => {
+            if !config.args.is_empty() {
+                calls.push(format!(".with_args({})", array(&config.args)));
+            }
+            if let Some(cwd) = &config.cwd {
+                calls.push(format!(".with_cwd({})", Lit(&cwd.to_string_lossy())));
+            }
+            if !config.pass_env.is_empty() {
+                calls.push(format!(".with_pass_env({})", array(&config.pass_env)));
+            }
+            for (key, value) in &config.env {
+                calls.push(format!(".with_env({}, {})", Lit(key), Lit(value)));
+            }
+            (
+                format!(
+                    "::oma_mcp_runtime::ConnectConfig::new({})",
+                    Lit(&config.command)
+                ),
+                format!(
+                    " The connection to server `{server}` as the manifest pins it (command, \
+                     arguments, working directory, environment, prefix, request timeout), with \
+                     paths as resolved when the build script ran."
+                ),
+            )
+        }
+    };
+    if let Some(prefix) = &config.name_prefix {
+        calls.push(format!(".with_name_prefix({})", Lit(prefix)));
+    }
+    let millis = u64::try_from(config.request_timeout.as_millis()).unwrap_or(u64::MAX);
+    calls.push(format!(
+        ".with_request_timeout(::core::time::Duration::from_millis({millis}))"
+    ));
+    if config.max_message_size != defaults.max_message_size {
+        calls.push(format!(
+            ".with_max_message_size({})",
+            config.max_message_size
+        ));
+    }
+    if config.client_name != defaults.client_name {
+        calls.push(format!(".with_client_name({})", Lit(&config.client_name)));
+    }
+    if config.client_version != defaults.client_version {
+        calls.push(format!(
+            ".with_client_version({})",
+            Lit(&config.client_version)
+        ));
+    }
+    let lifecycle = match config.lifecycle {
+        Lifecycle::Initialize => Some("Initialize"),
+        Lifecycle::Discover => Some("Discover"),
+        _ => None,
+    };
+    if let Some(variant) = lifecycle {
+        calls.push(format!(
+            ".with_lifecycle(::oma_mcp_runtime::Lifecycle::{variant})"
+        ));
+    }
+    w.item();
+    w.doc(&doc);
+    w.allow(UNUSED);
+    w.open("pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig");
+    w.line(start);
+    w.deeper(|w| {
+        for call in &calls {
+            w.line(call);
+        }
+    });
+    w.close("");
+}
+
+/// `connect(policy)`: connects with `connect_config()` and checks drift against `SNAPSHOT` (in
+/// the `drift_items!` block: it uses the drift engine).
+pub(super) fn connect(w: &mut Writer, connection: &PinnedConnection) {
+    let server = &connection.server;
+    w.item();
+    w.doc(&format!(
+        " Connects to server `{server}` with [`connect_config()`] and checks its live tools \
+         against [`SNAPSHOT`] under `policy`, in one call \
+         ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report."
+    ));
+    w.doc("");
+    w.doc(" # Errors");
+    w.doc(" A connection error, or [`oma_mcp_runtime::Error::Drift`] when `policy` refuses");
+    w.doc(" the drift (the server is disconnected first).");
+    w.allow(UNUSED);
+    w.open(
+        "pub async fn connect(policy: ::oma_mcp_runtime::DriftPolicy) -> \
+         ::core::result::Result<(::oma_mcp_runtime::McpClient, ::oma_mcp_runtime::DriftReport), \
+         ::oma_mcp_runtime::Error>",
+    );
+    w.line(format_args!(
+        "::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, {}, policy).await",
+        Lit(server)
+    ));
+    w.close("");
+}

@@ -1,0 +1,85 @@
+//! The module's own items: `TOOL_NAMES` with the table of tools as its doc, the embedded
+//! `SNAPSHOT`, and `drift()`.
+
+use super::super::docs;
+use super::super::writer::{Lit, Writer};
+use super::UNUSED;
+use crate::codegen::ToolModel;
+
+/// The first items of the module: `TOOL_NAMES` (its doc is the tool table, [`tool_table`])
+/// and `SNAPSHOT`, the canonical snapshot text.
+pub(super) fn head(w: &mut Writer, tools: &[ToolModel], snapshot: &str) {
+    w.item();
+    w.docs(&tool_table(tools));
+    w.allow(UNUSED);
+    let names: Vec<String> = tools.iter().map(|t| Lit(&t.mcp_name).to_string()).collect();
+    w.line(format_args!(
+        "pub const TOOL_NAMES: &[&str] = &[{}];",
+        names.join(", ")
+    ));
+
+    w.item();
+    w.doc(" The snapshot this module was generated from (canonical JSON text, as committed), for");
+    w.doc(" drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).");
+    w.allow(UNUSED);
+    w.line(format_args!(
+        "pub const SNAPSHOT: &str = {};",
+        Lit(snapshot)
+    ));
+}
+
+/// The doc of `TOOL_NAMES`, the first item of the module: a table of its tools (Rust name,
+/// MCP name, whether it is consequential, the first line of its description), then what
+/// `TOOL_NAMES` holds.
+fn tool_table(tools: &[ToolModel]) -> Vec<String> {
+    let cell = |text: &str| docs::inline(text).replace('|', "\\|");
+    let mut doc = vec![
+        " The tools of this module, in snapshot order (a consequential tool runs only through"
+            .to_owned(),
+        " `invoke_confirmed` or `invoke_typed_confirmed`):".to_owned(),
+        String::new(),
+        " | Rust | MCP name | consequential | description |".to_owned(),
+        " |---|---|---|---|".to_owned(),
+    ];
+    for tool in tools {
+        let description = tool
+            .description
+            .as_deref()
+            .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
+            .map(|line| cell(&oma_mcp_runtime::text::excerpt(&line.trim())))
+            .unwrap_or_default();
+        doc.push(format!(
+            " | [`{}`] | `{}` | {} | {} |",
+            tool.marker,
+            cell(&tool.mcp_name.replace('`', "'")),
+            if tool.consequential { "yes" } else { "no" },
+            description
+        ));
+    }
+    doc.push(String::new());
+    doc.push(" `TOOL_NAMES` holds their raw MCP names, in this order.".to_owned());
+    doc
+}
+
+/// `drift(client)`: the connected server's tools against `SNAPSHOT` (in the `drift_items!`
+/// block: it uses the drift engine).
+pub(super) fn drift(w: &mut Writer) {
+    w.item();
+    for doc in [
+        " Compares the connected server's tools with [`SNAPSHOT`], the pin this code was",
+        " generated from. The policy is the caller's, e.g.",
+        " `drift(&client)?.apply(DriftPolicy::FailOnBreaking, \"server\")`.",
+        "",
+        " # Errors",
+        " Only if [`SNAPSHOT`] were not a snapshot, which generated code never embeds.",
+    ] {
+        w.doc(doc);
+    }
+    w.allow(UNUSED);
+    w.open(
+        "pub fn drift(client: &::oma_mcp_runtime::McpClient) -> \
+         ::core::result::Result<::oma_mcp_runtime::DriftReport, ::oma_mcp_runtime::Error>",
+    );
+    w.line("client.drift_against_embedded(SNAPSHOT)");
+    w.close("");
+}
