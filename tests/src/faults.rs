@@ -3,10 +3,12 @@
 //!
 //! It speaks just enough MCP to reach each fault: `initialize` (answered with the offered
 //! protocol version, or 2025-11-25), `server/discover` (a 2026-07-28 result, or -32601 with
-//! `--no-discover` and in `expire-session`), `ping`, `tools/list` (one tool, `echo {message}`)
-//! and `tools/call` (any name: text `Echo: <message>`); notifications and client responses get
-//! 202 (recorded and answered only after `--notification-delay-ms`, when given). Answers are `application/json` unless the mode streams SSE. A GET on `/mcp` opens an
-//! SSE stream that stays open and silent; a DELETE gets 200.
+//! `--no-discover` and in `expire-session` and `legacy-session`), `ping`, `tools/list` (one
+//! tool, `echo {message}`) and `tools/call` (any name: text `Echo: <message>`); notifications
+//! and client responses get 202 (recorded and answered only after `--notification-delay-ms`,
+//! when given). Answers are `application/json` unless the mode streams SSE. A GET on `/mcp`
+//! opens an SSE stream that stays open and silent; a DELETE gets 200. The modes and flags are
+//! in [`modes`](FaultMode) ([`MODES`], [`usage`]).
 //!
 //! Every request it receives (on `/mcp` or any other path, on both listeners of
 //! `redirect-cross-origin`) is recorded, in order, and `GET /_log` serves the records as a JSON
@@ -45,9 +47,12 @@ mod modes;
 mod respond;
 
 pub use modes::{
-    DEFAULT_AFTER, DEFAULT_DELAY, DEFAULT_SIZE, FaultMode, FaultOptions, MODES, usage,
+    DEFAULT_AFTER, DEFAULT_DELAY, DEFAULT_REJECT_STATUS, DEFAULT_SIZE, FaultMode, FaultOptions,
+    HANG_MESSAGE, MODES, REJECT_HTML, REJECT_JSON, REJECT_TEXT, RejectBody, usage,
 };
-use respond::{Huge, auth_error, event, html, json_response, redirect, result_message, sse, text};
+use respond::{
+    Huge, auth_error, event, html, json_response, redirect, result_message, sse, text, with_type,
+};
 
 /// The bearer token `unauthorized` and `forbidden` accept.
 pub const GOOD_TOKEN: &str = "good-token";
@@ -255,6 +260,36 @@ async fn mcp(state: &State, parts: &Parts, body: &Bytes) -> Response<Body> {
         .and_then(Value::as_str);
     let is_request = message.as_ref().is_some_and(|m| m.get("id").is_some()) && method.is_some();
     let mut new_session = None;
+    if state.options.mode == FaultMode::LegacySession {
+        let opens = parts.method == Method::POST && method == Some("initialize");
+        let id = parts
+            .headers
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok());
+        let mut sessions = lock(&state.sessions);
+        match id {
+            _ if opens => {
+                sessions.opened += 1;
+                let id = format!("session-{}", sessions.opened);
+                sessions.live.insert(id.clone(), 0);
+                new_session = Some(id);
+            }
+            None => {
+                let status = StatusCode::from_u16(state.options.reject_status)
+                    .unwrap_or(StatusCode::BAD_REQUEST);
+                let (content_type, body) = state.options.reject_body.content();
+                return with_type(status, content_type, body);
+            }
+            Some(id) if !sessions.live.contains_key(id) => {
+                return text(StatusCode::NOT_FOUND, "Not Found: Session not found");
+            }
+            Some(id) => {
+                if parts.method == Method::DELETE {
+                    sessions.live.remove(id);
+                }
+            }
+        }
+    }
     if state.options.mode == FaultMode::ExpireSession {
         let opens = parts.method == Method::POST && method == Some("initialize");
         let exempt = parts.method == Method::POST && method == Some("server/discover");
@@ -423,6 +458,16 @@ fn call(state: &State, id: Value, params: &Value) -> Response<Body> {
                     }
                 }
                 let _ = tx.send_data(event(None, None, &response.to_string())).await;
+            })
+        }
+        FaultMode::HangCall
+            if params.pointer("/arguments/message").and_then(Value::as_str)
+                == Some(HANG_MESSAGE) =>
+        {
+            sse(|tx| async move {
+                // Hold the stream open, silent, until the client drops it.
+                let _tx = tx;
+                std::future::pending::<()>().await;
             })
         }
         FaultMode::SseNoResponse => sse(|tx| async move {

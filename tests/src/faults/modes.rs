@@ -12,6 +12,10 @@ pub const DEFAULT_SIZE: usize = 80 * 1024 * 1024;
 pub const DEFAULT_DELAY: Duration = Duration::from_millis(2000);
 /// The default of `--after`.
 pub const DEFAULT_AFTER: u64 = 2;
+/// The default of `--reject-status`.
+pub const DEFAULT_REJECT_STATUS: u16 = 400;
+/// The `message` of a `tools/call` that `hang-call` never answers.
+pub const HANG_MESSAGE: &str = "hang";
 
 /// Where the fault server fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -73,6 +77,59 @@ pub enum FaultMode {
     Resumable,
     /// `no-get-stream`: GET and DELETE on `/mcp` get 405 (`Allow: POST`).
     NoGetStream,
+    /// `hang-call`: a `tools/call` whose `message` is [`HANG_MESSAGE`] gets an SSE stream that
+    /// stays open, silent, forever; any other call is answered at once. With
+    /// `--notification-delay-ms`, a test cancels the hanging call and sees whether the slow
+    /// `notifications/cancelled` holds up the next call.
+    HangCall,
+    /// `legacy-session`: a stateful server from before 2026-07-28. `initialize` opens a session
+    /// (`Mcp-Session-Id: session-<n>`); every other request without a session id, `POST
+    /// server/discover` included, gets `--reject-status` (default 400) with the
+    /// `--reject-body` body ([`RejectBody`]: plain text, HTML or a JSON object, none of them a
+    /// JSON-RPC message), as servers do that know nothing of `server/discover`. A request
+    /// with an unknown id gets 404; sessions never expire.
+    LegacySession,
+}
+
+/// The body `legacy-session` rejects a request without a session id with (`--reject-body`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RejectBody {
+    /// `text`: `text/plain`, [`REJECT_TEXT`].
+    Text,
+    /// `html`: `text/html`, [`REJECT_HTML`].
+    Html,
+    /// `json`: `application/json`, [`REJECT_JSON`] (an object, not a JSON-RPC message).
+    Json,
+}
+
+/// `legacy-session`'s plain-text rejection.
+pub const REJECT_TEXT: &str = "Bad Request: No valid session ID provided";
+/// `legacy-session`'s HTML rejection (a framework's error page).
+pub const REJECT_HTML: &str = "<!DOCTYPE html>\n<html><head><title>Error</title></head>\n\
+<body><pre>Bad Request: No valid session ID provided</pre></body></html>\n";
+/// `legacy-session`'s JSON rejection: an object with an `error` string, not JSON-RPC.
+pub const REJECT_JSON: &str = r#"{"error":"Bad Request: No valid session ID provided"}"#;
+
+impl RejectBody {
+    /// The body called `name` (`text`, `html`, `json`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "text" => Some(Self::Text),
+            "html" => Some(Self::Html),
+            "json" => Some(Self::Json),
+            _ => None,
+        }
+    }
+
+    /// The `Content-Type` and the body.
+    pub fn content(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Text => ("text/plain; charset=utf-8", REJECT_TEXT),
+            Self::Html => ("text/html", REJECT_HTML),
+            Self::Json => ("application/json", REJECT_JSON),
+        }
+    }
 }
 
 /// Every mode: its name and one line of help.
@@ -154,6 +211,16 @@ pub const MODES: &[(&str, FaultMode, &str)] = &[
         FaultMode::NoGetStream,
         "GET and DELETE answered 405",
     ),
+    (
+        "hang-call",
+        FaultMode::HangCall,
+        "tools/call of message `hang`: SSE open forever; other calls answered at once",
+    ),
+    (
+        "legacy-session",
+        FaultMode::LegacySession,
+        "initialize opens a session; without one (server/discover too) --reject-status",
+    ),
 ];
 
 impl FaultMode {
@@ -194,6 +261,11 @@ pub struct FaultOptions {
     /// `--initialize-delay-ms MS`: in every mode, `initialize` is answered only after `MS`
     /// (default 0; recorded on arrival), so a test can act while a handshake is under way.
     pub initialize_delay: Duration,
+    /// `--reject-status N`: `legacy-session`'s status for a request without a session id
+    /// (default 400).
+    pub reject_status: u16,
+    /// `--reject-body text|html|json`: `legacy-session`'s body for it (default `text`).
+    pub reject_body: RejectBody,
 }
 
 impl FaultOptions {
@@ -205,10 +277,18 @@ impl FaultOptions {
             delay: DEFAULT_DELAY,
             size: DEFAULT_SIZE,
             after: DEFAULT_AFTER,
-            discover: mode != FaultMode::ExpireSession,
+            discover: !Self::sessions_only(mode),
             notification_delay: Duration::ZERO,
             initialize_delay: Duration::ZERO,
+            reject_status: DEFAULT_REJECT_STATUS,
+            reject_body: RejectBody::Text,
         }
+    }
+
+    /// The modes whose sessions belong to revisions before 2026-07-28, so `server/discover`
+    /// is never answered.
+    fn sessions_only(mode: FaultMode) -> bool {
+        matches!(mode, FaultMode::ExpireSession | FaultMode::LegacySession)
     }
 
     /// Parses the arguments after the program name; `None` for `--help`.
@@ -251,6 +331,20 @@ impl FaultOptions {
                     options.initialize_delay =
                         Duration::from_millis(listen::parse_number(&arg, &value)?);
                 }
+                "--reject-status" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    let status: u16 = listen::parse_number(&arg, &value)?;
+                    if !(400..=599).contains(&status) {
+                        return Err(format!("{arg}: {value} is not an error status (400-599)"));
+                    }
+                    options.reject_status = status;
+                }
+                "--reject-body" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.reject_body = RejectBody::from_name(&value).ok_or_else(|| {
+                        format!("{arg}: `{value}` is not one of text, html, json")
+                    })?;
+                }
                 "--notification-delay-ms" => {
                     let value = listen::value_of(&arg, &mut args)?;
                     options.notification_delay =
@@ -261,7 +355,7 @@ impl FaultOptions {
         }
         let mode = mode.ok_or("--mode MODE is required (see --help)")?;
         options.mode = mode;
-        options.discover = !no_discover && mode != FaultMode::ExpireSession;
+        options.discover = !no_discover && !Self::sessions_only(mode);
         Ok(Some(options))
     }
 }
@@ -274,6 +368,7 @@ pub fn usage() -> String {
 Usage:
   oma-mcp-http-faults --mode MODE [--listen ADDR] [--delay-ms MS] [--size BYTES] [--after N]
                       [--no-discover] [--notification-delay-ms MS] [--initialize-delay-ms MS]
+                      [--reject-status N] [--reject-body text|html|json]
 
 Prints one line `listening on http://127.0.0.1:PORT/mcp` to stdout, then serves until killed
 or stdin closes. It answers initialize, server/discover, ping, tools/list (one tool, `echo`)
@@ -295,12 +390,16 @@ Flags:
   --size BYTES      huge-body, huge-event: size of the body or event data (default 83886080)
   --after N         expire-session: requests a session answers before 404 (default 2)
   --no-discover     answer server/discover with -32601 Method not found (always so in
-                    expire-session)
+                    expire-session and legacy-session)
   --notification-delay-ms MS
                     any mode: record and answer each POSTed notification (or client
                     response) only after MS (default 0), as over a slow link
   --initialize-delay-ms MS
                     any mode: answer each initialize only after MS (default 0)
+  --reject-status N legacy-session: the status of a request without a session id (default 400)
+  --reject-body text|html|json
+                    legacy-session: its body, plain text, an HTML page or a JSON object that is
+                    not JSON-RPC (default text)
   --help            this text
 ",
     );
@@ -362,5 +461,28 @@ mod tests {
             (options.initialize_delay, options.notification_delay),
             (Duration::from_millis(40), Duration::ZERO)
         );
+        let options = parse(&["--mode", "legacy-session"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!(
+            (options.reject_status, options.reject_body, options.discover),
+            (400, RejectBody::Text, false)
+        );
+        let options = parse(&[
+            "--mode",
+            "legacy-session",
+            "--reject-status",
+            "405",
+            "--reject-body",
+            "json",
+        ])
+        .expect("parses")
+        .expect("not help");
+        assert_eq!(
+            (options.reject_status, options.reject_body),
+            (405, RejectBody::Json)
+        );
+        assert!(parse(&["--mode", "legacy-session", "--reject-status", "200"]).is_err());
+        assert!(parse(&["--mode", "legacy-session", "--reject-body", "xml"]).is_err());
     }
 }
