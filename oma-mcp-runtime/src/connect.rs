@@ -186,11 +186,15 @@ mod framing;
 pub mod fuzzing;
 #[cfg(feature = "http")]
 mod http;
+mod inbox;
 mod lifecycle;
+mod message;
 mod process;
 mod progress;
 mod session;
 mod stderr;
+mod stdio;
+mod transport;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
@@ -208,16 +212,12 @@ pub use config::{
 };
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
+pub use stdio::MAX_STDIN_BACKLOG;
 
 use crate::snapshot::SnapshotSource;
 use crate::text::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
 use session::Session;
-
-/// How long connect waits for the server to answer the `GET` of its stream of server
-/// messages (streamable HTTP, after `initialize`); the stream opens later if it is slower.
-#[cfg(feature = "http")]
-const SERVER_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How long a failed connect or [`McpClient::disconnect`] waits for the server's last stderr
 /// lines after the process is gone.
@@ -226,14 +226,6 @@ const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 /// The most `tools/list` pages [`McpClient::list_tools_raw`] reads: a server that keeps
 /// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.
 pub const MAX_TOOLS_LIST_PAGES: usize = 1000;
-
-/// The most bytes waiting for a stdio server's stdin (64 MiB): while the server does not read
-/// (it is stuck, or busy without reading), a line that would queue past this is not queued.
-/// A request's line fails that request with [`Error::ServerNotReading`]; a line the client owes
-/// the server (an answer to its `ping` or `elicitation/create`, `notifications/cancelled`)
-/// is dropped with a warning. A single line is always taken when nothing waits, whatever its
-/// size, so a large argument still reaches a server that reads.
-pub const MAX_STDIN_BACKLOG: usize = 64 * 1024 * 1024;
 
 /// One tool as discovered by `tools/list` at connect.
 #[derive(Debug, Clone, PartialEq)]
@@ -257,12 +249,10 @@ pub struct DiscoveredTool {
 /// see the [module docs](self), "When your process ends without dropping the client".
 #[derive(Debug)]
 pub struct McpClient {
+    /// The session, which owns the transport (stdio or streamable HTTP).
     session: Session,
     /// The server process, owned by its exit watcher (`None` over HTTP).
     process: Option<process::Watched>,
-    /// The streamable HTTP transport (`None` over stdio).
-    #[cfg(feature = "http")]
-    http: Option<std::sync::Arc<http::Http>>,
     /// Set by the first [`McpClient::disconnect`]; a second one waits for the first.
     stopped: tokio::sync::Mutex<bool>,
     pid: Option<u32>,
@@ -278,12 +268,6 @@ pub struct McpClient {
     client_context: Option<Map<String, Value>>,
     tools: Vec<DiscoveredTool>,
     validate_input: bool,
-}
-
-impl std::fmt::Debug for Session {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Session")
-    }
 }
 
 /// Connects to the server `config` describes (open-multi-agent's `connectMCPTools()`).
@@ -376,25 +360,17 @@ async fn start(
                 protocol_version = %negotiated.protocol_version,
                 "MCP lifecycle established"
             );
-            #[cfg(feature = "http")]
-            if let Some(http) = &client.http {
-                // `MCP-Protocol-Version` on every later HTTP request, also those without a
-                // `_meta` context of their own in a 2026-07-28 session (notifications,
-                // responses, `GET`).
-                http.set_protocol_version(&negotiated.protocol_version);
-                if negotiated.client_context.is_none() {
-                    // An `initialize` session: the stream of server messages when the server
-                    // keeps a session.
-                    let (shared, out) = client.session.parts();
-                    let (opened, answered) = tokio::sync::oneshot::channel();
-                    client.session.add_task(tokio::spawn(
-                        std::sync::Arc::clone(http).server_stream(shared, out, opened),
-                    ));
-                    // Wait (briefly) until the server answered the `GET`, so its stream is
-                    // open before a request whose server requests would travel on it.
-                    let _ = tokio::time::timeout(SERVER_STREAM_WAIT, answered).await;
-                }
-            }
+            // Over HTTP: `MCP-Protocol-Version` on every later request, also those without a
+            // `_meta` context of their own in a 2026-07-28 session (notifications, responses,
+            // `GET`); after an `initialize` handshake, the stream of server messages.
+            client
+                .session
+                .transport()
+                .established(
+                    &negotiated.protocol_version,
+                    negotiated.client_context.is_none(),
+                )
+                .await;
             client.server_info = negotiated.server_info;
             client.protocol_version = Some(negotiated.protocol_version);
             client.client_context = negotiated.client_context;
@@ -430,7 +406,7 @@ fn spawn_stdio(config: &ConnectConfig) -> Result<McpClient, Error> {
     let command_line = process::command_line(&config.command, &config.args);
     let spawned = process::spawn(config)?;
     tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
-    let session = Session::start(
+    let session = Session::stdio(
         spawned.stdin,
         spawned.stdout,
         spawned.stderr,
@@ -457,17 +433,15 @@ fn spawn_stdio(config: &ConnectConfig) -> Result<McpClient, Error> {
 /// Starts a session with the streamable HTTP server at `url` (nothing is sent yet).
 #[cfg(feature = "http")]
 fn connect_http(config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
-    let http = std::sync::Arc::new(http::Http::new(config, url)?);
+    let http = http::Http::new(config, url)?;
     let label = http.label().to_owned();
-    let session = Session::start_http(
-        std::sync::Arc::clone(&http),
+    let session = Session::http(
+        http,
         config.request_timeout,
         config.max_message_size,
         config.elicitation.clone(),
     );
-    let mut client = McpClient::new(session, None, None, config, label);
-    client.http = Some(http);
-    Ok(client)
+    Ok(McpClient::new(session, None, None, config, label))
 }
 
 /// Without the `http` feature, a URL pin is an error.
@@ -492,8 +466,6 @@ impl McpClient {
         Self {
             session,
             process,
-            #[cfg(feature = "http")]
-            http: None,
             stopped: tokio::sync::Mutex::new(false),
             pid,
             command: config.command.clone(),
@@ -590,7 +562,7 @@ impl McpClient {
     /// as the streamable HTTP transport requires of clients; otherwise all of them.
     fn usable_over_transport(&self, tools: Vec<Value>) -> Vec<Value> {
         #[cfg(feature = "http")]
-        if self.http.is_some() && self.client_context.is_some() {
+        if self.session.transport().is_http() && self.client_context.is_some() {
             return tools
                 .into_iter()
                 .filter(|tool| match http::header_annotation_problem(tool) {
@@ -614,7 +586,7 @@ impl McpClient {
     fn params<T: serde::Serialize>(&self, params: &T) -> Result<Value, Error> {
         let params = framing::to_params(params)?;
         Ok(match &self.client_context {
-            Some(context) => lifecycle::with_client_context(params, context),
+            Some(context) => framing::with_client_context(params, context),
             None => params,
         })
     }
@@ -728,10 +700,7 @@ impl McpClient {
                     cursor = Some(next);
                 }
                 _ => {
-                    #[cfg(feature = "http")]
-                    if let Some(http) = &self.http {
-                        http.learn_tools(&tools);
-                    }
+                    self.session.transport().learn_tools(&tools);
                     return Ok(tools);
                 }
             }
@@ -1025,10 +994,7 @@ impl McpClient {
         }
         *stopped = true;
         self.session.close();
-        #[cfg(feature = "http")]
-        if let Some(http) = &self.http {
-            http.end_session().await;
-        }
+        self.session.transport().end().await;
         if let Some(process) = &self.process {
             process.shutdown(eof_grace).await;
         }
@@ -1226,12 +1192,7 @@ impl Drop for McpClient {
             }
             // Over HTTP: end the session with `DELETE` in the background, when a Tokio
             // runtime is still there to run it (the task is bounded by 2 s).
-            #[cfg(feature = "http")]
-            if let Some(http) = self.http.clone()
-                && let Ok(runtime) = tokio::runtime::Handle::try_current()
-            {
-                runtime.spawn(async move { http.end_session().await });
-            }
+            self.session.transport().end_in_background();
         }
     }
 }

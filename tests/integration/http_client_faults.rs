@@ -326,7 +326,7 @@ async fn invalid_json_events_and_unknown_ids_are_skipped() {
         let expected = match mode {
             "sse-invalid-json" => vec![Captured {
                 level: tracing::Level::WARN,
-                target: "oma_mcp_runtime::connect::session".to_owned(),
+                target: "oma_mcp_runtime::connect::inbox".to_owned(),
                 fields: vec![
                     (
                         "message".to_owned(),

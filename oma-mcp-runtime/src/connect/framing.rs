@@ -378,6 +378,26 @@ pub(crate) fn request_line<P: Serialize + ?Sized>(
     Ok(out)
 }
 
+/// `params` with `context` merged into its `_meta` (SEP-2575: every request of a 2026-07-28
+/// session carries it). The caller's other `_meta` keys stay; the three context keys are the
+/// session's, as rmcp sets them over a request's own `_meta`. `params` that is not an object
+/// (never built here) is returned unchanged.
+pub(crate) fn with_client_context(mut params: Value, context: &Map<String, Value>) -> Value {
+    if let Value::Object(object) = &mut params {
+        match object.get_mut("_meta") {
+            Some(Value::Object(meta)) => {
+                for (key, value) in context {
+                    meta.insert(key.clone(), value.clone());
+                }
+            }
+            _ => {
+                object.insert("_meta".to_owned(), Value::Object(context.clone()));
+            }
+        }
+    }
+    params
+}
+
 /// The `params` of a `tools/call` request, serialized from borrowed parts straight into the
 /// request line (the caller's arguments are not copied into a new `Value`).
 ///
@@ -448,7 +468,7 @@ impl Serialize for CallParams<'_> {
 }
 
 /// The line of a notification, with `params` when given.
-pub(crate) fn notification_line(method: &str, params: Option<Value>) -> Vec<u8> {
+pub(crate) fn notification_line(method: &str, params: Option<&Value>) -> Vec<u8> {
     match params {
         Some(params) => line(&json!({ "jsonrpc": "2.0", "method": method, "params": params })),
         None => line(&json!({ "jsonrpc": "2.0", "method": method })),
@@ -712,7 +732,7 @@ mod tests {
                         }
                         let mut old = to_params(&old).unwrap();
                         if with_context {
-                            old = super::super::lifecycle::with_client_context(old, context);
+                            old = with_client_context(old, context);
                         }
                         let object = old.as_object_mut().unwrap();
                         object.extend(extra.clone());

@@ -269,29 +269,9 @@ pub(crate) fn client_context(version: ProtocolVersion, client: &Client) -> Map<S
 pub(crate) fn discover_params(version: ProtocolVersion, client: &Client) -> Value {
     let context = client_context(version, client);
     match framing::to_params(&DiscoverRequestParams {}) {
-        Ok(params) => with_client_context(params, &context),
-        Err(_) => with_client_context(Value::Object(Map::new()), &context),
+        Ok(params) => framing::with_client_context(params, &context),
+        Err(_) => framing::with_client_context(Value::Object(Map::new()), &context),
     }
-}
-
-/// `params` with `context` merged into its `_meta` (SEP-2575: every request of a 2026-07-28
-/// session carries it). The caller's other `_meta` keys stay; the three context keys are the
-/// session's, as rmcp sets them over a request's own `_meta`. `params` that is not an object
-/// (never built here) is returned unchanged.
-pub(crate) fn with_client_context(mut params: Value, context: &Map<String, Value>) -> Value {
-    if let Value::Object(object) = &mut params {
-        match object.get_mut("_meta") {
-            Some(Value::Object(meta)) => {
-                for (key, value) in context {
-                    meta.insert(key.clone(), value.clone());
-                }
-            }
-            _ => {
-                object.insert("_meta".to_owned(), Value::Object(context.clone()));
-            }
-        }
-    }
-    params
 }
 
 /// The first of `preferred` that the server lists in `supported` (rmcp's
@@ -634,7 +614,7 @@ mod tests {
         let line = framing::request_line(
             3,
             "tools/call",
-            &with_client_context(json!({"name": "echo", "arguments": {"m": 1}}), &context),
+            &framing::with_client_context(json!({"name": "echo", "arguments": {"m": 1}}), &context),
         )
         .unwrap();
         assert_eq!(
@@ -643,7 +623,7 @@ mod tests {
                 "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"m\":1}},\"_meta\":{CONTEXT}}}}}\n"
             )
         );
-        let merged = with_client_context(
+        let merged = framing::with_client_context(
             json!({"_meta": {"progressToken": 7, "io.modelcontextprotocol/protocolVersion": "x"}}),
             &context,
         );
@@ -657,10 +637,13 @@ mod tests {
             }})
         );
         assert_eq!(
-            with_client_context(json!({"_meta": null}), &context)["_meta"],
+            framing::with_client_context(json!({"_meta": null}), &context)["_meta"],
             Value::Object(context.clone())
         );
-        assert_eq!(with_client_context(json!([1]), &context), json!([1]));
+        assert_eq!(
+            framing::with_client_context(json!([1]), &context),
+            json!([1])
+        );
     }
 
     #[test]
