@@ -30,6 +30,14 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// resumed with `Last-Event-ID` without receiving a new event before the request fails.
 pub const MAX_RESUMES: usize = 5;
 
+/// Streamable HTTP (feature `http`): how long the `POST` of a notification or of an answer to
+/// a server's request may take, 5 s (as rmcp's `control_request_timeout` for cancellations
+/// and replies); one that takes longer is abandoned with a warning. These `POST`s run beside
+/// the requests, so a server slow to accept `notifications/cancelled` delays no later call.
+/// `notifications/initialized` is the exception: it is bounded by the request timeout, and
+/// the requests after it wait for it.
+pub const NOTIFICATION_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// How [`connect_mcp_tools`](crate::connect_mcp_tools) establishes the MCP lifecycle; the
 /// semantics of rmcp 3.11's `ClientLifecycleMode` (see the [module docs](crate::connect),
 /// "Lifecycle", for the messages each one sends).

@@ -8,6 +8,10 @@
 //! through the same routing as a stdout line, raw (nothing is lost on unknown fields). A
 //! stream is read until the request it carries is answered (or abandoned).
 //!
+//! - **Concurrency**: each request's `POST` runs in a task of its own. Notifications and
+//!   responses are sent concurrently too, each bounded by [`NOTIFICATION_TIMEOUT`], so a
+//!   server slow to accept one (`notifications/cancelled` after a timeout) holds up nothing
+//!   else; only `notifications/initialized` is sent before the requests that follow it.
 //! - **Session**: an `Mcp-Session-Id` response header is kept and sent on every later request.
 //!   A `404` to a request that carried it means the session ended: the transport replays the
 //!   `initialize` request and `notifications/initialized` once, without the old id, keeps the
@@ -68,8 +72,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
-use tokio::task::{AbortHandle, JoinHandle};
+use tokio::task::{AbortHandle, JoinHandle, JoinSet};
 
+use super::config::NOTIFICATION_TIMEOUT;
 use super::inbox::Inbox;
 use super::message::{Closed, Kind, Outgoing, lock};
 pub(crate) use endpoint::Http;
@@ -186,9 +191,12 @@ impl HttpTransport {
     }
 }
 
-/// Sends each queued message as a `POST` until the session closes (a task per request, so
-/// requests run concurrently; notifications and responses in order). Answers to the
-/// server's requests found in responses are queued again through `queue`.
+/// Sends each queued message as a `POST` until the session closes: each request in a task of
+/// its own (abandoned requests are aborted); `notifications/initialized` in order, before
+/// the requests queued after it (bounded by the request timeout, so a server that never
+/// answers cannot stall them); every other notification and response in a task of its own,
+/// bounded by [`NOTIFICATION_TIMEOUT`]. Answers to the server's requests found in responses
+/// are queued again through `queue`.
 async fn write_loop(
     http: Arc<Http>,
     mut rx: mpsc::UnboundedReceiver<Queued>,
@@ -196,6 +204,7 @@ async fn write_loop(
     queue: Queue,
 ) {
     let mut requests: HashMap<u64, AbortHandle> = HashMap::new();
+    let mut notices = JoinSet::new();
     while let Some(queued) = rx.recv().await {
         match queued {
             Queued::Post(post) => match post.kind {
@@ -206,18 +215,27 @@ async fn write_loop(
                     }
                     requests.insert(id, task.abort_handle());
                 }
-                Kind::Notification | Kind::Response => {
-                    // In order: `notifications/initialized` before the requests that follow
-                    // it; bounded, so a server that never answers cannot stall the requests
-                    // behind it.
+                Kind::Notification if post.method == "notifications/initialized" => {
                     let sent = post_one(&http, &inbox, &queue, post);
                     bounded(
                         sent,
                         &http.label,
-                        "a notification or response",
+                        "`notifications/initialized`",
                         http.request_timeout,
                     )
                     .await;
+                }
+                Kind::Notification | Kind::Response => {
+                    let what = if post.kind == Kind::Response {
+                        "a response".to_owned()
+                    } else {
+                        format!("`{}`", post.method)
+                    };
+                    let sent = post_one(&http, &inbox, &queue, post);
+                    let label = http.label.clone();
+                    notices.spawn(async move {
+                        bounded(sent, &label, &what, NOTIFICATION_TIMEOUT).await;
+                    });
                 }
             },
             Queued::Abandon(id) => {
@@ -227,10 +245,13 @@ async fn write_loop(
             }
             Queued::Close => break,
         }
+        while notices.try_join_next().is_some() {}
     }
     for (_, task) in requests {
         task.abort();
     }
+    // Notifications already sent finish (each bounded), unless the transport is stopped.
+    while notices.join_next().await.is_some() {}
 }
 
 /// The `POST` of `post` (see [`Http::post`]).
