@@ -47,7 +47,10 @@
 //!
 //! - Each message is a `POST` (`Accept: application/json, text/event-stream`); the answer is
 //!   a JSON body or an SSE stream whose events (server requests and notifications before the
-//!   response too) are routed exactly as stdout lines are, raw.
+//!   response too) are routed exactly as stdout lines are, raw. Requests, notifications and
+//!   answers to server requests go out concurrently, each notification or answer bounded by
+//!   [`NOTIFICATION_TIMEOUT`] (5 s), so a server slow to accept `notifications/cancelled`
+//!   holds up no call; only `notifications/initialized` goes before the requests after it.
 //! - `Mcp-Session-Id` is kept and sent; a `404` to a request that carried it starts a new
 //!   session once (the `initialize` handshake replayed) and sends the request again.
 //!   `MCP-Protocol-Version` goes on every request after the handshake; a 2026-07-28 request
@@ -73,7 +76,12 @@
 //!   that is not JSON or SSE (a proxy's HTML page), or a stream that ends before its
 //!   response is [`Error::Http`] with the status and a body excerpt. A JSON-RPC error in an
 //!   error response's body is the server's [`Error::Rpc`] (how a server before 2026-07-28
-//!   rejects `server/discover`, so [`Lifecycle::Auto`] falls back to `initialize`).
+//!   rejects `server/discover`, so [`Lifecycle::Auto`] falls back to `initialize`). A
+//!   stateful server before 2026-07-28 may instead refuse `server/discover`, sent without a
+//!   session, with `400`, `404` or `405` and a body that is no JSON-RPC error (plain text, an
+//!   HTML page, `{"error": "…"}`): [`Lifecycle::Auto`] falls back to `initialize` for these
+//!   too (when `initialize` gets the same status, the error is `server/discover`'s: the URL
+//!   refuses every request alike, e.g. a wrong path); `401`/`403` stay [`Error::HttpAuth`].
 //! - Connections are pooled and reused (HTTP/1.1 keep-alive, HTTP/2 over TLS). A server that
 //!   writes an SSE answer in pieces without `TCP_NODELAY` makes each answer wait for the
 //!   client's delayed ACK on a reused connection (about 40 ms on Linux); set `TCP_NODELAY` in
@@ -94,9 +102,9 @@
 //!   `…/clientCapabilities` `{}`). A result selects the first version this client prefers that
 //!   its `supportedVersions` lists: a 2026-07-28 session. A JSON-RPC error -32022 (unsupported
 //!   protocol version) retries with a version from its `data.supported`, as rmcp does. Any
-//!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found) marks a
-//!   server before 2026-07-28: the client falls back to `initialize` on the same connection,
-//!   as [`Lifecycle::Initialize`]. Without an answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or
+//!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found), and over
+//!   HTTP a `400`, `404` or `405` without one, marks a server before 2026-07-28: the client
+//!   falls back to `initialize` on the same connection, as [`Lifecycle::Initialize`]. Without an answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or
 //!   half of a shorter request timeout) `initialize` is sent too while `server/discover`
 //!   stays pending, and the first success wins: a server reads its stdin in order, so a slow
 //!   2026-07-28 server still answers `server/discover` first and keeps its revision, and a

@@ -12,6 +12,7 @@ use oma_mcp_test_server::faults::{REJECT_TEXT, SERVER_NAME};
 use serde_json::{Value, json};
 
 use crate::raw_http::log;
+use crate::typed::{Capture, Captured};
 use crate::{echo, faults};
 
 fn config(url: &str) -> ConnectConfig {
@@ -39,18 +40,56 @@ fn entry(http: &str, method: Value, session: Value) -> (String, Value, Value) {
     (http.to_owned(), method, session)
 }
 
+/// `400`, `404` and `405` with plain text, HTML or a JSON object: `initialize` follows on the
+/// same URL (one `DEBUG` line says why), the session it opens serves the rest, and the
+/// negotiated version is `initialize`'s.
 #[tokio::test]
 async fn a_rejected_discover_falls_back_to_initialize() {
-    for flags in [
-        &[][..],
-        &["--reject-body", "html"],
-        &["--reject-body", "json"],
-        &["--reject-status", "404"],
-        &["--reject-status", "405", "--reject-body", "json"],
+    use tracing_subscriber::layer::SubscriberExt;
+    let capture = Capture::default();
+    // A second live dispatcher, so callsites registered on another thread still ask this
+    // thread's subscriber (see `typed::connect_checked_log_policy_emits_one_tracing_event_per_change`).
+    let _second = tracing::Dispatch::new(tracing_subscriber::registry());
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    for (flags, status) in [
+        (&[][..], 400),
+        (&["--reject-body", "html"], 400),
+        (&["--reject-body", "json"], 400),
+        (&["--reject-status", "404"], 404),
+        (&["--reject-status", "405", "--reject-body", "json"], 405),
     ] {
         let server = faults("legacy-session", flags);
         let url = server.url();
+        capture.take();
         let client = connect_mcp_tools(config(url)).await.unwrap();
+        let fallback: Vec<Captured> = capture
+            .take()
+            .into_iter()
+            .filter(|e| {
+                e.fields
+                    .iter()
+                    .any(|(k, v)| k == "message" && v.contains("falling back"))
+            })
+            .collect();
+        assert_eq!(
+            fallback,
+            [Captured {
+                level: tracing::Level::DEBUG,
+                target: "oma_mcp_runtime::connect::lifecycle".to_owned(),
+                fields: vec![
+                    (
+                        "message".to_owned(),
+                        format!(
+                            "`server/discover` was refused with HTTP {status} and no JSON-RPC \
+                             error (a server before 2026-07-28); falling back to `initialize`"
+                        )
+                    ),
+                    ("server".to_owned(), url.to_owned()),
+                ],
+            }],
+            "{flags:?}"
+        );
         assert_eq!(client.protocol_version(), Some("2025-11-25"), "{flags:?}");
         assert_eq!(
             client.server_info(),
@@ -128,4 +167,34 @@ async fn unauthorized_and_forbidden_do_not_fall_back() {
             [entry("POST", json!("server/discover"), Value::Null)]
         );
     }
+}
+
+/// A URL whose path is no MCP endpoint refuses `initialize` with the same `404`: the error is
+/// `server/discover`'s, with the hint about the path, as without the fallback.
+#[tokio::test]
+async fn a_wrong_path_reports_the_404_once() {
+    let server = faults("normal", &[]);
+    let url = server.url().replace("/mcp", "/sse");
+    let err = match connect_mcp_tools(config(&url)).await {
+        Ok(_) => panic!("connected"),
+        Err(e) => e,
+    };
+    assert_eq!(
+        err.chain().to_string().replace(&url, "URL"),
+        "the MCP server/discover handshake with `URL` failed: the MCP server `URL` answered \
+         `server/discover` with HTTP 404: body: \"Not Found: MCP is served at /mcp\" (check the \
+         URL's path: many servers serve MCP at /mcp)"
+    );
+    let paths: Vec<(Value, Value)> = log(server.url())
+        .await
+        .iter()
+        .map(|e| (e["path"].clone(), e["json"]["method"].clone()))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            (json!("/sse"), json!("server/discover")),
+            (json!("/sse"), json!("initialize")),
+        ]
+    );
 }

@@ -122,7 +122,8 @@ pub(crate) async fn establish(
                         },
                     },
                 )),
-                Err(error) => Err(Failure::new(DISCOVER, error)),
+                // No fallback here: the HTTP error as it came.
+                Ok(Discovered::Rejected(error)) | Err(error) => Err(Failure::new(DISCOVER, error)),
             }
         }
         Lifecycle::Auto => auto(session, client, command_line, deadline, timeout).await,
@@ -134,7 +135,8 @@ pub(crate) async fn establish(
 /// (a server reads its stdin in order, so one that answers `server/discover` at all answers
 /// it before the `initialize` queued behind it, however slowly it starts). A JSON-RPC error
 /// to `server/discover` (not -32020/-32021) means a server before 2026-07-28: `initialize`
-/// follows at once. The server going away before it answered is
+/// follows at once; so does an HTTP `400`, `404` or `405` without one (see
+/// [`DiscoverError::HttpRejected`]). The server going away before it answered is
 /// [`Failure::restart_with_initialize`].
 async fn auto(
     session: &Session,
@@ -144,6 +146,11 @@ async fn auto(
     timeout: Duration,
 ) -> Result<Negotiated, Failure> {
     let fallback_failed = |discover: Error, fallback: Error| {
+        if same_http_status(&discover, &fallback) {
+            // The endpoint refuses every request alike (a wrong path): `initialize` adds
+            // nothing to what `server/discover` got.
+            return Failure::new(DISCOVER, discover);
+        }
         Failure::new(
             DISCOVER,
             Error::FallbackFailed {
@@ -164,11 +171,8 @@ async fn auto(
     let bound = probe_bound(timeout);
     match tokio::time::timeout(bound, &mut discovering).await {
         Ok(Ok(Discovered::Modern(negotiated))) => return Ok(negotiated),
-        Ok(Ok(Discovered::Legacy(discover_error))) => {
-            tracing::debug!(
-                server = %command_line,
-                "`server/discover` got {discover_error}; falling back to `initialize`"
-            );
+        Ok(Ok(Discovered::Legacy(discover_error) | Discovered::Rejected(discover_error))) => {
+            log_fallback(command_line, &discover_error);
             return initialize(
                 session,
                 client.clone(),
@@ -207,7 +211,7 @@ async fn auto(
             biased;
             discovered = &mut discovering, if discover_error.is_none() => match discovered {
                 Ok(Discovered::Modern(negotiated)) => return Ok(negotiated),
-                Ok(Discovered::Legacy(error)) => match initialize_error.take() {
+                Ok(Discovered::Legacy(error) | Discovered::Rejected(error)) => match initialize_error.take() {
                     Some(fallback) => return Err(fallback_failed(error, fallback)),
                     None => discover_error = Some(error),
                 },
@@ -230,6 +234,33 @@ async fn auto(
             else => return Err(Failure::new(DISCOVER, Error::NotConnected)),
         }
     }
+}
+
+/// The `DEBUG` line of [`Lifecycle::Auto`]'s fallback to `initialize` after `error`.
+fn log_fallback(command_line: &str, error: &Error) {
+    match error {
+        Error::Http {
+            status: Some(status),
+            ..
+        } => tracing::debug!(
+            server = %command_line,
+            "`server/discover` was refused with HTTP {status} and no JSON-RPC error (a server \
+             before 2026-07-28); falling back to `initialize`"
+        ),
+        _ => tracing::debug!(
+            server = %command_line,
+            "`server/discover` got {error}; falling back to `initialize`"
+        ),
+    }
+}
+
+/// Whether `discover` and `fallback` are both [`Error::Http`] with one status: the endpoint
+/// refused both requests alike.
+fn same_http_status(discover: &Error, fallback: &Error) -> bool {
+    matches!(
+        (discover, fallback),
+        (Error::Http { status: Some(a), .. }, Error::Http { status: Some(b), .. }) if a == b
+    )
 }
 
 /// How long [`Lifecycle::Auto`] waits for `server/discover` alone before it sends
@@ -301,10 +332,18 @@ pub(crate) enum DiscoverError {
         /// The string entries of `error.data.supported`.
         supported: Vec<Value>,
     },
+    /// Streamable HTTP: `400`, `404` or `405` with a body that is no JSON-RPC error (plain
+    /// text, an HTML page, a JSON object): how a stateful server before 2026-07-28 refuses a
+    /// request without a session. [`Lifecycle::Auto`] falls back to `initialize` on the same
+    /// URL; `Discover` fails with it. (`401`/`403` are [`Error::HttpAuth`], fatal.)
+    HttpRejected,
     /// A 2026-07-28 rejection (-32020 header mismatch, -32021 missing required client
-    /// capability) or a broken connection: no fallback.
+    /// capability), an authentication error or a broken connection: no fallback.
     Fatal,
 }
+
+/// The HTTP statuses of [`DiscoverError::HttpRejected`].
+const REJECTED_STATUSES: [u16; 3] = [400, 404, 405];
 
 /// Classifies the error `server/discover` ended with.
 pub(crate) fn classify_discover_error(error: &Error) -> DiscoverError {
@@ -331,6 +370,10 @@ pub(crate) fn classify_discover_error(error: &Error) -> DiscoverError {
             }
         }
         Error::Timeout { .. } => DiscoverError::Timeout,
+        Error::Http {
+            status: Some(status),
+            ..
+        } if REJECTED_STATUSES.contains(status) => DiscoverError::HttpRejected,
         _ => DiscoverError::Fatal,
     }
 }
@@ -361,6 +404,9 @@ enum Discovered {
     /// A server without `server/discover` ([`DiscoverError::Legacy`] or
     /// [`DiscoverError::Timeout`]); the error it got.
     Legacy(Error),
+    /// Streamable HTTP: `server/discover` refused with a status
+    /// ([`DiscoverError::HttpRejected`]); the error it got.
+    Rejected(Error),
 }
 
 /// Sends `server/discover` (again after -32022, with another version), all attempts before
@@ -403,6 +449,7 @@ async fn discover(
             DiscoverError::Legacy | DiscoverError::Timeout => {
                 return Ok(Discovered::Legacy(error));
             }
+            DiscoverError::HttpRejected => return Ok(Discovered::Rejected(error)),
             DiscoverError::Fatal => return Err(error),
             DiscoverError::UnsupportedVersion { supported } => {
                 match next_candidate(&preferred, &attempted, &candidate, &supported) {
@@ -769,9 +816,44 @@ mod tests {
             Error::ConnectionClosed,
             Error::NotConnected,
             Error::MessageTooLarge { limit: 1 },
+            http(Some(502)),
+            http(Some(500)),
+            http(None),
+            Error::HttpAuth {
+                server: "u".to_owned(),
+                method: DISCOVER.to_owned(),
+                status: 401,
+                challenge: None,
+                hint: "h".to_owned(),
+            },
         ] {
             assert_eq!(classify_discover_error(&e), DiscoverError::Fatal, "{e}");
         }
+        for status in [400, 404, 405] {
+            assert_eq!(
+                classify_discover_error(&http(Some(status))),
+                DiscoverError::HttpRejected
+            );
+        }
+    }
+
+    fn http(status: Option<u16>) -> Error {
+        Error::Http {
+            server: "u".to_owned(),
+            method: DISCOVER.to_owned(),
+            status,
+            reason: "body: \"Bad Request\"".to_owned(),
+        }
+    }
+
+    /// A fallback refused with the same status as `server/discover` adds nothing: the
+    /// endpoint refuses every request alike.
+    #[test]
+    fn the_same_http_status_twice_is_the_endpoints_refusal() {
+        assert!(same_http_status(&http(Some(404)), &http(Some(404))));
+        assert!(!same_http_status(&http(Some(400)), &http(Some(404))));
+        assert!(!same_http_status(&http(None), &http(None)));
+        assert!(!same_http_status(&http(Some(400)), &rpc(-32601, None)));
     }
 
     #[test]
