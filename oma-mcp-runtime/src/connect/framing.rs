@@ -1,6 +1,7 @@
-//! JSON-RPC 2.0 framing over a stdio MCP server's pipes: one message per line
-//! (MCP spec, "Transports" → "stdio"; messages are newline-delimited and contain no embedded
-//! newlines).
+//! JSON-RPC 2.0 framing: the lines the session writes (one message per line, MCP spec,
+//! "Transports" → "stdio": newline-delimited, no embedded newlines; the same bytes are the
+//! body of an HTTP `POST`), reading lines from a stdio server's stdout, and classifying a
+//! received message.
 //!
 //! Everything here is pure or works on any [`AsyncBufRead`], so it is unit-tested without a
 //! process. Received messages stay raw [`serde_json::Value`]s (DESIGN.md, "Fidelity rules").

@@ -1,61 +1,18 @@
 //! The streamable HTTP transport (MCP 2025-03-26 and later, "Transports" → "Streamable
-//! HTTP"; cargo feature `http`): it only moves messages; the session above it (ids, the
-//! pending map, timeouts, cancellation, the lifecycle) is the same as over stdio.
+//! HTTP"; cargo feature `http`): a `POST` per message, a JSON or SSE answer routed into the
+//! session's [`Inbox`] raw, `Mcp-Session-Id` with one new session after a `404`, the
+//! `MCP-Protocol-Version` and 2026-07-28 standard headers, the `GET` stream of server
+//! messages, `Last-Event-ID` resumption and `DELETE` at the end. The user-facing rules and
+//! limits are in the [`connect`](crate::connect) docs, "Streamable HTTP".
 //!
-//! Every outgoing message is one `POST` with `Accept: application/json, text/event-stream`.
-//! The answer is a JSON body or an SSE stream (`text/event-stream`) of messages: server
-//! requests and notifications may come before the response, and each event's `data` goes
-//! through the same routing as a stdout line, raw (nothing is lost on unknown fields). A
-//! stream is read until the request it carries is answered (or abandoned).
-//!
-//! - **Concurrency**: each request's `POST` runs in a task of its own. Notifications and
-//!   responses are sent concurrently too, each bounded by [`NOTIFICATION_TIMEOUT`], so a
-//!   server slow to accept one (`notifications/cancelled` after a timeout) holds up nothing
-//!   else; only `notifications/initialized` is sent before the requests that follow it.
-//! - **Session**: an `Mcp-Session-Id` response header is kept and sent on every later request.
-//!   A `404` to a request that carried it means the session ended: the transport replays the
-//!   `initialize` request and `notifications/initialized` once, without the old id, keeps the
-//!   new id, and sends the request again (MCP 2025-06-18, "Session Management"). The session
-//!   id, the handshake's progress and a new session being started are one state
-//!   ([`state`]).
-//! - **Headers**: `MCP-Protocol-Version` on every request after the handshake (the negotiated
-//!   version; in a 2026-07-28 session the version of the request's `_meta` context).
-//!   2026-07-28 requests also carry `Mcp-Method`, `Mcp-Name` (for `tools/call`,
-//!   `prompts/get`: `params.name`; `resources/read`, `resources/subscribe`,
-//!   `resources/unsubscribe`: `params.uri`) and `Mcp-Param-<Header>` for each `tools/call`
-//!   argument whose property declares `x-mcp-header` in the tool's `inputSchema`; a value
-//!   that cannot travel as header text is sent as `=?base64?<base64>?=`. The session says
-//!   each message's method, name and arguments with it ([`Outgoing`]): no body is parsed
-//!   again.
-//! - **Server stream**: after an `initialize` handshake with a session (once
-//!   `notifications/initialized` went through), a `GET` opens the stream of server messages;
-//!   `405` means the server offers none. After a `404` started a new session, the old
-//!   session's stream is dropped and the new session's opened.
-//! - **Resumption**: when a response stream ends before its response and an event carried an
-//!   `id`, the transport waits the stream's `retry` (default 1 s) and sends a `GET` with
-//!   `Last-Event-ID` to resume it (MCP 2025-11-25, "Resumability and Redelivery"), up to
-//!   [`MAX_RESUMES`](super::MAX_RESUMES) times in a row without a new event.
-//! - **End**: [`HttpTransport::end_session`] sends `DELETE` with the session id (`405` is
-//!   fine).
-//! - **Limits**: a JSON body or one SSE event over
-//!   [`ConnectConfig::max_message_size`](crate::ConnectConfig::max_message_size) fails the
-//!   request it answers with [`Error::MessageTooLarge`](crate::Error::MessageTooLarge).
-//!   Redirects: only `307`/`308` to the same origin, at most
-//!   [`MAX_REDIRECTS`](super::MAX_REDIRECTS) (a redirect elsewhere is an
-//!   [`Error::Http`](crate::Error::Http) that shows the target, so credentials never follow
-//!   to another host). Connecting is bounded by [`CONNECT_TIMEOUT`](super::CONNECT_TIMEOUT)
-//!   (or the request timeout when shorter); the request timeout of the session bounds
-//!   everything else, and a request that ends without its answer drops its stream.
-//! - **Errors** name the redacted URL ([`redact_url`](super::redact_url)), the request's
-//!   method, the HTTP status and the first 300 chars of the body; `401`/`403` are
-//!   [`Error::HttpAuth`](crate::Error::HttpAuth).
-//!
-//! Files, each over the ones before it: [`headers`] (MCP's header names and values),
-//! [`outgoing`] (a message as POSTed, the write loop's queue), [`state`] (the connection's
-//! state), [`body`] and [`sse`] (reading responses), [`endpoint`] (the URL, the configured
-//! headers and the requests built from them), [`exchange`] (one message's `POST` and its
-//! answer, a new session after a `404`), [`server_stream`] (the `GET` stream), and this one
-//! (the transport: its write loop and tasks).
+//! This file is the transport: its write loop sends each request's `POST` in a task of its
+//! own, and each notification's or response's too, bounded by [`NOTIFICATION_TIMEOUT`];
+//! only `notifications/initialized` goes before the requests queued after it. Below it, each
+//! file over the ones before: [`headers`] (MCP's header names and values), [`outgoing`] (a
+//! message as POSTed, the write loop's queue), [`state`] (the connection's state machine),
+//! [`body`] and [`sse`] (reading responses), [`endpoint`] (the URL, the configured headers
+//! and the requests built from them), [`exchange`] (one message's `POST` and its answer, a
+//! new session after a `404`) and [`server_stream`] (the `GET` stream).
 
 mod body;
 mod endpoint;

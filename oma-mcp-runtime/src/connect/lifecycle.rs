@@ -627,9 +627,9 @@ mod tests {
 
     #[test]
     fn an_elicitation_handler_declares_the_capability() {
-        let config = ConnectConfig::new("srv").with_elicitation(crate::connect::Elicitation::new(
-            crate::connect::accept_defaults,
-        ));
+        let config = ConnectConfig::new("srv").with_elicitation(
+            super::super::config::Elicitation::new(super::super::config::accept_defaults),
+        );
         let context = client_context(ProtocolVersion::V_2026_07_28, &Client::of(&config));
         assert_eq!(
             context["io.modelcontextprotocol/clientCapabilities"],

@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::ConnectConfig;
+use super::config::ConnectConfig;
 use crate::Error;
 
 /// Parent environment variables every server inherits when they are set, as the MCP

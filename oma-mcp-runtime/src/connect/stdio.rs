@@ -381,8 +381,8 @@ fn recycle_line_buffer(buf: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::inbox::Wire;
     use super::*;
-    use crate::connect::inbox::Wire;
 
     /// After a large message the reader's line buffer is freed; a small one is kept as is.
     #[tokio::test]

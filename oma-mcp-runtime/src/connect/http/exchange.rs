@@ -17,6 +17,7 @@ use super::body::{
     read_excerpt, read_prefix,
 };
 use super::endpoint::Http;
+use super::headers::SESSION_ID;
 use super::outgoing::{Post, Queue};
 use super::sse::{self, DEFAULT_RETRY, StreamEnd};
 use super::state::Renewal;
@@ -370,7 +371,7 @@ impl Http {
         }
         // The new session's id (none: the server keeps no session any more).
         self.state.send_if_modified(|c| {
-            c.renewed_id(response.headers().get(super::headers::SESSION_ID));
+            c.renewed_id(response.headers().get(SESSION_ID));
             false
         });
         // The answer to the replayed `initialize` is not routed (its id belongs to the first

@@ -13,6 +13,7 @@ use super::body::is_event_stream;
 use super::endpoint::Http;
 use super::outgoing::Queue;
 use super::sse::{self, DEFAULT_RETRY, StreamEnd};
+use super::state::Connection;
 
 impl Http {
     /// Opens the stream of server messages and reads it until it ends, resuming it with
@@ -41,7 +42,7 @@ impl Http {
             if let Some(opened) = opened.take() {
                 let _ = opened.send(());
             }
-            let next_session = |c: &super::state::Connection| c.generation() != generation;
+            let next_session = |c: &Connection| c.generation() != generation;
             let mut new_session = false;
             if let Some(response) = stream {
                 tokio::select! {
