@@ -196,6 +196,7 @@ pub mod fuzzing;
 mod http;
 mod inbox;
 mod lifecycle;
+mod link;
 mod message;
 mod process;
 mod progress;
@@ -225,11 +226,7 @@ pub use stdio::MAX_STDIN_BACKLOG;
 use crate::snapshot::SnapshotSource;
 use crate::text::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
-use session::Session;
-
-/// How long a failed connect or [`McpClient::disconnect`] waits for the server's last stderr
-/// lines after the process is gone.
-const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
+use link::{Link, Started};
 
 /// The most `tools/list` pages [`McpClient::list_tools_raw`] reads: a server that keeps
 /// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.
@@ -257,16 +254,10 @@ pub struct DiscoveredTool {
 /// see the [module docs](self), "When your process ends without dropping the client".
 #[derive(Debug)]
 pub struct McpClient {
-    /// The session, which owns the transport (stdio or streamable HTTP).
-    session: Session,
-    /// The server process, owned by its exit watcher (`None` over HTTP).
-    process: Option<process::Watched>,
-    /// Set by the first [`McpClient::disconnect`]; a second one waits for the first.
-    stopped: tokio::sync::Mutex<bool>,
-    pid: Option<u32>,
+    /// The session with the server (which owns the transport) and its process.
+    link: Link,
     command: String,
     args: Vec<String>,
-    command_line: String,
     /// What [`McpClient::snapshot`] records: the command and arguments, or the redacted URL
     /// and header names.
     source: SnapshotSource,
@@ -312,9 +303,9 @@ pub struct McpClient {
 pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error> {
     // One deadline for the whole lifecycle, also across a restart.
     let deadline = tokio::time::Instant::now() + config.request_timeout;
-    match start(&config, config.lifecycle, deadline).await {
-        Ok(client) => client.discover_tools(config.name_prefix.as_deref()).await,
-        Err(Started::Failed(error)) => Err(error),
+    let (link, negotiated) = match Link::open(&config, config.lifecycle, deadline).await {
+        Ok(opened) => opened,
+        Err(Started::Failed(error)) => return Err(error),
         Err(Started::ExitedAfterDiscover { command_line, exit }) => {
             tracing::warn!(
                 server = %command_line,
@@ -323,166 +314,31 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
                  `initialize` first; pin `Lifecycle::Initialize`, manifest `lifecycle = \
                  \"initialize\"`, to skip the probe)"
             );
-            match start(&config, Lifecycle::Initialize, deadline).await {
-                Ok(client) => client.discover_tools(config.name_prefix.as_deref()).await,
-                Err(Started::Failed(error)) => Err(error),
-                Err(Started::ExitedAfterDiscover { .. }) => Err(Error::NotConnected),
+            match Link::open(&config, Lifecycle::Initialize, deadline).await {
+                Ok(opened) => opened,
+                Err(Started::Failed(error)) => return Err(error),
+                Err(Started::ExitedAfterDiscover { .. }) => return Err(Error::NotConnected),
             }
         }
-    }
-}
-
-/// Why [`start`] returned no client.
-enum Started {
-    /// The connect failed; the server is stopped.
-    Failed(Error),
-    /// [`Lifecycle::Auto`]: the server went away after `server/discover` without answering;
-    /// it is stopped. `exit`: how it ended (`"; the server exited (exit status: 1)"`), or
-    /// empty.
-    ExitedAfterDiscover { command_line: String, exit: String },
-}
-
-/// Spawns the server and runs `lifecycle` before `deadline`; on failure the server is
-/// stopped.
-async fn start(
-    config: &ConnectConfig,
-    lifecycle: Lifecycle,
-    deadline: tokio::time::Instant,
-) -> Result<McpClient, Started> {
-    let mut client = match &config.url {
-        Some(url) => connect_http(config, url).map_err(Started::Failed)?,
-        None => spawn_stdio(config).map_err(Started::Failed)?,
     };
-    match lifecycle::establish(
-        &client.session,
-        config,
-        lifecycle,
-        deadline,
-        &client.command_line,
-    )
-    .await
-    {
-        Ok(negotiated) => {
-            tracing::debug!(
-                server = %client.command_line,
-                protocol_version = %negotiated.protocol_version,
-                "MCP lifecycle established"
-            );
-            // Over HTTP: `MCP-Protocol-Version` on every later request, also those without a
-            // `_meta` context of their own in a 2026-07-28 session (notifications, responses,
-            // `GET`); after an `initialize` handshake, the stream of server messages.
-            client
-                .session
-                .transport()
-                .established(
-                    &negotiated.protocol_version,
-                    negotiated.client_context.is_none(),
-                )
-                .await;
-            client.server_info = negotiated.server_info;
-            client.protocol_version = Some(negotiated.protocol_version);
-            client.client_context = negotiated.client_context;
-            Ok(client)
-        }
-        Err(failure) => {
-            // A server that went away: say how it ended (an exit code often says why).
-            let exit = if failure.error.is_disconnected() {
-                client.exit_status().await
-            } else {
-                String::new()
-            };
-            client.disconnect().await;
-            if failure.restart_with_initialize {
-                return Err(Started::ExitedAfterDiscover {
-                    command_line: client.command_line.clone(),
-                    exit,
-                });
-            }
-            Err(Started::Failed(Error::Handshake {
-                command: client.command_line.clone(),
-                method: failure.method.to_owned(),
-                source: Box::new(failure.error),
-                exit,
-                stderr_tail: client.session.stderr_tail(),
-            }))
-        }
-    }
-}
-
-/// Spawns the stdio server of `config` and starts its session.
-fn spawn_stdio(config: &ConnectConfig) -> Result<McpClient, Error> {
-    let command_line = process::command_line(&config.command, &config.args);
-    let spawned = process::spawn(config)?;
-    tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
-    let session = Session::stdio(
-        spawned.stdin,
-        spawned.stdout,
-        spawned.stderr,
-        config.request_timeout,
-        config.max_message_size,
-        command_line.clone(),
-        config.elicitation.clone(),
-    );
-    // The server's exit closes the session even when no EOF arrives on its stdout.
-    let process = process::watch(
-        spawned.child,
-        spawned.pid,
-        session.close_after_exit(EXIT_DRAIN),
-    );
-    Ok(McpClient::new(
-        session,
-        Some(process),
-        spawned.pid,
-        config,
-        command_line,
-    ))
-}
-
-/// Starts a session with the streamable HTTP server at `url` (nothing is sent yet).
-#[cfg(feature = "http")]
-fn connect_http(config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
-    let http = http::Http::new(config, url)?;
-    let label = http.label().to_owned();
-    let session = Session::http(
-        http,
-        config.request_timeout,
-        config.max_message_size,
-        config.elicitation.clone(),
-    );
-    Ok(McpClient::new(session, None, None, config, label))
-}
-
-/// Without the `http` feature, a URL pin is an error.
-#[cfg(not(feature = "http"))]
-fn connect_http(_config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
-    Err(Error::HttpFeatureDisabled {
-        server: redact_url(url),
-    })
+    McpClient::new(link, negotiated, &config)
+        .discover_tools(config.name_prefix.as_deref())
+        .await
 }
 
 /// Every method of [`McpClient`] is in this one block. The typed calls, the tool-layer
 /// definitions and the drift check (at its end) are thin methods over their modules' code
 /// ([`crate::typed`], [`crate::tool`], [`crate::drift`]).
 impl McpClient {
-    fn new(
-        session: Session,
-        process: Option<process::Watched>,
-        pid: Option<u32>,
-        config: &ConnectConfig,
-        command_line: String,
-    ) -> Self {
+    fn new(link: Link, negotiated: lifecycle::Negotiated, config: &ConnectConfig) -> Self {
         Self {
-            session,
-            process,
-            stopped: tokio::sync::Mutex::new(false),
-            pid,
+            link,
             command: config.command.clone(),
             args: config.args.clone(),
-            command_line,
             source: SnapshotSource::from_config(config),
-            server_info: None,
-            protocol_version: None,
-            client_context: None,
+            server_info: negotiated.server_info,
+            protocol_version: Some(negotiated.protocol_version),
+            client_context: negotiated.client_context,
             tools: Vec::new(),
             validate_input: config.validate_input,
         }
@@ -500,40 +356,6 @@ impl McpClient {
                 self.disconnect().await;
                 Err(e)
             }
-        }
-    }
-
-    /// How the server process ended, for messages (`"; the server exited (exit status: 3)"`),
-    /// when it ends within [`EXIT_STATUS_WAIT`]; else empty.
-    async fn exit_status(&self) -> String {
-        let Some(process) = &self.process else {
-            return String::new();
-        };
-        process
-            .exited_within(EXIT_STATUS_WAIT)
-            .await
-            .flatten()
-            .map(|status| format!("; {}", ended(status)))
-            .unwrap_or_default()
-    }
-
-    /// A request's error, with the server's exit status and stderr lines when the server
-    /// went away while it was pending ([`Error::ServerExited`]); other errors unchanged.
-    async fn explain(&self, method: &str, error: Error) -> Error {
-        if !matches!(error, Error::ConnectionClosed)
-            || self.session.closed_by_client()
-            || self.process.is_none()
-        {
-            return error;
-        }
-        let exit = self.exit_status().await;
-        // The stderr reader may still hold the last lines the server wrote before exiting.
-        self.session.stderr_drained(STDERR_DRAIN).await;
-        Error::ServerExited {
-            command: self.command_line.clone(),
-            method: method.to_owned(),
-            exit,
-            stderr: self.session.stderr_tail(),
         }
     }
 
@@ -570,14 +392,14 @@ impl McpClient {
     /// as the streamable HTTP transport requires of clients; otherwise all of them.
     fn usable_over_transport(&self, tools: Vec<Value>) -> Vec<Value> {
         #[cfg(feature = "http")]
-        if self.session.transport().is_http() && self.client_context.is_some() {
+        if self.link.session.transport().is_http() && self.client_context.is_some() {
             return tools
                 .into_iter()
                 .filter(|tool| match http::header_annotation_problem(tool) {
                 None => true,
                 Some(reason) => {
                     tracing::warn!(
-                        server = %self.command_line,
+                        server = %self.link.command_line,
                         tool = %tool.get("name").and_then(serde_json::Value::as_str).unwrap_or(""),
                         "left out a tool with an invalid x-mcp-header annotation: {reason}"
                     );
@@ -601,7 +423,7 @@ impl McpClient {
 
     fn invalid(&self, method: &str, reason: String) -> Error {
         Error::InvalidResponse {
-            command: self.command_line.clone(),
+            command: self.link.command_line.clone(),
             method: method.to_owned(),
             reason,
         }
@@ -647,12 +469,12 @@ impl McpClient {
     /// resolves, so it is 0 whenever no call is in flight; after [`McpClient::disconnect`]
     /// it is 0.
     pub fn pending_requests(&self) -> usize {
-        self.session.pending_requests()
+        self.link.session.pending_requests()
     }
 
     /// The server's OS process id (also its process group id on unix), when known.
     pub fn pid(&self) -> Option<u32> {
-        self.pid
+        self.link.pid
     }
 
     /// Lists the server's tools again, all pages, raw descriptors in the server's order.
@@ -672,12 +494,13 @@ impl McpClient {
         for _ in 0..MAX_TOOLS_LIST_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor.take());
             let page = match self
+                .link
                 .session
                 .request("tools/list", self.params(&params)?)
                 .await
             {
                 Ok(page) => page,
-                Err(e) => return Err(self.explain("tools/list", e).await),
+                Err(e) => return Err(self.link.explain("tools/list", e).await),
             };
             let Value::Object(mut page) = page else {
                 return Err(self.invalid(
@@ -702,13 +525,13 @@ impl McpClient {
                     if !seen.insert(hasher.hash_one(&next)) {
                         return Err(Error::RepeatedCursor {
                             cursor: excerpt(&next),
-                            command: self.command_line.clone(),
+                            command: self.link.command_line.clone(),
                         });
                     }
                     cursor = Some(next);
                 }
                 _ => {
-                    self.session.transport().learn_tools(&tools);
+                    self.link.session.transport().learn_tools(&tools);
                     return Ok(tools);
                 }
             }
@@ -787,7 +610,7 @@ impl McpClient {
         cancel: Option<&CancellationToken>,
         mut on_progress: impl FnMut(Progress),
     ) -> Result<Value, Error> {
-        let (token, mut updates) = self.session.progress();
+        let (token, mut updates) = self.link.session.progress();
         let cancelled = || cancel.is_some_and(CancellationToken::is_cancelled);
         let mut report = |params: Value| match Progress::from_params(&params) {
             // Once the caller cancelled, what is still queued is not reported.
@@ -858,12 +681,13 @@ impl McpClient {
             extra: &extra,
         };
         match self
+            .link
             .session
             .request_cancellable("tools/call", &params, cancel)
             .await
         {
             Ok(result) => Ok(result),
-            Err(e) => Err(self.explain("tools/call", e).await),
+            Err(e) => Err(self.link.explain("tools/call", e).await),
         }
     }
 
@@ -996,18 +820,7 @@ impl McpClient {
     /// to exit on EOF (server-everything about 350 ms), which `oma-mcp check` would otherwise
     /// wait out. After a tool call, prefer `disconnect()`, so the server can finish its work.
     pub async fn disconnect_within(&self, eof_grace: std::time::Duration) {
-        let mut stopped = self.stopped.lock().await;
-        if *stopped {
-            return;
-        }
-        *stopped = true;
-        self.session.close();
-        self.session.transport().end().await;
-        if let Some(process) = &self.process {
-            process.shutdown(eof_grace).await;
-        }
-        self.session.stop_tasks(STDERR_DRAIN).await;
-        tracing::debug!(server = %self.command_line, "MCP server stopped");
+        self.link.close(eof_grace).await;
     }
 
     /// Calls the tool `T` with typed arguments and maps the result as open-multi-agent maps it.
@@ -1166,41 +979,4 @@ impl McpClient {
 /// [`crate::outcome::not_complete`]).
 fn map_complete(raw_name: &str, result: &Value) -> ToolResult {
     crate::outcome::not_complete(raw_name, result).unwrap_or_else(|| map_call_result(result))
-}
-
-/// How a server process ended, for messages: `the server exited (exit status: 3)`, or
-/// `the server was killed (signal: 9 (SIGKILL))`.
-fn ended(status: std::process::ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if status.signal().is_some() {
-            return format!("the server was killed ({status})");
-        }
-    }
-    format!("the server exited ({status})")
-}
-
-/// How long a failed handshake waits for a server whose connection closed to exit, to report
-/// its exit status (the pipes close a moment before the process is gone).
-const EXIT_STATUS_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// How long the session stays open after the server process exited, for the reader to
-/// deliver what the server wrote before it exited (it reaches EOF at once unless something
-/// outside the server's process group still holds its stdout).
-const EXIT_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
-
-impl Drop for McpClient {
-    fn drop(&mut self) {
-        if !*self.stopped.get_mut() {
-            // The whole process group, and the server itself through its watcher (or, when the
-            // runtime is already gone, `kill_on_drop` of the dropped watcher's `Child`).
-            if let Some(process) = &self.process {
-                process.kill_now();
-            }
-            // Over HTTP: end the session with `DELETE` in the background, when a Tokio
-            // runtime is still there to run it (the task is bounded by 2 s).
-            self.session.transport().end_in_background();
-        }
-    }
 }
