@@ -168,33 +168,3 @@ async fn unauthorized_and_forbidden_do_not_fall_back() {
         );
     }
 }
-
-/// A URL whose path is no MCP endpoint refuses `initialize` with the same `404`: the error is
-/// `server/discover`'s, with the hint about the path, as without the fallback.
-#[tokio::test]
-async fn a_wrong_path_reports_the_404_once() {
-    let server = faults("normal", &[]);
-    let url = server.url().replace("/mcp", "/sse");
-    let err = match connect_mcp_tools(config(&url)).await {
-        Ok(_) => panic!("connected"),
-        Err(e) => e,
-    };
-    assert_eq!(
-        err.chain().to_string().replace(&url, "URL"),
-        "the MCP server/discover handshake with `URL` failed: the MCP server `URL` answered \
-         `server/discover` with HTTP 404: body: \"Not Found: MCP is served at /mcp\" (check the \
-         URL's path: many servers serve MCP at /mcp)"
-    );
-    let paths: Vec<(Value, Value)> = log(server.url())
-        .await
-        .iter()
-        .map(|e| (e["path"].clone(), e["json"]["method"].clone()))
-        .collect();
-    assert_eq!(
-        paths,
-        [
-            (json!("/sse"), json!("server/discover")),
-            (json!("/sse"), json!("initialize")),
-        ]
-    );
-}
