@@ -58,7 +58,10 @@ pub enum Lifecycle {
     ///   retries with a version of its `data.supported`; -32020 (header mismatch) and -32021
     ///   (missing client capability) fail.
     /// - Any other JSON-RPC error (e.g. -32601 Method not found) marks a server before
-    ///   2026-07-28: `initialize` follows at once on the same connection.
+    ///   2026-07-28: `initialize` follows at once on the same connection. Over streamable
+    ///   HTTP so does a `400`, `404` or `405` whose body is no JSON-RPC error (a stateful
+    ///   server before 2026-07-28 refusing a request without a session); `401`/`403` fail as
+    ///   [`Error::HttpAuth`](crate::Error::HttpAuth).
     /// - No answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or half of a shorter request
     ///   timeout): `initialize` is sent too, and `server/discover` stays pending. A server
     ///   reads its stdin in order, so a slow 2026-07-28 server answers `server/discover`
