@@ -4,11 +4,13 @@
 
 use std::time::{Duration, Instant};
 
-use oma_mcp_runtime::{CancellationToken, ConnectConfig, connect_mcp_tools};
+use oma_mcp_runtime::connect::NOTIFICATION_TIMEOUT;
+use oma_mcp_runtime::{CancellationToken, ConnectConfig, McpClient, connect_mcp_tools};
 use oma_mcp_test_server::faults::HANG_MESSAGE;
 use serde_json::{Value, json};
 
 use crate::raw_http::log;
+use crate::typed::{Capture, Captured};
 use crate::{args, echo, faults};
 
 /// How long the fault server takes to accept each notification: longer than any call may
@@ -32,6 +34,34 @@ async fn logged(url: &str, count: usize, pick: impl Fn(&Value) -> bool) -> Vec<V
     }
 }
 
+/// Connects to the fault server at `url` and cancels a call the server holds, once it holds
+/// it: the client then POSTs `notifications/cancelled`.
+async fn cancel_a_held_call(url: &str) -> McpClient {
+    let client = connect_mcp_tools(
+        ConnectConfig::http(url)
+            .with_name_prefix("f")
+            .with_request_timeout(Duration::from_secs(20)),
+    )
+    .await
+    .unwrap();
+    let cancel = CancellationToken::new();
+    let (held, ()) = tokio::join!(
+        client.call_tool_raw_with_cancel("echo", args(json!({"message": HANG_MESSAGE})), &cancel),
+        async {
+            // Cancel once the server holds the call.
+            assert_eq!(logged(url, 1, is_hang).await.len(), 1);
+            cancel.cancel();
+        }
+    );
+    assert!(held.as_ref().is_err_and(|e| e.is_cancelled()), "{held:?}");
+    client
+}
+
+/// Whether a log entry is the call the fault server holds.
+fn is_hang(entry: &Value) -> bool {
+    entry["json"]["params"]["arguments"]["message"] == HANG_MESSAGE
+}
+
 /// A call cancelled while the server holds it sends `notifications/cancelled`, which this
 /// server takes 4 s to accept; the next call, issued right after, is answered at once, and
 /// the notification arrives all the same (with the cancelled request's id and the abort
@@ -43,24 +73,7 @@ async fn a_slow_notification_endpoint_does_not_delay_the_next_call() {
         &["--notification-delay-ms", NOTIFICATION_DELAY_MS],
     );
     let url = server.url();
-    let client = connect_mcp_tools(
-        ConnectConfig::http(url)
-            .with_name_prefix("f")
-            .with_request_timeout(Duration::from_secs(20)),
-    )
-    .await
-    .unwrap();
-    let is_hang = |e: &Value| e["json"]["params"]["arguments"]["message"] == HANG_MESSAGE;
-    let cancel = CancellationToken::new();
-    let (hung, ()) = tokio::join!(
-        client.call_tool_raw_with_cancel("echo", args(json!({"message": HANG_MESSAGE})), &cancel),
-        async {
-            // Cancel once the server holds the call.
-            assert_eq!(logged(url, 1, is_hang).await.len(), 1);
-            cancel.cancel();
-        }
-    );
-    assert!(hung.as_ref().is_err_and(|e| e.is_cancelled()), "{hung:?}");
+    let client = cancel_a_held_call(url).await;
 
     let started = Instant::now();
     let next = echo(&client, "after").await;
@@ -105,5 +118,56 @@ async fn a_slow_notification_endpoint_does_not_delay_the_next_call() {
             json!("notifications/cancelled"),
         ]
     );
+    client.disconnect().await;
+}
+
+/// A notification the server does not accept within [`NOTIFICATION_TIMEOUT`] (5 s; this
+/// server takes 8 s) is abandoned with one warning, and the session goes on.
+#[tokio::test]
+async fn a_notification_is_abandoned_after_the_notification_timeout() {
+    use tracing_subscriber::layer::SubscriberExt;
+    assert_eq!(NOTIFICATION_TIMEOUT, Duration::from_secs(5));
+    let capture = Capture::default();
+    // A second live dispatcher, so callsites registered on another thread still ask this
+    // thread's subscriber (see `typed::connect_checked_log_policy_emits_one_tracing_event_per_change`).
+    let _second = tracing::Dispatch::new(tracing_subscriber::registry());
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    let server = faults("hang-call", &["--notification-delay-ms", "8000"]);
+    let url = server.url();
+    let client = cancel_a_held_call(url).await;
+    let sent = Instant::now();
+    let warning = loop {
+        let found: Vec<Captured> = capture
+            .take()
+            .into_iter()
+            .filter(|e| e.level == tracing::Level::WARN)
+            .collect();
+        if !found.is_empty() || sent.elapsed() > Duration::from_secs(20) {
+            break found;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let waited = sent.elapsed();
+    assert_eq!(
+        warning,
+        [Captured {
+            level: tracing::Level::WARN,
+            target: "oma_mcp_runtime::connect::http".to_owned(),
+            fields: vec![
+                (
+                    "message".to_owned(),
+                    "the MCP server did not accept `notifications/cancelled` within 5s".to_owned()
+                ),
+                ("server".to_owned(), url.to_owned()),
+            ],
+        }]
+    );
+    // Not before the bound, and well before the server would have accepted it.
+    assert!(
+        waited >= Duration::from_millis(4900) && waited < Duration::from_millis(7900),
+        "{waited:?}"
+    );
+    assert_eq!(echo(&client, "still").await.data, "Echo: still");
     client.disconnect().await;
 }
