@@ -198,6 +198,7 @@ mod inbox;
 mod lifecycle;
 mod link;
 mod message;
+mod negotiate;
 mod process;
 mod progress;
 mod session;
