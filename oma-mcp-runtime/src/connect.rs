@@ -2,7 +2,8 @@
 //! the Rust `connectMCPTools()`, over stdio or streamable HTTP.
 //!
 //! [`connect_mcp_tools`] spawns the configured command and speaks JSON-RPC 2.0 over its pipes
-//! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), or, for a
+//! (our own framing: rmcp 3.11's typed client drops a whole result or `tools/list` page over
+//! one unexpected field, and lines over 16 MiB silently), or, for a
 //! [`ConnectConfig::http`] pin, POSTs to the server's URL (cargo feature `http`; see
 //! "Streamable HTTP" below). It establishes the MCP lifecycle (see "Lifecycle"), pages
 //! through `tools/list` and returns an [`McpClient`]. Requests are built with rmcp's model

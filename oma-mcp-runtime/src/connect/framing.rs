@@ -4,7 +4,8 @@
 //! received message.
 //!
 //! Everything here is pure or works on any [`AsyncBufRead`], so it is unit-tested without a
-//! process. Received messages stay raw [`serde_json::Value`]s (DESIGN.md, "Fidelity rules").
+//! process. Received messages stay raw [`serde_json::Value`]s: nothing a server sends is
+//! lost to a typed parse.
 
 use std::io;
 
