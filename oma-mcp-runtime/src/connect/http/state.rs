@@ -5,14 +5,14 @@
 //!
 //! The phases ([`Phase`]) and their transitions:
 //!
-//! | from | event | to |
-//! |---|---|---|
-//! | `Starting` | `notifications/initialized` went through | `Initialized` |
-//! | `Starting`, `Initialized` | a `404` to a request that carried the current session's id | `Renewing`, this request replays the handshake |
-//! | `Renewing` | another such `404` | the same; that request waits |
-//! | `Renewing` from `Starting` | `notifications/initialized` went through | `Renewing`, back to `Initialized` after it |
-//! | `Renewing` | the handshake replayed | the phase before, as the next session ([`Connection::generation`] + 1) |
-//! | `Renewing` | the replay failed | the phase before, still the same session |
+//! - `Starting` → `Initialized`: `notifications/initialized` went through.
+//! - `Starting` or `Initialized` → `Renewing`: a `404` to a request that carried the current
+//!   session's id; that request replays the handshake. Another such `404` meanwhile: that
+//!   request waits.
+//! - `Renewing` that began in `Starting`: `notifications/initialized` going through meanwhile
+//!   makes it return to `Initialized`.
+//! - `Renewing` → the phase before it: the handshake was replayed (the next session,
+//!   [`Connection::generation`] + 1), or the replay failed (still the same session).
 //!
 //! The transport keeps a [`Connection`] in a `tokio::sync::watch` channel: requests read it
 //! for their headers, the stream of server messages waits for [`Phase::Initialized`] and then
