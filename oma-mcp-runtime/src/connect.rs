@@ -2,7 +2,8 @@
 //! the Rust `connectMCPTools()`, over stdio or streamable HTTP.
 //!
 //! [`connect_mcp_tools`] spawns the configured command and speaks JSON-RPC 2.0 over its pipes
-//! (our own framing: DESIGN.md, "Measured limits of rmcp 3.11 as a client"), or, for a
+//! (our own framing: rmcp 3.11's typed client drops a whole result or `tools/list` page over
+//! one unexpected field, and lines over 16 MiB silently), or, for a
 //! [`ConnectConfig::http`] pin, POSTs to the server's URL (cargo feature `http`; see
 //! "Streamable HTTP" below). It establishes the MCP lifecycle (see "Lifecycle"), pages
 //! through `tools/list` and returns an [`McpClient`]. Requests are built with rmcp's model
@@ -47,7 +48,10 @@
 //!
 //! - Each message is a `POST` (`Accept: application/json, text/event-stream`); the answer is
 //!   a JSON body or an SSE stream whose events (server requests and notifications before the
-//!   response too) are routed exactly as stdout lines are, raw.
+//!   response too) are routed exactly as stdout lines are, raw. Requests, notifications and
+//!   answers to server requests go out concurrently, each notification or answer bounded by
+//!   [`NOTIFICATION_TIMEOUT`] (5 s), so a server slow to accept `notifications/cancelled`
+//!   holds up no call; only `notifications/initialized` goes before the requests after it.
 //! - `Mcp-Session-Id` is kept and sent; a `404` to a request that carried it starts a new
 //!   session once (the `initialize` handshake replayed) and sends the request again.
 //!   `MCP-Protocol-Version` goes on every request after the handshake; a 2026-07-28 request
@@ -73,7 +77,12 @@
 //!   that is not JSON or SSE (a proxy's HTML page), or a stream that ends before its
 //!   response is [`Error::Http`] with the status and a body excerpt. A JSON-RPC error in an
 //!   error response's body is the server's [`Error::Rpc`] (how a server before 2026-07-28
-//!   rejects `server/discover`, so [`Lifecycle::Auto`] falls back to `initialize`).
+//!   rejects `server/discover`, so [`Lifecycle::Auto`] falls back to `initialize`). A
+//!   stateful server before 2026-07-28 may instead refuse `server/discover`, sent without a
+//!   session, with `400`, `404` or `405` and a body that is no JSON-RPC error (plain text, an
+//!   HTML page, `{"error": "…"}`): [`Lifecycle::Auto`] falls back to `initialize` for these
+//!   too (when `initialize` gets the same status, the error is `server/discover`'s: the URL
+//!   refuses every request alike, e.g. a wrong path); `401`/`403` stay [`Error::HttpAuth`].
 //! - Connections are pooled and reused (HTTP/1.1 keep-alive, HTTP/2 over TLS). A server that
 //!   writes an SSE answer in pieces without `TCP_NODELAY` makes each answer wait for the
 //!   client's delayed ACK on a reused connection (about 40 ms on Linux); set `TCP_NODELAY` in
@@ -94,9 +103,9 @@
 //!   `…/clientCapabilities` `{}`). A result selects the first version this client prefers that
 //!   its `supportedVersions` lists: a 2026-07-28 session. A JSON-RPC error -32022 (unsupported
 //!   protocol version) retries with a version from its `data.supported`, as rmcp does. Any
-//!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found) marks a
-//!   server before 2026-07-28: the client falls back to `initialize` on the same connection,
-//!   as [`Lifecycle::Initialize`]. Without an answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or
+//!   other JSON-RPC error except -32020 and -32021 (e.g. -32601 Method not found), and over
+//!   HTTP a `400`, `404` or `405` without one, marks a server before 2026-07-28: the client
+//!   falls back to `initialize` on the same connection, as [`Lifecycle::Initialize`]. Without an answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or
 //!   half of a shorter request timeout) `initialize` is sent too while `server/discover`
 //!   stays pending, and the first success wins: a server reads its stdin in order, so a slow
 //!   2026-07-28 server still answers `server/discover` first and keeps its revision, and a
@@ -186,11 +195,17 @@ mod framing;
 pub mod fuzzing;
 #[cfg(feature = "http")]
 mod http;
+mod inbox;
 mod lifecycle;
+mod link;
+mod message;
+mod negotiate;
 mod process;
 mod progress;
 mod session;
 mod stderr;
+mod stdio;
+mod transport;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
@@ -203,37 +218,21 @@ use tokio_util::sync::CancellationToken;
 
 pub use config::{
     CONNECT_TIMEOUT, ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT,
-    DISCOVER_PROBE_TIMEOUT, Elicitation, Lifecycle, MAX_REDIRECTS, MAX_RESUMES, accept_defaults,
-    redact_url,
+    DISCOVER_PROBE_TIMEOUT, Elicitation, Lifecycle, MAX_REDIRECTS, MAX_RESUMES,
+    NOTIFICATION_TIMEOUT, accept_defaults, redact_url,
 };
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
+pub use stdio::MAX_STDIN_BACKLOG;
 
 use crate::text::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
+use link::{Link, Started};
 use oma_mcp_core::snapshot::SnapshotSource;
-use session::Session;
-
-/// How long connect waits for the server to answer the `GET` of its stream of server
-/// messages (streamable HTTP, after `initialize`); the stream opens later if it is slower.
-#[cfg(feature = "http")]
-const SERVER_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// How long a failed connect or [`McpClient::disconnect`] waits for the server's last stderr
-/// lines after the process is gone.
-const STDERR_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The most `tools/list` pages [`McpClient::list_tools_raw`] reads: a server that keeps
 /// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.
 pub const MAX_TOOLS_LIST_PAGES: usize = 1000;
-
-/// The most bytes waiting for a stdio server's stdin (64 MiB): while the server does not read
-/// (it is stuck, or busy without reading), a line that would queue past this is not queued.
-/// A request's line fails that request with [`Error::ServerNotReading`]; a line the client owes
-/// the server (an answer to its `ping` or `elicitation/create`, `notifications/cancelled`)
-/// is dropped with a warning. A single line is always taken when nothing waits, whatever its
-/// size, so a large argument still reaches a server that reads.
-pub const MAX_STDIN_BACKLOG: usize = 64 * 1024 * 1024;
 
 /// One tool as discovered by `tools/list` at connect.
 #[derive(Debug, Clone, PartialEq)]
@@ -257,18 +256,10 @@ pub struct DiscoveredTool {
 /// see the [module docs](self), "When your process ends without dropping the client".
 #[derive(Debug)]
 pub struct McpClient {
-    session: Session,
-    /// The server process, owned by its exit watcher (`None` over HTTP).
-    process: Option<process::Watched>,
-    /// The streamable HTTP transport (`None` over stdio).
-    #[cfg(feature = "http")]
-    http: Option<std::sync::Arc<http::Http>>,
-    /// Set by the first [`McpClient::disconnect`]; a second one waits for the first.
-    stopped: tokio::sync::Mutex<bool>,
-    pid: Option<u32>,
+    /// The session with the server (which owns the transport) and its process.
+    link: Link,
     command: String,
     args: Vec<String>,
-    command_line: String,
     /// What [`McpClient::snapshot`] records: the command and arguments, or the redacted URL
     /// and header names.
     source: SnapshotSource,
@@ -278,12 +269,6 @@ pub struct McpClient {
     client_context: Option<Map<String, Value>>,
     tools: Vec<DiscoveredTool>,
     validate_input: bool,
-}
-
-impl std::fmt::Debug for Session {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Session")
-    }
 }
 
 /// Connects to the server `config` describes (open-multi-agent's `connectMCPTools()`).
@@ -320,9 +305,9 @@ impl std::fmt::Debug for Session {
 pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error> {
     // One deadline for the whole lifecycle, also across a restart.
     let deadline = tokio::time::Instant::now() + config.request_timeout;
-    match start(&config, config.lifecycle, deadline).await {
-        Ok(client) => client.discover_tools(config.name_prefix.as_deref()).await,
-        Err(Started::Failed(error)) => Err(error),
+    let (link, negotiated) = match Link::open(&config, config.lifecycle, deadline).await {
+        Ok(opened) => opened,
+        Err(Started::Failed(error)) => return Err(error),
         Err(Started::ExitedAfterDiscover { command_line, exit }) => {
             tracing::warn!(
                 server = %command_line,
@@ -331,178 +316,31 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
                  `initialize` first; pin `Lifecycle::Initialize`, manifest `lifecycle = \
                  \"initialize\"`, to skip the probe)"
             );
-            match start(&config, Lifecycle::Initialize, deadline).await {
-                Ok(client) => client.discover_tools(config.name_prefix.as_deref()).await,
-                Err(Started::Failed(error)) => Err(error),
-                Err(Started::ExitedAfterDiscover { .. }) => Err(Error::NotConnected),
+            match Link::open(&config, Lifecycle::Initialize, deadline).await {
+                Ok(opened) => opened,
+                Err(Started::Failed(error)) => return Err(error),
+                Err(Started::ExitedAfterDiscover { .. }) => return Err(Error::NotConnected),
             }
         }
-    }
-}
-
-/// Why [`start`] returned no client.
-enum Started {
-    /// The connect failed; the server is stopped.
-    Failed(Error),
-    /// [`Lifecycle::Auto`]: the server went away after `server/discover` without answering;
-    /// it is stopped. `exit`: how it ended (`"; the server exited (exit status: 1)"`), or
-    /// empty.
-    ExitedAfterDiscover { command_line: String, exit: String },
-}
-
-/// Spawns the server and runs `lifecycle` before `deadline`; on failure the server is
-/// stopped.
-async fn start(
-    config: &ConnectConfig,
-    lifecycle: Lifecycle,
-    deadline: tokio::time::Instant,
-) -> Result<McpClient, Started> {
-    let mut client = match &config.url {
-        Some(url) => connect_http(config, url).map_err(Started::Failed)?,
-        None => spawn_stdio(config).map_err(Started::Failed)?,
     };
-    match lifecycle::establish(
-        &client.session,
-        config,
-        lifecycle,
-        deadline,
-        &client.command_line,
-    )
-    .await
-    {
-        Ok(negotiated) => {
-            tracing::debug!(
-                server = %client.command_line,
-                protocol_version = %negotiated.protocol_version,
-                "MCP lifecycle established"
-            );
-            #[cfg(feature = "http")]
-            if let Some(http) = &client.http {
-                // `MCP-Protocol-Version` on every later HTTP request, also those without a
-                // `_meta` context of their own in a 2026-07-28 session (notifications,
-                // responses, `GET`).
-                http.set_protocol_version(&negotiated.protocol_version);
-                if negotiated.client_context.is_none() {
-                    // An `initialize` session: the stream of server messages when the server
-                    // keeps a session.
-                    let (shared, out) = client.session.parts();
-                    let (opened, answered) = tokio::sync::oneshot::channel();
-                    client.session.add_task(tokio::spawn(
-                        std::sync::Arc::clone(http).server_stream(shared, out, opened),
-                    ));
-                    // Wait (briefly) until the server answered the `GET`, so its stream is
-                    // open before a request whose server requests would travel on it.
-                    let _ = tokio::time::timeout(SERVER_STREAM_WAIT, answered).await;
-                }
-            }
-            client.server_info = negotiated.server_info;
-            client.protocol_version = Some(negotiated.protocol_version);
-            client.client_context = negotiated.client_context;
-            Ok(client)
-        }
-        Err(failure) => {
-            // A server that went away: say how it ended (an exit code often says why).
-            let exit = if failure.error.is_disconnected() {
-                client.exit_status().await
-            } else {
-                String::new()
-            };
-            client.disconnect().await;
-            if failure.restart_with_initialize {
-                return Err(Started::ExitedAfterDiscover {
-                    command_line: client.command_line.clone(),
-                    exit,
-                });
-            }
-            Err(Started::Failed(Error::Handshake {
-                command: client.command_line.clone(),
-                method: failure.method.to_owned(),
-                source: Box::new(failure.error),
-                exit,
-                stderr_tail: client.session.stderr_tail(),
-            }))
-        }
-    }
-}
-
-/// Spawns the stdio server of `config` and starts its session.
-fn spawn_stdio(config: &ConnectConfig) -> Result<McpClient, Error> {
-    let command_line = process::command_line(&config.command, &config.args);
-    let spawned = process::spawn(config)?;
-    tracing::debug!(server = %command_line, pid = ?spawned.pid, "spawned MCP server");
-    let session = Session::start(
-        spawned.stdin,
-        spawned.stdout,
-        spawned.stderr,
-        config.request_timeout,
-        config.max_message_size,
-        command_line.clone(),
-        config.elicitation.clone(),
-    );
-    // The server's exit closes the session even when no EOF arrives on its stdout.
-    let process = process::watch(
-        spawned.child,
-        spawned.pid,
-        session.close_after_exit(EXIT_DRAIN),
-    );
-    Ok(McpClient::new(
-        session,
-        Some(process),
-        spawned.pid,
-        config,
-        command_line,
-    ))
-}
-
-/// Starts a session with the streamable HTTP server at `url` (nothing is sent yet).
-#[cfg(feature = "http")]
-fn connect_http(config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
-    let http = std::sync::Arc::new(http::Http::new(config, url)?);
-    let label = http.label().to_owned();
-    let session = Session::start_http(
-        std::sync::Arc::clone(&http),
-        config.request_timeout,
-        config.max_message_size,
-        config.elicitation.clone(),
-    );
-    let mut client = McpClient::new(session, None, None, config, label);
-    client.http = Some(http);
-    Ok(client)
-}
-
-/// Without the `http` feature, a URL pin is an error.
-#[cfg(not(feature = "http"))]
-fn connect_http(_config: &ConnectConfig, url: &str) -> Result<McpClient, Error> {
-    Err(Error::HttpFeatureDisabled {
-        server: redact_url(url),
-    })
+    McpClient::new(link, negotiated, &config)
+        .discover_tools(config.name_prefix.as_deref())
+        .await
 }
 
 /// Every method of [`McpClient`] is in this one block. The typed calls, the tool-layer
 /// definitions and the drift check (at its end) are thin methods over their modules' code
 /// ([`crate::typed`], [`crate::drift`]).
 impl McpClient {
-    fn new(
-        session: Session,
-        process: Option<process::Watched>,
-        pid: Option<u32>,
-        config: &ConnectConfig,
-        command_line: String,
-    ) -> Self {
+    fn new(link: Link, negotiated: lifecycle::Negotiated, config: &ConnectConfig) -> Self {
         Self {
-            session,
-            process,
-            #[cfg(feature = "http")]
-            http: None,
-            stopped: tokio::sync::Mutex::new(false),
-            pid,
+            link,
             command: config.command.clone(),
             args: config.args.clone(),
-            command_line,
             source: config.snapshot_source(),
-            server_info: None,
-            protocol_version: None,
-            client_context: None,
+            server_info: negotiated.server_info,
+            protocol_version: Some(negotiated.protocol_version),
+            client_context: negotiated.client_context,
             tools: Vec::new(),
             validate_input: config.validate_input,
         }
@@ -520,40 +358,6 @@ impl McpClient {
                 self.disconnect().await;
                 Err(e)
             }
-        }
-    }
-
-    /// How the server process ended, for messages (`"; the server exited (exit status: 3)"`),
-    /// when it ends within [`EXIT_STATUS_WAIT`]; else empty.
-    async fn exit_status(&self) -> String {
-        let Some(process) = &self.process else {
-            return String::new();
-        };
-        process
-            .exited_within(EXIT_STATUS_WAIT)
-            .await
-            .flatten()
-            .map(|status| format!("; {}", ended(status)))
-            .unwrap_or_default()
-    }
-
-    /// A request's error, with the server's exit status and stderr lines when the server
-    /// went away while it was pending ([`Error::ServerExited`]); other errors unchanged.
-    async fn explain(&self, method: &str, error: Error) -> Error {
-        if !matches!(error, Error::ConnectionClosed)
-            || self.session.closed_by_client()
-            || self.process.is_none()
-        {
-            return error;
-        }
-        let exit = self.exit_status().await;
-        // The stderr reader may still hold the last lines the server wrote before exiting.
-        self.session.stderr_drained(STDERR_DRAIN).await;
-        Error::ServerExited {
-            command: self.command_line.clone(),
-            method: method.to_owned(),
-            exit,
-            stderr: self.session.stderr_tail(),
         }
     }
 
@@ -590,14 +394,14 @@ impl McpClient {
     /// as the streamable HTTP transport requires of clients; otherwise all of them.
     fn usable_over_transport(&self, tools: Vec<Value>) -> Vec<Value> {
         #[cfg(feature = "http")]
-        if self.http.is_some() && self.client_context.is_some() {
+        if self.link.session.transport().is_http() && self.client_context.is_some() {
             return tools
                 .into_iter()
                 .filter(|tool| match http::header_annotation_problem(tool) {
                 None => true,
                 Some(reason) => {
                     tracing::warn!(
-                        server = %self.command_line,
+                        server = %self.link.command_line,
                         tool = %tool.get("name").and_then(serde_json::Value::as_str).unwrap_or(""),
                         "left out a tool with an invalid x-mcp-header annotation: {reason}"
                     );
@@ -614,14 +418,14 @@ impl McpClient {
     fn params<T: serde::Serialize>(&self, params: &T) -> Result<Value, Error> {
         let params = framing::to_params(params)?;
         Ok(match &self.client_context {
-            Some(context) => lifecycle::with_client_context(params, context),
+            Some(context) => framing::with_client_context(params, context),
             None => params,
         })
     }
 
     fn invalid(&self, method: &str, reason: String) -> Error {
         Error::InvalidResponse {
-            command: self.command_line.clone(),
+            command: self.link.command_line.clone(),
             method: method.to_owned(),
             reason,
         }
@@ -667,12 +471,12 @@ impl McpClient {
     /// resolves, so it is 0 whenever no call is in flight; after [`McpClient::disconnect`]
     /// it is 0.
     pub fn pending_requests(&self) -> usize {
-        self.session.pending_requests()
+        self.link.session.pending_requests()
     }
 
     /// The server's OS process id (also its process group id on unix), when known.
     pub fn pid(&self) -> Option<u32> {
-        self.pid
+        self.link.pid
     }
 
     /// Lists the server's tools again, all pages, raw descriptors in the server's order.
@@ -692,12 +496,13 @@ impl McpClient {
         for _ in 0..MAX_TOOLS_LIST_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor.take());
             let page = match self
+                .link
                 .session
                 .request("tools/list", self.params(&params)?)
                 .await
             {
                 Ok(page) => page,
-                Err(e) => return Err(self.explain("tools/list", e).await),
+                Err(e) => return Err(self.link.explain("tools/list", e).await),
             };
             let Value::Object(mut page) = page else {
                 return Err(self.invalid(
@@ -722,16 +527,13 @@ impl McpClient {
                     if !seen.insert(hasher.hash_one(&next)) {
                         return Err(Error::RepeatedCursor {
                             cursor: excerpt(&next),
-                            command: self.command_line.clone(),
+                            command: self.link.command_line.clone(),
                         });
                     }
                     cursor = Some(next);
                 }
                 _ => {
-                    #[cfg(feature = "http")]
-                    if let Some(http) = &self.http {
-                        http.learn_tools(&tools);
-                    }
+                    self.link.session.transport().learn_tools(&tools);
                     return Ok(tools);
                 }
             }
@@ -810,7 +612,7 @@ impl McpClient {
         cancel: Option<&CancellationToken>,
         mut on_progress: impl FnMut(Progress),
     ) -> Result<Value, Error> {
-        let (token, mut updates) = self.session.progress();
+        let (token, mut updates) = self.link.session.progress();
         let cancelled = || cancel.is_some_and(CancellationToken::is_cancelled);
         let mut report = |params: Value| match Progress::from_params(&params) {
             // Once the caller cancelled, what is still queued is not reported.
@@ -881,12 +683,13 @@ impl McpClient {
             extra: &extra,
         };
         match self
+            .link
             .session
             .request_cancellable("tools/call", &params, cancel)
             .await
         {
             Ok(result) => Ok(result),
-            Err(e) => Err(self.explain("tools/call", e).await),
+            Err(e) => Err(self.link.explain("tools/call", e).await),
         }
     }
 
@@ -1022,21 +825,7 @@ impl McpClient {
     /// to exit on EOF (server-everything about 350 ms), which `oma-mcp check` would otherwise
     /// wait out. After a tool call, prefer `disconnect()`, so the server can finish its work.
     pub async fn disconnect_within(&self, eof_grace: std::time::Duration) {
-        let mut stopped = self.stopped.lock().await;
-        if *stopped {
-            return;
-        }
-        *stopped = true;
-        self.session.close();
-        #[cfg(feature = "http")]
-        if let Some(http) = &self.http {
-            http.end_session().await;
-        }
-        if let Some(process) = &self.process {
-            process.shutdown(eof_grace).await;
-        }
-        self.session.stop_tasks(STDERR_DRAIN).await;
-        tracing::debug!(server = %self.command_line, "MCP server stopped");
+        self.link.close(eof_grace).await;
     }
 
     /// Calls the tool `T` with typed arguments and maps the result as open-multi-agent maps it.
@@ -1193,46 +982,4 @@ impl McpClient {
 /// [`crate::outcome::not_complete`]).
 fn map_complete(raw_name: &str, result: &Value) -> ToolResult {
     crate::outcome::not_complete(raw_name, result).unwrap_or_else(|| map_call_result(result))
-}
-
-/// How a server process ended, for messages: `the server exited (exit status: 3)`, or
-/// `the server was killed (signal: 9 (SIGKILL))`.
-fn ended(status: std::process::ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if status.signal().is_some() {
-            return format!("the server was killed ({status})");
-        }
-    }
-    format!("the server exited ({status})")
-}
-
-/// How long a failed handshake waits for a server whose connection closed to exit, to report
-/// its exit status (the pipes close a moment before the process is gone).
-const EXIT_STATUS_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// How long the session stays open after the server process exited, for the reader to
-/// deliver what the server wrote before it exited (it reaches EOF at once unless something
-/// outside the server's process group still holds its stdout).
-const EXIT_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
-
-impl Drop for McpClient {
-    fn drop(&mut self) {
-        if !*self.stopped.get_mut() {
-            // The whole process group, and the server itself through its watcher (or, when the
-            // runtime is already gone, `kill_on_drop` of the dropped watcher's `Child`).
-            if let Some(process) = &self.process {
-                process.kill_now();
-            }
-            // Over HTTP: end the session with `DELETE` in the background, when a Tokio
-            // runtime is still there to run it (the task is bounded by 2 s).
-            #[cfg(feature = "http")]
-            if let Some(http) = self.http.clone()
-                && let Ok(runtime) = tokio::runtime::Handle::try_current()
-            {
-                runtime.spawn(async move { http.end_session().await });
-            }
-        }
-    }
 }

@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use hyper::Method;
 use oma_mcp_test_server::faults::{
-    FORBIDDEN_CHALLENGE, INVALID_JSON_DATA, PAGE_200, PAGE_502, UNAUTHORIZED_CHALLENGE, UNKNOWN_ID,
+    FORBIDDEN_CHALLENGE, HANG_MESSAGE, INVALID_JSON_DATA, PAGE_200, PAGE_502, REJECT_HTML,
+    REJECT_JSON, REJECT_TEXT, UNAUTHORIZED_CHALLENGE, UNKNOWN_ID,
 };
 use serde_json::{Value, json};
 
@@ -506,4 +507,95 @@ async fn no_get_stream_answers_405() {
         post(server.url(), &[], &echo_call(3, None)).await.json(),
         echo_response(3)
     );
+}
+
+#[tokio::test]
+async fn hang_call_holds_only_the_call_that_asks_for_it() {
+    let server = faults("hang-call", &[]);
+    let url = server.url();
+    let mut hang = echo_call(3, None);
+    hang["params"]["arguments"]["message"] = json!(HANG_MESSAGE);
+    let response = raw_http::open(
+        url,
+        Method::POST,
+        &[("accept", raw_http::ACCEPT_BOTH)],
+        Some(&hang),
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    // Another call is answered at once while the first hangs.
+    assert_eq!(
+        post(url, &[], &echo_call(4, None)).await.json(),
+        echo_response(4)
+    );
+    let mut body = response.into_body();
+    let waited = tokio::time::timeout(
+        Duration::from_millis(500),
+        http_body_util::BodyExt::frame(&mut body),
+    )
+    .await;
+    assert!(waited.is_err(), "nothing may arrive: {waited:?}");
+}
+
+#[tokio::test]
+async fn legacy_session_rejects_requests_without_a_session() {
+    let discover = json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover"});
+    for (flags, status, content_type, body) in [
+        (&[][..], 400, "text/plain", REJECT_TEXT),
+        (
+            &["--reject-body", "html"][..],
+            400,
+            "text/html",
+            REJECT_HTML,
+        ),
+        (
+            &["--reject-body", "json", "--reject-status", "405"][..],
+            405,
+            "application/json",
+            REJECT_JSON,
+        ),
+    ] {
+        let server = faults("legacy-session", flags);
+        let url = server.url();
+        let rejected = post(url, &[], &discover).await;
+        assert_eq!(
+            (
+                rejected.status,
+                rejected.content_type(),
+                rejected.body.as_str()
+            ),
+            (status, content_type, body),
+            "{flags:?}"
+        );
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        assert_eq!(post(url, &[], &list).await.status, status);
+        assert_eq!(
+            raw_http::request(url, Method::GET, &[], None).await.status,
+            status
+        );
+        let init = post(url, &[], &initialize()).await;
+        assert_eq!(init.header("mcp-session-id"), Some("session-1"));
+        assert_eq!(init.json()["result"]["protocolVersion"], "2025-11-25");
+        let s1 = [("mcp-session-id", "session-1")];
+        // With the session, `server/discover` is still unknown: a server before 2026-07-28.
+        assert_eq!(
+            post(url, &s1, &discover).await.json()["error"]["code"],
+            json!(-32601)
+        );
+        assert_eq!(
+            post(url, &s1, &list).await.json()["result"]["tools"][0]["name"],
+            "echo"
+        );
+        assert_eq!(
+            post(url, &s1, &echo_call(3, None)).await.json(),
+            echo_response(3)
+        );
+        let unknown = [("mcp-session-id", "session-9")];
+        assert_eq!(post(url, &unknown, &list).await.status, 404);
+        assert_eq!(
+            REJECT_JSON,
+            r#"{"error":"Bad Request: No valid session ID provided"}"#
+        );
+    }
 }

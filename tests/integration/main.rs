@@ -11,7 +11,11 @@
 //! `oma_mcp_test_support::spawn_http_server`. `http_client` runs the client's stdio tests that
 //! make sense over HTTP against those servers (stateful and stateless, each lifecycle), and
 //! `http_client_faults` runs it against every fault, reading what it sent from the fault
-//! server's `GET /_log`.
+//! server's `GET /_log` (`http_client_sends`: what it sends when nothing fails);
+//! `http_client_notifications` checks that a server slow to accept
+//! notifications holds up no call, and `http_client_legacy` that a stateful server from
+//! before 2026-07-28 that rejects `server/discover` with an HTTP status is reached through
+//! `initialize`.
 //!
 //! `soak` runs connect → call → disconnect cycles (also against a server that ignores EOF and
 //! SIGTERM and starts a grandchild), thousands of calls on one connection with timeouts and
@@ -33,6 +37,9 @@ mod filesystem;
 mod hostile;
 mod http_client;
 mod http_client_faults;
+mod http_client_legacy;
+mod http_client_notifications;
+mod http_client_sends;
 mod http_faults;
 mod http_servers;
 mod lifecycle;

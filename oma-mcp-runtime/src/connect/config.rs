@@ -34,6 +34,14 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// resumed with `Last-Event-ID` without receiving a new event before the request fails.
 pub const MAX_RESUMES: usize = 5;
 
+/// Streamable HTTP (feature `http`): how long the `POST` of a notification or of an answer to
+/// a server's request may take, 5 s (as rmcp's `control_request_timeout` for cancellations
+/// and replies); one that takes longer is abandoned with a warning. These `POST`s run beside
+/// the requests, so a server slow to accept `notifications/cancelled` delays no later call.
+/// `notifications/initialized` is the exception: it is bounded by the request timeout, and
+/// the requests after it wait for it.
+pub const NOTIFICATION_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// How [`connect_mcp_tools`](crate::connect_mcp_tools) establishes the MCP lifecycle; the
 /// semantics of rmcp 3.11's `ClientLifecycleMode` (see the [module docs](crate::connect),
 /// "Lifecycle", for the messages each one sends).
@@ -54,7 +62,10 @@ pub enum Lifecycle {
     ///   retries with a version of its `data.supported`; -32020 (header mismatch) and -32021
     ///   (missing client capability) fail.
     /// - Any other JSON-RPC error (e.g. -32601 Method not found) marks a server before
-    ///   2026-07-28: `initialize` follows at once on the same connection.
+    ///   2026-07-28: `initialize` follows at once on the same connection. Over streamable
+    ///   HTTP so does a `400`, `404` or `405` whose body is no JSON-RPC error (a stateful
+    ///   server before 2026-07-28 refusing a request without a session); `401`/`403` fail as
+    ///   [`Error::HttpAuth`](crate::Error::HttpAuth).
     /// - No answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or half of a shorter request
     ///   timeout): `initialize` is sent too, and `server/discover` stays pending. A server
     ///   reads its stdin in order, so a slow 2026-07-28 server answers `server/discover`

@@ -1,9 +1,11 @@
-//! JSON-RPC 2.0 framing over a stdio MCP server's pipes: one message per line
-//! (MCP spec, "Transports" → "stdio"; messages are newline-delimited and contain no embedded
-//! newlines).
+//! JSON-RPC 2.0 framing: the lines the session writes (one message per line, MCP spec,
+//! "Transports" → "stdio": newline-delimited, no embedded newlines; the same bytes are the
+//! body of an HTTP `POST`), reading lines from a stdio server's stdout, and classifying a
+//! received message.
 //!
 //! Everything here is pure or works on any [`AsyncBufRead`], so it is unit-tested without a
-//! process. Received messages stay raw [`serde_json::Value`]s (DESIGN.md, "Fidelity rules").
+//! process. Received messages stay raw [`serde_json::Value`]s: nothing a server sends is
+//! lost to a typed parse.
 
 use std::io;
 
@@ -378,6 +380,26 @@ pub(crate) fn request_line<P: Serialize + ?Sized>(
     Ok(out)
 }
 
+/// `params` with `context` merged into its `_meta` (SEP-2575: every request of a 2026-07-28
+/// session carries it). The caller's other `_meta` keys stay; the three context keys are the
+/// session's, as rmcp sets them over a request's own `_meta`. `params` that is not an object
+/// (never built here) is returned unchanged.
+pub(crate) fn with_client_context(mut params: Value, context: &Map<String, Value>) -> Value {
+    if let Value::Object(object) = &mut params {
+        match object.get_mut("_meta") {
+            Some(Value::Object(meta)) => {
+                for (key, value) in context {
+                    meta.insert(key.clone(), value.clone());
+                }
+            }
+            _ => {
+                object.insert("_meta".to_owned(), Value::Object(context.clone()));
+            }
+        }
+    }
+    params
+}
+
 /// The `params` of a `tools/call` request, serialized from borrowed parts straight into the
 /// request line (the caller's arguments are not copied into a new `Value`).
 ///
@@ -448,7 +470,7 @@ impl Serialize for CallParams<'_> {
 }
 
 /// The line of a notification, with `params` when given.
-pub(crate) fn notification_line(method: &str, params: Option<Value>) -> Vec<u8> {
+pub(crate) fn notification_line(method: &str, params: Option<&Value>) -> Vec<u8> {
     match params {
         Some(params) => line(&json!({ "jsonrpc": "2.0", "method": method, "params": params })),
         None => line(&json!({ "jsonrpc": "2.0", "method": method })),
@@ -712,7 +734,7 @@ mod tests {
                         }
                         let mut old = to_params(&old).unwrap();
                         if with_context {
-                            old = super::super::lifecycle::with_client_context(old, context);
+                            old = with_client_context(old, context);
                         }
                         let object = old.as_object_mut().unwrap();
                         object.extend(extra.clone());

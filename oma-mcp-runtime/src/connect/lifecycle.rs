@@ -4,21 +4,25 @@
 //! [`Lifecycle::Auto`]'s probe with fallback between them.
 //!
 //! The semantics are rmcp 3.11's client (`service/client.rs`: `discover_startup`,
-//! `legacy_startup`, `is_modern_rejection_code`, `select_protocol_version`); the messages are
-//! built with rmcp's model types. The pure parts (request parameters, version selection, the
-//! classification of a `server/discover` error, the `_meta` merge) are unit-tested here.
+//! `legacy_startup`); the messages are built with rmcp's model types. The pure rules (version
+//! selection, what a failed `server/discover` means) are in [`super::negotiate`]; the request
+//! parameters and the reading of a `server/discover` result are unit-tested here.
 
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientCapabilities, DiscoverRequestParams, ErrorCode, Implementation, InitializeRequestParams,
+    ClientCapabilities, DiscoverRequestParams, Implementation, InitializeRequestParams,
     ProtocolVersion, RequestMetaObject,
 };
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
-use super::config::{ConnectConfig, DISCOVER_PROBE_TIMEOUT, Lifecycle};
+use super::config::{ConnectConfig, Lifecycle};
 use super::framing;
+use super::negotiate::{
+    DiscoverError, classify_discover_error, next_candidate, preferred_versions, probe_bound,
+    same_http_status, select_protocol_version,
+};
 use super::session::Session;
 use crate::Error;
 use crate::text::excerpt;
@@ -122,7 +126,8 @@ pub(crate) async fn establish(
                         },
                     },
                 )),
-                Err(error) => Err(Failure::new(DISCOVER, error)),
+                // No fallback here: the HTTP error as it came.
+                Ok(Discovered::Rejected(error)) | Err(error) => Err(Failure::new(DISCOVER, error)),
             }
         }
         Lifecycle::Auto => auto(session, client, command_line, deadline, timeout).await,
@@ -134,7 +139,8 @@ pub(crate) async fn establish(
 /// (a server reads its stdin in order, so one that answers `server/discover` at all answers
 /// it before the `initialize` queued behind it, however slowly it starts). A JSON-RPC error
 /// to `server/discover` (not -32020/-32021) means a server before 2026-07-28: `initialize`
-/// follows at once. The server going away before it answered is
+/// follows at once; so does an HTTP `400`, `404` or `405` without one (see
+/// [`DiscoverError::HttpRejected`]). The server going away before it answered is
 /// [`Failure::restart_with_initialize`].
 async fn auto(
     session: &Session,
@@ -144,6 +150,11 @@ async fn auto(
     timeout: Duration,
 ) -> Result<Negotiated, Failure> {
     let fallback_failed = |discover: Error, fallback: Error| {
+        if same_http_status(&discover, &fallback) {
+            // The endpoint refuses every request alike (a wrong path): `initialize` adds
+            // nothing to what `server/discover` got.
+            return Failure::new(DISCOVER, discover);
+        }
         Failure::new(
             DISCOVER,
             Error::FallbackFailed {
@@ -164,11 +175,8 @@ async fn auto(
     let bound = probe_bound(timeout);
     match tokio::time::timeout(bound, &mut discovering).await {
         Ok(Ok(Discovered::Modern(negotiated))) => return Ok(negotiated),
-        Ok(Ok(Discovered::Legacy(discover_error))) => {
-            tracing::debug!(
-                server = %command_line,
-                "`server/discover` got {discover_error}; falling back to `initialize`"
-            );
+        Ok(Ok(Discovered::Legacy(discover_error) | Discovered::Rejected(discover_error))) => {
+            log_fallback(command_line, &discover_error);
             return initialize(
                 session,
                 client.clone(),
@@ -207,7 +215,7 @@ async fn auto(
             biased;
             discovered = &mut discovering, if discover_error.is_none() => match discovered {
                 Ok(Discovered::Modern(negotiated)) => return Ok(negotiated),
-                Ok(Discovered::Legacy(error)) => match initialize_error.take() {
+                Ok(Discovered::Legacy(error) | Discovered::Rejected(error)) => match initialize_error.take() {
                     Some(fallback) => return Err(fallback_failed(error, fallback)),
                     None => discover_error = Some(error),
                 },
@@ -232,24 +240,22 @@ async fn auto(
     }
 }
 
-/// How long [`Lifecycle::Auto`] waits for `server/discover` alone before it sends
-/// `initialize` too: the smaller of half the request timeout and [`DISCOVER_PROBE_TIMEOUT`].
-/// `server/discover` is still awaited after it, up to the one connect deadline
-/// (`request_timeout` from the start), so a server that answers it late keeps its revision;
-/// a server that ignores it is reached through `initialize` after this bound.
-pub(crate) fn probe_bound(request_timeout: Duration) -> Duration {
-    (request_timeout / 2).min(DISCOVER_PROBE_TIMEOUT)
-}
-
-/// The versions offered in `server/discover`, most preferred first: every known revision
-/// without the `initialize` handshake, newest first (rmcp 3.11: 2026-07-28).
-pub(crate) fn preferred_versions() -> Vec<ProtocolVersion> {
-    ProtocolVersion::KNOWN_VERSIONS
-        .iter()
-        .rev()
-        .filter(|v| !v.has_initialize())
-        .cloned()
-        .collect()
+/// The `DEBUG` line of [`Lifecycle::Auto`]'s fallback to `initialize` after `error`.
+fn log_fallback(command_line: &str, error: &Error) {
+    match error {
+        Error::Http {
+            status: Some(status),
+            ..
+        } => tracing::debug!(
+            server = %command_line,
+            "`server/discover` was refused with HTTP {status} and no JSON-RPC error (a server \
+             before 2026-07-28); falling back to `initialize`"
+        ),
+        _ => tracing::debug!(
+            server = %command_line,
+            "`server/discover` got {error}; falling back to `initialize`"
+        ),
+    }
 }
 
 /// The `_meta` client context of SEP-2575 (`io.modelcontextprotocol/protocolVersion`,
@@ -269,108 +275,9 @@ pub(crate) fn client_context(version: ProtocolVersion, client: &Client) -> Map<S
 pub(crate) fn discover_params(version: ProtocolVersion, client: &Client) -> Value {
     let context = client_context(version, client);
     match framing::to_params(&DiscoverRequestParams {}) {
-        Ok(params) => with_client_context(params, &context),
-        Err(_) => with_client_context(Value::Object(Map::new()), &context),
+        Ok(params) => framing::with_client_context(params, &context),
+        Err(_) => framing::with_client_context(Value::Object(Map::new()), &context),
     }
-}
-
-/// `params` with `context` merged into its `_meta` (SEP-2575: every request of a 2026-07-28
-/// session carries it). The caller's other `_meta` keys stay; the three context keys are the
-/// session's, as rmcp sets them over a request's own `_meta`. `params` that is not an object
-/// (never built here) is returned unchanged.
-pub(crate) fn with_client_context(mut params: Value, context: &Map<String, Value>) -> Value {
-    if let Value::Object(object) = &mut params {
-        match object.get_mut("_meta") {
-            Some(Value::Object(meta)) => {
-                for (key, value) in context {
-                    meta.insert(key.clone(), value.clone());
-                }
-            }
-            _ => {
-                object.insert("_meta".to_owned(), Value::Object(context.clone()));
-            }
-        }
-    }
-    params
-}
-
-/// The first of `preferred` that the server lists in `supported` (rmcp's
-/// `select_protocol_version`, on the raw list: entries that are not strings are ignored).
-pub(crate) fn select_protocol_version(
-    preferred: &[ProtocolVersion],
-    supported: &[Value],
-) -> Option<ProtocolVersion> {
-    preferred
-        .iter()
-        .find(|v| supported.iter().any(|s| s.as_str() == Some(v.as_str())))
-        .cloned()
-}
-
-/// How a failed `server/discover` is read (rmcp's `discover_startup` and
-/// `is_modern_rejection_code`).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum DiscoverError {
-    /// A JSON-RPC error that is no 2026-07-28 rejection (e.g. -32601 Method not found): a
-    /// server before 2026-07-28, still usable for `initialize` on the same connection.
-    Legacy,
-    /// No answer within the bound: [`Lifecycle::Auto`] falls back (rmcp does), `Discover`
-    /// fails.
-    Timeout,
-    /// -32022 (`UNSUPPORTED_PROTOCOL_VERSION`): retry with a version of `error.data.supported`.
-    UnsupportedVersion {
-        /// The string entries of `error.data.supported`.
-        supported: Vec<Value>,
-    },
-    /// A 2026-07-28 rejection (-32020 header mismatch, -32021 missing required client
-    /// capability) or a broken connection: no fallback.
-    Fatal,
-}
-
-/// Classifies the error `server/discover` ended with.
-pub(crate) fn classify_discover_error(error: &Error) -> DiscoverError {
-    match error {
-        Error::Rpc { code, data, .. } => {
-            let Ok(code) = i32::try_from(*code) else {
-                return DiscoverError::Legacy;
-            };
-            let code = ErrorCode(code);
-            if code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
-                let supported = data
-                    .as_ref()
-                    .and_then(|d| d.get("supported"))
-                    .and_then(Value::as_array)
-                    .map(|list| list.iter().filter(|v| v.is_string()).cloned().collect())
-                    .unwrap_or_default();
-                DiscoverError::UnsupportedVersion { supported }
-            } else if code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-                || code == ErrorCode::HEADER_MISMATCH
-            {
-                DiscoverError::Fatal
-            } else {
-                DiscoverError::Legacy
-            }
-        }
-        Error::Timeout { .. } => DiscoverError::Timeout,
-        _ => DiscoverError::Fatal,
-    }
-}
-
-/// The version to try after -32022 (rmcp's rule): the first preferred version the server
-/// lists that was not tried yet, or the current one once more if it was tried only once.
-pub(crate) fn next_candidate(
-    preferred: &[ProtocolVersion],
-    attempted: &[ProtocolVersion],
-    current: &ProtocolVersion,
-    supported: &[Value],
-) -> Option<ProtocolVersion> {
-    let may_retry_current = attempted.iter().filter(|v| *v == current).count() == 1;
-    preferred
-        .iter()
-        .find(|v| {
-            supported.iter().any(|s| s.as_str() == Some(v.as_str()))
-                && (!attempted.contains(v) || (may_retry_current && *v == current))
-        })
-        .cloned()
 }
 
 /// The outcome of the discover phase.
@@ -381,6 +288,9 @@ enum Discovered {
     /// A server without `server/discover` ([`DiscoverError::Legacy`] or
     /// [`DiscoverError::Timeout`]); the error it got.
     Legacy(Error),
+    /// Streamable HTTP: `server/discover` refused with a status
+    /// ([`DiscoverError::HttpRejected`]); the error it got.
+    Rejected(Error),
 }
 
 /// Sends `server/discover` (again after -32022, with another version), all attempts before
@@ -423,6 +333,7 @@ async fn discover(
             DiscoverError::Legacy | DiscoverError::Timeout => {
                 return Ok(Discovered::Legacy(error));
             }
+            DiscoverError::HttpRejected => return Ok(Discovered::Rejected(error)),
             DiscoverError::Fatal => return Err(error),
             DiscoverError::UnsupportedVersion { supported } => {
                 match next_candidate(&preferred, &attempted, &candidate, &supported) {
@@ -600,9 +511,9 @@ mod tests {
 
     #[test]
     fn an_elicitation_handler_declares_the_capability() {
-        let config = ConnectConfig::new("srv").with_elicitation(crate::connect::Elicitation::new(
-            crate::connect::accept_defaults,
-        ));
+        let config = ConnectConfig::new("srv").with_elicitation(
+            super::super::config::Elicitation::new(super::super::config::accept_defaults),
+        );
         let context = client_context(ProtocolVersion::V_2026_07_28, &Client::of(&config));
         assert_eq!(
             context["io.modelcontextprotocol/clientCapabilities"],
@@ -634,7 +545,7 @@ mod tests {
         let line = framing::request_line(
             3,
             "tools/call",
-            &with_client_context(json!({"name": "echo", "arguments": {"m": 1}}), &context),
+            &framing::with_client_context(json!({"name": "echo", "arguments": {"m": 1}}), &context),
         )
         .unwrap();
         assert_eq!(
@@ -643,7 +554,7 @@ mod tests {
                 "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"m\":1}},\"_meta\":{CONTEXT}}}}}\n"
             )
         );
-        let merged = with_client_context(
+        let merged = framing::with_client_context(
             json!({"_meta": {"progressToken": 7, "io.modelcontextprotocol/protocolVersion": "x"}}),
             &context,
         );
@@ -657,77 +568,12 @@ mod tests {
             }})
         );
         assert_eq!(
-            with_client_context(json!({"_meta": null}), &context)["_meta"],
+            framing::with_client_context(json!({"_meta": null}), &context)["_meta"],
             Value::Object(context.clone())
         );
-        assert_eq!(with_client_context(json!([1]), &context), json!([1]));
-    }
-
-    #[test]
-    fn selects_the_first_preferred_version_the_server_lists() {
-        assert_eq!(preferred_versions(), [ProtocolVersion::V_2026_07_28]);
-        let preferred = [ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25];
         assert_eq!(
-            select_protocol_version(&preferred, &[json!("2025-11-25"), json!("2026-07-28")]),
-            Some(ProtocolVersion::V_2026_07_28)
-        );
-        assert_eq!(
-            select_protocol_version(&preferred, &[json!(2026), json!("2025-11-25")]),
-            Some(ProtocolVersion::V_2025_11_25)
-        );
-        assert_eq!(
-            select_protocol_version(&preferred, &[json!("2099-01-01")]),
-            None
-        );
-        assert_eq!(select_protocol_version(&preferred, &[]), None);
-        assert_eq!(probe_bound(Duration::from_secs(60)), Duration::from_secs(2));
-        assert_eq!(probe_bound(Duration::from_secs(4)), Duration::from_secs(2));
-        assert_eq!(
-            probe_bound(Duration::from_secs(3)),
-            Duration::from_millis(1500)
-        );
-        assert_eq!(
-            probe_bound(Duration::from_millis(600)),
-            Duration::from_millis(300)
-        );
-    }
-
-    #[test]
-    fn retries_after_unsupported_version_as_rmcp() {
-        let v26 = ProtocolVersion::V_2026_07_28;
-        let v25 = ProtocolVersion::V_2025_11_25;
-        let preferred = [v26.clone(), v25.clone()];
-        let supported = [json!("2025-11-25"), json!("2026-07-28")];
-        // The current version once more, if tried only once; then the next one.
-        assert_eq!(
-            next_candidate(&preferred, std::slice::from_ref(&v26), &v26, &supported),
-            Some(v26.clone())
-        );
-        assert_eq!(
-            next_candidate(&preferred, &[v26.clone(), v26.clone()], &v26, &supported),
-            Some(v25.clone())
-        );
-        assert_eq!(
-            next_candidate(
-                &preferred,
-                &[v26.clone(), v26.clone(), v25.clone()],
-                &v25,
-                &supported
-            ),
-            Some(v25.clone())
-        );
-        assert_eq!(
-            next_candidate(
-                &preferred,
-                &[v26.clone(), v25.clone(), v25.clone()],
-                &v25,
-                &supported
-            ),
-            None
-        );
-        assert_eq!(
-            next_candidate(&preferred, std::slice::from_ref(&v26), &v26, &[]),
-            None
+            framing::with_client_context(json!([1]), &context),
+            json!([1])
         );
     }
 
@@ -736,58 +582,6 @@ mod tests {
             code,
             message: "m".to_owned(),
             data,
-        }
-    }
-
-    #[test]
-    fn classifies_discover_errors() {
-        assert_eq!(
-            classify_discover_error(&rpc(-32601, None)),
-            DiscoverError::Legacy
-        );
-        assert_eq!(
-            classify_discover_error(&rpc(-32602, None)),
-            DiscoverError::Legacy
-        );
-        assert_eq!(
-            classify_discover_error(&rpc(-32603, None)),
-            DiscoverError::Legacy
-        );
-        assert_eq!(
-            classify_discover_error(&rpc(1 << 40, None)),
-            DiscoverError::Legacy
-        );
-        assert_eq!(
-            classify_discover_error(&rpc(-32020, None)),
-            DiscoverError::Fatal
-        );
-        assert_eq!(
-            classify_discover_error(&rpc(-32021, None)),
-            DiscoverError::Fatal
-        );
-        assert_eq!(
-            classify_discover_error(&rpc(-32022, Some(json!({"supported": ["2026-07-28", 5]})))),
-            DiscoverError::UnsupportedVersion {
-                supported: vec![json!("2026-07-28")]
-            }
-        );
-        assert_eq!(
-            classify_discover_error(&rpc(-32022, Some(json!("nope")))),
-            DiscoverError::UnsupportedVersion { supported: vec![] }
-        );
-        assert_eq!(
-            classify_discover_error(&Error::Timeout {
-                method: DISCOVER.to_owned(),
-                timeout: Duration::from_secs(10)
-            }),
-            DiscoverError::Timeout
-        );
-        for e in [
-            Error::ConnectionClosed,
-            Error::NotConnected,
-            Error::MessageTooLarge { limit: 1 },
-        ] {
-            assert_eq!(classify_discover_error(&e), DiscoverError::Fatal, "{e}");
         }
     }
 

@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::ConnectConfig;
+use super::config::ConnectConfig;
 use crate::Error;
 
 /// Parent environment variables every server inherits when they are set, as the MCP
@@ -213,7 +213,7 @@ pub(crate) type Exit = Option<ExitStatus>;
 /// even when no EOF arrives on stdout: a grandchild of `sh -c` may hold the pipe open).
 ///
 /// When the server exits, the task publishes the status, SIGKILLs what is left of its process
-/// group (on unix) and then runs the `on_exit` future given to [`watch`] (the session closes
+/// group (on unix) and then runs the `on_exit` future given to [`watch()`] (the session closes
 /// there). Dropping the task (the runtime shuts down) drops the [`Child`], which
 /// `kill_on_drop` kills.
 pub(crate) struct Watched {

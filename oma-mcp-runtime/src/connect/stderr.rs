@@ -1,5 +1,6 @@
-//! The server's stderr lines that errors quote: a bounded selection of the first lines, the
-//! lines that look like errors and the last lines.
+//! A stdio server's stderr: drained line by line into `tracing` ([`Stderr`], target
+//! `oma_mcp::server_stderr`) so a chatty server never blocks, and the lines errors quote: a
+//! bounded selection of the first lines, the lines that look like errors and the last lines.
 //!
 //! A server that fails to start often prints its error first and its usage text after it, so
 //! the last lines alone would hide the cause; a server that fails later prints the cause last.
@@ -7,8 +8,20 @@
 //! [`LINE_CHARS`], so an error message stays bounded whatever the server writes.
 
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use tokio::io::BufReader;
+use tokio::process::ChildStderr;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::framing::{self, LineRead};
+use super::message::lock;
 use crate::text::cut;
+
+/// The longest stderr line logged whole; longer ones are logged as their length only.
+const STDERR_MAX_LINE: usize = 64 * 1024;
 
 /// How many of the first lines are kept.
 pub(crate) const HEAD_LINES: usize = 5;
@@ -103,6 +116,81 @@ impl StderrLines {
                 self.total,
                 parts.join(" | ")
             )
+        }
+    }
+}
+
+/// A task draining a server's stderr: every line is logged at `INFO` (target
+/// `oma_mcp::server_stderr`) and kept for errors ([`StderrLines`]).
+pub(super) struct Stderr {
+    lines: Arc<Mutex<StderrLines>>,
+    /// Cancelled when the task ends (EOF, a read error, or aborted).
+    done: CancellationToken,
+    task: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Stderr {
+    /// Starts draining `stderr` of the server `server` (as messages name it).
+    pub(super) fn drain(stderr: ChildStderr, server: String) -> Self {
+        let lines = Arc::new(Mutex::new(StderrLines::default()));
+        let done = CancellationToken::new();
+        let task = tokio::spawn(drain(stderr, server, Arc::clone(&lines), done.clone()));
+        Self {
+            lines,
+            done,
+            task: Mutex::new(Some(task)),
+        }
+    }
+
+    /// The lines that matter, rendered (see [`StderrLines::render`]).
+    pub(super) fn render(&self) -> String {
+        lock(&self.lines).render()
+    }
+
+    /// Waits up to `bound` for stderr to reach its end (after the server exited).
+    pub(super) async fn drained(&self, bound: Duration) {
+        let _ = tokio::time::timeout(bound, self.done.cancelled()).await;
+    }
+
+    /// Gives the task up to `bound` to drain what the (now dead) server wrote, then stops it.
+    pub(super) async fn finish(&self, bound: Duration) {
+        let task = lock(&self.task).take();
+        if let Some(mut task) = task
+            && tokio::time::timeout(bound, &mut task).await.is_err()
+        {
+            task.abort();
+        }
+    }
+
+    /// Stops the task now.
+    pub(super) fn abort(&self) {
+        if let Some(task) = lock(&self.task).take() {
+            task.abort();
+        }
+    }
+}
+
+/// The task of [`Stderr::drain`].
+async fn drain(
+    stderr: ChildStderr,
+    server: String,
+    lines: Arc<Mutex<StderrLines>>,
+    done: CancellationToken,
+) {
+    let _done = done.drop_guard();
+    let mut reader = BufReader::new(stderr);
+    let mut buf = Vec::new();
+    loop {
+        match framing::read_line(&mut reader, &mut buf, STDERR_MAX_LINE).await {
+            Ok(LineRead::Eof) | Err(_) => break,
+            Ok(LineRead::TooLong { len }) => {
+                tracing::info!(target: "oma_mcp::server_stderr", %server, "<{len}-byte line>");
+            }
+            Ok(LineRead::Line) => {
+                let text = String::from_utf8_lossy(&buf);
+                tracing::info!(target: "oma_mcp::server_stderr", %server, "{text}");
+                lock(&lines).push(&text);
+            }
         }
     }
 }

@@ -1,0 +1,296 @@
+//! One streamable HTTP endpoint: its URL, the configured headers (literal ones, and
+//! credentials read from the environment), the HTTP client (redirects only to the same
+//! origin), the connection's state ([`Connection`]) and the requests built from them.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, Response, StatusCode};
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::super::config::{CONNECT_TIMEOUT, ConnectConfig, MAX_REDIRECTS, redact_url};
+use super::super::message::{Outgoing, lock};
+use super::headers::{self, Annotations, LAST_EVENT_ID, PROTOCOL_VERSION, RESERVED, SESSION_ID};
+use super::outgoing::Post;
+use super::state::Connection;
+use crate::Error;
+use crate::text::cut;
+
+/// How long [`Http::end_session`] waits for the `DELETE`.
+const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One streamable HTTP endpoint with its configured headers and connection state.
+pub(crate) struct Http {
+    client: reqwest::Client,
+    /// The URL as pinned.
+    pub(super) url: reqwest::Url,
+    /// The URL, redacted: what messages name.
+    pub(super) label: String,
+    /// The configured headers: literal ones, and those from the environment (marked
+    /// sensitive, so no `Debug` shows them).
+    headers: HeaderMap,
+    /// What a `401`/`403` error tells the user to do.
+    pub(super) auth_hint: String,
+    /// The largest message accepted.
+    pub(super) max_message_size: usize,
+    /// The session's request timeout, also the bound of `notifications/initialized`'s `POST`.
+    pub(super) request_timeout: Duration,
+    /// The connection's state: requests read it for their headers; the stream of server
+    /// messages and requests that wait for a new session watch it.
+    pub(super) state: watch::Sender<Connection>,
+    /// The listed tools' `x-mcp-header` annotations.
+    annotations: Mutex<Annotations>,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http").field("url", &self.label).finish()
+    }
+}
+
+impl Http {
+    /// The endpoint for `config.url`, with its headers read (environment values now).
+    ///
+    /// # Errors
+    /// [`Error::MissingEnv`] for a variable that is not set, [`Error::InvalidHeader`] for a
+    /// header that is not valid or is reserved, [`Error::InvalidUrl`] for a URL that is not
+    /// an absolute `http(s)` URL.
+    pub(crate) fn new(config: &ConnectConfig, url: &str) -> Result<Self, Error> {
+        let label = redact_url(url);
+        let parsed = reqwest::Url::parse(url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
+            .ok_or_else(|| Error::InvalidUrl { url: label.clone() })?;
+        let mut headers = HeaderMap::new();
+        let invalid = |name: &str, reason: &str| Error::InvalidHeader {
+            name: cut(name, 100),
+            server: label.clone(),
+            reason: reason.to_owned(),
+        };
+        let mut add = |name: &str, value: &str, secret: bool| -> Result<(), Error> {
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| invalid(name, "not a valid header name (RFC 9110 token)"))?;
+            if RESERVED.contains(&header.as_str()) {
+                return Err(invalid(name, "oma-mcp sets this header itself"));
+            }
+            let mut value = HeaderValue::from_str(value).map_err(|_| {
+                invalid(
+                    name,
+                    "the value holds characters a header cannot carry (control characters or non-ASCII)",
+                )
+            })?;
+            value.set_sensitive(secret);
+            headers.insert(header, value);
+            Ok(())
+        };
+        for (name, value) in &config.headers {
+            add(name, value, false)?;
+        }
+        let env = |var: &str, header: &str| {
+            std::env::var(var).map_err(|_| Error::MissingEnv {
+                var: var.to_owned(),
+                header: header.to_owned(),
+            })
+        };
+        let mut used = Vec::new();
+        if let Some(var) = &config.bearer_env {
+            let token = env(var, "Authorization")?;
+            add("Authorization", &format!("Bearer {}", token.trim()), true)?;
+            used.push(format!("`{var}` (sent as `Authorization: Bearer`)"));
+        }
+        for (name, var) in &config.header_env {
+            let value = env(var, name)?;
+            add(name, &value, true)?;
+            used.push(format!("`{var}` (sent as `{name}`)"));
+        }
+        let auth_hint = if used.is_empty() {
+            "supply credentials from the environment with `--bearer-env VAR` or `--header-env \
+             'Name=VAR'` (manifest keys `bearer-env`, `header-env`); OAuth is not supported yet"
+                .to_owned()
+        } else {
+            format!(
+                "check the credentials in {} (manifest keys `bearer-env`, `header-env`)",
+                used.join(" and ")
+            )
+        };
+        let origin = parsed.origin();
+        let policy = reqwest::redirect::Policy::custom(move |attempt| {
+            let same_origin = attempt.url().origin() == origin;
+            let preserving = matches!(
+                attempt.status(),
+                StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
+            );
+            if attempt.previous().len() > MAX_REDIRECTS {
+                attempt.error(format!(
+                    "more than {MAX_REDIRECTS} redirects (a redirect loop?)"
+                ))
+            } else if same_origin && preserving {
+                attempt.follow()
+            } else {
+                attempt.stop()
+            }
+        });
+        let client = reqwest::Client::builder()
+            .redirect(policy)
+            .connect_timeout(CONNECT_TIMEOUT.min(config.request_timeout))
+            .build()
+            .map_err(|e| Error::HttpUnreachable {
+                server: label.clone(),
+                method: "connect".to_owned(),
+                source: Box::new(e.without_url()),
+            })?;
+        Ok(Self {
+            client,
+            url: parsed,
+            label,
+            headers,
+            auth_hint,
+            max_message_size: config.max_message_size,
+            request_timeout: config.request_timeout,
+            state: watch::Sender::new(Connection::default()),
+            annotations: Mutex::new(Annotations::new()),
+        })
+    }
+
+    /// The redacted URL that messages name.
+    pub(crate) fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Records the version the lifecycle negotiated: sent as `MCP-Protocol-Version` from now
+    /// on.
+    pub(super) fn set_protocol_version(&self, version: &str) {
+        self.state.send_if_modified(|c| {
+            c.set_protocol_version(version);
+            false
+        });
+    }
+
+    /// Learns the `x-mcp-header` annotations of the listed tools (see
+    /// [`headers::annotations`]).
+    pub(super) fn learn_tools(&self, tools: &[Value]) {
+        *lock(&self.annotations) = headers::annotations(tools);
+    }
+
+    /// `message`, ready to POST (its `Mcp-Param-*` values taken from its arguments now).
+    pub(super) fn prepare(&self, message: Outgoing<'_>) -> Post {
+        Post::prepare(message, &lock(&self.annotations))
+    }
+
+    /// Ends the session with `DELETE` (MCP 2025-03-26, "Session Management"), when there is
+    /// one; bounded by 2 s; `405` (the server does not let clients end sessions) is fine.
+    pub(super) async fn end_session(&self) {
+        if self.state.borrow().session_id().is_none() {
+            return;
+        }
+        // The session id and, as on every request after the handshake, the protocol version.
+        let request = self
+            .with_session(self.request(Method::DELETE))
+            .timeout(DELETE_TIMEOUT);
+        match request.send().await {
+            Ok(response) => tracing::debug!(
+                server = %self.label,
+                status = response.status().as_u16(),
+                "ended the MCP session"
+            ),
+            Err(e) => tracing::debug!(
+                server = %self.label,
+                "could not end the MCP session: {}",
+                e.without_url()
+            ),
+        }
+    }
+
+    /// A request to the endpoint with the configured headers.
+    fn request(&self, method: Method) -> reqwest::RequestBuilder {
+        self.client
+            .request(method, self.url.clone())
+            .headers(self.headers.clone())
+    }
+
+    /// A `GET` for an SSE stream with the session's headers: the stream of server messages,
+    /// or with `last_event_id` the resumption of a dropped stream (`Last-Event-ID`).
+    pub(super) fn event_stream_get(&self, last_event_id: Option<&str>) -> reqwest::RequestBuilder {
+        let request = self
+            .with_session(self.request(Method::GET))
+            .header(header::ACCEPT, "text/event-stream");
+        match last_event_id {
+            Some(id) => request.header(LAST_EVENT_ID, id),
+            None => request,
+        }
+    }
+
+    /// `request` with the session id and the negotiated protocol version, when known.
+    fn with_session(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        let c = self.state.borrow();
+        if let Some(id) = c.session_id() {
+            request = request.header(SESSION_ID, id.clone());
+        }
+        if let Some(version) = c.protocol_version() {
+            request = request.header(PROTOCOL_VERSION, version);
+        }
+        request
+    }
+
+    /// The `POST` of `post`: the session id (never on `initialize`, which starts a session,
+    /// also not while the expired id is still the one other requests carry),
+    /// `MCP-Protocol-Version` and the standard headers of its version.
+    pub(super) fn post_request(&self, post: &Post) -> reqwest::RequestBuilder {
+        let mut request = self
+            .request(Method::POST)
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header(header::CONTENT_TYPE, "application/json");
+        let version = {
+            let c = self.state.borrow();
+            if let Some(id) = c.session_id()
+                && !post.is_initialize()
+            {
+                request = request.header(SESSION_ID, id.clone());
+            }
+            post.protocol_version(c.protocol_version().map(str::to_owned))
+        };
+        if let Some(version) = version.as_deref() {
+            request = request.header(PROTOCOL_VERSION, version);
+        }
+        for (name, value) in post.standard_headers(version.as_deref()) {
+            request = request.header(name, value);
+        }
+        request.body(post.body.clone())
+    }
+
+    /// Keeps a session id the server assigned.
+    pub(super) fn capture_session(&self, response: &Response) {
+        if let Some(id) = response.headers().get(SESSION_ID) {
+            self.state.send_if_modified(|c| {
+                c.capture(id);
+                false
+            });
+        }
+    }
+
+    /// [`Error::Http`] for `method`, naming this endpoint.
+    pub(super) fn http_error(
+        &self,
+        method: &str,
+        status: Option<StatusCode>,
+        reason: String,
+    ) -> Error {
+        Error::Http {
+            server: self.label.clone(),
+            method: method.to_owned(),
+            status: status.map(|s| s.as_u16()),
+            reason,
+        }
+    }
+
+    /// [`Error::HttpUnreachable`] for `method`, with reqwest's error (without the URL).
+    pub(super) fn unreachable(&self, method: &str, error: reqwest::Error) -> Error {
+        Error::HttpUnreachable {
+            server: self.label.clone(),
+            method: method.to_owned(),
+            source: Box::new(error.without_url()),
+        }
+    }
+}

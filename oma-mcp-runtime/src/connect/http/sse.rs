@@ -1,0 +1,201 @@
+//! Reading an SSE response (`text/event-stream`, WHATWG HTML "Server-sent events", parsed by
+//! `sse-stream`): each event's `data` goes to the [`Inbox`], raw, as a stdout line would; the
+//! answers to the server's requests go back through the transport's [`Queue`]. One event is
+//! bounded by the message size limit before the parser sees its end ([`EventCap`]).
+
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use reqwest::Response;
+
+use super::super::inbox::Inbox;
+use super::outgoing::Queue;
+
+/// The wait before resuming a stream whose events set no `retry`.
+pub(super) const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// Extra bytes an SSE event may take beyond its data (field names, `id`, line ends).
+const EVENT_OVERHEAD: usize = 64 * 1024;
+
+/// How an SSE response ended.
+pub(super) enum StreamEnd {
+    /// The request it carried was answered.
+    Answered,
+    /// An event was over the size limit.
+    TooLarge,
+    /// The body broke (connection reset, invalid UTF-8 in a field).
+    Broken(String),
+    /// The server closed it.
+    Ended {
+        /// The `id` of the last event that had one: where to resume.
+        last_event_id: Option<String>,
+        /// The last `retry` an event set: how long to wait before resuming.
+        retry: Option<Duration>,
+        /// How many events it carried.
+        events: usize,
+    },
+}
+
+/// Why the byte stream under the SSE parser stopped.
+#[derive(Debug)]
+enum StreamError {
+    TooLarge,
+    Body(String),
+}
+
+impl std::fmt::Display for StreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StreamError::TooLarge => f.write_str("an SSE event over the message size limit"),
+            StreamError::Body(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+/// Counts the bytes of the SSE event being received (since the last blank line) so one event
+/// cannot grow without bound before the parser sees its end.
+struct EventCap {
+    limit: usize,
+    in_event: usize,
+    at_line_start: bool,
+    after_cr: bool,
+}
+
+impl EventCap {
+    fn new(limit: usize) -> Self {
+        Self {
+            limit,
+            in_event: 0,
+            at_line_start: true,
+            after_cr: false,
+        }
+    }
+
+    fn check(&mut self, chunk: &[u8]) -> Result<(), StreamError> {
+        for &byte in chunk {
+            match byte {
+                b'\n' if self.after_cr => self.after_cr = false,
+                b'\n' | b'\r' => {
+                    if self.at_line_start {
+                        self.in_event = 0;
+                    }
+                    self.at_line_start = true;
+                    self.after_cr = byte == b'\r';
+                }
+                _ => {
+                    self.at_line_start = false;
+                    self.after_cr = false;
+                    self.in_event += 1;
+                }
+            }
+        }
+        if self.in_event > self.limit {
+            Err(StreamError::TooLarge)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Routes the events of one SSE response into `inbox` (a message's data is at most `limit`
+/// bytes) until it ends or, with `id`, until that request is answered.
+pub(super) async fn read_events(
+    response: Response,
+    limit: usize,
+    inbox: &Inbox,
+    queue: &Queue,
+    id: Option<u64>,
+) -> StreamEnd {
+    let mut cap = EventCap::new(limit.saturating_add(EVENT_OVERHEAD));
+    let bytes = response.bytes_stream().map(move |chunk| match chunk {
+        Ok(chunk) => cap.check(&chunk).map(|()| chunk),
+        // With its causes: reqwest's own message ("error decoding response body") does
+        // not say what happened to the connection.
+        Err(e) => Err(StreamError::Body(
+            crate::error::Chain(&e.without_url()).to_string(),
+        )),
+    });
+    let mut events = std::pin::pin!(sse_stream::SseByteStream::new(bytes));
+    let mut last_event_id = None;
+    let mut retry = None;
+    let mut count = 0usize;
+    while let Some(event) = events.next().await {
+        match event {
+            Ok(event) => {
+                count += 1;
+                if let Some(event_id) = event.id {
+                    last_event_id = Some(event_id);
+                }
+                if let Some(ms) = event.retry {
+                    retry = Some(Duration::from_millis(ms));
+                }
+                if let Some(data) = event.data {
+                    if data.len() > limit {
+                        return StreamEnd::TooLarge;
+                    }
+                    if let Some(answer) = inbox.receive(data.as_bytes()) {
+                        queue.respond(answer);
+                    }
+                }
+                if id.is_some_and(|id| !inbox.is_pending(id)) {
+                    return StreamEnd::Answered;
+                }
+            }
+            Err(sse_stream::Error::Body(e))
+                if e.downcast_ref::<StreamError>()
+                    .is_some_and(|e| matches!(e, StreamError::TooLarge)) =>
+            {
+                return StreamEnd::TooLarge;
+            }
+            // The body's own error, without the SSE parser's `body error: ` in front.
+            Err(sse_stream::Error::Body(e)) => return StreamEnd::Broken(e.to_string()),
+            Err(e) => return StreamEnd::Broken(e.to_string()),
+        }
+    }
+    if id.is_some_and(|id| !inbox.is_pending(id)) {
+        return StreamEnd::Answered;
+    }
+    StreamEnd::Ended {
+        last_event_id,
+        retry,
+        events: count,
+    }
+}
+
+/// Reads an SSE response up to its first event with data, unrouted (the answer to the
+/// `initialize` replayed for a new session: its id belongs to the first handshake).
+pub(super) async fn skip_to_first_message(response: Response) {
+    let events = response
+        .bytes_stream()
+        .map(|chunk| chunk.map_err(|e| StreamError::Body(e.without_url().to_string())));
+    let mut events = std::pin::pin!(sse_stream::SseByteStream::new(events));
+    while let Some(Ok(event)) = events.next().await {
+        if event.data.is_some_and(|d| !d.is_empty()) {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_event_cap_counts_bytes_since_the_last_blank_line() {
+        let mut cap = EventCap::new(10);
+        assert!(cap.check(b"data: 1234\n\n").is_ok());
+        assert!(cap.check(b"data: 1234\r\n\r\ndata: 12").is_ok());
+        assert!(cap.check(b"34\r\r").is_ok());
+        assert!(matches!(
+            cap.check(b"data: 12345"),
+            Err(StreamError::TooLarge)
+        ));
+        let mut cap = EventCap::new(10);
+        // Split CRLF CRLF across chunks still ends the event.
+        assert!(cap.check(b"data: 1234\r").is_ok());
+        assert!(cap.check(b"\n\r").is_ok());
+        assert!(cap.check(b"\ndata: 1234").is_ok());
+    }
+}

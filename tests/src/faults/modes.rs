@@ -1,0 +1,488 @@
+//! The fault server's modes and command line: [`FaultMode`], [`MODES`] (name and help of
+//! each), [`FaultOptions`] and `--help` ([`usage`]).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use crate::listen;
+
+/// The default of `--size`: 80 MiB.
+pub const DEFAULT_SIZE: usize = 80 * 1024 * 1024;
+/// The default of `--delay-ms`.
+pub const DEFAULT_DELAY: Duration = Duration::from_millis(2000);
+/// The default of `--after`.
+pub const DEFAULT_AFTER: u64 = 2;
+/// The default of `--reject-status`.
+pub const DEFAULT_REJECT_STATUS: u16 = 400;
+/// The `message` of a `tools/call` that `hang-call` never answers.
+pub const HANG_MESSAGE: &str = "hang";
+
+/// Where the fault server fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FaultMode {
+    /// `normal`: no fault; the baseline for asserting what a client sends.
+    Normal,
+    /// `html-502`: every request on `/mcp` gets a proxy's HTML error page ([`PAGE_502`]) with
+    /// status 502.
+    Html502,
+    /// `html-200`: every request on `/mcp` gets `200 text/html` ([`PAGE_200`]).
+    Html200,
+    /// `unauthorized`: 401 with `WWW-Authenticate:` [`UNAUTHORIZED_CHALLENGE`] and a JSON
+    /// body unless the request has `Authorization: Bearer good-token`; with it, no fault.
+    Unauthorized,
+    /// `forbidden`: as `unauthorized` with 403 and [`FORBIDDEN_CHALLENGE`].
+    Forbidden,
+    /// `close-mid-stream`: `tools/call` gets an SSE stream with one notification
+    /// (`notifications/progress` for the request's `progressToken`, else a
+    /// `notifications/message`), then the connection is closed without the terminating chunk
+    /// and without the response.
+    CloseMidStream,
+    /// `slow-sse`: `tools/call` gets an SSE stream with a comment (`: keepalive`) every 200 ms
+    /// and the response only after `--delay-ms`.
+    SlowSse,
+    /// `sse-no-response`: `tools/call` gets an SSE stream that stays open, silent, forever.
+    SseNoResponse,
+    /// `sse-invalid-json`: `tools/call` gets an SSE stream whose first event's data is
+    /// [`INVALID_JSON_DATA`], then the response.
+    SseInvalidJson,
+    /// `unknown-id`: `tools/call` gets an SSE stream with a response for id [`UNKNOWN_ID`]
+    /// (text `not yours`), then the right response.
+    UnknownId,
+    /// `huge-body`: `tools/call` gets an `application/json` response of exactly `--size`
+    /// bytes (a text block of `x`; `Content-Length` set).
+    HugeBody,
+    /// `huge-event`: `tools/call` gets an SSE stream with one event whose data is that
+    /// `--size`-byte response.
+    HugeEvent,
+    /// `expire-session`: the `initialize` response carries `Mcp-Session-Id: session-<n>` (`n`
+    /// = 1, 2, …); the session answers `--after` JSON-RPC requests carrying its id, then every
+    /// request carrying it gets 404 (notifications, GET and DELETE are not counted; a DELETE
+    /// ends the session). A request without an id (other than `initialize` and
+    /// `server/discover`) gets 400. A new `initialize` gets a new id. `server/discover` gets
+    /// -32601: sessions belong to revisions before 2026-07-28.
+    ExpireSession,
+    /// `redirect-loop`: every request on `/mcp` gets 307 to the same URL.
+    RedirectLoop,
+    /// `redirect-cross-origin`: every request on `/mcp` gets 307 to `/mcp` on a second
+    /// listener (same IP, another port: another origin), which answers normally; its requests
+    /// are logged with `"listener": "other"`, so a test sees whether `Authorization` was
+    /// forwarded.
+    RedirectCrossOrigin,
+    /// `resumable`: `tools/call` gets an SSE stream with one event, `id: <n>-1`, `retry: 100`,
+    /// data the `notifications/progress` for the request's `progressToken` (empty data, a
+    /// priming event, without one), then the stream ends without the response; a GET with
+    /// `Last-Event-ID: <n>-1` gets an SSE stream with event `id: <n>-2` carrying the response
+    /// (MCP 2025-11-25, "Resumability and Redelivery"). An unknown `Last-Event-ID` gets 400.
+    Resumable,
+    /// `no-get-stream`: GET and DELETE on `/mcp` get 405 (`Allow: POST`).
+    NoGetStream,
+    /// `hang-call`: a `tools/call` whose `message` is [`HANG_MESSAGE`] gets an SSE stream that
+    /// stays open, silent, forever; any other call is answered at once. With
+    /// `--notification-delay-ms`, a test cancels the hanging call and sees whether the slow
+    /// `notifications/cancelled` holds up the next call.
+    HangCall,
+    /// `legacy-session`: a stateful server from before 2026-07-28. `initialize` opens a session
+    /// (`Mcp-Session-Id: session-<n>`); every other request without a session id, `POST
+    /// server/discover` included, gets `--reject-status` (default 400) with the
+    /// `--reject-body` body ([`RejectBody`]: plain text, HTML or a JSON object, none of them a
+    /// JSON-RPC message), as servers do that know nothing of `server/discover`. A request
+    /// with an unknown id gets 404; sessions never expire.
+    LegacySession,
+}
+
+/// The body `legacy-session` rejects a request without a session id with (`--reject-body`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RejectBody {
+    /// `text`: `text/plain`, [`REJECT_TEXT`].
+    Text,
+    /// `html`: `text/html`, [`REJECT_HTML`].
+    Html,
+    /// `json`: `application/json`, [`REJECT_JSON`] (an object, not a JSON-RPC message).
+    Json,
+}
+
+/// `legacy-session`'s plain-text rejection.
+pub const REJECT_TEXT: &str = "Bad Request: No valid session ID provided";
+/// `legacy-session`'s HTML rejection (a framework's error page).
+pub const REJECT_HTML: &str = "<!DOCTYPE html>\n<html><head><title>Error</title></head>\n\
+<body><pre>Bad Request: No valid session ID provided</pre></body></html>\n";
+/// `legacy-session`'s JSON rejection: an object with an `error` string, not JSON-RPC.
+pub const REJECT_JSON: &str = r#"{"error":"Bad Request: No valid session ID provided"}"#;
+
+impl RejectBody {
+    /// The body called `name` (`text`, `html`, `json`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "text" => Some(Self::Text),
+            "html" => Some(Self::Html),
+            "json" => Some(Self::Json),
+            _ => None,
+        }
+    }
+
+    /// The `Content-Type` and the body.
+    pub fn content(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Text => ("text/plain; charset=utf-8", REJECT_TEXT),
+            Self::Html => ("text/html", REJECT_HTML),
+            Self::Json => ("application/json", REJECT_JSON),
+        }
+    }
+}
+
+/// Every mode: its name and one line of help.
+pub const MODES: &[(&str, FaultMode, &str)] = &[
+    ("normal", FaultMode::Normal, "no fault (JSON answers)"),
+    (
+        "html-502",
+        FaultMode::Html502,
+        "502 with a proxy's HTML error page",
+    ),
+    ("html-200", FaultMode::Html200, "200 text/html, not MCP"),
+    (
+        "unauthorized",
+        FaultMode::Unauthorized,
+        "401 + WWW-Authenticate unless `Authorization: Bearer good-token`",
+    ),
+    (
+        "forbidden",
+        FaultMode::Forbidden,
+        "403 + WWW-Authenticate unless `Authorization: Bearer good-token`",
+    ),
+    (
+        "close-mid-stream",
+        FaultMode::CloseMidStream,
+        "tools/call: SSE, one notification, then the connection closes",
+    ),
+    (
+        "slow-sse",
+        FaultMode::SlowSse,
+        "tools/call: SSE keepalive comment every 200 ms, response after --delay-ms",
+    ),
+    (
+        "sse-no-response",
+        FaultMode::SseNoResponse,
+        "tools/call: SSE stream open forever, no response",
+    ),
+    (
+        "sse-invalid-json",
+        FaultMode::SseInvalidJson,
+        "tools/call: SSE event with non-JSON data, then the response",
+    ),
+    (
+        "unknown-id",
+        FaultMode::UnknownId,
+        "tools/call: SSE response for an id never sent, then the right one",
+    ),
+    (
+        "huge-body",
+        FaultMode::HugeBody,
+        "tools/call: JSON response of --size bytes",
+    ),
+    (
+        "huge-event",
+        FaultMode::HugeEvent,
+        "tools/call: one SSE event of --size bytes",
+    ),
+    (
+        "expire-session",
+        FaultMode::ExpireSession,
+        "Mcp-Session-Id on initialize; 404 for it after --after requests",
+    ),
+    (
+        "redirect-loop",
+        FaultMode::RedirectLoop,
+        "307 to the same URL, forever",
+    ),
+    (
+        "redirect-cross-origin",
+        FaultMode::RedirectCrossOrigin,
+        "307 to another port, which logs whether Authorization came along",
+    ),
+    (
+        "resumable",
+        FaultMode::Resumable,
+        "tools/call: SSE with id/retry: 100, dropped after one event; GET + Last-Event-ID resumes",
+    ),
+    (
+        "no-get-stream",
+        FaultMode::NoGetStream,
+        "GET and DELETE answered 405",
+    ),
+    (
+        "hang-call",
+        FaultMode::HangCall,
+        "tools/call of message `hang`: SSE open forever; other calls answered at once",
+    ),
+    (
+        "legacy-session",
+        FaultMode::LegacySession,
+        "initialize opens a session; without one (server/discover too) --reject-status",
+    ),
+];
+
+impl FaultMode {
+    /// The mode called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        MODES.iter().find(|(n, ..)| *n == name).map(|(_, m, _)| *m)
+    }
+
+    /// The mode's name.
+    pub fn name(self) -> &'static str {
+        MODES
+            .iter()
+            .find(|(_, m, _)| *m == self)
+            .map_or("normal", |(n, ..)| n)
+    }
+}
+
+/// How `oma-mcp-http-faults` serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FaultOptions {
+    /// `--mode MODE`.
+    pub mode: FaultMode,
+    /// `--listen ADDR` (default `127.0.0.1:0`).
+    pub addr: SocketAddr,
+    /// `--delay-ms MS`: `slow-sse`'s delay before the response (default 2000).
+    pub delay: Duration,
+    /// `--size BYTES`: `huge-body`'s body and `huge-event`'s event data (default 80 MiB).
+    pub size: usize,
+    /// `--after N`: how many requests an `expire-session` session answers (default 2).
+    pub after: u64,
+    /// Whether `server/discover` is answered (`--no-discover`, and `expire-session`: -32601).
+    pub discover: bool,
+    /// `--notification-delay-ms MS`: in every mode, a POSTed notification (or client
+    /// response) is recorded and answered only after `MS` (default 0), as over a slow link;
+    /// so a test sees whether the client waits for it before its next step.
+    pub notification_delay: Duration,
+    /// `--initialize-delay-ms MS`: in every mode, `initialize` is answered only after `MS`
+    /// (default 0; recorded on arrival), so a test can act while a handshake is under way.
+    pub initialize_delay: Duration,
+    /// `--reject-status N`: `legacy-session`'s status for a request without a session id
+    /// (default 400).
+    pub reject_status: u16,
+    /// `--reject-body text|html|json`: `legacy-session`'s body for it (default `text`).
+    pub reject_body: RejectBody,
+}
+
+impl FaultOptions {
+    /// `mode` with every default.
+    pub fn new(mode: FaultMode) -> Self {
+        Self {
+            mode,
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            delay: DEFAULT_DELAY,
+            size: DEFAULT_SIZE,
+            after: DEFAULT_AFTER,
+            discover: !Self::sessions_only(mode),
+            notification_delay: Duration::ZERO,
+            initialize_delay: Duration::ZERO,
+            reject_status: DEFAULT_REJECT_STATUS,
+            reject_body: RejectBody::Text,
+        }
+    }
+
+    /// The modes whose sessions belong to revisions before 2026-07-28, so `server/discover`
+    /// is never answered.
+    fn sessions_only(mode: FaultMode) -> bool {
+        matches!(mode, FaultMode::ExpireSession | FaultMode::LegacySession)
+    }
+
+    /// Parses the arguments after the program name; `None` for `--help`.
+    ///
+    /// # Errors
+    /// A missing or unknown mode, an unknown flag, a missing or malformed value.
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Self>, String> {
+        let mut args = args.into_iter();
+        let mut options = Self::new(FaultMode::Normal);
+        let mut mode = None;
+        let mut no_discover = false;
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--help" | "-h" => return Ok(None),
+                "--mode" => {
+                    let name = listen::value_of(&arg, &mut args)?;
+                    mode = Some(FaultMode::from_name(&name).ok_or_else(|| {
+                        format!("unknown mode `{name}`; the modes are listed by --help")
+                    })?);
+                }
+                "--listen" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.addr = listen::parse_addr(&arg, &value)?;
+                }
+                "--delay-ms" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.delay = Duration::from_millis(listen::parse_number(&arg, &value)?);
+                }
+                "--size" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.size = listen::parse_number(&arg, &value)?;
+                }
+                "--after" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.after = listen::parse_number(&arg, &value)?;
+                }
+                "--no-discover" => no_discover = true,
+                "--initialize-delay-ms" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.initialize_delay =
+                        Duration::from_millis(listen::parse_number(&arg, &value)?);
+                }
+                "--reject-status" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    let status: u16 = listen::parse_number(&arg, &value)?;
+                    if !(400..=599).contains(&status) {
+                        return Err(format!("{arg}: {value} is not an error status (400-599)"));
+                    }
+                    options.reject_status = status;
+                }
+                "--reject-body" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.reject_body = RejectBody::from_name(&value).ok_or_else(|| {
+                        format!("{arg}: `{value}` is not one of text, html, json")
+                    })?;
+                }
+                "--notification-delay-ms" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    options.notification_delay =
+                        Duration::from_millis(listen::parse_number(&arg, &value)?);
+                }
+                other => return Err(format!("unknown argument `{other}` (see --help)")),
+            }
+        }
+        let mode = mode.ok_or("--mode MODE is required (see --help)")?;
+        options.mode = mode;
+        options.discover = !no_discover && !Self::sessions_only(mode);
+        Ok(Some(options))
+    }
+}
+
+/// `oma-mcp-http-faults --help`.
+pub fn usage() -> String {
+    let mut text = String::from(
+        "oma-mcp-http-faults: an MCP server over streamable HTTP that fails on purpose
+
+Usage:
+  oma-mcp-http-faults --mode MODE [--listen ADDR] [--delay-ms MS] [--size BYTES] [--after N]
+                      [--no-discover] [--notification-delay-ms MS] [--initialize-delay-ms MS]
+                      [--reject-status N] [--reject-body text|html|json]
+
+Prints one line `listening on http://127.0.0.1:PORT/mcp` to stdout, then serves until killed
+or stdin closes. It answers initialize, server/discover, ping, tools/list (one tool, `echo`)
+and tools/call (`Echo: <message>`) correctly, except where MODE fails. Every request is
+recorded; GET /_log serves the records as JSON (method, path, headers, body), DELETE /_log
+empties them.
+
+Modes:
+",
+    );
+    for (name, _, help) in MODES {
+        text.push_str(&format!("  {name:<22} {help}\n"));
+    }
+    text.push_str(
+        "
+Flags:
+  --listen ADDR     address to listen on (default 127.0.0.1:0, a free port)
+  --delay-ms MS     slow-sse: delay before the response (default 2000)
+  --size BYTES      huge-body, huge-event: size of the body or event data (default 83886080)
+  --after N         expire-session: requests a session answers before 404 (default 2)
+  --no-discover     answer server/discover with -32601 Method not found (always so in
+                    expire-session and legacy-session)
+  --notification-delay-ms MS
+                    any mode: record and answer each POSTed notification (or client
+                    response) only after MS (default 0), as over a slow link
+  --initialize-delay-ms MS
+                    any mode: answer each initialize only after MS (default 0)
+  --reject-status N legacy-session: the status of a request without a session id (default 400)
+  --reject-body text|html|json
+                    legacy-session: its body, plain text, an HTML page or a JSON object that is
+                    not JSON-RPC (default text)
+  --help            this text
+",
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mode_has_a_name_and_parses() {
+        for (name, mode, help) in MODES {
+            assert_eq!(FaultMode::from_name(name), Some(*mode));
+            assert_eq!(mode.name(), *name);
+            assert!(usage().contains(&format!("  {name:<22} {help}\n")));
+        }
+        assert_eq!(FaultMode::from_name("bogus"), None);
+    }
+
+    #[test]
+    fn command_lines() {
+        let parse = |args: &[&str]| FaultOptions::parse(args.iter().map(|a| (*a).to_owned()));
+        assert_eq!(parse(&["--help"]), Ok(None));
+        assert!(parse(&[]).is_err(), "the mode is required");
+        assert!(parse(&["--mode", "bogus"]).is_err());
+        assert!(parse(&["--mode", "normal", "--size", "-1"]).is_err());
+        let options = parse(&[
+            "--mode",
+            "slow-sse",
+            "--delay-ms",
+            "300",
+            "--listen",
+            "[::1]:0",
+        ])
+        .expect("parses")
+        .expect("not help");
+        assert_eq!(options.mode, FaultMode::SlowSse);
+        assert_eq!(options.delay, Duration::from_millis(300));
+        assert_eq!(options.addr, "[::1]:0".parse().expect("address"));
+        assert!(options.discover);
+        let options = parse(&["--mode", "expire-session", "--after", "5"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!((options.after, options.discover), (5, false));
+        let options = parse(&["--mode", "normal", "--no-discover", "--size", "1000"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!((options.size, options.discover), (1000, false));
+        assert_eq!(options.notification_delay, Duration::ZERO);
+        let options = parse(&["--mode", "normal", "--notification-delay-ms", "250"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!(options.notification_delay, Duration::from_millis(250));
+        let options = parse(&["--mode", "expire-session", "--initialize-delay-ms", "40"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!(
+            (options.initialize_delay, options.notification_delay),
+            (Duration::from_millis(40), Duration::ZERO)
+        );
+        let options = parse(&["--mode", "legacy-session"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!(
+            (options.reject_status, options.reject_body, options.discover),
+            (400, RejectBody::Text, false)
+        );
+        let options = parse(&[
+            "--mode",
+            "legacy-session",
+            "--reject-status",
+            "405",
+            "--reject-body",
+            "json",
+        ])
+        .expect("parses")
+        .expect("not help");
+        assert_eq!(
+            (options.reject_status, options.reject_body),
+            (405, RejectBody::Json)
+        );
+        assert!(parse(&["--mode", "legacy-session", "--reject-status", "200"]).is_err());
+        assert!(parse(&["--mode", "legacy-session", "--reject-body", "xml"]).is_err());
+    }
+}
