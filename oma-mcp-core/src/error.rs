@@ -15,7 +15,8 @@ use std::fmt;
 /// ripgrep prints an error (`{:#}` of an `anyhow::Error`). The `oma-mcp` CLI prints it after
 /// its `oma-mcp: ` prefix.
 ///
-/// Works for any error, so a caller wrapping [`Error`] in its own type prints the same chain.
+/// Works for any error, so a caller wrapping an oma-mcp error in its own type prints the same
+/// chain.
 ///
 /// ```
 /// use oma_mcp_core::error::Chain;

@@ -3,10 +3,9 @@
 //! (SEP-2322, `"input_required"`), or a task (`"task"`, not supported yet).
 //!
 //! A result without `resultType` (every revision before 2026-07-28) or with `"complete"` is
-//! complete. [`McpClient::call_tool_outcome`](crate::McpClient::call_tool_outcome) returns a
-//! [`CallOutcome`]; [`McpClient::call_tool_answering`](crate::McpClient::call_tool_answering)
-//! sends the same call again with the caller's `inputResponses` and the exact
-//! `requestState`. The mapped calls ([`McpClient::call_tool`](crate::McpClient::call_tool),
+//! complete. In oma-mcp-runtime, `McpClient::call_tool_outcome` returns a [`CallOutcome`], and
+//! `McpClient::call_tool_answering` sends the same call again with the caller's
+//! `inputResponses` and the exact `requestState`. The mapped calls (`McpClient::call_tool`,
 //! the tool layer, typed calls) report the two other kinds as an error result that says what
 //! the server wants, instead of mapping them as if they were content ([`not_complete`]).
 
@@ -23,7 +22,7 @@ pub enum CallOutcome {
     /// [`map_call_result`](crate::map_call_result).
     Complete(Value),
     /// The server needs input before it can finish (`"input_required"`, SEP-2322): answer
-    /// with [`McpClient::call_tool_answering`](crate::McpClient::call_tool_answering).
+    /// with oma-mcp-runtime's `McpClient::call_tool_answering`.
     InputRequired(InputRequired),
     /// The server started a task (`"task"`) instead of answering; oma-mcp does not poll tasks
     /// yet. The raw result.

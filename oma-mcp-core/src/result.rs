@@ -154,7 +154,7 @@ impl ModelPart {
 
 impl ToolResult {
     /// A successful text-only result: `data`, `is_error: false`, no model output (for tools
-    /// written in Rust; see [`crate::tool::ToolDefinition`]).
+    /// written in Rust; see oma-mcp-runtime's `ToolDefinition`).
     pub fn text(data: impl Into<String>) -> Self {
         Self {
             data: data.into(),

@@ -14,7 +14,7 @@ use crate::{McpClient, McpTool, ToolResult};
 /// One tool as the tool layer sees it (open-multi-agent's `ToolDefinition`).
 ///
 /// Build one with [`ToolDefinition::new`] (a tool written in Rust) or get one per MCP tool
-/// from [`McpClient::tool_definitions`]. Cloning is cheap apart from the schema (the handler
+/// from [`tool_definitions`](super::tool_definitions). Cloning is cheap apart from the schema (the handler
 /// and validator are shared).
 #[derive(Clone)]
 #[non_exhaustive]
