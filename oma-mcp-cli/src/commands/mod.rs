@@ -16,13 +16,9 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::error::CliError;
 use crate::outcome::Outcome;
 
-/// The first line of `oma-mcp --help`: what the toolkit does, build.rs and command line alike.
-const ABOUT: &str = "Build-time code generation for pinned MCP servers: snapshot tools/list, \
-                     generate typed Rust tools (build.rs API and the `oma-mcp` CLI)";
-
 /// Typed, validated, drift-checked Rust tools from pinned MCP servers.
 #[derive(Debug, Parser)]
-#[command(name = "oma-mcp", version, about = ABOUT, long_about = None)]
+#[command(name = "oma-mcp", version, about, long_about = None)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
