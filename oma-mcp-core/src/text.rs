@@ -3,9 +3,9 @@
 //! characters that must not reach a terminal or a
 //! doc comment as they are.
 //!
-//! Used by `oma-mcp-build` (the code generator and the CLI) so that every part of oma-mcp
-//! cuts and escapes the same way; not meant for other crates (hidden from the docs, and free to
-//! change between versions).
+//! Used by `oma-mcp-build` (the code generator) and `oma-mcp-cli` so that every part of oma-mcp
+//! cuts and escapes the same way; not meant for other crates (the runtime's re-export is hidden
+//! from its docs, and these helpers are free to change between versions).
 
 /// The most characters of a server-provided value an error message quotes ([`excerpt`]).
 pub const EXCERPT_CHARS: usize = 200;

@@ -64,9 +64,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use globset::{Glob, GlobMatcher};
-use oma_mcp_runtime::Snapshot;
-use oma_mcp_runtime::naming::normalize_all;
-use oma_mcp_runtime::snapshot::{SnapshotTool, canonical_json};
+use oma_mcp_core::Snapshot;
+use oma_mcp_core::naming::normalize_all;
+use oma_mcp_core::snapshot::{SnapshotTool, canonical_json};
 use serde_json::Value;
 
 use crate::error::Error;
@@ -464,7 +464,7 @@ pub struct RustNames {
 ///
 /// ```
 /// use oma_mcp_build::codegen::{GenerateOptions, rust_names};
-/// let snapshot: oma_mcp_runtime::Snapshot = oma_mcp_runtime::Snapshot::parse(
+/// let snapshot: oma_mcp_core::Snapshot = oma_mcp_core::Snapshot::parse(
 ///     r#"{"tools": [{"name": "get-sum",
 ///         "inputSchema": {"type": "object", "properties": {"fooBar": {"type": "string"}}}}]}"#,
 ///     "x.json".as_ref(),

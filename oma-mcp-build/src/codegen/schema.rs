@@ -41,7 +41,7 @@ use serde_json::{Map, Value};
 use super::Warning;
 use super::names::{self, Namespace};
 /// What kind of JSON value a schema keyword holds, for messages (shared with the CLI).
-pub(super) use oma_mcp_runtime::text::json_kind as kind;
+pub(super) use oma_mcp_core::text::json_kind as kind;
 
 pub(crate) use self::input::input_types;
 pub(crate) use self::model::*;
@@ -75,7 +75,7 @@ impl Mapped {
 }
 
 // Appends one RFC 6901 reference token to a JSON pointer.
-pub(crate) use oma_mcp_runtime::pointer::push as pointer_push;
+pub(crate) use oma_mcp_core::pointer::push as pointer_push;
 
 struct Converter<'a> {
     tool: &'a str,
@@ -257,7 +257,7 @@ impl<'a> Converter<'a> {
                 def.consts.push(ConstProperty {
                     ident: idents.claim_field(field_ident),
                     property: json_name.clone(),
-                    value: oma_mcp_runtime::snapshot::canonical_json(value),
+                    value: oma_mcp_core::snapshot::canonical_json(value),
                     required: required.contains(json_name.as_str()),
                 });
                 continue;
@@ -658,7 +658,7 @@ impl<'a> Converter<'a> {
         let mut seen = BTreeSet::new();
         let jsons: Vec<String> = values
             .iter()
-            .map(oma_mcp_runtime::snapshot::canonical_json)
+            .map(oma_mcp_core::snapshot::canonical_json)
             .filter(|j| seen.insert(j.clone()))
             .collect();
         if jsons.is_empty() {
@@ -792,10 +792,10 @@ fn short_json(value: &Value) -> String {
     docs_safe_short(&serde_json::to_string(value).unwrap_or_default())
 }
 
-/// `text` cut to 200 characters ([`oma_mcp_runtime::text::excerpt`]), with backticks
+/// `text` cut to 200 characters ([`oma_mcp_core::text::excerpt`]), with backticks
 /// replaced so it stays inside a code span.
 fn docs_safe_short(text: &str) -> String {
-    oma_mcp_runtime::text::excerpt(&text).replace('`', "'")
+    oma_mcp_core::text::excerpt(&text).replace('`', "'")
 }
 
 /// A schema's `description`, when it is a non-blank string.

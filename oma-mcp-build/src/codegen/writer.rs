@@ -37,7 +37,7 @@
 
 use std::fmt::{self, Display, Write as _};
 
-use oma_mcp_runtime::text::is_bidi_control;
+use oma_mcp_core::text::is_bidi_control;
 
 /// Spaces per indentation level.
 const INDENT: &str = "    ";

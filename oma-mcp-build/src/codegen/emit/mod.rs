@@ -318,7 +318,7 @@ fn schema_name(w: &mut Writer, name: &str) {
 mod tests {
     use std::path::Path;
 
-    use oma_mcp_runtime::Snapshot;
+    use oma_mcp_core::Snapshot;
 
     use crate::codegen::{GenerateOptions, generate};
 

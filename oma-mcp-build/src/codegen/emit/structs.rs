@@ -418,9 +418,7 @@ fn setter_doc(f: &Field) -> String {
     {
         Some(first) => {
             text.push_str(": ");
-            text.push_str(&docs::inline(&oma_mcp_runtime::text::excerpt(
-                &first.trim(),
-            )));
+            text.push_str(&docs::inline(&oma_mcp_core::text::excerpt(&first.trim())));
         }
         None => text.push('.'),
     }

@@ -15,7 +15,7 @@
 //! union or `allOf` branch that follows a `$ref` itself reaches the same type, and recursion
 //! through it ends in a `Box` instead of being unrolled.
 
-use oma_mcp_runtime::pointer::unescape_token as unescape;
+use oma_mcp_core::pointer::unescape_token as unescape;
 use serde_json::{Map, Value};
 
 use super::unions::is_object;
@@ -41,7 +41,7 @@ impl<'a> Converter<'a> {
             ));
         };
         // A URI fragment: percent-decoded before it is read as a JSON pointer.
-        let Some(fragment) = oma_mcp_runtime::pointer::decode_fragment(fragment) else {
+        let Some(fragment) = oma_mcp_core::pointer::decode_fragment(fragment) else {
             return Err(format!(
                 "`$ref` \"{reference}\" is not UTF-8 once percent-decoded"
             ));

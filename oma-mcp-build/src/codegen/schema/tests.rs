@@ -667,7 +667,7 @@ fn recursive_unions_generate_code_linear_in_the_schema() {
     );
     let snapshot = json!({"tools": [{"name": "t", "inputSchema": recursive_union_schema(5)}]});
     let snapshot =
-        oma_mcp_runtime::Snapshot::parse(&snapshot.to_string(), std::path::Path::new("t.json"))
+        oma_mcp_core::Snapshot::parse(&snapshot.to_string(), std::path::Path::new("t.json"))
             .expect("a valid snapshot");
     let generated = crate::codegen::generate(&snapshot, &Default::default()).expect("generates");
     assert_eq!(generated.warnings, []);

@@ -221,7 +221,7 @@ impl<'a> Converter<'a> {
         let mut seen = std::collections::HashSet::new();
         for (i, alternative) in alternatives.iter().enumerate() {
             if !is_null(alternative)
-                && seen.insert(oma_mcp_runtime::snapshot::canonical_json(alternative))
+                && seen.insert(oma_mcp_core::snapshot::canonical_json(alternative))
             {
                 rest.push((i, alternative));
             }
