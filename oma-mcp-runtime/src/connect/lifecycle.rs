@@ -577,14 +577,6 @@ mod tests {
         );
     }
 
-    fn rpc(code: i64, data: Option<Value>) -> Error {
-        Error::Rpc {
-            code,
-            message: "m".to_owned(),
-            data,
-        }
-    }
-
     #[test]
     fn reads_the_discover_result() {
         let preferred = preferred_versions();
@@ -682,7 +674,11 @@ mod tests {
         assert!(err.is_disconnected());
         assert_eq!(err.rpc_code(), Some(-32000));
         let err = Error::DiscoverUnsupported {
-            source: Box::new(rpc(-32601, None)),
+            source: Box::new(Error::Rpc {
+                code: -32601,
+                message: "m".to_owned(),
+                data: None,
+            }),
         };
         assert_eq!(err.rpc_code(), Some(-32601));
         assert_eq!(

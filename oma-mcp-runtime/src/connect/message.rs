@@ -32,6 +32,16 @@ pub(super) enum Kind {
     Response,
 }
 
+impl Kind {
+    /// The id of a request; `None` for a notification or a response.
+    pub(super) fn request_id(self) -> Option<u64> {
+        match self {
+            Kind::Request(id) => Some(id),
+            Kind::Notification | Kind::Response => None,
+        }
+    }
+}
+
 /// One message for the server: the line the session serialized (compact JSON and `\n`) and
 /// what it knows about it (the stdio transport needs only the line and the kind).
 #[derive(Debug)]
@@ -86,10 +96,7 @@ impl<'a> Outgoing<'a> {
 
     /// The request's id, for a request.
     pub(super) fn request_id(&self) -> Option<u64> {
-        match self.kind {
-            Kind::Request(id) => Some(id),
-            Kind::Notification | Kind::Response => None,
-        }
+        self.kind.request_id()
     }
 }
 

@@ -73,10 +73,7 @@ impl Post {
 
     /// The request's id, for a request.
     pub(super) fn request_id(&self) -> Option<u64> {
-        match self.kind {
-            Kind::Request(id) => Some(id),
-            Kind::Notification | Kind::Response => None,
-        }
+        self.kind.request_id()
     }
 
     /// Whether this is the `initialize` request (it starts a session: never sent with an id).
