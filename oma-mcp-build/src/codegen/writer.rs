@@ -42,8 +42,9 @@ use oma_mcp_core::text::is_bidi_control;
 /// Spaces per indentation level.
 const INDENT: &str = "    ";
 
-/// Generated code being written line by line at an indentation level.
-#[derive(Debug, Default)]
+/// Generated code being written line by line at an indentation level ([`Writer::new`]; no
+/// `Default`, which would start without `block_start`).
+#[derive(Debug)]
 pub(crate) struct Writer {
     out: String,
     depth: usize,

@@ -17,8 +17,8 @@ use crate::error::Error;
 /// The marker's doc lines: the tool's description (or a sentence naming the tool), then the
 /// argument and output types.
 fn doc(tool: &ToolModel) -> Vec<String> {
-    let mut doc = match &tool.description {
-        Some(d) if !docs::doc_lines(d).is_empty() => docs::doc_lines(d),
+    let mut doc = match tool.description.as_deref().map(docs::doc_lines) {
+        Some(lines) if !lines.is_empty() => lines,
         _ => vec![format!(
             " The MCP tool \"{}\".",
             docs::inline(&tool.mcp_name)

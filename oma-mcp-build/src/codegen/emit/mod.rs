@@ -23,7 +23,7 @@ use std::fmt::{self, Display};
 
 use super::names::{self, RustIdent};
 use super::schema::{RustType, StructDef, TypeDef};
-use super::writer::Writer;
+use super::writer::{Lit, Writer};
 use super::{PinnedConnection, ToolModel};
 use crate::error::Error;
 
@@ -307,10 +307,7 @@ fn serde_type_attrs(
 /// `JsonSchema` impl written here.
 fn schema_name(w: &mut Writer, name: &str) {
     w.open("fn schema_name() -> ::std::borrow::Cow<'static, str>");
-    w.line(format_args!(
-        "::std::borrow::Cow::Borrowed({})",
-        super::writer::Lit(name)
-    ));
+    w.line(format_args!("::std::borrow::Cow::Borrowed({})", Lit(name)));
     w.close("");
 }
 
@@ -333,7 +330,7 @@ mod tests {
         }, "required": ["type"]}
     }]}"##;
 
-    /// The string values of `#[serde(rename = "…")]` attributes in `tokens`.
+    /// The string values of `#[serde(rename = "…")]` attributes in `code`.
     fn renames(code: &str) -> Vec<String> {
         let file = syn::parse_file(code).unwrap();
         let mut out = Vec::new();

@@ -19,8 +19,10 @@ pub(super) fn head(w: &mut Writer, tools: &[ToolModel], snapshot: &str) {
     ));
 
     w.item();
-    w.doc(" The snapshot this module was generated from (canonical JSON text, as committed), for");
-    w.doc(" drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).");
+    w.docs(&[
+        " The snapshot this module was generated from (canonical JSON text, as committed), for",
+        " drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).",
+    ]);
     w.allow(UNUSED);
     w.line(format_args!(
         "pub const SNAPSHOT: &str = {};",
@@ -65,16 +67,14 @@ fn tool_table(tools: &[ToolModel]) -> Vec<String> {
 /// block: it uses the drift engine).
 pub(super) fn drift(w: &mut Writer) {
     w.item();
-    for doc in [
+    w.docs(&[
         " Compares the connected server's tools with [`SNAPSHOT`], the pin this code was",
         " generated from. The policy is the caller's, e.g.",
         " `drift(&client)?.apply(DriftPolicy::FailOnBreaking, \"server\")`.",
         "",
         " # Errors",
         " Only if [`SNAPSHOT`] were not a snapshot, which generated code never embeds.",
-    ] {
-        w.doc(doc);
-    }
+    ]);
     w.allow(UNUSED);
     w.open(
         "pub fn drift(client: &::oma_mcp_runtime::McpClient) -> \
