@@ -10,7 +10,7 @@ use super::super::schema::{
 use super::super::writer::{Lit, Writer};
 use super::{
     GENERATED, JSON, PRIVATE, SCHEMARS, SERDE, TYPES, Type, checked, derives_schemars, lint_list,
-    schema_name, serde_type_attrs, type_name,
+    open_deserialize, open_json_schema, open_serialize, serde_type_attrs, type_name,
 };
 use crate::codegen::ToolModel;
 use crate::error::Error;
@@ -193,25 +193,13 @@ pub(super) fn open(w: &mut Writer, tool: &ToolModel, def: &EnumDef) -> Result<()
     w.close("");
 
     w.item();
-    w.allow(GENERATED);
-    w.open(format_args!("impl {SERDE}::Serialize for {name}"));
-    w.open(format_args!(
-        "fn serialize<S: {SERDE}::Serializer>(&self, serializer: S) -> \
-         ::core::result::Result<S::Ok, S::Error>"
-    ));
+    open_serialize(w, &name);
     w.line("serializer.serialize_str(self.as_str())");
     w.close("");
     w.close("");
 
     w.item();
-    w.allow(GENERATED);
-    w.open(format_args!(
-        "impl<'de> {SERDE}::Deserialize<'de> for {name}"
-    ));
-    w.open(format_args!(
-        "fn deserialize<D: {SERDE}::Deserializer<'de>>(deserializer: D) -> \
-         ::core::result::Result<Self, D::Error>"
-    ));
+    open_deserialize(w, &name);
     w.line(format_args!(
         "let value = <::std::string::String as {SERDE}::Deserialize>::deserialize(deserializer)?;"
     ));
@@ -226,12 +214,7 @@ pub(super) fn open(w: &mut Writer, tool: &ToolModel, def: &EnumDef) -> Result<()
 
     if derives_schemars(tool, &def.name) {
         w.item();
-        w.allow(GENERATED);
-        w.open(format_args!("impl {SCHEMARS}::JsonSchema for {name}"));
-        schema_name(w, &def.name);
-        w.open(format_args!(
-            "fn json_schema(_: &mut {SCHEMARS}::SchemaGenerator) -> {SCHEMARS}::Schema"
-        ));
+        open_json_schema(w, &name, &def.name);
         w.line(format_args!("let mut schema = {JSON}::Map::new();"));
         w.line("schema.insert(\"type\".into(), \"string\".into());");
         w.line(format_args!(
@@ -299,12 +282,7 @@ pub(super) fn exact(w: &mut Writer, tool: &ToolModel, def: &ExactEnumDef) -> Res
     w.close("");
 
     w.item();
-    w.allow(GENERATED);
-    w.open(format_args!("impl {SERDE}::Serialize for {name}"));
-    w.open(format_args!(
-        "fn serialize<S: {SERDE}::Serializer>(&self, serializer: S) -> \
-         ::core::result::Result<S::Ok, S::Error>"
-    ));
+    open_serialize(w, &name);
     w.line(format_args!(
         "let value: {JSON}::Value = {JSON}::from_str(self.as_json()).map_err(<S::Error as \
          {SERDE}::ser::Error>::custom)?;"
@@ -317,12 +295,7 @@ pub(super) fn exact(w: &mut Writer, tool: &ToolModel, def: &ExactEnumDef) -> Res
 
     if derives_schemars(tool, &def.name) {
         w.item();
-        w.allow(GENERATED);
-        w.open(format_args!("impl {SCHEMARS}::JsonSchema for {name}"));
-        schema_name(w, &def.name);
-        w.open(format_args!(
-            "fn json_schema(_: &mut {SCHEMARS}::SchemaGenerator) -> {SCHEMARS}::Schema"
-        ));
+        open_json_schema(w, &name, &def.name);
         w.line(format_args!(
             "let values = Self::VALUES.iter().filter_map(|v| \
              {JSON}::from_str::<{JSON}::Value>(v).ok()).collect();"
@@ -337,14 +310,7 @@ pub(super) fn exact(w: &mut Writer, tool: &ToolModel, def: &ExactEnumDef) -> Res
     }
 
     w.item();
-    w.allow(GENERATED);
-    w.open(format_args!(
-        "impl<'de> {SERDE}::Deserialize<'de> for {name}"
-    ));
-    w.open(format_args!(
-        "fn deserialize<D: {SERDE}::Deserializer<'de>>(deserializer: D) -> \
-         ::core::result::Result<Self, D::Error>"
-    ));
+    open_deserialize(w, &name);
     w.line(format_args!(
         "let value = <{JSON}::Value as {SERDE}::Deserialize>::deserialize(deserializer)?;"
     ));

@@ -8,8 +8,8 @@ use super::super::docs;
 use super::super::schema::RustType;
 use super::super::writer::{Lit, Writer};
 use super::{
-    GENERATED, RootSchema, SCHEMARS, Type, UNUSED, checked, exact_schema_roots, lint_list,
-    schema_name, type_name,
+    GENERATED, RootSchema, Type, UNUSED, checked, exact_schema_roots, lint_list, open_json_schema,
+    type_name,
 };
 use crate::codegen::ToolModel;
 use crate::error::Error;
@@ -142,12 +142,7 @@ pub(super) fn exact_schemas(w: &mut Writer, tool: &ToolModel) -> Result<(), Erro
         };
         w.item();
         w.doc(" The tool's exact schema, as the server sent it.");
-        w.allow(GENERATED);
-        w.open(format_args!("impl {SCHEMARS}::JsonSchema for {ident}"));
-        schema_name(w, name);
-        w.open(format_args!(
-            "fn json_schema(_: &mut {SCHEMARS}::SchemaGenerator) -> {SCHEMARS}::Schema"
-        ));
+        open_json_schema(w, &ident, name);
         w.line(format_args!(
             "::oma_mcp_runtime::__private::exact_schema({schema}, {wrapped})"
         ));

@@ -303,6 +303,42 @@ fn serde_type_attrs(
     }
 }
 
+/// Opens `impl Serialize for <name>` and its `fn serialize` (after the caller's `w.item()`);
+/// the caller writes the body and closes both.
+pub(super) fn open_serialize(w: &mut Writer, name: &impl std::fmt::Display) {
+    w.allow(GENERATED);
+    w.open(format_args!("impl {SERDE}::Serialize for {name}"));
+    w.open(format_args!(
+        "fn serialize<S: {SERDE}::Serializer>(&self, serializer: S) -> \
+         ::core::result::Result<S::Ok, S::Error>"
+    ));
+}
+
+/// Opens `impl<'de> Deserialize<'de> for <name>` and its `fn deserialize` (after the caller's
+/// `w.item()`); the caller writes the body and closes both.
+pub(super) fn open_deserialize(w: &mut Writer, name: &impl std::fmt::Display) {
+    w.allow(GENERATED);
+    w.open(format_args!(
+        "impl<'de> {SERDE}::Deserialize<'de> for {name}"
+    ));
+    w.open(format_args!(
+        "fn deserialize<D: {SERDE}::Deserializer<'de>>(deserializer: D) -> \
+         ::core::result::Result<Self, D::Error>"
+    ));
+}
+
+/// Opens `impl JsonSchema for <ident>` with its `schema_name()` returning `schema`, then its
+/// `fn json_schema` (after the caller's `w.item()` and doc lines); the caller writes the body
+/// and closes both.
+pub(super) fn open_json_schema(w: &mut Writer, ident: &impl std::fmt::Display, schema: &str) {
+    w.allow(GENERATED);
+    w.open(format_args!("impl {SCHEMARS}::JsonSchema for {ident}"));
+    schema_name(w, schema);
+    w.open(format_args!(
+        "fn json_schema(_: &mut {SCHEMARS}::SchemaGenerator) -> {SCHEMARS}::Schema"
+    ));
+}
+
 /// `fn schema_name() -> Cow<'static, str>` returning `name`, the first item of every
 /// `JsonSchema` impl written here.
 fn schema_name(w: &mut Writer, name: &str) {

@@ -10,7 +10,8 @@ use super::super::schema::{ExtraRole, Field, RustType, StructDef, TypeDef};
 use super::super::writer::{Lit, Writer};
 use super::{
     GENERATED, JSON, PRIVATE, PRIVATE_FIELD, SCHEMARS, SERDE, STRUCTS, Type, UNUSED,
-    derives_schemars, field_name, field_names, lint_list, serde_type_attrs, type_name,
+    derives_schemars, field_name, field_names, lint_list, open_deserialize, open_serialize,
+    serde_type_attrs, type_name,
 };
 use crate::codegen::ToolModel;
 use crate::error::Error;
@@ -211,12 +212,7 @@ pub(super) fn with_consts(w: &mut Writer, tool: &ToolModel, def: &StructDef) -> 
     w.close("");
 
     w.item();
-    w.allow(GENERATED);
-    w.open(format_args!("impl {SERDE}::Serialize for {name}"));
-    w.open(format_args!(
-        "fn serialize<S: {SERDE}::Serializer>(&self, serializer: S) -> \
-         ::core::result::Result<S::Ok, S::Error>"
-    ));
+    open_serialize(w, &name);
     w.line(format_args!("use {SERDE}::ser::SerializeMap as _;"));
     w.line(format_args!(
         "let mut map = {SERDE}::Serializer::serialize_map(serializer, \
@@ -255,14 +251,7 @@ pub(super) fn with_consts(w: &mut Writer, tool: &ToolModel, def: &StructDef) -> 
     w.close("");
 
     w.item();
-    w.allow(GENERATED);
-    w.open(format_args!(
-        "impl<'de> {SERDE}::Deserialize<'de> for {name}"
-    ));
-    w.open(format_args!(
-        "fn deserialize<D: {SERDE}::Deserializer<'de>>(deserializer: D) -> \
-         ::core::result::Result<Self, D::Error>"
-    ));
+    open_deserialize(w, &name);
     w.allow(&["clippy::type_complexity"]);
     w.allow(&lint_list("", &field_names(def)));
     w.attr(format_args!("derive({SERDE}::Deserialize)"));
