@@ -16,9 +16,9 @@
 //!   tools to an agent"):
 //!   [`ToolDefinition`], [`ToolRegistry`], default-deny [`ToolGrants`], and the
 //!   [`ToolExecutor`] pipeline (gate, consequential confirmation, output truncation).
-//! - [`validate`] (cargo feature `validate`, on by default): local argument validation against
-//!   a tool's JSON Schema (beyond the contract,
-//!   which leaves validation to the server).
+//! - [`validate`] (cargo feature `validate`, off by default): local argument validation against
+//!   a tool's JSON Schema with the `jsonschema` crate (beyond the contract, which leaves
+//!   validation to the server). Without it, only the server validates.
 //! - [`drift`] (cargo feature `drift`, on by default): the drift engine of `oma-mcp-core` (what
 //!   changed between two `tools/list`s, each change classified breaking, warning or info), and
 //!   [`connect_checked`], which checks a live server against its pin.

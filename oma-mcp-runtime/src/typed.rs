@@ -129,7 +129,7 @@ pub trait NotConsequential: McpTool {}
 pub struct Confirmed;
 
 /// The compiled input and output schemas of one tool, each compiled on first use (with the
-/// cargo feature `validate`, on by default; without it, nothing: the server validates).
+/// cargo feature `validate`, off by default; without it, nothing: the server validates).
 ///
 /// Generated code declares one per marker type:
 ///

@@ -18,8 +18,8 @@
 //! - **Never panics**: compiling or evaluating a schema runs under `catch_unwind`; a panic in the
 //!   `jsonschema` crate counts as an uncompilable schema, or as "no problems found".
 //!
-//! [`Validator`] and [`InputValidator`] need the cargo feature `validate` (on by default, the
-//! `jsonschema` crate); without it nothing is validated locally and the server alone checks
+//! [`Validator`] and [`InputValidator`] need the cargo feature `validate` (off by default: the
+//! `jsonschema` crate and its regex engines about double a user's clean build); without it nothing is validated locally and the server alone checks
 //! the arguments, as in open-multi-agent. [`Dialect`], [`Problem`] and
 //! [`invalid_input_message`] are always there.
 //!

@@ -933,10 +933,11 @@ async fn drip(run: &str, timeout: Duration) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The tests: short versions (every `cargo test`) and full sizes (ignored)
+// The tests: short versions (the slow tier of scripts/test) and full sizes (ignored, by hand)
 
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_cycles_against_the_own_server() {
     run_isolated(
         &Scenario::Cycles {
@@ -950,6 +951,7 @@ fn short_cycles_against_the_own_server() {
 
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_cycles_against_a_stubborn_server() {
     run_isolated(
         &Scenario::Cycles {
@@ -963,6 +965,7 @@ fn short_cycles_against_a_stubborn_server() {
 
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_calls_with_timeouts_and_cancellations() {
     run_isolated(
         &Scenario::Calls {
@@ -977,6 +980,7 @@ fn short_calls_with_timeouts_and_cancellations() {
 
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_flood_of_messages() {
     run_isolated(
         &Scenario::Flood {
@@ -990,6 +994,7 @@ fn short_flood_of_messages() {
 
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_flood_of_progress() {
     run_isolated(
         &Scenario::Flood {
@@ -1003,6 +1008,7 @@ fn short_flood_of_progress() {
 
 #[cfg(target_os = "linux")]
 #[test]
+#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_drip() {
     run_isolated(
         &Scenario::Drip {

@@ -11,6 +11,7 @@
 //! compile_fail`.
 
 #[test]
+#[ignore = "slow tier (trybuild, a nested cargo build): scripts/test runs it; alone: cargo test -p oma-mcp-build --all-features --test it -- --ignored compile_fail::"]
 fn generated_code_refuses_what_it_must() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/compile-fail/*.rs");
