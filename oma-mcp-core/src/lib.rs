@@ -9,7 +9,7 @@
 //! - [`naming`]: `<prefix>_<name>` with every `/` replaced by `_`, and the collision check
 //!   ("Tool names").
 //! - [`result`]: the mapping from a raw `tools/call` result to a [`ToolResult`]
-//!   ("Result mapping"); [`outcome`]: a result that asks for more input (MCP 2026-07-28).
+//!   ("Result mapping"); [`call_outcome`]: a result that asks for more input (MCP 2026-07-28).
 //! - [`snapshot`]: the canonical, committed snapshot of a server's `tools/list` and its
 //!   per-tool digests.
 //! - [`descriptor`]: [`ToolDescriptor`], one MCP tool as a model sees it (name, description,
@@ -17,8 +17,9 @@
 //! - [`drift`]: what changed between two `tools/list`s, each change classified breaking,
 //!   warning or info.
 //! - [`redact`]: URLs as they may be shown (credentials replaced by `***`).
-//! - [`pointer`](mod@pointer): JSON pointers of local `$ref`s; [`text`]: one-line excerpts of
-//!   JSON for messages.
+//! - [`pointer`](mod@pointer): JSON pointers of local `$ref`s; [`quote`]: how server-provided
+//!   text is quoted in messages (cut to an excerpt, a JSON value's kind named) and the
+//!   bidirectional formatting characters that must not reach a terminal or a doc comment.
 //! - [`error`]: [`Chain`](error::Chain) and [`Report`](error::Report) print any error with its
 //!   causes. Each rule's error lives beside it: [`NameCollision`], [`SnapshotError`],
 //!   [`DriftRefused`].
@@ -30,22 +31,22 @@
 //!
 //! Data flows one way: server → snapshot → generated code → typed call → drift report.
 
+pub mod call_outcome;
 pub mod descriptor;
 pub mod drift;
 pub mod error;
 pub mod naming;
-pub mod outcome;
 pub mod pointer;
+pub mod quote;
 pub mod redact;
+#[cfg(test)]
+mod reference_cases;
 pub mod result;
 pub mod snapshot;
-#[cfg(test)]
-mod spec_cases;
-pub mod text;
 
 pub use descriptor::ToolDescriptor;
 pub use drift::{Change, ChangeKind, Direction, DriftPolicy, DriftRefused, DriftReport, Severity};
 pub use naming::{NameCollision, normalize_tool_name};
-pub use outcome::{CallOutcome, InputRequired};
+pub use call_outcome::{CallOutcome, InputRequired};
 pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use snapshot::{Snapshot, SnapshotError, SnapshotSource, SnapshotTool};

@@ -234,7 +234,7 @@ impl SnapshotTool {
                 path: PathBuf::from("<tools/list>"),
                 reason: format!(
                     "a tool descriptor has no string `name`: {}",
-                    crate::text::excerpt(&descriptor)
+                    crate::quote::excerpt(&descriptor)
                 ),
             });
         }

@@ -225,7 +225,7 @@ pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 pub use stdio::MAX_STDIN_BACKLOG;
 
-use crate::text::excerpt;
+use crate::quote::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
 use link::{Link, Started};
 use oma_mcp_core::snapshot::SnapshotSource;
@@ -979,7 +979,7 @@ impl McpClient {
 }
 
 /// [`map_call_result`], except for a result that is not complete (see
-/// [`crate::outcome::not_complete`]).
+/// [`crate::call_outcome::not_complete`]).
 fn map_complete(raw_name: &str, result: &Value) -> ToolResult {
-    crate::outcome::not_complete(raw_name, result).unwrap_or_else(|| map_call_result(result))
+    crate::call_outcome::not_complete(raw_name, result).unwrap_or_else(|| map_call_result(result))
 }

@@ -10,7 +10,7 @@ use oma_mcp_runtime::Snapshot;
 
 use crate::error::CliError;
 use crate::flags::rename_entry;
-use crate::outcome::Outcome;
+use crate::exit::Outcome;
 use crate::output::print;
 use crate::server::resolve::server_hint;
 use crate::terminal;

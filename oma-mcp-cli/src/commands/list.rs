@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::error::CliError;
 use crate::flags::{Format, timeout_ms};
-use crate::outcome::Outcome;
+use crate::exit::Outcome;
 use crate::output::{pretty, print};
 use crate::server::connect::{connect, stop_listed};
 use crate::server::resolve::resolve;
