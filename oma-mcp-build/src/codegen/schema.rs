@@ -1,4 +1,5 @@
-//! JSON Schema → a small, plain-data type model (no tokens; see `emit` for those).
+//! JSON Schema → a small, plain-data type model (no text; the `emit` module writes the code
+//! from it).
 //!
 //! What maps to what:
 //!

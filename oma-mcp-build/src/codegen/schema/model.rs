@@ -1,4 +1,5 @@
-//! The type model: plain data with honest `Eq`/`Ord`, no tokens (see `emit` for those).
+//! The type model: plain data with honest `Eq`/`Ord`, no text (the `emit` module writes the
+//! code from it).
 
 use super::super::identifiers::RustIdent;
 
