@@ -168,9 +168,9 @@ mod reference_cases;
 pub mod result;
 pub mod snapshot;
 
+pub use call_outcome::{CallOutcome, InputRequired};
 pub use descriptor::ToolDescriptor;
 pub use drift::{Change, ChangeKind, Direction, DriftPolicy, DriftRefused, DriftReport, Severity};
 pub use naming::{NameCollision, normalize_tool_name};
-pub use call_outcome::{CallOutcome, InputRequired};
 pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use snapshot::{Snapshot, SnapshotError, SnapshotSource, SnapshotTool};

@@ -712,7 +712,7 @@ impl McpClient {
     /// Calls a tool and classifies the raw result by its `resultType` (MCP 2026-07-28): a
     /// complete result, a request for input (SEP-2322) to answer with
     /// [`McpClient::call_tool_answering`], or a task (not supported yet). See
-    /// [`crate::outcome`].
+    /// [`crate::call_outcome`].
     ///
     /// # Errors
     /// As [`McpClient::call_tool_raw`].

@@ -52,8 +52,8 @@ pub use drift::{
     connect_checked,
 };
 pub use error::Error;
-pub use oma_mcp_core::naming::normalize_tool_name;
 pub use oma_mcp_core::call_outcome::{CallOutcome, InputRequired};
+pub use oma_mcp_core::naming::normalize_tool_name;
 pub use oma_mcp_core::result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use oma_mcp_core::snapshot::{Snapshot, SnapshotTool};
 /// The abort signal of a call (open-multi-agent's `abortSignal`) ([`tool::ToolContext::cancel`],

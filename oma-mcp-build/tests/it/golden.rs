@@ -123,7 +123,10 @@ fn check_golden(case: &str) -> oma_mcp_build::Generated {
 #[test]
 fn every_case_matches_its_golden() {
     let cases = cases();
-    assert_eq!(cases, ["colliding_names", "golden", "hostile", "memory", "remote"]);
+    assert_eq!(
+        cases,
+        ["colliding_names", "golden", "hostile", "memory", "remote"]
+    );
     for case in &cases {
         check_golden(case);
     }

@@ -7,8 +7,8 @@ use oma_mcp_runtime::{CallOutcome, McpClient};
 use serde_json::Value;
 
 use crate::error::CliError;
-use crate::flags::{Format, timeout_ms};
 use crate::exit::Outcome;
+use crate::flags::{Format, timeout_ms};
 use crate::output::{pretty, print};
 use crate::progress::CallProgress;
 use crate::server::connect::{connect, stop_listed};

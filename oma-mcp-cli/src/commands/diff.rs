@@ -7,8 +7,8 @@ use oma_mcp_build::GenerateOptions;
 use oma_mcp_runtime::{Snapshot, drift};
 
 use crate::error::CliError;
-use crate::flags::rename_entry;
 use crate::exit::Outcome;
+use crate::flags::rename_entry;
 use crate::output::print;
 use crate::report::{self, Compared, FailOn, Outputs, ReportFormat};
 use crate::rust_name_drift;

@@ -217,7 +217,10 @@ fn lint_list(name: &str, fields: &[&RustIdent]) -> Vec<&'static str> {
     if !name.is_empty() && !identifiers::is_lint_camel_case(name) {
         lints.push("non_camel_case_types");
     }
-    if fields.iter().any(|f| !identifiers::is_lint_snake_case(&f.name)) {
+    if fields
+        .iter()
+        .any(|f| !identifiers::is_lint_snake_case(&f.name))
+    {
         lints.push("non_snake_case");
     }
     lints
