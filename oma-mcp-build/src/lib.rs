@@ -32,8 +32,8 @@
 //! ([`manifest`] has the rules).
 //!
 //! **The snapshot**: the server's `tools/list`, canonical and committed
-//! ([`oma_mcp_core::snapshot`]). A build never starts a server on its own: a missing
-//! snapshot is [`Error::SnapshotMissing`], naming the commands that take it
+//! ([The snapshot format](oma_mcp_core#the-snapshot-format)). A build never starts a server
+//! on its own: a missing snapshot is [`Error::SnapshotMissing`], naming the commands that take it
 //! (`OMA_MCP_REFRESH=everything cargo build`, or `oma-mcp snapshot` with the command-line
 //! tool of the `oma-mcp-cli` crate).
 //!

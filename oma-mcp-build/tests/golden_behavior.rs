@@ -24,8 +24,8 @@ mod hostile {
 /// allowances on tagged names are proven.
 #[deny(warnings)]
 #[allow(dead_code)]
-mod names {
-    include!("fixtures/names.rs");
+mod colliding_names {
+    include!("fixtures/colliding_names.rs");
 }
 
 /// A server pinned by URL (see `it/golden.rs`): its module calls `__require_http!`, which
@@ -361,7 +361,7 @@ fn typed_outputs_are_validated_and_deserialized() {
 /// Tagged tools keep their MCP names; tagged fields keep their JSON names on the wire.
 #[test]
 fn tagged_names_keep_their_mcp_and_json_names() {
-    use names::*;
+    use colliding_names::*;
     assert_eq!(SearchA_h1dc0eb1b::MCP_NAME, "search-a");
     assert_eq!(SearchA_hc2a3138c::MCP_NAME, "search_a");
     assert_eq!(SearchA_h16730005::MCP_NAME, "SearchA");
@@ -393,10 +393,10 @@ fn tagged_names_keep_their_mcp_and_json_names() {
 }
 
 /// Output enums are open: the schema's values, and `Unknown` holding any other as sent; a
-/// value named like the catch-all is tagged (`names`: `unknown` → `Unknown_hb23a6a84`).
+/// value named like the catch-all is tagged (`colliding_names`: `unknown` → `Unknown_hb23a6a84`).
 #[test]
 fn output_enums_keep_values_they_do_not_list() {
-    use names::StatusOutputState as State;
+    use colliding_names::StatusOutputState as State;
     let read = |v: serde_json::Value| serde_json::from_value::<State>(v).unwrap();
     assert_eq!(read(json!("ok")), State::Ok);
     assert_eq!(read(json!("unknown")), State::Unknown_hb23a6a84);
@@ -415,7 +415,7 @@ fn output_enums_keep_values_they_do_not_list() {
     assert_eq!(State::VALUES, ["ok", "unknown", "Unknown2"]);
     assert!(serde_json::from_value::<State>(json!(1)).is_err());
     // Output structs keep unlisted members; argument enums stay closed.
-    let out: names::StatusOutput =
+    let out: colliding_names::StatusOutput =
         serde_json::from_value(json!({"state": "ok", "since": "today"})).unwrap();
     assert_eq!(out.state, State::Ok);
     assert_eq!(out.additional_properties["since"], json!("today"));

@@ -50,23 +50,24 @@
 //! - `server`: which server a command reaches (`--manifest`/`--server`, `--url`,
 //!   `-- COMMAND`), its environment or its HTTP headers, and connecting to it;
 //! - `report`: the drift output of `check` and `diff`, one module per format;
-//! - `rust_names`: the generated Rust names of both sides of a drift check, compared;
+//! - `rust_name_drift`: the generated Rust names of both sides of a drift check, compared;
 //! - `snapshot_format`: the serde model of the snapshot file, for its JSON Schema;
 //! - `flags`: flag values several subcommands share;
-//! - `error`, `outcome`, `output`: the error, how a run ended, stdout and the error line;
+//! - `error`, `exit`, `output`: the error, how a run ended and its exit code, stdout and the
+//!   error line;
 //! - `terminal`, `progress`, `interrupt`, `logging`: text safe for a terminal, the spinner
 //!   and the progress bar, the signals that stop started servers, the runtime's warnings.
 
 mod commands;
 mod error;
+mod exit;
 mod flags;
 mod interrupt;
 mod logging;
-mod outcome;
 mod output;
 mod progress;
 mod report;
-mod rust_names;
+mod rust_name_drift;
 mod server;
 mod snapshot_format;
 mod terminal;
@@ -77,7 +78,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::error::CliError;
-use crate::outcome::Outcome;
+use crate::exit::Outcome;
 
 /// Runs `oma-mcp` with the process's arguments and returns its exit code (see the crate docs):
 /// parses the command line (clap prints its own errors and exits 2), starts the async

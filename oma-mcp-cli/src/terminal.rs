@@ -3,7 +3,7 @@
 //! control characters (an escape sequence can clear the screen, retitle the window or fake
 //! output) and bidirectional overrides are shown as Rust escapes instead of being written.
 
-use oma_mcp_runtime::text::is_bidi_control;
+use oma_mcp_runtime::quote::is_bidi_control;
 
 /// `text` with every control character except `\n` and `\t` (C0, DEL, C1) and every
 /// bidirectional formatting character written as a Rust escape (`\u{1b}`, `\r`, `\u{202e}`).

@@ -1,80 +1,8 @@
 //! Drift: what changed between two tool lists, and whether it breaks generated code.
 //!
-//! [`diff`] compares an old [`Snapshot`] (the committed pin) with a new one (a live
-//! `tools/list`, or another file) and returns a [`DriftReport`]: a list of [`Change`]s, each
-//! with the tool, a JSON pointer into the tool descriptor, a [`ChangeKind`], a [`Severity`], a
-//! [`Direction`] and a one-line message. The engine is pure: same inputs, same changes in the
-//! same order (server lines first, then tools by raw name, each tool's changes in schema
-//! order, the `$ref` targets a schema leads to after it, in the order first reached). Tools
-//! with equal digests are skipped without looking at their schemas.
-//!
-//! # Rules
-//! Sources: MCP specification revision 2025-06-18, "Tools" (`Tool.inputSchema`,
-//! `Tool.outputSchema`, `Tool.title`, `ToolAnnotations` and their defaults), and the JSON
-//! Schema 2020-12 validation vocabulary (`type`, `enum`, `const`, `required`,
-//! `dependentRequired`, the numeric, string, array, object and `contains` bounds, `pattern`)
-//! and applicators (`properties`, `patternProperties`, `additionalProperties`,
-//! `propertyNames`, `unevaluatedProperties`, `items`, `prefixItems`, `contains`,
-//! `unevaluatedItems`, `anyOf`/`oneOf`/`allOf`, `not`, `if`/`then`/`else`, `dependentSchemas`,
-//! local `$ref`: a `#…` JSON pointer, percent-decoded as a URI fragment, into the same schema,
-//! followed through chains and cycles of any length).
-//!
-//! | change | input (what we send) | output (what we receive) |
-//! |---|---|---|
-//! | property removed | breaking | breaking |
-//! | optional property added | info | info |
-//! | required property added / property newly required | breaking | info |
-//! | property no longer required | warning (the generated constructor no longer takes it; info for a `const`) | breaking |
-//! | order of `required` changed among the properties required on both sides (the generated constructor's parameter order) | breaking | warning |
-//! | type narrowed, became non-nullable, enum value removed, `const` added, bound tightened, `pattern` added, `additionalProperties`/`unevaluatedProperties`/`unevaluatedItems`/`additionalItems` became false, union branch removed, `allOf` branch added, `anyOf` became `oneOf` | breaking | info |
-//! | type widened, became nullable, enum value added, `const` removed, bound relaxed, `pattern` removed, one of those keywords no longer false, union branch added, `allOf` branch removed, `oneOf` became `anyOf` | info | breaking |
-//! | assertion added: `not`, `contains`, `dependentRequired`, `dependencies`, `if`/`then`/`else`, a `patternProperties` or `dependentSchemas` entry | breaking | info |
-//! | such an assertion removed | info | breaking |
-//! | type, `const`, `pattern`, `format` or such an assertion changed to an unrelated value; a `patternProperties` entry added or removed beside a constraining `additionalProperties`/`unevaluatedProperties` | breaking | breaking |
-//! | a schema became invalid: not an object or a boolean (the whole input or output schema: not an object, as MCP requires) | breaking | breaking |
-//! | a difference that cannot be compared: a non-local or dangling `$ref`, nesting deeper than 128 levels, an old side that was not a schema | warning | warning |
-//! | output schema added / removed | | info / breaking |
-//! | description or title changed (tool, annotation or any schema) | warning | warning |
-//! | annotations and unknown keywords (`default`, `examples`, `readOnly`, `deprecated`, `$comment`, vendor keys, …); a bound restated with the same meaning | info | info |
-//!
-//! Subschemas (`properties`, `items`, `additionalProperties`, `propertyNames`, `$ref` targets,
-//! branches, …) are compared keyword by keyword with the same rules; an absent
-//! `minContains` is 1. When both sides hold a `$ref`, the keywords beside it apply too
-//! (2019-09 and later): they are compared as a schema of their own at the referring pointer,
-//! and the targets at theirs, once per pair of targets (a shared or recursive definition is
-//! reported once; the keywords beside each reference to it are not skipped). When one side
-//! holds a `$ref` and the other does not, the target with the keywords beside the `$ref` laid
-//! over it faces the other side. A plain schema facing an `anyOf`/`oneOf` is one branch of
-//! it; the keywords beside the union are compared with the plain schema's same keywords
-//! (and, when they differ, left out of its branch). Enum values are matched by hash
-//! (canonical JSON). Union and `allOf` branches are paired whatever their order: equal
-//! branches first, then branches equal apart from their annotations (`description`, `title`,
-//! `default`, `examples`, `$comment`), then branches of the same type or shape, then the rest
-//! by position; each pass is hashed, so large enums and unions take linear time. `oneOf`
-//! → `anyOf` at the same place widens (a value matching exactly one branch matches at least
-//! one), `anyOf` → `oneOf` narrows.
-//!
-//! A value that narrows what the schema accepts breaks input (the generated code may send a
-//! value the server now rejects); one that widens it breaks output (the server may send a
-//! value the generated types cannot hold). Tools: removed → breaking, added → info.
-//! Annotations (compared with the specification's defaults: `readOnlyHint` false,
-//! `destructiveHint` true, `idempotentHint` false, `openWorldHint` true): `readOnlyHint`
-//! true→false or `destructiveHint` false→true → breaking (the tool became more dangerous and a
-//! consequential wrapper may now be missing); any other change of a hint's value → warning; a
-//! hint that now states its default explicitly → info, except when the code generator's
-//! `McpTool::CONSEQUENTIAL` flag (explicit `destructiveHint: true` and no explicit
-//! `readOnlyHint: true`) goes true → false, as for `destructiveHint` true → absent: that
-//! hint's line is a warning saying the generated code no longer marks the tool consequential
-//! unless the manifest lists it. Other descriptor fields (`_meta`,
-//! `icons`, `execution`, vendor keys) → info. A different protocol version or
-//! `serverInfo.version` → info.
-//!
-//! Generated Rust names (added by [`rust_name_changes`] and [`rust_field_changes`], which
-//! `oma-mcp check` and `diff` feed with the code generator's names of both sides): a tool in
-//! both lists whose marker type is named differently, a name that now belongs to another tool
-//! than before, and a property in both whose field is named differently → breaking
-//! (`rust_name_changed`; direction `tool`, or `input`/`output` for a field). Code using the
-//! old name stops compiling, or, for a name that moved, would call the other tool.
+//! [`diff`] compares an old [`Snapshot`] (the committed pin) with a new one and returns a
+//! [`DriftReport`] of [`Change`]s; the order of the changes and the rules that classify each
+//! one are in the crate docs, [Drift rules](crate#drift-rules).
 
 mod message;
 mod rules;
@@ -145,7 +73,7 @@ impl Direction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
-#[allow(missing_docs)] // each name says it; the rules are in the module docs
+#[allow(missing_docs)] // each name says it; the rules are in the crate docs, "Drift rules"
 pub enum ChangeKind {
     ToolRemoved,
     ToolAdded,

@@ -1,48 +1,6 @@
-//! The snapshot: a canonical, committed JSON file holding a server's `tools/list`.
-//!
-//! Format (`"format": "oma-mcp-snapshot/1"`), every object's keys sorted, 2-space indent and a
-//! trailing newline, no timestamps, so the file diffs cleanly and is byte-identical across runs
-//! against the same server:
-//!
-//! ```json
-//! {
-//!   "format": "oma-mcp-snapshot/1",
-//!   "protocolVersion": "2025-06-18",
-//!   "serverInfo": { "name": "mcp-servers/everything", "version": "2.0.0" },
-//!   "source": { "args": ["stdio"], "command": "mcp-server-everything" },
-//!   "tools": [
-//!     { "descriptor": { "inputSchema": { "type": "object" }, "name": "echo" },
-//!       "digest": "sha256:…" }
-//!   ]
-//! }
-//! ```
-//!
-//! - `tools` is sorted by the raw MCP tool name (byte order); each `descriptor` is the tool
-//!   exactly as the server sent it, every field kept (also `execution`, `icons`, `_meta` and
-//!   vendor keys), only with its object keys sorted.
-//! - `digest` is `sha256:` + the lowercase hex SHA-256 of the descriptor's canonical JSON
-//!   ([`canonical_json`]: RFC 8785 style, keys sorted by UTF-16 code units, no whitespace;
-//!   unlike RFC 8785, numbers are written as `serde_json` writes them, so `1.0` stays `1.0`).
-//! - Numbers: an integer within the `i64`/`u64` range is kept exactly; any other number is
-//!   kept as the nearest `f64` (`123456789012345678901234` becomes `1.2345678901234569e23`).
-//!   Schemas use numbers for bounds and defaults, where this never shows; a server that
-//!   needs more digits gets them rounded in the snapshot, the same on every run.
-//! - `source` records where the snapshot was taken from, never a value taken from the
-//!   environment: the command and arguments of a server started over stdio, or, for a server
-//!   reached over streamable HTTP, its URL redacted ([`redact_url`]), its literal headers
-//!   (name and value) and the names (only) of the headers whose values come from environment
-//!   variables:
-//!
-//! ```json
-//! "source": {
-//!   "headers": { "X-MCP-Toolsets": "repos,issues" },
-//!   "headersFromEnv": ["Authorization"],
-//!   "url": "https://api.githubcopilot.com/mcp/"
-//! }
-//! ```
-//!
-//! Readers also accept a bare `tools/list` result (`{"tools": [...]}`, extra keys ignored) and
-//! a whole JSON-RPC response whose `result` is one; digests are computed for those.
+//! The snapshot: a canonical, committed JSON file holding a server's `tools/list`, its
+//! per-tool digests, and where it was taken from. The format is in the crate docs,
+//! [The snapshot format](crate#the-snapshot-format).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -234,7 +192,7 @@ impl SnapshotTool {
                 path: PathBuf::from("<tools/list>"),
                 reason: format!(
                     "a tool descriptor has no string `name`: {}",
-                    crate::text::excerpt(&descriptor)
+                    crate::quote::excerpt(&descriptor)
                 ),
             });
         }
@@ -274,7 +232,8 @@ impl SnapshotTool {
     }
 }
 
-/// A server's `tools/list`, canonicalized. See the [module docs](self) for the file format.
+/// A server's `tools/list`, canonicalized. The file format is in the crate docs,
+/// [The snapshot format](crate#the-snapshot-format).
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Snapshot {

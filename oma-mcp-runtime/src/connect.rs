@@ -225,7 +225,7 @@ pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 pub use stdio::MAX_STDIN_BACKLOG;
 
-use crate::text::excerpt;
+use crate::quote::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
 use link::{Link, Started};
 use oma_mcp_core::snapshot::SnapshotSource;
@@ -712,7 +712,7 @@ impl McpClient {
     /// Calls a tool and classifies the raw result by its `resultType` (MCP 2026-07-28): a
     /// complete result, a request for input (SEP-2322) to answer with
     /// [`McpClient::call_tool_answering`], or a task (not supported yet). See
-    /// [`crate::outcome`].
+    /// [`crate::call_outcome`].
     ///
     /// # Errors
     /// As [`McpClient::call_tool_raw`].
@@ -979,7 +979,7 @@ impl McpClient {
 }
 
 /// [`map_call_result`], except for a result that is not complete (see
-/// [`crate::outcome::not_complete`]).
+/// [`crate::call_outcome::not_complete`]).
 fn map_complete(raw_name: &str, result: &Value) -> ToolResult {
-    crate::outcome::not_complete(raw_name, result).unwrap_or_else(|| map_call_result(result))
+    crate::call_outcome::not_complete(raw_name, result).unwrap_or_else(|| map_call_result(result))
 }

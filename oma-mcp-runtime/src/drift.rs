@@ -2,7 +2,8 @@
 //! [`DriftPolicy`], every item of [`oma_mcp_core::drift`], re-exported here), and
 //! [`connect_checked`], which connects to a server and checks its live `tools/list` against a
 //! pinned snapshot. [`McpClient::drift_against`](crate::McpClient::drift_against) compares an
-//! open connection. Cargo feature `drift` (on by default).
+//! open connection. Cargo feature `drift` (on by default). How each change is classified:
+//! [Drift rules](oma_mcp_core#drift-rules).
 
 pub use oma_mcp_core::drift::*;
 use oma_mcp_core::snapshot::Snapshot;

@@ -8,7 +8,7 @@
 //!
 //! - [`connect`]: spawn a pinned MCP server over stdio, page through `tools/list`, call tools
 //!   (`connectMCPTools()`, "Connecting to a server").
-//! - [`naming`], [`result`], [`outcome`], [`snapshot`], [`pointer`](mod@pointer): the pure
+//! - [`naming`], [`result`], [`call_outcome`], [`snapshot`], [`pointer`](mod@pointer): the pure
 //!   rules of the contract (tool names, result mapping) and the snapshot format, re-exported
 //!   from `oma-mcp-core`, which holds everything that needs no connection.
 //! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and typed calls.
@@ -40,8 +40,8 @@ pub mod typed;
 pub mod validate;
 
 #[doc(hidden)]
-pub use oma_mcp_core::text;
-pub use oma_mcp_core::{descriptor, naming, outcome, pointer, result, snapshot};
+pub use oma_mcp_core::quote;
+pub use oma_mcp_core::{call_outcome, descriptor, naming, pointer, result, snapshot};
 
 pub use connect::{
     ConnectConfig, DiscoveredTool, Lifecycle, McpClient, Progress, connect_mcp_tools,
@@ -52,8 +52,8 @@ pub use drift::{
     connect_checked,
 };
 pub use error::Error;
+pub use oma_mcp_core::call_outcome::{CallOutcome, InputRequired};
 pub use oma_mcp_core::naming::normalize_tool_name;
-pub use oma_mcp_core::outcome::{CallOutcome, InputRequired};
 pub use oma_mcp_core::result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use oma_mcp_core::snapshot::{Snapshot, SnapshotTool};
 /// The abort signal of a call (open-multi-agent's `abortSignal`) ([`tool::ToolContext::cancel`],

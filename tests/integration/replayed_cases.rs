@@ -86,7 +86,9 @@ async fn a_20_mib_message_is_delivered() {
     client.disconnect().await;
 }
 
-/// What rmcp's typed client loses (DESIGN.md) arrives here raw and maps as the contract says.
+/// What rmcp 3.11's typed client loses (a tool's unknown members, content blocks of unknown
+/// types or wrong shapes: see `sloppy_result` in the test server) arrives here raw and maps
+/// as the contract says.
 #[tokio::test]
 async fn sloppy_server_data_is_kept_and_mapped() {
     let client = connect_mcp_tools(own("sloppy")).await.unwrap();

@@ -332,8 +332,10 @@ fn huge_line(name: &str, id: &Value, out: &mut impl Write) -> std::io::Result<bo
     Ok(true)
 }
 
-/// The `tools/call` result of `sloppy`: every shape rmcp 3.11's typed parsing rejects or
-/// drops (DESIGN.md), which the mapping must still see raw.
+/// The `tools/call` result of `sloppy`: shapes rmcp 3.11's typed parsing rejects or drops
+/// (annotations of the wrong type, an unknown content block type, a `resource_link` without
+/// its `name`, a `null` and a string where a content block belongs, unknown result members),
+/// which the mapping must still see raw.
 fn sloppy_result() -> Value {
     json!({
         "content": [

@@ -11,7 +11,7 @@
 //!   block quotes), bare `http(s)://` URLs become autolinks (no `rustdoc::bare_urls`);
 //! - a fence left open is closed, so later doc lines stay prose.
 
-use oma_mcp_core::text::is_bidi_control;
+use oma_mcp_core::quote::is_bidi_control;
 
 /// Doc lines for `text`: one entry per line, each starting with a space (so the comment
 /// reads `/// text`), empty entries for blank lines. Leading and trailing blank lines are

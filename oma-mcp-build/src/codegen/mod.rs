@@ -29,7 +29,7 @@
 //! (`get-sum` and `get_sum`, or `foo` and `foo_args`, whose `FooArgs` `foo` reserves) are
 //! each tagged with a hash of their MCP name (`GetSum_h…`) instead of being numbered by
 //! position, so adding or removing a tool never moves a name to another tool; the rule is in
-//! the `stems` and `names` module docs. [`rust_names`] lists the marker and field names.
+//! the `stems` and `identifiers` module docs. [`rust_names`] lists the marker and field names.
 //!
 //! The code is a plain module body that refers to everything through `::oma_mcp_runtime`, so
 //! the including crate needs no other dependency:
@@ -45,7 +45,7 @@
 //! the type model cannot express becomes `serde_json::Value`, and what is wrong in a schema is
 //! reported as a [`Warning`].
 //!
-//! The steps: snapshot → type model (`schema`, `names`, `stems`: plain data) → text, written in
+//! The steps: snapshot → type model (`schema`, `identifiers`, `stems`: plain data) → text, written in
 //! one pass by one writer (`emit`, `writer`) in a layout of our own that depends only on the
 //! code's structure (4-space indentation, a blank line between items, one attribute a line, no
 //! line wrapping). No formatter and no token trees: a build script that generates code compiles
@@ -55,7 +55,7 @@
 
 mod docs;
 mod emit;
-mod names;
+mod identifiers;
 mod schema;
 mod stems;
 mod writer;
@@ -71,7 +71,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 
-use self::names::Namespace;
+use self::identifiers::Namespace;
 use self::schema::{OutputModel, TypeDef};
 
 /// Settings for [`generate`]: plain data, built with [`GenerateOptions::default`] and the

@@ -1,4 +1,5 @@
-//! JSON Schema → a small, plain-data type model (no tokens; see `emit` for those).
+//! JSON Schema → a small, plain-data type model (no text; the `emit` module writes the code
+//! from it).
 //!
 //! What maps to what:
 //!
@@ -39,9 +40,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::Warning;
-use super::names::{self, Namespace};
+use super::identifiers::{self, Namespace};
 /// What kind of JSON value a schema keyword holds, for messages (shared with the CLI).
-pub(super) use oma_mcp_core::text::json_kind as kind;
+pub(super) use oma_mcp_core::quote::json_kind as kind;
 
 pub(crate) use self::input::input_types;
 pub(crate) use self::model::*;
@@ -244,11 +245,11 @@ impl<'a> Converter<'a> {
             }
         }
         // Field names and nested type names of the properties, contested ones tagged (see
-        // `names`), then de-duplicated by a namespace only as a safety net.
+        // `identifiers`), then de-duplicated by a namespace only as a safety net.
         props.retain(|(json_name, _, _)| skip != Some(json_name.as_str()));
         let json_names: Vec<&str> = props.iter().map(|(j, _, _)| j.as_str()).collect();
-        let field_idents = names::field_idents(&json_names);
-        let hints = names::nested_type_names(name, &json_names);
+        let field_idents = identifiers::field_idents(&json_names);
+        let hints = identifiers::nested_type_names(name, &json_names);
         let mut idents = Namespace::new();
         for (((json_name, prop, pointer), field_ident), hint) in
             props.into_iter().zip(field_idents).zip(hints)
@@ -286,10 +287,10 @@ impl<'a> Converter<'a> {
             .map(str::to_owned)
             .collect();
         if let Some((extra, extra_pointer)) = extra {
-            let hint = names::nested_type_name(name, "Value");
+            let hint = identifiers::nested_type_name(name, "Value");
             let mapped = self.map(extra, &hint, &extra_pointer, depth);
             def.extra = Some(ExtraField {
-                ident: idents.claim_field(names::snake_ident(names::EXTRA_FIELD)),
+                ident: idents.claim_field(identifiers::snake_ident(identifiers::EXTRA_FIELD)),
                 value: mapped.ty.unboxed(),
                 role: ExtraRole::Declared,
             });
@@ -297,7 +298,7 @@ impl<'a> Converter<'a> {
             // An output keeps what its schema does not list (a property the server adds
             // later, or one `additionalProperties: false` forbade before it was dropped).
             def.extra = Some(ExtraField {
-                ident: idents.claim_field(names::snake_ident(names::EXTRA_FIELD)),
+                ident: idents.claim_field(identifiers::snake_ident(identifiers::EXTRA_FIELD)),
                 value: RustType::Value,
                 role: ExtraRole::Unlisted,
             });
@@ -629,7 +630,7 @@ impl<'a> Converter<'a> {
         let name = self.claim(hint, pointer);
         let open = self.is_output();
         let reserved: &[&str] = if open { &[UNKNOWN_VARIANT] } else { &[] };
-        let variants = names::variant_idents(&strings, reserved)
+        let variants = identifiers::variant_idents(&strings, reserved)
             .into_iter()
             .zip(strings)
             .map(|(ident, value)| Variant {
@@ -666,7 +667,7 @@ impl<'a> Converter<'a> {
         }
         let name = self.claim(hint, pointer);
         let labels: Vec<&str> = jsons.iter().map(|j| j.trim_matches('"')).collect();
-        let variants = names::variant_idents(&labels, &[])
+        let variants = identifiers::variant_idents(&labels, &[])
             .into_iter()
             .zip(jsons.iter().cloned())
             .collect();
@@ -792,10 +793,10 @@ fn short_json(value: &Value) -> String {
     docs_safe_short(&serde_json::to_string(value).unwrap_or_default())
 }
 
-/// `text` cut to 200 characters ([`oma_mcp_core::text::excerpt`]), with backticks
+/// `text` cut to 200 characters ([`oma_mcp_core::quote::excerpt`]), with backticks
 /// replaced so it stays inside a code span.
 fn docs_safe_short(text: &str) -> String {
-    oma_mcp_core::text::excerpt(&text).replace('`', "'")
+    oma_mcp_core::quote::excerpt(&text).replace('`', "'")
 }
 
 /// A schema's `description`, when it is a non-blank string.

@@ -13,7 +13,7 @@
 //!    marker would shadow them); `SearchAOutput` is always counted, so a tool that gains an
 //!    output schema does not contest anew;
 //! 3. a contested tool gets the tagged stem `<camel(name)>_h<8 hex digits>` (see
-//!    `names::tagged_type`), a function of its MCP name alone. Every tool of a contested
+//!    `identifiers::tagged_type`), a function of its MCP name alone. Every tool of a contested
 //!    group is tagged; none keeps the plain name by position.
 //!
 //! So the stem of a tool depends on its own name and schema, the rename table, and whether
@@ -34,7 +34,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::names;
+use super::identifiers;
 use crate::error::Error;
 
 /// The prelude's value constructors, never used as a generated type name.
@@ -101,20 +101,20 @@ pub(crate) fn assign<T>(
                 entry: renames.entry(tool),
             });
         }
-        if !names::is_plain_ident(target) || PRELUDE_VALUES.contains(&target.as_str()) {
+        if !identifiers::is_plain_ident(target) || PRELUDE_VALUES.contains(&target.as_str()) {
             return Err(Error::RenameInvalid {
                 entry: renames.entry(tool),
                 target: target.clone(),
             });
         }
     }
-    let plain_stem = |name: &str| names::camel_ident(name, "Tool", "Tool", "Tool");
+    let plain_stem = |name: &str| identifiers::camel_ident(name, "Tool", "Tool", "Tool");
     let mut tagged_owner: BTreeMap<String, &str> = BTreeMap::new();
     for &tool in tools {
         if renames.entries.contains_key(tool) {
             continue;
         }
-        let tagged = names::tagged_type(&plain_stem(tool), tool);
+        let tagged = identifiers::tagged_type(&plain_stem(tool), tool);
         if let Some(other) = tagged_owner.insert(tagged.clone(), tool) {
             return Err(Error::TagCollision {
                 tools: [other.to_owned(), tool.to_owned()],
@@ -124,7 +124,7 @@ pub(crate) fn assign<T>(
     }
     let stem_of = |tool: &str, tagged: bool| match renames.entries.get(tool) {
         Some(target) => target.clone(),
-        None if tagged => names::tagged_type(&plain_stem(tool), tool),
+        None if tagged => identifiers::tagged_type(&plain_stem(tool), tool),
         None => plain_stem(tool),
     };
     let mut built: Vec<T> = tools
@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn every_member_of_a_contested_group_is_tagged() {
-        let tag = |stem: &str, name: &str| names::tagged_type(stem, name);
+        let tag = |stem: &str, name: &str| identifiers::tagged_type(stem, name);
         assert_eq!(
             stems(&["search-a", "search_a", "other"], &[]).unwrap(),
             [
@@ -302,7 +302,7 @@ mod tests {
             stems(&["search-a", "search_a"], &[("search-a", "SearchA")]).unwrap(),
             [
                 "SearchA".to_owned(),
-                names::tagged_type("SearchA", "search_a")
+                identifiers::tagged_type("SearchA", "search_a")
             ]
         );
     }
@@ -339,7 +339,7 @@ mod tests {
             "servers.x.rename.a = \"BArgs\": the Rust name BArgs is also generated for the tool \
              \"b\"; choose another name"
         );
-        let tagged_b = names::tagged_type("B", "b");
+        let tagged_b = identifiers::tagged_type("B", "b");
         assert_eq!(
             err(&["a", "b", "B"], &[("a", &tagged_b)]),
             format!(

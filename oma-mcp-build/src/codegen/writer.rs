@@ -29,7 +29,7 @@
 //!   ([`Lit`]): `char::escape_debug` for every character but `'` (kept as is), NUL as `\0`,
 //!   or `\x00` when an octal digit follows. Whatever the text (a server's description, a
 //!   schema, a tool name), it stays one literal on one line.
-//! - **Identifiers** are written as the `names` module made them: plain ASCII identifiers,
+//! - **Identifiers** are written as the `identifiers` module made them: plain ASCII identifiers,
 //!   keywords as raw identifiers (`r#type`); the emitter checks each one before writing it.
 //! - **Paths**: everything outside the generated module is named by an absolute path
 //!   (`::core::…`, `::std::…`, `::oma_mcp_runtime::…`), so a tool called `option` or
@@ -37,7 +37,7 @@
 
 use std::fmt::{self, Display, Write as _};
 
-use oma_mcp_core::text::is_bidi_control;
+use oma_mcp_core::quote::is_bidi_control;
 
 /// Spaces per indentation level.
 const INDENT: &str = "    ";

@@ -46,7 +46,7 @@ fn cases() -> Vec<String> {
 ///   `GetSum`, and `get_sum`, whose name meets it, is tagged), and a pinned connection with
 ///   every setting that is not a default, so `connect_config()` and `connect()` are in the
 ///   golden (and compiled by `golden_behavior`).
-/// - `names`: one rename entry (`search a` → `SearchSpace`).
+/// - `colliding_names`: one rename entry (`search a` → `SearchSpace`).
 /// - `remote`: a server pinned by URL, with a literal header, a bearer variable and a header
 ///   variable, so its `connect_config()` (`ConnectConfig::http`, variable names only) and the
 ///   `__require_http!` guard before it are in the golden.
@@ -72,7 +72,7 @@ fn options(case: &str) -> GenerateOptions {
                     .with_client_version("1.2.0")
                     .with_lifecycle(Lifecycle::Initialize),
             )),
-        "names" => GenerateOptions::default().with_rename([("search a", "SearchSpace")]),
+        "colliding_names" => GenerateOptions::default().with_rename([("search a", "SearchSpace")]),
         "remote" => GenerateOptions::default()
             .with_name_prefix("github")
             .with_connection(PinnedConnection::new(
@@ -123,20 +123,23 @@ fn check_golden(case: &str) -> oma_mcp_build::Generated {
 #[test]
 fn every_case_matches_its_golden() {
     let cases = cases();
-    assert_eq!(cases, ["golden", "hostile", "memory", "names", "remote"]);
+    assert_eq!(
+        cases,
+        ["colliding_names", "golden", "hostile", "memory", "remote"]
+    );
     for case in &cases {
         check_golden(case);
     }
 }
 
-/// Names that meet (`fixtures/names.json` → `fixtures/names.rs`): the tools `search-a`,
+/// Names that meet (`fixtures/colliding_names.json` → `fixtures/colliding_names.rs`): the tools `search-a`,
 /// `search_a` and `SearchA` all tagged, `search a` renamed, `some` (the prelude's `Some`)
 /// and `foo`/`foo_args` (`FooArgs`) tagged; the properties `fooBar`/`foo_bar`/`foo-bar` and
 /// their nested types tagged, a lone `fooBar` plain, `additional_properties` tagged beside
 /// the typed map's field. `golden_behavior` compiles it under `deny(warnings)`.
 #[test]
-fn names_golden_output_is_exact() {
-    let generated = check_golden("names");
+fn colliding_names_golden_output_is_exact() {
+    let generated = check_golden("colliding_names");
     assert_eq!(generated.warnings, []);
 }
 

@@ -2,7 +2,8 @@
 //! its dependencies again; one binary links once):
 //!
 //! - `golden`: the generator's output for each `fixtures/<case>.json` is `fixtures/<case>.rs`;
-//! - `names_property`: generated names, property-tested;
+//! - `stable_names`: a generated name always refers to the same tool or property,
+//!   property-tested;
 //! - `compile_fail`: what generated code must refuse to compile (trybuild, exact messages in
 //!   `compile-fail/*.stderr`);
 //! - `build_script`: downstream crates whose `build.rs` runs `oma_mcp_build::configure()`.
@@ -19,6 +20,6 @@ mod compile_fail;
 #[path = "../common/generated.rs"]
 mod generated;
 mod golden;
-mod names_property;
 #[path = "../common/nested_cargo.rs"]
 mod nested_cargo;
+mod stable_names;

@@ -7,8 +7,8 @@ use oma_mcp_runtime::{CallOutcome, McpClient};
 use serde_json::Value;
 
 use crate::error::CliError;
+use crate::exit::Outcome;
 use crate::flags::{Format, timeout_ms};
-use crate::outcome::Outcome;
 use crate::output::{pretty, print};
 use crate::progress::CallProgress;
 use crate::server::connect::{connect, stop_listed};
@@ -76,7 +76,7 @@ pub async fn run(call: CallArgs) -> Result<Outcome, CliError> {
             Ok(Value::Object(map)) => Some(map),
             Ok(other) => {
                 return Err(CliError::BadArgs {
-                    reason: format!("got {}", oma_mcp_runtime::text::json_kind(&other)),
+                    reason: format!("got {}", oma_mcp_runtime::quote::json_kind(&other)),
                 });
             }
             Err(e) => {
@@ -209,7 +209,7 @@ async fn call_showing_progress(
     }
     match raw {
         // A result that asks for input or is a task is explained, not mapped as content.
-        Ok(result) => oma_mcp_runtime::outcome::not_complete(mcp_name, &result)
+        Ok(result) => oma_mcp_runtime::call_outcome::not_complete(mcp_name, &result)
             .unwrap_or_else(|| oma_mcp_runtime::map_call_result(&result)),
         Err(e) => {
             // The runtime's message names the library setting and the manifest key; the
@@ -234,7 +234,7 @@ fn parse_inputs(inputs: &[String]) -> Result<serde_json::Map<String, Value>, Cli
                 reason: format!(
                     "--input takes NAME=JSON (a key of the tool's inputRequests and its answer), \
                      got `{}`",
-                    oma_mcp_runtime::text::cut(input, 100)
+                    oma_mcp_runtime::quote::cut(input, 100)
                 ),
             });
         };

@@ -9,11 +9,11 @@ use oma_mcp_runtime::Snapshot;
 use oma_mcp_runtime::snapshot::SnapshotTool;
 
 use crate::error::CliError;
-use crate::outcome::Outcome;
+use crate::exit::Outcome;
 use crate::output::{error_chain, print, print_error};
 use crate::progress::Progress;
 use crate::report::{self, Compared, FailOn, Failed, Outputs, ReportFormat};
-use crate::rust_names;
+use crate::rust_name_drift;
 use crate::server::connect::{cli_client, connect, stop_listed};
 use crate::server::env::ServerEnv;
 use crate::server::http::HttpFlags;
@@ -175,7 +175,7 @@ async fn check_one(
         .filter_map(|t| SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
         .collect();
     stop_listed(&client).await;
-    drift.extend(rust_names::changes(
+    drift.extend(rust_name_drift::changes(
         &snapshot,
         &live,
         &pin.generate_options(),

@@ -3,7 +3,7 @@
 use clap::Args;
 
 use crate::error::CliError;
-use crate::outcome::Outcome;
+use crate::exit::Outcome;
 use crate::output::print;
 
 /// Flags of `completions`.

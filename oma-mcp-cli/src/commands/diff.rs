@@ -7,11 +7,11 @@ use oma_mcp_build::GenerateOptions;
 use oma_mcp_runtime::{Snapshot, drift};
 
 use crate::error::CliError;
+use crate::exit::Outcome;
 use crate::flags::rename_entry;
-use crate::outcome::Outcome;
 use crate::output::print;
 use crate::report::{self, Compared, FailOn, Outputs, ReportFormat};
-use crate::rust_names;
+use crate::rust_name_drift;
 
 /// Flags of `diff`.
 #[derive(Debug, Args)]
@@ -56,7 +56,7 @@ pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
         .with_rename(args.rename)
         .with_rename_table("--rename");
     let mut report = drift::diff(&old, &new);
-    report.extend(rust_names::changes(&old, &new, &options)?);
+    report.extend(rust_name_drift::changes(&old, &new, &options)?);
     let compared = [Compared {
         name: label.clone(),
         label,

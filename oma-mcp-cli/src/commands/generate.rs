@@ -9,8 +9,8 @@ use oma_mcp_build::manifest::Manifest;
 use oma_mcp_runtime::Snapshot;
 
 use crate::error::CliError;
+use crate::exit::Outcome;
 use crate::flags::rename_entry;
-use crate::outcome::Outcome;
 use crate::output::print;
 use crate::server::resolve::server_hint;
 use crate::terminal;

@@ -5,8 +5,8 @@ use oma_mcp_runtime::DiscoveredTool;
 use serde_json::{Value, json};
 
 use crate::error::CliError;
+use crate::exit::Outcome;
 use crate::flags::{Format, timeout_ms};
-use crate::outcome::Outcome;
 use crate::output::{pretty, print};
 use crate::server::connect::{connect, stop_listed};
 use crate::server::resolve::resolve;

@@ -14,7 +14,7 @@ mod snapshot;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::error::CliError;
-use crate::outcome::Outcome;
+use crate::exit::Outcome;
 
 /// Typed, validated, drift-checked Rust tools from pinned MCP servers.
 #[derive(Debug, Parser)]

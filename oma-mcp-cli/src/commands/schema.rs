@@ -4,7 +4,7 @@
 use clap::{Args, ValueEnum};
 
 use crate::error::CliError;
-use crate::outcome::Outcome;
+use crate::exit::Outcome;
 use crate::output::{pretty, print};
 use crate::snapshot_format;
 

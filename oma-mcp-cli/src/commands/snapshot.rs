@@ -11,8 +11,8 @@ use oma_mcp_runtime::ConnectConfig;
 use oma_mcp_runtime::snapshot::SnapshotSource;
 
 use crate::error::CliError;
+use crate::exit::Outcome;
 use crate::flags::timeout_ms;
-use crate::outcome::Outcome;
 use crate::output::print;
 use crate::server::connect::{cli_client, connect, stop_listed};
 use crate::server::env::{ServerEnv, warn_env_wrapper};

@@ -28,7 +28,7 @@ pub(super) fn text_message(what: &str, old: Option<&Value>, new: Option<&Value>)
 }
 
 /// A JSON value for a one-line message, compact and cut to 200 characters
-/// ([`crate::text::excerpt`]).
+/// ([`crate::quote::excerpt`]).
 pub(super) fn cut(value: &Value) -> String {
-    crate::text::excerpt(value)
+    crate::quote::excerpt(value)
 }

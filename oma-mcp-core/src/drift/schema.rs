@@ -914,7 +914,7 @@ impl<'a> Ctx<'a> {
                 self.walk(&ob[i].1, &b.1, &at(b.0.or(ob[i].0)), depth + 1, out);
             }
         }
-        let cut = |v: &Value| crate::text::excerpt(v);
+        let cut = |v: &Value| crate::quote::excerpt(v);
         for (a, _) in ob.iter().zip(&paired).filter(|(_, p)| !**p) {
             let msg = format!("{key} branch removed: {}", cut(&a.1));
             self.effect(out, &at(a.0), ChangeKind::BranchRemoved, effects.1, msg);

@@ -2,7 +2,7 @@
 //! version histories of real servers.
 //!
 //! The naming and result-mapping cases of the reference implementation (`fixtures/`) are unit
-//! tests (`src/spec_cases.rs`), so that `cargo test --lib`, which the mutation-testing
+//! tests (`src/reference_cases.rs`), so that `cargo test --lib`, which the mutation-testing
 //! configuration runs, checks the mapping's exact outputs too.
 //!
 //! Run one module's tests with a filter: `cargo test -p oma-mcp-core --test it

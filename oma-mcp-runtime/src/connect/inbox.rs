@@ -17,7 +17,7 @@ use super::framing::{self, Incoming};
 use super::message::{Closed, Reply, lock};
 use super::stderr;
 use crate::Error;
-use crate::text::cut;
+use crate::quote::cut;
 
 /// Where received messages come from, for the words of the logs that skip one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,7 +25,7 @@ use super::negotiate::{
 };
 use super::session::Session;
 use crate::Error;
-use crate::text::excerpt;
+use crate::quote::excerpt;
 
 /// The method of the 2026-07-28 discovery request.
 pub(crate) const DISCOVER: &str = "server/discover";

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::framing::{self, LineRead};
 use super::message::lock;
-use crate::text::cut;
+use crate::quote::cut;
 
 /// The longest stderr line logged whole; longer ones are logged as their length only.
 const STDERR_MAX_LINE: usize = 64 * 1024;

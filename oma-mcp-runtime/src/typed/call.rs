@@ -117,7 +117,7 @@ impl CallError {
 /// As listed above.
 pub fn typed_output<T: McpTool>(raw: &Value) -> Result<TypedResult<T::Output>, CallError> {
     let result =
-        crate::outcome::not_complete(T::MCP_NAME, raw).unwrap_or_else(|| map_call_result(raw));
+        crate::call_outcome::not_complete(T::MCP_NAME, raw).unwrap_or_else(|| map_call_result(raw));
     if result.is_error {
         return Err(CallError::Tool {
             tool: T::MCP_NAME,

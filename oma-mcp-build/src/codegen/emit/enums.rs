@@ -3,7 +3,7 @@
 //! `#[serde(untagged)]` unions, and `pub type` aliases of output types.
 
 use super::super::docs;
-use super::super::names;
+use super::super::identifiers;
 use super::super::schema::{
     AliasDef, EnumDef, ExactEnumDef, TaggedEnumDef, UNKNOWN_VARIANT, UntaggedEnumDef,
 };
@@ -39,7 +39,7 @@ fn variant_allow(w: &mut Writer, def: &EnumDef) {
     if !def
         .variants
         .iter()
-        .all(|v| names::is_lint_camel_case(&v.ident))
+        .all(|v| identifiers::is_lint_camel_case(&v.ident))
     {
         w.allow(&["non_camel_case_types"]);
     }

@@ -21,7 +21,7 @@ mod structs;
 
 use std::fmt::{self, Display};
 
-use super::names::{self, RustIdent};
+use super::identifiers::{self, RustIdent};
 use super::schema::{RustType, StructDef, TypeDef};
 use super::writer::{Lit, Writer};
 use super::{PinnedConnection, ToolModel};
@@ -166,7 +166,7 @@ impl Display for Type<'_> {
             RustType::Option(inner) => write!(f, "::core::option::Option<{}>", Type(inner)),
             // Checked when the type itself is written; a name that is not an identifier is
             // never written (it is a bug, reported there).
-            RustType::Named(name) if names::is_plain_ident(name) => f.write_str(name),
+            RustType::Named(name) if identifiers::is_plain_ident(name) => f.write_str(name),
             RustType::Named(_) => write!(f, "{JSON}::Value"),
         }
     }
@@ -175,7 +175,7 @@ impl Display for Type<'_> {
 /// `name` when it is a plain identifier (a type or variant name), else
 /// [`Error::InvalidIdentifier`] at `pointer` of `tool`.
 fn checked<'a>(tool: &ToolModel, pointer: &str, name: &'a str) -> Result<&'a str, Error> {
-    if names::is_plain_ident(name) {
+    if identifiers::is_plain_ident(name) {
         Ok(name)
     } else {
         Err(Error::InvalidIdentifier {
@@ -197,7 +197,7 @@ fn field_name<'a>(
     pointer: &str,
     ident: &'a RustIdent,
 ) -> Result<&'a RustIdent, Error> {
-    if names::is_valid(ident) {
+    if identifiers::is_valid(ident) {
         Ok(ident)
     } else {
         Err(Error::InvalidIdentifier {
@@ -214,10 +214,13 @@ fn field_name<'a>(
 /// as `foo_bar__h…`).
 fn lint_list(name: &str, fields: &[&RustIdent]) -> Vec<&'static str> {
     let mut lints = Vec::new();
-    if !name.is_empty() && !names::is_lint_camel_case(name) {
+    if !name.is_empty() && !identifiers::is_lint_camel_case(name) {
         lints.push("non_camel_case_types");
     }
-    if fields.iter().any(|f| !names::is_lint_snake_case(&f.name)) {
+    if fields
+        .iter()
+        .any(|f| !identifiers::is_lint_snake_case(&f.name))
+    {
         lints.push("non_snake_case");
     }
     lints

@@ -48,7 +48,7 @@ fn tool_table(tools: &[ToolModel]) -> Vec<String> {
             .description
             .as_deref()
             .and_then(|d| d.lines().find(|l| !l.trim().is_empty()))
-            .map(|line| cell(&oma_mcp_core::text::excerpt(&line.trim())))
+            .map(|line| cell(&oma_mcp_core::quote::excerpt(&line.trim())))
             .unwrap_or_default();
         doc.push(format!(
             " | [`{}`] | `{}` | {} | {} |",

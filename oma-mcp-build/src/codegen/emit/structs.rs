@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::super::docs;
-use super::super::names;
+use super::super::identifiers;
 use super::super::schema::{ExtraRole, Field, RustType, StructDef, TypeDef};
 use super::super::writer::{Lit, Writer};
 use super::{
@@ -99,7 +99,7 @@ fn field(w: &mut Writer, tool: &ToolModel, f: &Field, usage: FieldUse) -> Result
         &f.ty
     };
     let mut serde_args = Vec::new();
-    if names::needs_rename(&f.ident, &f.json_name) {
+    if identifiers::needs_rename(&f.ident, &f.json_name) {
         serde_args.push(format!("rename = {}", Lit(&f.json_name)));
     }
     if optional && usage == FieldUse::Wire {
@@ -407,7 +407,7 @@ fn setter_doc(f: &Field) -> String {
     {
         Some(first) => {
             text.push_str(": ");
-            text.push_str(&docs::inline(&oma_mcp_core::text::excerpt(&first.trim())));
+            text.push_str(&docs::inline(&oma_mcp_core::quote::excerpt(&first.trim())));
         }
         None => text.push('.'),
     }
@@ -539,9 +539,9 @@ pub(super) fn same_shape_conversions(w: &mut Writer, tools: &[ToolModel]) {
 /// `impl From<from> for to` of two structs of the same shape (see
 /// [`same_shape_conversions`]); nothing when a name is not an identifier.
 fn conversion(w: &mut Writer, from: &StructDef, to: &StructDef) {
-    if !names::is_plain_ident(&from.name)
-        || !names::is_plain_ident(&to.name)
-        || !field_names(to).into_iter().all(names::is_valid)
+    if !identifiers::is_plain_ident(&from.name)
+        || !identifiers::is_plain_ident(&to.name)
+        || !field_names(to).into_iter().all(identifiers::is_valid)
     {
         return;
     }

@@ -30,7 +30,7 @@ use super::{
     Converter, ExtraField, ExtraRole, PointerState, RustType, StructDef, TypeDef, Warning, kind,
     pointer_push,
 };
-use crate::codegen::names::{self, Namespace, RustIdent};
+use crate::codegen::identifiers::{self, Namespace, RustIdent};
 
 /// Where the input schema sits in the tool descriptor.
 const ROOT: &str = "/inputSchema";
@@ -378,7 +378,7 @@ impl<'a> Converter<'a> {
 pub(crate) fn untyped_args(name: &str, doc: String) -> StructDef {
     let mut def = StructDef::new(name, doc, Vec::new());
     def.extra = Some(ExtraField {
-        ident: RustIdent::plain(names::EXTRA_FIELD),
+        ident: RustIdent::plain(identifiers::EXTRA_FIELD),
         value: RustType::Value,
         role: ExtraRole::Untyped,
     });

@@ -1,6 +1,7 @@
-//! The type model: plain data with honest `Eq`/`Ord`, no tokens (see `emit` for those).
+//! The type model: plain data with honest `Eq`/`Ord`, no text (the `emit` module writes the
+//! code from it).
 
-use super::super::names::RustIdent;
+use super::super::identifiers::RustIdent;
 
 /// A Rust integer type, chosen by `format` or by `minimum`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -247,7 +248,7 @@ pub(crate) struct EnumDef {
 
 /// The variant of an open [`EnumDef`] that holds a value the schema does not list. A schema
 /// value whose variant would get this name is tagged instead (`Unknown_h…`, see
-/// `names::variant_idents`), so the name never passes between the catch-all and a value.
+/// `identifiers::variant_idents`), so the name never passes between the catch-all and a value.
 pub(crate) const UNKNOWN_VARIANT: &str = "Unknown";
 
 /// A generated enum over exact JSON values that are not all strings (an `enum` of numbers,

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::{AliasDef, Converter, RustType, TypeDef, Warning, kind};
-use crate::codegen::names::Namespace;
+use crate::codegen::identifiers::Namespace;
 
 /// What the emitter needs to know about a tool's output.
 #[derive(Debug, Clone, PartialEq, Eq)]

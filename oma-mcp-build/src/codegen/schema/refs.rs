@@ -19,7 +19,7 @@ use oma_mcp_core::pointer::unescape_token as unescape;
 use serde_json::{Map, Value};
 
 use super::unions::is_object;
-use super::{Converter, Mapped, RustType, StructDef, TypeDef, names};
+use super::{Converter, Mapped, RustType, StructDef, TypeDef, identifiers};
 
 /// What is known about the schema at a JSON pointer: a `$ref` target, or a schema mapped to
 /// a named type.
@@ -153,7 +153,7 @@ impl<'a> Converter<'a> {
             }
         }
         let last = target_pointer.rsplit('/').next().unwrap_or_default();
-        let hint = names::nested_type_name(self.args_name, &unescape(last));
+        let hint = identifiers::nested_type_name(self.args_name, &unescape(last));
         self.map(target, &hint, &target_pointer, depth + 1)
     }
 }

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::codegen::names::RustIdent;
+use crate::codegen::identifiers::RustIdent;
 
 fn types(schema: Value) -> (Vec<TypeDef>, Vec<Warning>) {
     let mut ns = Namespace::new();
@@ -460,13 +460,13 @@ fn unions_tagged_untagged_and_all_of() {
         args.consts,
         [
             ConstProperty {
-                ident: names::snake_ident("k"),
+                ident: identifiers::snake_ident("k"),
                 property: "k".into(),
                 value: "\"fixed\"".into(),
                 required: false,
             },
             ConstProperty {
-                ident: names::snake_ident("v"),
+                ident: identifiers::snake_ident("v"),
                 property: "v".into(),
                 value: "3".into(),
                 required: false,

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 
 use super::{
     Converter, Mapped, RustType, StructDef, TaggedEnumDef, TaggedVariant, TypeDef, UntaggedEnumDef,
-    UntaggedVariant, names, pointer_push,
+    UntaggedVariant, identifiers, pointer_push,
 };
 
 /// The JSON shape a branch accepts, in the order an untagged enum tries them.
@@ -339,7 +339,7 @@ impl<'a> Converter<'a> {
                     .unwrap_or_default()
             })
             .collect();
-        let idents = names::variant_idents(&values, &[]);
+        let idents = identifiers::variant_idents(&values, &[]);
         let mut variants = Vec::with_capacity(branches.len());
         for ((branch, value), ident) in branches.iter().zip(&values).zip(idents) {
             let Some(object) = branch.schema.as_object() else {
@@ -396,7 +396,7 @@ impl<'a> Converter<'a> {
         let slot = self.defs.len();
         self.defs
             .push(TypeDef::Struct(StructDef::new(&name, "", Vec::new())));
-        let mut idents = names::Namespace::new();
+        let mut idents = identifiers::Namespace::new();
         let mut variants = Vec::with_capacity(branches.len());
         // A string branch beside a string enum takes the strings the enum does not list:
         // the enum stays closed, or it would take them first.
@@ -408,7 +408,7 @@ impl<'a> Converter<'a> {
             let label = branch
                 .label
                 .as_deref()
-                .map(|l| names::camel_ident(l, word, "V", "_"))
+                .map(|l| identifiers::camel_ident(l, word, "V", "_"))
                 .unwrap_or_else(|| word.to_owned());
             let ident = idents.claim_type(&label, &[]);
             let (written, written_pointer) = &branch.written;
@@ -455,7 +455,7 @@ impl<'a> Converter<'a> {
                 e.open = false;
                 // Its values no longer need to avoid the catch-all's name.
                 let values: Vec<&str> = e.variants.iter().map(|v| v.value.as_str()).collect();
-                let idents = names::variant_idents(&values, &[]);
+                let idents = identifiers::variant_idents(&values, &[]);
                 for (variant, ident) in e.variants.iter_mut().zip(idents) {
                     variant.ident = ident;
                 }

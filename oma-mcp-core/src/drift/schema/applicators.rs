@@ -264,8 +264,8 @@ impl Ctx<'_> {
                 Severity::Breaking,
                 format!(
                     "items changed between a tuple and a list schema: {} → {}",
-                    a.map_or_else(|| "absent".to_owned(), crate::text::excerpt),
-                    b.map_or_else(|| "absent".to_owned(), crate::text::excerpt)
+                    a.map_or_else(|| "absent".to_owned(), crate::quote::excerpt),
+                    b.map_or_else(|| "absent".to_owned(), crate::quote::excerpt)
                 ),
             ),
         }

@@ -5,7 +5,7 @@
 use reqwest::Response;
 use reqwest::header;
 
-use crate::text::cut;
+use crate::quote::cut;
 
 /// The most chars of a response body an error quotes.
 pub(super) const BODY_EXCERPT: usize = 300;

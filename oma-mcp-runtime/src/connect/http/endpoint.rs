@@ -16,7 +16,7 @@ use super::headers::{self, Annotations, LAST_EVENT_ID, PROTOCOL_VERSION, RESERVE
 use super::outgoing::Post;
 use super::state::Connection;
 use crate::Error;
-use crate::text::cut;
+use crate::quote::cut;
 
 /// How long [`Http::end_session`] waits for the `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);

@@ -22,7 +22,7 @@ use super::outgoing::{Post, Queue};
 use super::sse::{self, DEFAULT_RETRY, StreamEnd};
 use super::state::Renewal;
 use crate::Error;
-use crate::text::cut;
+use crate::quote::cut;
 
 impl Http {
     /// Sends one message and routes what comes back; failures fail its request (or are

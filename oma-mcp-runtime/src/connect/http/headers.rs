@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::text::cut;
+use crate::quote::cut;
 
 /// `Mcp-Session-Id` (MCP 2025-03-26, "Session Management").
 pub(super) const SESSION_ID: &str = "mcp-session-id";

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::codegen::names::RustIdent;
+use crate::codegen::identifiers::RustIdent;
 use crate::codegen::schema::{
     Field, StructDef, TaggedEnumDef, TaggedVariant, UntaggedEnumDef, UntaggedVariant,
 };

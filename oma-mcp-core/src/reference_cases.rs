@@ -91,7 +91,7 @@ fn check_truncated(case: &Value, got: &ToolResult) -> Result<(), String> {
 }
 
 #[test]
-fn spec_naming_cases() {
+fn reference_naming_cases() {
     let cases = read_json(&fixture("naming-cases.json"));
     let cases = cases.as_array().expect("naming-cases.json is an array");
     assert!(!cases.is_empty());
@@ -121,7 +121,7 @@ fn spec_naming_cases() {
 }
 
 #[test]
-fn spec_mapping_cases() {
+fn reference_mapping_cases() {
     let cases = read_json(&fixture("mapping-cases.json"));
     let cases = cases.as_array().expect("mapping-cases.json is an array");
     assert!(!cases.is_empty());

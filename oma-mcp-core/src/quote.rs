@@ -1,7 +1,6 @@
-//! Text helpers shared by oma-mcp's crates: cutting a server-provided value for a message,
-//! naming a JSON value's kind in a message, and the set of Unicode bidirectional formatting
-//! characters that must not reach a terminal or a
-//! doc comment as they are.
+//! Quoting untrusted, server-provided text: cutting a value for a message, naming a JSON
+//! value's kind in a message, and the set of Unicode bidirectional formatting characters that
+//! must not reach a terminal or a doc comment as they are.
 //!
 //! Used by `oma-mcp-build` (the code generator) and `oma-mcp-cli` so that every part of oma-mcp
 //! cuts and escapes the same way; not meant for other crates (the runtime's re-export is hidden
@@ -14,7 +13,7 @@ pub const EXCERPT_CHARS: usize = 200;
 /// when something was cut.
 ///
 /// ```
-/// use oma_mcp_core::text::cut;
+/// use oma_mcp_core::quote::cut;
 /// assert_eq!(cut("héllo", 2), "hé…");
 /// assert_eq!(cut("héllo", 5), "héllo");
 /// ```
@@ -36,7 +35,7 @@ pub fn excerpt(value: &impl std::fmt::Display) -> String {
 /// `a string`, `an array` or `an object` (`expected a schema, found a string`).
 ///
 /// ```
-/// use oma_mcp_core::text::json_kind;
+/// use oma_mcp_core::quote::json_kind;
 /// assert_eq!(json_kind(&serde_json::json!([1])), "an array");
 /// ```
 pub fn json_kind(value: &serde_json::Value) -> &'static str {
@@ -56,7 +55,7 @@ pub fn json_kind(value: &serde_json::Value) -> &'static str {
 /// lint), which can make text display in an order other than the one it is read in.
 ///
 /// ```
-/// use oma_mcp_core::text::is_bidi_control;
+/// use oma_mcp_core::quote::is_bidi_control;
 /// assert!(is_bidi_control('\u{202e}'));
 /// assert!(!is_bidi_control('a'));
 /// ```

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use crate::ToolResult;
-use crate::text::cut;
+use crate::quote::cut;
 
 /// A `tools/call` result, by its `resultType`.
 #[derive(Debug, Clone, PartialEq)]
