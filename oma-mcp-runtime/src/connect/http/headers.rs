@@ -26,7 +26,7 @@ pub(super) const MCP_PARAM_PREFIX: &str = "Mcp-Param-";
 pub(super) const STANDARD_HEADERS_VERSION: &str = "2026-07-28";
 
 /// Headers the transport sets itself; configuring one is an
-/// [`Error::InvalidHeader`](crate::Error::InvalidHeader).
+/// [`ConfigError::InvalidHeader`](crate::error::ConfigError::InvalidHeader).
 pub(super) const RESERVED: &[&str] = &[
     "accept",
     "content-type",
