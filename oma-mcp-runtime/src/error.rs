@@ -6,12 +6,16 @@
 //! | Group | Type | What to do |
 //! |---|---|---|
 //! | [`Error::Config`] | [`ConfigError`] | fix the configuration; nothing was sent |
-//! | [`Error::Connect`] | [`ConnectError`] | check the command or URL, the server, the network, the credentials |
+//! | [`Error::Connect`] | [`ConnectError`] | check the command or URL, the server, the network, the
+//! credentials |
 //! | [`Error::Disconnected`] | [`DisconnectedError`] | connect again |
-//! | [`Error::Protocol`] | [`ProtocolError`] | the server's bug: report it, or pin another version |
+//! | [`Error::Protocol`] | [`ProtocolError`] | the server's bug: report it, or pin another version
+//! |
 //! | [`Error::Request`] | [`RequestError`] | this request failed; the session goes on |
-//! | [`Error::Snapshot`] | [`SnapshotError`](oma_mcp_core::SnapshotError) | fix or take the snapshot file again |
-//! | [`Error::Drift`] | [`DriftRefused`](oma_mcp_core::DriftRefused) | review the drift, then take the snapshot again |
+//! | [`Error::Snapshot`] | [`SnapshotError`](oma_mcp_core::SnapshotError) | fix or take the
+//! snapshot file again |
+//! | [`Error::Drift`] | [`DriftRefused`](oma_mcp_core::DriftRefused) | review the drift, then take
+//! the snapshot again |
 //!
 //! [`Error::kind`] names the group; `is_*` predicates answer the common questions (timed out?
 //! cancelled? connection gone?) also through a failed handshake.

@@ -107,8 +107,8 @@ impl Inbox {
         }
     }
 
-    /// Fails the pending requests `ids` with [`DisconnectedError::ConnectionClosed`] (their messages could
-    /// not be written).
+    /// Fails the pending requests `ids` with [`DisconnectedError::ConnectionClosed`] (their
+    /// messages could not be written).
     pub(super) fn fail_all(&self, ids: &[u64]) {
         let failed: Vec<_> = {
             let mut pending = lock(&self.pending);

@@ -294,7 +294,7 @@ enum Discovered {
 }
 
 /// Sends `server/discover` (again after -32022, with another version), all attempts before
-/// `deadline` (`timeout` is what an [`RequestError::Timeout`] reports).
+/// `deadline` (`timeout` is what a [`RequestError::Timeout`] reports).
 async fn discover(
     session: &Session,
     client: &Client,

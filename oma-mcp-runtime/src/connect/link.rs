@@ -217,7 +217,8 @@ impl Link {
     }
 
     /// A request's error, with the server's exit status and stderr lines when the server
-    /// went away while it was pending ([`DisconnectedError::ServerExited`]); other errors unchanged.
+    /// went away while it was pending ([`DisconnectedError::ServerExited`]); other errors
+    /// unchanged.
     pub(crate) async fn explain(&self, method: &str, error: Error) -> Error {
         if !matches!(
             error,

@@ -18,6 +18,8 @@ use super::inbox::{Inbox, Wire};
 use super::message::{Outgoing, Params, Reply};
 use super::stdio::Stdio;
 use super::transport::Transport;
+#[cfg(doc)]
+use crate::error::ConnectError;
 use crate::error::{DisconnectedError, Error, RequestError};
 
 /// The `reason` of the `notifications/cancelled` sent when a caller cancels a request: what
@@ -96,9 +98,10 @@ impl Session {
     /// Sends a request and waits for its result, at most the request timeout.
     ///
     /// # Errors
-    /// [`DisconnectedError::NotConnected`] when the session is closed; [`DisconnectedError::ConnectionClosed`] when it
-    /// closes while waiting; [`RequestError::Rpc`] for a JSON-RPC error; [`RequestError::Timeout`] (after
-    /// sending `notifications/cancelled`); [`RequestError::MessageTooLarge`].
+    /// [`DisconnectedError::NotConnected`] when the session is closed;
+    /// [`DisconnectedError::ConnectionClosed`] when it closes while waiting; [`RequestError::Rpc`]
+    /// for a JSON-RPC error; [`RequestError::Timeout`] (after sending `notifications/cancelled`);
+    /// [`RequestError::MessageTooLarge`].
     pub(crate) async fn request(&self, method: &str, params: Value) -> Reply {
         self.send_and_wait(method, &params, None, self.timeout, true)
             .await
@@ -241,9 +244,9 @@ impl Session {
             .send(Outgoing::notification(method, params.as_ref(), line));
     }
 
-    /// Marks the session closed (later requests fail with [`DisconnectedError::NotConnected`], pending ones
-    /// with [`DisconnectedError::ConnectionClosed`]) and closes the transport after queued messages (a
-    /// stdio server's stdin, so it sees EOF).
+    /// Marks the session closed (later requests fail with [`DisconnectedError::NotConnected`],
+    /// pending ones with [`DisconnectedError::ConnectionClosed`]) and closes the transport after
+    /// queued messages (a stdio server's stdin, so it sees EOF).
     pub(crate) fn close(&self) {
         self.inbox.close_by_client();
         self.transport.close();
@@ -252,9 +255,10 @@ impl Session {
     /// What the server-exit watcher runs once the server process has exited (and the rest of
     /// its process group was killed): waits up to `drain` for the reader to reach EOF, so the
     /// answers the server wrote before exiting are still delivered, then closes the session
-    /// as [`Session::close`] does: pending requests fail with [`DisconnectedError::ConnectionClosed`],
-    /// later ones with [`DisconnectedError::NotConnected`]. `drain` only matters when something outside
-    /// the process group still holds the server's stdout open.
+    /// as [`Session::close`] does: pending requests fail with
+    /// [`DisconnectedError::ConnectionClosed`], later ones with
+    /// [`DisconnectedError::NotConnected`]. `drain` only matters when something outside the process
+    /// group still holds the server's stdout open.
     pub(crate) fn close_after_exit(
         &self,
         drain: Duration,
@@ -303,9 +307,9 @@ impl Session {
         self.transport.stop(bound).await;
     }
 
-    /// The server's stderr lines that matter, formatted for [`ConnectError::Handshake`](crate::error::ConnectError::Handshake) and
-    /// [`DisconnectedError::ServerExited`]: `"; server stderr: a | b"`, or a bounded selection of the
-    /// first lines, the error-looking lines and the last lines (see
+    /// The server's stderr lines that matter, formatted for [`ConnectError::Handshake`] and
+    /// [`DisconnectedError::ServerExited`]: `"; server stderr: a | b"`, or a bounded selection of
+    /// the first lines, the error-looking lines and the last lines (see
     /// [`StderrLines::render`](super::stderr::StderrLines::render)); empty when the server
     /// wrote nothing, and over HTTP.
     pub(crate) fn stderr_tail(&self) -> String {

@@ -43,9 +43,9 @@ impl Validator {
     /// error), in the dialect its `$schema` names ([`Dialect::of`]).
     ///
     /// # Errors
-    /// [`ProtocolError::InvalidSchema`] naming the tool, the JSON pointer in the schema and the reason,
-    /// when the schema is not valid for its dialect's meta-schema, has a `$ref` that does not
-    /// resolve locally, or otherwise cannot be compiled.
+    /// [`ProtocolError::InvalidSchema`] naming the tool, the JSON pointer in the schema and the
+    /// reason, when the schema is not valid for its dialect's meta-schema, has a `$ref` that does
+    /// not resolve locally, or otherwise cannot be compiled.
     pub fn new(tool: &str, schema: &Value) -> Result<Self, Error> {
         let dialect = Dialect::of(schema);
         let built = catch_unwind(AssertUnwindSafe(|| {

@@ -54,9 +54,9 @@ impl Http {
     /// The endpoint for `config.url`, with its headers read (environment values now).
     ///
     /// # Errors
-    /// [`ConfigError::MissingEnv`] for a variable that is not set, [`ConfigError::InvalidHeader`] for a
-    /// header that is not valid or is reserved, [`ConfigError::InvalidUrl`] for a URL that is not
-    /// an absolute `http(s)` URL.
+    /// [`ConfigError::MissingEnv`] for a variable that is not set, [`ConfigError::InvalidHeader`]
+    /// for a header that is not valid or is reserved, [`ConfigError::InvalidUrl`] for a URL that is
+    /// not an absolute `http(s)` URL.
     pub(crate) fn new(config: &ConnectConfig, url: &str) -> Result<Self, Error> {
         let label = redact_url(url);
         let parsed = reqwest::Url::parse(url)
