@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use oma_mcp_runtime::error::{ConfigError, ConnectError};
+
 /// Everything that can go wrong in `oma-mcp-build`.
 ///
 /// Every variant names what it is about (the tool, the pattern, the JSON pointer), so the
@@ -252,7 +254,7 @@ pub enum Error {
 /// that cannot be started says to check the path and the install itself).
 fn install_hint(source: &oma_mcp_runtime::Error) -> &'static str {
     match source {
-        oma_mcp_runtime::Error::Spawn { .. } => "",
+        oma_mcp_runtime::Error::Connect(ConnectError::Spawn { .. }) => "",
         _ => "; check the command and that the server is installed, e.g. `npm ci`",
     }
 }
@@ -262,7 +264,7 @@ fn install_hint(source: &oma_mcp_runtime::Error) -> &'static str {
 /// themselves.
 fn url_hint(source: &oma_mcp_runtime::Error) -> &'static str {
     match source {
-        oma_mcp_runtime::Error::HttpFeatureDisabled { .. } => {
+        oma_mcp_runtime::Error::Config(ConfigError::HttpFeatureDisabled { .. }) => {
             "; a build script reaches a server pinned by URL only with oma-mcp-runtime's cargo \
              feature `http`: add `oma-mcp-runtime` with `features = [\"http\"]` to \
              [build-dependencies], or take the snapshot with `oma-mcp snapshot`"
@@ -309,9 +311,11 @@ mod tests {
             url: "https://api.githubcopilot.com/mcp/?key=***".into(),
             source: Box::new(source),
         };
-        let disabled = failed(oma_mcp_runtime::Error::HttpFeatureDisabled {
-            server: "https://api.githubcopilot.com/mcp/?key=***".into(),
-        });
+        let disabled = failed(oma_mcp_runtime::Error::Config(
+            ConfigError::HttpFeatureDisabled {
+                server: "https://api.githubcopilot.com/mcp/?key=***".into(),
+            },
+        ));
         assert_eq!(
             disabled.to_string(),
             "cannot take a snapshot of server `github` (manifest oma-mcp.toml, URL \
@@ -320,10 +324,10 @@ mod tests {
              `oma-mcp-runtime` with `features = [\"http\"]` to [build-dependencies], or take \
              the snapshot with `oma-mcp snapshot`)"
         );
-        let missing = failed(oma_mcp_runtime::Error::MissingEnv {
+        let missing = failed(oma_mcp_runtime::Error::Config(ConfigError::MissingEnv {
             var: "GITHUB_TOKEN".into(),
             header: "Authorization".into(),
-        });
+        }));
         assert_eq!(
             missing.to_string(),
             "cannot take a snapshot of server `github` (manifest oma-mcp.toml, URL \

@@ -63,33 +63,33 @@
 //!   response is resumed with `GET` and `Last-Event-ID` after the stream's `retry`, when its
 //!   events carried ids ([`MAX_RESUMES`] times in a row without a new event at most).
 //! - Credentials come from the environment only: [`ConnectConfig::bearer_env`] and
-//!   [`ConnectConfig::header_env`] are read at connect ([`Error::MissingEnv`] before
+//!   [`ConnectConfig::header_env`] are read at connect ([`ConfigError::MissingEnv`] before
 //!   anything is sent when one is not set); their values never appear in a message, a log,
 //!   a snapshot or generated code, and the URL is shown redacted ([`redact_url`]).
 //! - Limits and failures: the request timeout bounds each request as over stdio (a request
 //!   that ends without its answer sends `notifications/cancelled` and drops its stream);
 //!   connecting is bounded by [`CONNECT_TIMEOUT`]; a body or an SSE event over
-//!   [`ConnectConfig::max_message_size`] fails its request with [`Error::MessageTooLarge`];
+//!   [`ConnectConfig::max_message_size`] fails its request with [`RequestError::MessageTooLarge`];
 //!   only `307`/`308` redirects to the same origin are followed ([`MAX_REDIRECTS`]), so
 //!   credentials never reach another host. A refused connection, DNS or TLS failure is
-//!   [`Error::HttpUnreachable`]; `401`/`403` is [`Error::HttpAuth`] (with the server's
-//!   `WWW-Authenticate` challenge and how to pass credentials); any other status, a body
+//!   [`ConnectError::HttpUnreachable`]; `401`/`403` is [`ConnectError::HttpAuth`] (with the
+//!   server's `WWW-Authenticate` challenge and how to pass credentials); any other status, a body
 //!   that is not JSON or SSE (a proxy's HTML page), or a stream that ends before its
-//!   response is [`Error::Http`] with the status and a body excerpt. A JSON-RPC error in an
-//!   error response's body is the server's [`Error::Rpc`] (how a server before 2026-07-28
+//!   response is [`ConnectError::Http`] with the status and a body excerpt. A JSON-RPC error in an
+//!   error response's body is the server's [`RequestError::Rpc`] (how a server before 2026-07-28
 //!   rejects `server/discover`, so [`Lifecycle::Auto`] falls back to `initialize`). A
 //!   stateful server before 2026-07-28 may instead refuse `server/discover`, sent without a
 //!   session, with `400`, `404` or `405` and a body that is no JSON-RPC error (plain text, an
 //!   HTML page, `{"error": "…"}`): [`Lifecycle::Auto`] falls back to `initialize` for these
 //!   too (when `initialize` gets the same status, the error is `server/discover`'s: the URL
-//!   refuses every request alike, e.g. a wrong path); `401`/`403` stay [`Error::HttpAuth`].
+//!   refuses every request alike, e.g. a wrong path); `401`/`403` stay [`ConnectError::HttpAuth`].
 //! - Connections are pooled and reused (HTTP/1.1 keep-alive, HTTP/2 over TLS). A server that
 //!   writes an SSE answer in pieces without `TCP_NODELAY` makes each answer wait for the
 //!   client's delayed ACK on a reused connection (about 40 ms on Linux); set `TCP_NODELAY` in
 //!   the server (Node's HTTP server does by default). rmcp's client opens a connection per
 //!   request instead, which costs about 100 µs per call on loopback and a TLS handshake per
 //!   call against `https://` servers.
-//! - Without the feature, connecting to a URL is [`Error::HttpFeatureDisabled`].
+//! - Without the feature, connecting to a URL is [`ConfigError::HttpFeatureDisabled`].
 //!
 //! # Lifecycle
 //! Protocol revision 2026-07-28 has no `initialize` handshake (SEP-2567): the client asks
@@ -115,13 +115,13 @@
 //!   [`Lifecycle::Initialize`] (servers before 2026-07-28 that accept only `initialize` as
 //!   their first message), within what is left of the deadline, with one `WARN` log.
 //!   -32020, -32021, an invalid result or no version in common fail at once. When the
-//!   fallback fails too, [`Error::Handshake`] holds an [`Error::FallbackFailed`] that says
-//!   what both phases got.
+//!   fallback fails too, [`ConnectError::Handshake`] holds a [`ConnectError::FallbackFailed`] that
+//!   says what both phases got.
 //! - [`Lifecycle::Initialize`]: `initialize` (protocol version
 //!   [`ProtocolVersion::LATEST_WITH_INITIALIZE`], 2025-11-25, no client capabilities); the
 //!   server's `protocolVersion` must be one rmcp knows; then `notifications/initialized`.
 //! - [`Lifecycle::Discover`]: `server/discover` as in `Auto`, bounded by the request timeout,
-//!   without fallback: a server without it fails with [`Error::DiscoverUnsupported`].
+//!   without fallback: a server without it fails with [`ConnectError::DiscoverUnsupported`].
 //!
 //! In a 2026-07-28 session, [`McpClient::server_info`] is the discover result's
 //! `_meta["io.modelcontextprotocol/serverInfo"]` (raw), [`McpClient::protocol_version`] the
@@ -134,21 +134,21 @@
 //! the server's exit: when it exits (also while a grandchild, e.g. of `sh -c 'x & exec
 //! server'`, still holds its stdout open, so no EOF arrives), the rest of its process group
 //! gets SIGKILL, the answers it wrote before exiting are still read (up to 500 ms), and the
-//! session closes: pending requests fail with [`Error::ServerExited`] (the contract's
+//! session closes: pending requests fail with [`DisconnectedError::ServerExited`] (the contract's
 //! `MCP error -32000: Connection closed`, then the server, the request, its exit status or
-//! signal and its stderr lines that matter), later ones with [`Error::NotConnected`]. Its environment
-//! starts **empty**; it then gets [`DEFAULT_INHERITED_ENV`] from the parent when set (as the MCP
-//! TypeScript SDK does), the [`ConnectConfig::pass_env`] names from the parent when set, and
-//! the literal [`ConnectConfig::env`] values, later ones winning. So an unrelated API key in
-//! the parent never reaches a third-party server (open-multi-agent's `docs/mcp.md`, "Egress and
+//! signal and its stderr lines that matter), later ones with [`DisconnectedError::NotConnected`].
+//! Its environment starts **empty**; it then gets [`DEFAULT_INHERITED_ENV`] from the parent when
+//! set (as the MCP TypeScript SDK does), the [`ConnectConfig::pass_env`] names from the parent when
+//! set, and the literal [`ConnectConfig::env`] values, later ones winning. So an unrelated API key
+//! in the parent never reaches a third-party server (open-multi-agent's `docs/mcp.md`, "Egress and
 //! process boundaries").
 //!
 //! The client writes each line into the server's stdin itself while the pipe takes it; what
 //! the pipe does not take waits in a queue, written in order as the server reads. A server
 //! that stops reading (stuck, or busy without reading) makes lines wait up to
 //! [`MAX_STDIN_BACKLOG`] (64 MiB): a request that would pass it fails at once with
-//! [`Error::ServerNotReading`] without being sent, and an answer the client owes the server is
-//! dropped with a warning, so memory stays bounded; waiting requests keep their timeout.
+//! [`RequestError::ServerNotReading`] without being sent, and an answer the client owes the server
+//! is dropped with a warning, so memory stays bounded; waiting requests keep their timeout.
 //!
 //! # When your process ends without dropping the client
 //! Cleanup runs in [`McpClient::disconnect`] (bounded: stdin EOF, then SIGTERM, then SIGKILL to
@@ -225,13 +225,16 @@ pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 pub use stdio::MAX_STDIN_BACKLOG;
 
+#[cfg(doc)]
+use crate::error::{ConfigError, ConnectError, RequestError};
+use crate::error::{DisconnectedError, ProtocolError};
 use crate::quote::excerpt;
 use crate::{Error, Snapshot, ToolResult, map_call_result};
 use link::{Link, Started};
 use oma_mcp_core::snapshot::SnapshotSource;
 
 /// The most `tools/list` pages [`McpClient::list_tools_raw`] reads: a server that keeps
-/// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.
+/// sending new cursors gets a [`ProtocolError::InvalidResponse`] instead of being paged forever.
 pub const MAX_TOOLS_LIST_PAGES: usize = 1000;
 
 /// One tool as discovered by `tools/list` at connect.
@@ -291,17 +294,18 @@ pub struct McpClient {
 /// supervisor such as systemd or a container).
 ///
 /// # Errors
-/// - [`Error::Spawn`]: the command cannot be started.
-/// - [`Error::Handshake`]: the server exited, timed out, answered with an error or an
+/// - [`ConnectError::Spawn`]: the command cannot be started.
+/// - [`ConnectError::Handshake`]: the server exited, timed out, answered with an error or an
 ///   unusable result during the lifecycle (the error names the command and the request,
 ///   `server/discover` or `initialize`, says what both phases got when the fallback failed
-///   too, and carries the stderr lines that matter); its source is [`Error::NotMcpServer`]
+///   too, and carries the stderr lines that matter); its source is [`ConnectError::NotMcpServer`]
 ///   when the program answered `initialize` with -32601 Method not found.
-/// - [`Error::Timeout`], [`Error::Rpc`], [`Error::ServerExited`],
-///   [`Error::MessageTooLarge`], [`Error::InvalidResponse`]: a `tools/list` page failed.
-/// - [`Error::RepeatedCursor`]: `tools/list` returned a cursor twice.
-/// - [`Error::NameCollision`]: two tools normalize to one name (open-multi-agent's `docs/mcp.md`,
-///   "Tool names").
+/// - [`RequestError::Timeout`], [`RequestError::Rpc`], [`DisconnectedError::ServerExited`],
+///   [`RequestError::MessageTooLarge`], [`ProtocolError::InvalidResponse`]: a `tools/list` page
+///   failed.
+/// - [`ProtocolError::RepeatedCursor`]: `tools/list` returned a cursor twice.
+/// - [`ProtocolError::NameCollision`]: two tools normalize to one name (open-multi-agent's
+///   `docs/mcp.md`, "Tool names").
 pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error> {
     // One deadline for the whole lifecycle, also across a restart.
     let deadline = tokio::time::Instant::now() + config.request_timeout;
@@ -319,7 +323,9 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
             match Link::open(&config, Lifecycle::Initialize, deadline).await {
                 Ok(opened) => opened,
                 Err(Started::Failed(error)) => return Err(error),
-                Err(Started::ExitedAfterDiscover { .. }) => return Err(Error::NotConnected),
+                Err(Started::ExitedAfterDiscover { .. }) => {
+                    return Err(Error::Disconnected(DisconnectedError::NotConnected));
+                }
             }
         }
     };
@@ -424,11 +430,11 @@ impl McpClient {
     }
 
     fn invalid(&self, method: &str, reason: String) -> Error {
-        Error::InvalidResponse {
+        Error::Protocol(ProtocolError::InvalidResponse {
             command: self.link.command_line.clone(),
             method: method.to_owned(),
             reason,
-        }
+        })
     }
 
     /// The tools discovered at connect, in the server's order.
@@ -482,11 +488,13 @@ impl McpClient {
     /// Lists the server's tools again, all pages, raw descriptors in the server's order.
     ///
     /// # Errors
-    /// [`Error::Timeout`] (per page), [`Error::Rpc`], [`Error::ServerExited`] (the server went
-    /// away; [`Error::ConnectionClosed`] when [`McpClient::disconnect`] ran meanwhile),
-    /// [`Error::NotConnected`], [`Error::MessageTooLarge`], [`Error::InvalidResponse`] (a page
-    /// without a `tools` array, or more than [`MAX_TOOLS_LIST_PAGES`] pages),
-    /// [`Error::RepeatedCursor`] (the cursor cut to 200 chars).
+    /// [`RequestError::Timeout`] (per page), [`RequestError::Rpc`],
+    /// [`DisconnectedError::ServerExited`] (the server went away;
+    /// [`DisconnectedError::ConnectionClosed`] when [`McpClient::disconnect`] ran meanwhile),
+    /// [`DisconnectedError::NotConnected`], [`RequestError::MessageTooLarge`],
+    /// [`ProtocolError::InvalidResponse`] (a page without a `tools` array, or more than
+    /// [`MAX_TOOLS_LIST_PAGES`] pages), [`ProtocolError::RepeatedCursor`] (the cursor cut to 200
+    /// chars).
     pub async fn list_tools_raw(&self) -> Result<Vec<Value>, Error> {
         let mut tools = Vec::new();
         // Hashes, not the cursors: a server sending huge cursors must not grow this set.
@@ -525,10 +533,10 @@ impl McpClient {
             match page.remove("nextCursor") {
                 Some(Value::String(next)) if !next.is_empty() => {
                     if !seen.insert(hasher.hash_one(&next)) {
-                        return Err(Error::RepeatedCursor {
+                        return Err(Error::Protocol(ProtocolError::RepeatedCursor {
                             cursor: excerpt(&next),
                             command: self.link.command_line.clone(),
-                        });
+                        }));
                     }
                     cursor = Some(next);
                 }
@@ -554,14 +562,14 @@ impl McpClient {
     /// to the server").
     ///
     /// # Errors
-    /// [`Error::Rpc`] (`MCP error <code>: <message>`), [`Error::Timeout`]
+    /// [`RequestError::Rpc`] (`MCP error <code>: <message>`), [`RequestError::Timeout`]
     /// (`MCP error -32001: Request timed out`, after `notifications/cancelled` with the
     /// request's id and the TypeScript SDK's reason `McpError: MCP error -32001: Request timed
     /// out`),
-    /// [`Error::ServerExited`] (`MCP error -32000: Connection closed: the MCP server `srv`
-    /// went away during `tools/call`; the server exited (exit status: 5); server stderr: …`;
-    /// [`Error::ConnectionClosed`] when [`McpClient::disconnect`] ran meanwhile),
-    /// [`Error::NotConnected`] (`Not connected`), [`Error::MessageTooLarge`].
+    /// [`DisconnectedError::ServerExited`] (`MCP error -32000: Connection closed: the MCP server
+    /// `srv` went away during `tools/call`; the server exited (exit status: 5); server stderr: …`;
+    /// [`DisconnectedError::ConnectionClosed`] when [`McpClient::disconnect`] ran meanwhile),
+    /// [`DisconnectedError::NotConnected`] (`Not connected`), [`RequestError::MessageTooLarge`].
     pub async fn call_tool_raw(
         &self,
         raw_name: &str,
@@ -571,7 +579,7 @@ impl McpClient {
     }
 
     /// As [`McpClient::call_tool_raw`], with open-multi-agent's abort signal: when `cancel` is
-    /// cancelled, the call fails at once with [`Error::Cancelled`] (`This operation was
+    /// cancelled, the call fails at once with [`RequestError::Cancelled`] (`This operation was
     /// aborted`, what the TypeScript SDK rejects with for `AbortController.abort()`) and, if
     /// the request was already sent, the server gets `notifications/cancelled` with its
     /// request id and the reason `AbortError: This operation was aborted`. A token cancelled
@@ -579,7 +587,7 @@ impl McpClient {
     /// `docs/mcp.md`, "Errors": "an aborted run cancels an in-flight MCP request").
     ///
     /// # Errors
-    /// As [`McpClient::call_tool_raw`], plus [`Error::Cancelled`].
+    /// As [`McpClient::call_tool_raw`], plus [`RequestError::Cancelled`].
     pub async fn call_tool_raw_with_cancel(
         &self,
         raw_name: &str,
@@ -594,7 +602,7 @@ impl McpClient {
     /// session), and each `notifications/progress` the server sends for it reaches
     /// `on_progress` as a [`Progress`], in the order sent, before the call returns (the
     /// notifications that arrived before the result included). Once `cancel` fires, none
-    /// reaches it any more (the call ends with [`Error::Cancelled`]); when the call fails
+    /// reaches it any more (the call ends with [`RequestError::Cancelled`]); when the call fails
     /// (timeout, cancel, closed connection), the notifications still queued are dropped, so
     /// a slow `on_progress` cannot hold a failed call open. A notification whose `progress`
     /// is not a number is skipped. The request timeout still bounds the whole call (progress
@@ -807,9 +815,9 @@ impl McpClient {
 
     /// Stops the server (open-multi-agent's `disconnect()`); idempotent, never fails.
     ///
-    /// Pending requests fail with [`Error::ConnectionClosed`], later ones with
-    /// [`Error::NotConnected`]. Closes the server's stdin and waits up to [`EOF_GRACE`] (2 s)
-    /// for it to exit, then SIGTERMs its process group and waits up to [`TERM_GRACE`] (2 s),
+    /// Pending requests fail with [`DisconnectedError::ConnectionClosed`], later ones with
+    /// [`DisconnectedError::NotConnected`]. Closes the server's stdin and waits up to [`EOF_GRACE`]
+    /// (2 s) for it to exit, then SIGTERMs its process group and waits up to [`TERM_GRACE`] (2 s),
     /// then SIGKILLs the group; whatever is left of the group after the server exited also
     /// gets SIGKILL. At most about 4.5 s.
     pub async fn disconnect(&self) {

@@ -1,397 +1,93 @@
-//! The one error type of `oma-mcp-runtime`, and [`Chain`] and [`Report`] to print an error
-//! with its causes.
+//! The one error type of `oma-mcp-runtime`, grouped by what a caller does about it, and
+//! [`Chain`] and [`Report`] to print an error with its causes.
+//!
+//! [`Error`] is one of seven groups; each group's type holds the variants and their fields:
+//!
+//! | Group | Type | What to do |
+//! |---|---|---|
+//! | [`Error::Config`] | [`ConfigError`] | fix the configuration; nothing was sent |
+//! | [`Error::Connect`] | [`ConnectError`] | check the command or URL, the server, the network, the
+//! credentials |
+//! | [`Error::Disconnected`] | [`DisconnectedError`] | connect again |
+//! | [`Error::Protocol`] | [`ProtocolError`] | the server's bug: report it, or pin another version
+//! |
+//! | [`Error::Request`] | [`RequestError`] | this request failed; the session goes on |
+//! | [`Error::Snapshot`] | [`SnapshotError`](oma_mcp_core::SnapshotError) | fix or take the
+//! snapshot file again |
+//! | [`Error::Drift`] | [`DriftRefused`](oma_mcp_core::DriftRefused) | review the drift, then take
+//! the snapshot again |
+//!
+//! [`Error::kind`] names the group; `is_*` predicates answer the common questions (timed out?
+//! cancelled? connection gone?) also through a failed handshake.
 //!
 //! Each error's `Display` is its own message; its cause is reachable through
 //! [`std::error::Error::source`] and is never repeated in the message. Print an error with its
 //! causes as `<message>: <cause>: <cause>` with [`Chain`] (or [`Error::chain`]), the way
-//! ripgrep prints its errors; `Display` alone shows only the top message.
+//! ripgrep prints its errors; `Display` alone shows only the top message. A group is
+//! transparent: the `Display` and `source` of [`Error`] are those of the variant inside.
 
+mod config;
+mod connect;
+mod disconnected;
+mod protocol;
+mod request;
+#[cfg(test)]
+mod tests;
+
+pub use config::ConfigError;
+pub use connect::ConnectError;
+pub use disconnected::DisconnectedError;
 pub use oma_mcp_core::error::{Chain, Report};
+pub use protocol::ProtocolError;
+pub use request::RequestError;
 
-/// Everything that can go wrong in `oma-mcp-runtime`.
+/// Everything that can go wrong in `oma-mcp-runtime`, grouped by what a caller does about it.
 ///
-/// Each variant carries what failed and where (tool name, server command, file path), and its
-/// message says what to do about it. The cause of a variant that wraps one (an I/O error, the
-/// error inside a failed handshake) is its [`source`](std::error::Error::source) only: print
-/// the whole chain with [`Error::chain`].
+/// Each variant of a group carries what failed and where (tool name, server command, file
+/// path), and its message says what to do about it. The cause of a variant that wraps one (an
+/// I/O error, the error inside a failed handshake) is its
+/// [`source`](std::error::Error::source) only: print the whole chain with [`Error::chain`].
+///
+/// ```
+/// use oma_mcp_runtime::error::{Error, ErrorKind, RequestError};
+///
+/// let err = Error::from(RequestError::Timeout {
+///     method: "tools/call".to_owned(),
+///     timeout: std::time::Duration::from_secs(60),
+/// });
+/// assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
+/// assert_eq!(err.kind(), ErrorKind::Request);
+/// assert!(err.is_timeout());
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The MCP server process could not be started (open-multi-agent's `docs/mcp.md`, "Connecting
-    /// to a server").
-    #[error(
-        "cannot start the MCP server `{command}` (check that the command path is right and that \
-         the server is installed; a pinned npm server: run `npm ci` where its package-lock.json is)"
-    )]
-    Spawn {
-        /// The command line (command and arguments) that failed to start.
-        command: String,
-        /// The OS error from spawning.
-        #[source]
-        source: std::io::Error,
-    },
-
-    /// The lifecycle handshake with the server failed (`initialize`, or the 2026-07-28
-    /// `server/discover` of SEP-2575): it exited, did not answer within the request timeout,
-    /// answered with an error, or sent an unusable result.
-    ///
-    /// `Display`: ``the MCP <method> handshake with `<command>` failed``, then how the server
-    /// ended and its stderr in parentheses when known (`… failed (the server exited (exit
-    /// status: 3); server stderr: fatal: …)`); the reason is the
-    /// [`source`](std::error::Error::source).
-    #[error(
-        "the MCP {method} handshake with `{command}` failed{}",
-        details(exit, stderr_tail)
-    )]
-    Handshake {
-        /// The server's command line.
-        command: String,
-        /// The request that started the failed handshake: `initialize` or `server/discover`
-        /// (also when [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto) then fell back to
-        /// `initialize`: the source is then an [`Error::FallbackFailed`]).
-        method: String,
-        /// What went wrong ([`Error::Timeout`], [`Error::ConnectionClosed`], [`Error::Rpc`],
-        /// [`Error::InvalidResponse`], …).
-        #[source]
-        source: Box<Error>,
-        /// When the server went away during the handshake and its exit was seen:
-        /// `"; the server exited (exit status: 3)"` or `"; the server was killed (signal: 9
-        /// (SIGKILL))"`; else empty.
-        exit: String,
-        /// The server's stderr lines that matter, formatted as `"; server stderr: …"` (every
-        /// line) or `"; server stderr (K of N lines: the first 5, those that look like errors,
-        /// the last 10): …"` (`…` for left-out lines; each line cut to 300 chars), or empty
-        /// when it wrote none.
-        stderr_tail: String,
-    },
-
-    /// The server went away while a request was pending after the lifecycle (it exited or
-    /// was killed, or closed its stdout): open-multi-agent's `MCP error -32000: Connection
-    /// closed` ([`Error::ConnectionClosed`]'s text, first, so the message starts as the
-    /// behaviour contract's does), then the server, the request, how the process ended and its
-    /// stderr lines, e.g. `MCP error -32000: Connection closed: the MCP server `srv` went away
-    /// during `tools/call`; the server exited (exit status: 5); server stderr: error: the
-    /// database is gone`. It has no [`source`](std::error::Error::source): the closed
-    /// connection is part of the message. Later requests fail with [`Error::NotConnected`];
-    /// connect again.
-    #[error(
-        "MCP error -32000: Connection closed: the MCP server `{command}` went away during \
-         `{method}`{exit}{stderr}"
-    )]
-    ServerExited {
-        /// The server's command line.
-        command: String,
-        /// The pending request's method (`tools/call`, `tools/list`).
-        method: String,
-        /// `"; the server exited (exit status: 5)"` or `"; the server was killed (signal: 9
-        /// (SIGKILL))"` when the process ended within 500 ms of the connection closing; else
-        /// empty (it closed its stdout but runs on, until the session stops it).
-        exit: String,
-        /// The server's stderr lines that matter, as in [`Error::Handshake`]'s `stderr_tail`.
-        stderr: String,
-    },
-
-    /// The program answered the lifecycle request with -32601 Method not found: whatever it
-    /// is (`cat`, a shell, another JSON-RPC service), it does not seem to be an MCP server.
-    #[error(
-        "`{command}` does not seem to be an MCP server (it does not know `{method}`; check the \
-         command and its arguments)"
-    )]
-    NotMcpServer {
-        /// The program's command line.
-        command: String,
-        /// The request it did not know (`initialize`).
-        method: String,
-        /// Its answer ([`Error::Rpc`] -32601).
-        #[source]
-        source: Box<Error>,
-    },
-
-    /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto): `server/discover` showed a server
-    /// without the 2026-07-28 lifecycle (a JSON-RPC error, or no answer before the connect
-    /// deadline), and the `initialize` handshake on the same connection failed too.
-    ///
-    /// `Display`: what `server/discover` got, then `; the fallback `initialize` handshake
-    /// failed too`; why it failed is the [`source`](std::error::Error::source).
-    #[error("{discover}; the fallback `initialize` handshake failed too")]
-    FallbackFailed {
-        /// What `server/discover` got ([`Error::Rpc`] or [`Error::Timeout`]).
-        discover: Box<Error>,
-        /// Why `initialize` failed.
-        #[source]
-        fallback: Box<Error>,
-    },
-
-    /// [`Lifecycle::Discover`](crate::connect::Lifecycle::Discover): the server answered
-    /// `server/discover` with a JSON-RPC error that marks a server without the 2026-07-28
-    /// lifecycle (protocol revision 2026-07-28, SEP-2575), and this lifecycle does not fall back.
-    #[error(
-        "the server does not speak the 2026-07-28 lifecycle (connect with \
-         `ConnectConfig::with_lifecycle(Lifecycle::Auto)` or `Lifecycle::Initialize`; manifest \
-         key `lifecycle`)"
-    )]
-    DiscoverUnsupported {
-        /// The server's answer ([`Error::Rpc`]).
-        #[source]
-        source: Box<Error>,
-    },
-
-    /// An environment variable that an HTTP pin takes a credential from
-    /// ([`ConnectConfig::bearer_env`](crate::ConnectConfig::bearer_env),
-    /// [`ConnectConfig::header_env`](crate::ConnectConfig::header_env); manifest keys
-    /// `bearer-env`, `header-env`; CLI `--bearer-env`, `--header-env`) is not set or not UTF-8.
-    /// Checked before anything is sent; the message names the variable, never a value.
-    #[error(
-        "the environment variable `{var}` (for the HTTP header `{header}`) is not set or not \
-         UTF-8; set it (in CI: from the secret store) before connecting"
-    )]
-    MissingEnv {
-        /// The variable's name.
-        var: String,
-        /// The header it is for (`Authorization`).
-        header: String,
-    },
-
-    /// A literal or environment header of an HTTP pin is not a valid HTTP header (RFC 9110
-    /// field name or value), or is one the transport sets itself (`Accept`, `Content-Type`,
-    /// `Mcp-Session-Id`, `MCP-Protocol-Version`, `Last-Event-ID`). The value is never shown.
-    #[error("invalid HTTP header `{name}` for the MCP server `{server}`: {reason}")]
-    InvalidHeader {
-        /// The header name, as configured (cut to 100 chars).
-        name: String,
-        /// The server's URL, redacted ([`crate::connect::redact_url`]).
-        server: String,
-        /// What is wrong.
-        reason: String,
-    },
-
-    /// [`ConnectConfig::url`](crate::ConnectConfig::url) is not an absolute `http://` or
-    /// `https://` URL with a host; nothing was sent.
-    #[error("the MCP server URL `{url}` is not an absolute http:// or https:// URL")]
-    InvalidUrl {
-        /// The URL, redacted ([`crate::connect::redact_url`]; text that does not parse as a
-        /// URL at all is `<invalid URL>`).
-        url: String,
-    },
-
-    /// [`ConnectConfig::url`](crate::ConnectConfig::url) is set but `oma-mcp-runtime` was
-    /// compiled without its cargo feature `http`.
-    #[error(
-        "cannot connect to the MCP server `{server}` over streamable HTTP: oma-mcp-runtime was \
-         built without its cargo feature `http` (add `features = [\"http\"]` to its dependency)"
-    )]
-    HttpFeatureDisabled {
-        /// The server's URL, redacted.
-        server: String,
-    },
-
-    /// The server could not be reached over HTTP: connection refused, DNS failure, TLS
-    /// failure, a redirect loop, or the connection broke while the response was read. The
-    /// cause (from `reqwest`, without the URL) is the [`source`](std::error::Error::source).
-    #[error(
-        "cannot reach the MCP server `{server}` for `{method}` (check the URL, that the server \
-         is running, and the network)"
-    )]
-    HttpUnreachable {
-        /// The server's URL, redacted.
-        server: String,
-        /// The JSON-RPC method of the request (`initialize`, `tools/call`, …).
-        method: String,
-        /// What failed.
-        #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
-
-    /// The server answered an HTTP request with a status or a body that is not an MCP
-    /// response (a proxy's `502` page, `200 text/html`, an SSE stream that ended before the
-    /// response, a redirect to another origin). Says the status, the redacted URL and the
-    /// first 300 chars of the body.
-    #[error(
-        "the MCP server `{server}` answered `{method}` with {}: {reason}",
-        status_text(*status)
-    )]
-    Http {
-        /// The server's URL, redacted.
-        server: String,
-        /// The JSON-RPC method of the request.
-        method: String,
-        /// The HTTP status, when a response arrived.
-        status: Option<u16>,
-        /// What was wrong, with an excerpt of the body and what to do.
-        reason: String,
-    },
-
-    /// The server answered `401 Unauthorized` or `403 Forbidden`. The message says how to
-    /// supply credentials (`--bearer-env` / `--header-env`, or the manifest keys
-    /// `bearer-env` / `header-env`), names the variables that were used, and quotes the
-    /// server's `WWW-Authenticate` challenge (cut to 300 chars). OAuth is not supported yet.
-    #[error(
-        "the MCP server `{server}` answered `{method}` with HTTP {status} ({}){}; {hint}",
-        if *status == 401 { "unauthorized" } else { "forbidden" },
-        challenge.as_ref().map(|c| format!(", challenge: {c}")).unwrap_or_default()
-    )]
-    HttpAuth {
-        /// The server's URL, redacted.
-        server: String,
-        /// The JSON-RPC method of the request.
-        method: String,
-        /// 401 or 403.
-        status: u16,
-        /// The `WWW-Authenticate` header, when sent.
-        challenge: Option<String>,
-        /// What to do: which variables were used, or how to pass credentials.
-        hint: String,
-    },
-
-    /// The server answered a request with a JSON-RPC error. `Display` is exactly the contract's
-    /// `MCP error <code>: <message>`.
-    #[error("MCP error {code}: {message}")]
-    Rpc {
-        /// The JSON-RPC error code.
-        code: i64,
-        /// The JSON-RPC error message.
-        message: String,
-        /// The error's `data` member, raw, when present.
-        data: Option<serde_json::Value>,
-    },
-
-    /// A request got no answer within the request timeout (open-multi-agent's `requestTimeoutMs`,
-    /// default 60 s). `Display` is exactly the contract's text; a `notifications/cancelled` was
-    /// sent (except for [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto)'s `server/discover`
-    /// and the `initialize` sent beside it, which are abandoned silently, as rmcp does).
-    #[error("MCP error -32001: Request timed out")]
-    Timeout {
-        /// The JSON-RPC method that timed out (`server/discover`, `initialize`, `tools/list`,
-        /// `tools/call`).
-        method: String,
-        /// The timeout that elapsed: the request timeout; for the lifecycle requests
-        /// (`server/discover`, `initialize`) the request timeout too, the one deadline of the
-        /// whole lifecycle.
-        timeout: std::time::Duration,
-    },
-
-    /// The server closed its stdout (usually: it exited) while the request was pending.
-    /// `Display` is exactly the contract's text.
-    #[error("MCP error -32000: Connection closed")]
-    ConnectionClosed,
-
-    /// The connection was closed (by the server or by `disconnect()`) before this request.
-    /// `Display` is exactly the contract's text.
-    #[error("Not connected")]
-    NotConnected,
-
-    /// `tools/list` paging returned a cursor it had returned before; stopped instead of looping.
-    #[error(
-        "the MCP server `{command}` repeated the tools/list cursor \"{cursor}\"; stopped paging \
-         instead of looping forever (this is a server bug)"
-    )]
-    RepeatedCursor {
-        /// The cursor seen twice.
-        cursor: String,
-        /// The server's command line.
-        command: String,
-    },
-
-    /// The server sent a message (one line) larger than the configured limit; the session goes
-    /// on with the next line. When the message's first 4 KiB show a response with an `id`
-    /// (`{"jsonrpc":"2.0","id":7,"result":…`, the order rmcp and the Python SDK write), only
-    /// that request fails with this error; an oversized server request or notification fails
-    /// none. When the `id` cannot be read there (the TypeScript SDK writes it after `result`),
-    /// every request pending at that moment fails with this error, as the lost answer may be
-    /// any of theirs.
-    #[error(
-        "the MCP server sent a message larger than the limit of {limit} bytes; raise it with \
-         `ConnectConfig::with_max_message_size` (manifest key `max-message-bytes`)"
-    )]
-    MessageTooLarge {
-        /// The limit in bytes ([`crate::ConnectConfig::max_message_size`]).
-        limit: usize,
-    },
-
-    /// A stdio server does not read its stdin: with this request's line, more than
-    /// [`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG) bytes would wait for it, so the
-    /// request was not sent. Once the server reads what waits, requests are sent as usual.
-    #[error(
-        "the MCP server `{command}` does not read its stdin: {waiting} bytes already wait to be \
-         written and this request would pass the limit of {limit} bytes, so it was not sent; \
-         the server is stuck or busy (retry later, or restart it)"
-    )]
-    ServerNotReading {
-        /// The server's command line.
-        command: String,
-        /// The bytes that waited for the server's stdin.
-        waiting: usize,
-        /// The limit in bytes ([`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG)).
-        limit: usize,
-    },
-
-    /// The server sent a JSON message nested deeper than `serde_json`'s recursion limit
-    /// (128 levels), which is not parsed (a deeper parse could exhaust the stack). Like
-    /// [`Error::MessageTooLarge`], every request pending at that moment fails with this error
-    /// (the message's `id` cannot be read); the session goes on with the next line.
-    #[error(
-        "the MCP server sent a message nested deeper than {limit} levels, which oma-mcp does \
-         not parse; the answer is lost (report the server's deeply nested output to its authors)"
-    )]
-    MessageTooDeep {
-        /// The nesting limit (128, `serde_json`'s).
-        limit: usize,
-    },
-
-    /// A response had the wrong shape for its method (for example a `tools/list` result
-    /// without a `tools` array, or a tool descriptor without a string `name`).
-    #[error("the MCP server `{command}` sent an invalid `{method}` response: {reason}")]
-    InvalidResponse {
-        /// The server's command line.
-        command: String,
-        /// The JSON-RPC method whose response is invalid.
-        method: String,
-        /// What is wrong, with the JSON pointer where there is one.
-        reason: String,
-    },
-
-    /// A tool's JSON Schema cannot be compiled for validation (see [`crate::validate`]): it is
-    /// not valid for its dialect's meta-schema (e.g. a property named `type`
-    /// declared as `"type": "object"`), or a `$ref` does not resolve locally.
-    #[error(
-        "the JSON Schema of tool \"{tool}\" is invalid at {pointer}: {reason}; local validation \
-         is skipped for it"
-    )]
-    InvalidSchema {
-        /// The tool whose schema it is.
-        tool: String,
-        /// The JSON pointer of the offending part in the schema, `/` for the root.
-        pointer: String,
-        /// What is wrong, as the `jsonschema` crate words it.
-        reason: String,
-    },
-
-    /// A tool name is registered twice in a [`ToolRegistry`](crate::tool::ToolRegistry).
-    /// `Display` is exactly the contract's text.
-    #[error(
-        "ToolRegistry: a tool named \"{name}\" is already registered. Use a unique name or \
-         deregister the existing one first."
-    )]
-    DuplicateTool {
-        /// The name registered twice.
-        name: String,
-    },
-
-    /// A call was cancelled through its [`CancellationToken`](crate::CancellationToken) (the
-    /// open-multi-agent's abort signal) before an answer arrived. `Display` is the message of the
-    /// abort reason the TypeScript SDK rejects with (`AbortController.abort()` without a reason:
-    /// a `DOMException` `AbortError`); a `notifications/cancelled` was sent when the request
-    /// had been sent.
-    #[error("This operation was aborted")]
-    Cancelled {
-        /// The JSON-RPC method that was cancelled (`tools/call`).
-        method: String,
-    },
-
-    /// Two tools of one server normalize to the same name (open-multi-agent's `docs/mcp.md`,
-    /// "Tool names"): the reference implementation's message, character for character.
+    /// The configuration is wrong (an environment variable, a header, a URL, a cargo feature,
+    /// a tool registered twice); nothing was sent. Fix it and try again.
     #[error(transparent)]
-    NameCollision(#[from] oma_mcp_core::NameCollision),
+    Config(#[from] ConfigError),
+
+    /// The server could not be started, reached, authenticated or brought through the
+    /// lifecycle handshake. Check the command or URL, the server, the network and the
+    /// credentials.
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+
+    /// The connection is gone (the server exited or closed its stdout, or the session was
+    /// closed). Connect again.
+    #[error(transparent)]
+    Disconnected(#[from] DisconnectedError),
+
+    /// The server sent something oma-mcp cannot use (an invalid response, a repeated cursor,
+    /// a too deeply nested message, an invalid JSON Schema, two tools with one name). Report
+    /// it to the server's authors.
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
+
+    /// This request failed (a JSON-RPC error, a timeout, a cancellation, an answer over the
+    /// size limit, a server that does not read); the session goes on.
+    #[error(transparent)]
+    Request(#[from] RequestError),
 
     /// A snapshot cannot be read or written, or its text is not a snapshot.
     #[error(transparent)]
@@ -404,53 +100,134 @@ pub enum Error {
     Drift(#[from] oma_mcp_core::DriftRefused),
 }
 
+/// Which group an [`Error`] is in ([`Error::kind`]): what a caller does about it. One
+/// fieldless variant per variant of [`Error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`Error::Config`]: fix the configuration.
+    Config,
+    /// [`Error::Connect`]: the server could not be started, reached or authenticated.
+    Connect,
+    /// [`Error::Disconnected`]: the connection is gone; connect again.
+    Disconnected,
+    /// [`Error::Protocol`]: the server sent something oma-mcp cannot use.
+    Protocol,
+    /// [`Error::Request`]: this request failed; the session goes on.
+    Request,
+    /// [`Error::Snapshot`]: a snapshot file cannot be read, written or parsed.
+    Snapshot,
+    /// [`Error::Drift`]: the policy refused the server's drift (only raised with cargo
+    /// feature `drift`).
+    Drift,
+}
+
+/// A name collision is a [`ProtocolError`], so `?` on [`oma_mcp_core::naming::normalize_all`]
+/// gives an [`Error::Protocol`].
+impl From<oma_mcp_core::NameCollision> for Error {
+    fn from(collision: oma_mcp_core::NameCollision) -> Self {
+        Error::Protocol(ProtocolError::NameCollision(collision))
+    }
+}
+
 impl Error {
-    /// The server command line this error names in its message, if it names one
-    /// ([`Error::Spawn`], [`Error::Handshake`], [`Error::RepeatedCursor`],
-    /// [`Error::InvalidResponse`], and the lifecycle errors wrapping a handshake), so a caller
-    /// adding context does not repeat it.
-    pub fn command(&self) -> Option<&str> {
+    /// The group this error is in, for a `match` on what to do about it. A failed handshake is
+    /// [`ErrorKind::Connect`] whatever its cause; ask [`Error::is_timeout`],
+    /// [`Error::is_connection_lost`], … about the cause.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Spawn { command, .. }
-            | Error::Handshake { command, .. }
-            | Error::RepeatedCursor { command, .. }
-            | Error::InvalidResponse { command, .. } => Some(command),
-            Error::ServerExited { command, .. } | Error::NotMcpServer { command, .. } => {
-                Some(command)
-            }
-            Error::HttpUnreachable { server, .. }
-            | Error::Http { server, .. }
-            | Error::HttpAuth { server, .. } => Some(server),
-            Error::InvalidUrl { url } => Some(url),
-            Error::FallbackFailed { discover, .. } => discover.command(),
-            Error::DiscoverUnsupported { source } => source.command(),
+            Error::Config(_) => ErrorKind::Config,
+            Error::Connect(_) => ErrorKind::Connect,
+            Error::Disconnected(_) => ErrorKind::Disconnected,
+            Error::Protocol(_) => ErrorKind::Protocol,
+            Error::Request(_) => ErrorKind::Request,
+            Error::Snapshot(_) => ErrorKind::Snapshot,
+            #[cfg(feature = "drift")]
+            Error::Drift(_) => ErrorKind::Drift,
+        }
+    }
+
+    /// `true` for an [`Error::Config`]: the configuration is wrong and nothing was sent.
+    pub fn is_config(&self) -> bool {
+        self.kind() == ErrorKind::Config
+    }
+
+    /// `true` for an [`Error::Connect`]: the server could not be started, reached,
+    /// authenticated or brought through the handshake (whatever the handshake's cause).
+    pub fn is_connect(&self) -> bool {
+        self.kind() == ErrorKind::Connect
+    }
+
+    /// `true` for an [`Error::Protocol`]: the server sent something oma-mcp cannot use (not
+    /// when wrapped in a failed handshake, which is [`Error::is_connect`]).
+    pub fn is_protocol(&self) -> bool {
+        self.kind() == ErrorKind::Protocol
+    }
+
+    /// `true` for a JSON-RPC error answer ([`RequestError::Rpc`]), also when wrapped in a
+    /// failed handshake ([`ConnectError::Handshake`], [`ConnectError::NotMcpServer`],
+    /// [`ConnectError::DiscoverUnsupported`], the fallback of
+    /// [`ConnectError::FallbackFailed`]); its code is [`Error::rpc_code`].
+    pub fn is_rpc(&self) -> bool {
+        matches!(self.root(), Error::Request(RequestError::Rpc { .. }))
+    }
+
+    /// `true` for [`RequestError::Timeout`], also when wrapped in a failed handshake.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self.root(), Error::Request(RequestError::Timeout { .. }))
+    }
+
+    /// `true` for [`RequestError::Cancelled`]: the caller cancelled the call.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.root(), Error::Request(RequestError::Cancelled { .. }))
+    }
+
+    /// `true` for [`DisconnectedError::ServerExited`], [`DisconnectedError::ConnectionClosed`]
+    /// and [`DisconnectedError::NotConnected`] (every [`Error::Disconnected`]), also when
+    /// wrapped in a failed handshake: the connection is gone and a new one is needed.
+    pub fn is_connection_lost(&self) -> bool {
+        matches!(self.root(), Error::Disconnected(_))
+    }
+
+    /// The JSON-RPC error code of a [`RequestError::Rpc`] (also inside a failed handshake);
+    /// `-32001` for a timeout and `-32000` for a closed connection
+    /// ([`DisconnectedError::ConnectionClosed`], [`DisconnectedError::ServerExited`]), as the
+    /// contract reports them; `None` otherwise.
+    pub fn rpc_code(&self) -> Option<i64> {
+        match self.root() {
+            Error::Request(RequestError::Rpc { code, .. }) => Some(*code),
+            Error::Request(RequestError::Timeout { .. }) => Some(-32001),
+            Error::Disconnected(DisconnectedError::ConnectionClosed) => Some(-32000),
             _ => None,
         }
     }
 
-    /// `true` for [`Error::Timeout`], also when wrapped in [`Error::Handshake`].
-    pub fn is_timeout(&self) -> bool {
-        matches!(self.root(), Error::Timeout { .. })
-    }
-
-    /// `true` for [`Error::Cancelled`]: the caller cancelled the call.
-    pub fn is_cancelled(&self) -> bool {
-        matches!(self.root(), Error::Cancelled { .. })
-    }
-
-    /// `true` for [`Error::ConnectionClosed`] and [`Error::NotConnected`], also when wrapped in
-    /// [`Error::Handshake`]: the connection is gone and a new one is needed.
-    pub fn is_disconnected(&self) -> bool {
-        matches!(self.root(), Error::ConnectionClosed | Error::NotConnected)
-    }
-
-    /// The JSON-RPC error code of an [`Error::Rpc`] (also inside [`Error::Handshake`]);
-    /// `-32001` for a timeout and `-32000` for a closed connection, as the contract reports them.
-    pub fn rpc_code(&self) -> Option<i64> {
-        match self.root() {
-            Error::Rpc { code, .. } => Some(*code),
-            Error::Timeout { .. } => Some(-32001),
-            Error::ConnectionClosed => Some(-32000),
+    /// The server command line (or redacted URL) this error names in its message, if it names
+    /// one ([`ConnectError::Spawn`], [`ConnectError::Handshake`],
+    /// [`ConnectError::NotMcpServer`], the HTTP errors, [`ConfigError::InvalidUrl`],
+    /// [`DisconnectedError::ServerExited`], [`ProtocolError::RepeatedCursor`],
+    /// [`ProtocolError::InvalidResponse`], and the lifecycle errors wrapping a handshake), so
+    /// a caller adding context does not repeat it.
+    pub fn command(&self) -> Option<&str> {
+        match self {
+            Error::Connect(
+                ConnectError::Spawn { command, .. }
+                | ConnectError::Handshake { command, .. }
+                | ConnectError::NotMcpServer { command, .. },
+            )
+            | Error::Disconnected(DisconnectedError::ServerExited { command, .. })
+            | Error::Protocol(
+                ProtocolError::RepeatedCursor { command, .. }
+                | ProtocolError::InvalidResponse { command, .. },
+            ) => Some(command),
+            Error::Connect(
+                ConnectError::HttpUnreachable { server, .. }
+                | ConnectError::Http { server, .. }
+                | ConnectError::HttpAuth { server, .. },
+            ) => Some(server),
+            Error::Config(ConfigError::InvalidUrl { url }) => Some(url),
+            Error::Connect(ConnectError::FallbackFailed { discover, .. }) => discover.command(),
+            Error::Connect(ConnectError::DiscoverUnsupported { source }) => source.command(),
             _ => None,
         }
     }
@@ -458,13 +235,15 @@ impl Error {
     /// `<message>: <cause>: <cause>`: this error with its whole cause chain (see [`Chain`]).
     ///
     /// ```
-    /// let err = oma_mcp_runtime::Error::Handshake {
+    /// use oma_mcp_runtime::error::{ConnectError, DisconnectedError, Error};
+    ///
+    /// let err = Error::from(ConnectError::Handshake {
     ///     command: "srv".to_owned(),
     ///     method: "initialize".to_owned(),
-    ///     source: Box::new(oma_mcp_runtime::Error::ConnectionClosed),
+    ///     source: Box::new(DisconnectedError::ConnectionClosed.into()),
     ///     exit: "; the server exited (exit status: 3)".to_owned(),
     ///     stderr_tail: String::new(),
-    /// };
+    /// });
     /// assert_eq!(
     ///     err.chain().to_string(),
     ///     "the MCP initialize handshake with `srv` failed (the server exited (exit status: 3)): \
@@ -475,142 +254,21 @@ impl Error {
         Chain(self)
     }
 
-    /// The error inside a [`Error::Handshake`] (for a failed fallback: the `initialize` one),
-    /// or `self`; [`Error::ConnectionClosed`] for [`Error::ServerExited`].
+    /// The error inside a failed handshake ([`ConnectError::Handshake`],
+    /// [`ConnectError::NotMcpServer`], [`ConnectError::DiscoverUnsupported`]; for a failed
+    /// fallback: the `initialize` one), or `self`;
+    /// [`DisconnectedError::ConnectionClosed`] for [`DisconnectedError::ServerExited`].
     fn root(&self) -> &Error {
-        static CONNECTION_CLOSED: Error = Error::ConnectionClosed;
+        static CONNECTION_CLOSED: Error = Error::Disconnected(DisconnectedError::ConnectionClosed);
         match self {
-            Error::ServerExited { .. } => &CONNECTION_CLOSED,
-            Error::Handshake { source, .. }
-            | Error::DiscoverUnsupported { source }
-            | Error::NotMcpServer { source, .. } => source.root(),
-            Error::FallbackFailed { fallback, .. } => fallback.root(),
+            Error::Disconnected(DisconnectedError::ServerExited { .. }) => &CONNECTION_CLOSED,
+            Error::Connect(
+                ConnectError::Handshake { source, .. }
+                | ConnectError::DiscoverUnsupported { source }
+                | ConnectError::NotMcpServer { source, .. },
+            ) => source.root(),
+            Error::Connect(ConnectError::FallbackFailed { fallback, .. }) => fallback.root(),
             other => other,
         }
-    }
-}
-
-/// `HTTP 502`, or `no HTTP response` when none arrived, for [`Error::Http`].
-fn status_text(status: Option<u16>) -> String {
-    status.map_or_else(|| "no HTTP response".to_owned(), |s| format!("HTTP {s}"))
-}
-
-/// How the server ended and its stderr, for [`Error::Handshake`]: `" (<exit>; <stderr>)"`
-/// without the fields' leading `"; "`, or empty when neither is known.
-fn details(exit: &str, stderr: &str) -> String {
-    let parts: Vec<&str> = [exit, stderr]
-        .into_iter()
-        .map(|part| part.strip_prefix("; ").unwrap_or(part))
-        .filter(|part| !part.is_empty())
-        .collect();
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", parts.join("; "))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rpc(code: i64, message: &str) -> Error {
-        Error::Rpc {
-            code,
-            message: message.to_owned(),
-            data: None,
-        }
-    }
-
-    #[test]
-    fn each_cause_is_printed_once() {
-        let err = Error::Handshake {
-            command: "srv".to_owned(),
-            method: "server/discover".to_owned(),
-            source: Box::new(Error::FallbackFailed {
-                discover: Box::new(rpc(-32601, "Method not found")),
-                fallback: Box::new(Error::NotMcpServer {
-                    command: "srv".to_owned(),
-                    method: "initialize".to_owned(),
-                    source: Box::new(rpc(-32601, "Method not found")),
-                }),
-            }),
-            exit: String::new(),
-            stderr_tail: "; server stderr: a | b".to_owned(),
-        };
-        assert_eq!(
-            err.to_string(),
-            "the MCP server/discover handshake with `srv` failed (server stderr: a | b)"
-        );
-        assert_eq!(
-            err.chain().to_string(),
-            "the MCP server/discover handshake with `srv` failed (server stderr: a | b): MCP \
-             error -32601: Method not found; the fallback `initialize` handshake failed too: \
-             `srv` does not seem to be an MCP server (it does not know `initialize`; check the \
-             command and its arguments): MCP error -32601: Method not found"
-        );
-        let chain = err.chain().to_string();
-        assert_eq!(format!("{:?}", Report::from(err)), chain);
-    }
-
-    #[test]
-    fn server_exited_starts_with_the_contract_text_and_has_no_source() {
-        let err = Error::ServerExited {
-            command: "srv".to_owned(),
-            method: "tools/call".to_owned(),
-            exit: "; the server exited (exit status: 5)".to_owned(),
-            stderr: "; server stderr: error: the database is gone".to_owned(),
-        };
-        assert_eq!(
-            err.chain().to_string(),
-            "MCP error -32000: Connection closed: the MCP server `srv` went away during \
-             `tools/call`; the server exited (exit status: 5); server stderr: error: the \
-             database is gone"
-        );
-        assert!(std::error::Error::source(&err).is_none());
-        assert!(err.is_disconnected());
-        assert_eq!(err.rpc_code(), Some(-32000));
-    }
-
-    /// Messages written over several source lines read as one sentence (single spaces).
-    #[test]
-    fn http_messages_are_single_spaced() {
-        let errors = [
-            Error::MissingEnv {
-                var: "TOKEN".to_owned(),
-                header: "Authorization".to_owned(),
-            },
-            Error::HttpFeatureDisabled {
-                server: "https://x.example/mcp".to_owned(),
-            },
-            Error::HttpUnreachable {
-                server: "https://x.example/mcp".to_owned(),
-                method: "initialize".to_owned(),
-                source: "refused".into(),
-            },
-        ];
-        let texts: Vec<String> = errors.iter().map(|e| e.chain().to_string()).collect();
-        assert_eq!(
-            texts,
-            [
-                "the environment variable `TOKEN` (for the HTTP header `Authorization`) is not \
-                 set or not UTF-8; set it (in CI: from the secret store) before connecting",
-                "cannot connect to the MCP server `https://x.example/mcp` over streamable HTTP: \
-                 oma-mcp-runtime was built without its cargo feature `http` (add `features = \
-                 [\"http\"]` to its dependency)",
-                "cannot reach the MCP server `https://x.example/mcp` for `initialize` (check the \
-                 URL, that the server is running, and the network): refused",
-            ]
-        );
-    }
-
-    #[test]
-    fn handshake_details_are_parenthesized_only_when_known() {
-        assert_eq!(details("", ""), "");
-        assert_eq!(
-            details("; the server exited (exit status: 3)", "; server stderr: x"),
-            " (the server exited (exit status: 3); server stderr: x)"
-        );
-        assert_eq!(details("", "; server stderr: x"), " (server stderr: x)");
     }
 }

@@ -293,7 +293,8 @@ macro_rules! drift_items {
 /// `connect_config()` connects over streamable HTTP: with cargo feature `http` it expands to
 /// nothing; without it (this build) it is a compile error naming the server and the feature,
 /// so the missing feature shows when the crate is built, not as
-/// [`Error::HttpFeatureDisabled`] when it runs. Not meant to be called by hand.
+/// [`ConfigError::HttpFeatureDisabled`](crate::error::ConfigError::HttpFeatureDisabled) when it
+/// runs. Not meant to be called by hand.
 #[cfg(not(feature = "http"))]
 #[doc(hidden)]
 #[macro_export]

@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use oma_mcp_runtime::error::{ConnectError, ProtocolError, RequestError};
 use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use serde_json::json;
 
@@ -17,7 +18,7 @@ async fn spawn_failure_names_the_command() {
         connect_mcp_tools(ConnectConfig::new("/nonexistent/oma-mcp-server").with_args(["stdio"]))
             .await
             .unwrap_err();
-    assert!(matches!(err, Error::Spawn { .. }));
+    assert!(matches!(err, Error::Connect(ConnectError::Spawn { .. })));
     let text = err.chain().to_string();
     assert!(
         text.starts_with(
@@ -42,7 +43,7 @@ async fn exit_during_handshake() {
     let err = connect_mcp_tools(own("exit-on-initialize"))
         .await
         .unwrap_err();
-    assert!(err.is_disconnected());
+    assert!(err.is_connection_lost());
     // `Lifecycle::Auto`: `server/discover` got -32601, so the fallback `initialize` ran.
     assert_eq!(
         err.chain().to_string(),
@@ -57,7 +58,7 @@ async fn exit_during_handshake() {
     let err = connect_mcp_tools(own("exit-on-initialize").with_lifecycle(Lifecycle::Initialize))
         .await
         .unwrap_err();
-    assert!(err.is_disconnected());
+    assert!(err.is_connection_lost());
     assert_eq!(
         err.chain().to_string(),
         format!(
@@ -148,20 +149,21 @@ async fn auto_lifecycle_shares_one_deadline() {
             command()
         )
     );
-    let Error::Handshake { method, source, .. } = &err else {
+    let Error::Connect(ConnectError::Handshake { method, source, .. }) = &err else {
         panic!("not a handshake error: {err:?}");
     };
     assert_eq!(method, "server/discover");
-    let Error::FallbackFailed { discover, fallback } = source.as_ref() else {
+    let Error::Connect(ConnectError::FallbackFailed { discover, fallback }) = source.as_ref()
+    else {
         panic!("not a failed fallback: {source:?}");
     };
     assert!(
-        matches!(discover.as_ref(), Error::Timeout { method, timeout: t }
+        matches!(discover.as_ref(), Error::Request(RequestError::Timeout { method, timeout: t })
             if method == "server/discover" && *t == timeout),
         "{discover:?}"
     );
     assert!(
-        matches!(fallback.as_ref(), Error::Timeout { method, timeout: t }
+        matches!(fallback.as_ref(), Error::Request(RequestError::Timeout { method, timeout: t })
             if method == "initialize" && *t == timeout),
         "{fallback:?}"
     );
@@ -212,7 +214,9 @@ async fn handshake_json_rpc_error_and_bad_version() {
 #[tokio::test]
 async fn repeated_cursor_stops_with_a_clear_error() {
     let err = connect_mcp_tools(own("repeat-cursor")).await.unwrap_err();
-    assert!(matches!(&err, Error::RepeatedCursor { cursor, .. } if cursor == "again"));
+    assert!(
+        matches!(&err, Error::Protocol(ProtocolError::RepeatedCursor { cursor, .. }) if cursor == "again")
+    );
     assert_eq!(
         err.chain().to_string(),
         format!(
@@ -295,8 +299,10 @@ async fn call_timeout_is_the_contract_text_and_the_session_goes_on() {
         .call_tool_raw("sleep", args(json!({"ms": 10_000})))
         .await
         .unwrap_err();
-    assert!(matches!(&err, Error::Timeout { method, timeout }
-        if method == "tools/call" && *timeout == Duration::from_secs(2)));
+    assert!(
+        matches!(&err, Error::Request(RequestError::Timeout { method, timeout })
+        if method == "tools/call" && *timeout == Duration::from_secs(2))
+    );
     assert_eq!(
         err.chain().to_string(),
         "MCP error -32001: Request timed out"
@@ -334,7 +340,7 @@ async fn server_exit_mid_call_then_not_connected() {
         .await
         .unwrap_err();
     assert_eq!(err.chain().to_string(), "Not connected");
-    assert!(err.is_disconnected());
+    assert!(err.is_connection_lost());
     let err = client.list_tools_raw().await.unwrap_err();
     assert_eq!(err.chain().to_string(), "Not connected");
     client.disconnect().await;
@@ -419,7 +425,7 @@ async fn a_tools_list_page_that_never_comes_times_out() {
         .unwrap_err();
     let took = start.elapsed();
     assert!(
-        matches!(&err, Error::Timeout { method, timeout: t } if method == "tools/list" && *t == timeout),
+        matches!(&err, Error::Request(RequestError::Timeout { method, timeout: t }) if method == "tools/list" && *t == timeout),
         "{err:?}"
     );
     assert_eq!(

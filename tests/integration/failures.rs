@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use oma_mcp_runtime::error::{DisconnectedError, RequestError};
 use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, Progress, connect_mcp_tools};
 use oma_mcp_test_server::{CRASH_STDERR, USAGE_ERROR_LINE};
 use serde_json::json;
@@ -29,8 +30,10 @@ async fn a_server_that_exits_during_a_call_says_how_and_why() {
         command()
     );
     assert_eq!(err.chain().to_string(), expected);
-    assert!(matches!(&err, Error::ServerExited { method, .. } if method == "tools/call"));
-    assert!(err.is_disconnected());
+    assert!(
+        matches!(&err, Error::Disconnected(DisconnectedError::ServerExited { method, .. }) if method == "tools/call")
+    );
+    assert!(err.is_connection_lost());
     assert_eq!(err.rpc_code(), Some(-32000));
     assert_eq!(err.command(), Some(command().as_str()));
     let later = client
@@ -288,11 +291,11 @@ async fn a_server_that_does_not_read_its_stdin_bounds_what_waits() {
         .call_tool_raw("echo", args(json!({"message": big})))
         .await
         .unwrap_err();
-    let Error::ServerNotReading {
+    let Error::Request(RequestError::ServerNotReading {
         command: ref server,
         waiting: bytes,
         limit,
-    } = refused
+    }) = refused
     else {
         panic!("expected ServerNotReading, got {refused:?}");
     };

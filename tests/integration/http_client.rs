@@ -12,6 +12,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use oma_mcp_runtime::error::{ConnectError, DisconnectedError, RequestError};
 use oma_mcp_runtime::snapshot::SnapshotSource;
 use oma_mcp_runtime::{
     CancellationToken, ChangeKind, ConnectConfig, DriftPolicy, DriftReport, Error, Lifecycle,
@@ -353,7 +354,7 @@ async fn a_call_past_the_request_timeout_times_out_and_the_session_goes_on() {
         let elapsed = start.elapsed();
         let err = raw.unwrap_err();
         assert!(
-            matches!(&err, Error::Timeout { method, timeout }
+            matches!(&err, Error::Request(RequestError::Timeout { method, timeout })
                 if method == "tools/call" && *timeout == SHORT),
             "{shape}: {err:?}"
         );
@@ -407,7 +408,7 @@ async fn cancelling_an_in_flight_call() {
             .unwrap_err();
         trigger.await.unwrap();
         assert!(
-            matches!(&err, Error::Cancelled { method } if method == "tools/call"),
+            matches!(&err, Error::Request(RequestError::Cancelled { method }) if method == "tools/call"),
             "{shape}: {err:?}"
         );
         assert_eq!(err.chain().to_string(), "This operation was aborted");
@@ -877,7 +878,13 @@ async fn disconnect_during_a_call_fails_it() {
             }
         );
         let err = result.unwrap_err();
-        assert!(matches!(err, Error::ConnectionClosed), "{shape}: {err:?}");
+        assert!(
+            matches!(
+                err,
+                Error::Disconnected(DisconnectedError::ConnectionClosed)
+            ),
+            "{shape}: {err:?}"
+        );
         assert_eq!(
             err.chain().to_string(),
             "MCP error -32000: Connection closed"
@@ -908,7 +915,9 @@ async fn a_server_that_exits_during_a_call() {
         match lifecycle {
             // The server ran the tool before its response head went out (the session's server
             // answers with SSE while it starts the call): no head came, as without a session.
-            Lifecycle::Initialize if matches!(&err, Error::HttpUnreachable { .. }) => {
+            Lifecycle::Initialize
+                if matches!(&err, Error::Connect(ConnectError::HttpUnreachable { .. })) =>
+            {
                 assert_eq!(err.to_string(), unreachable, "{shape}");
             }
             // A session answers with SSE at once: the stream breaks.
@@ -916,10 +925,10 @@ async fn a_server_that_exits_during_a_call() {
                 assert!(
                     matches!(
                         &err,
-                        Error::Http {
+                        Error::Connect(ConnectError::Http {
                             status: Some(200),
                             ..
-                        }
+                        })
                     ),
                     "{shape}: {err:?}"
                 );
@@ -936,7 +945,7 @@ async fn a_server_that_exits_during_a_call() {
             // Without a session the answer's head never came.
             _ => {
                 assert!(
-                    matches!(&err, Error::HttpUnreachable { .. }),
+                    matches!(&err, Error::Connect(ConnectError::HttpUnreachable { .. })),
                     "{shape}: {err:?}"
                 );
                 assert_eq!(err.to_string(), unreachable, "{shape}");
@@ -947,7 +956,7 @@ async fn a_server_that_exits_during_a_call() {
             .await
             .unwrap_err();
         assert!(
-            matches!(&err, Error::HttpUnreachable { .. }),
+            matches!(&err, Error::Connect(ConnectError::HttpUnreachable { .. })),
             "{shape}: {err:?}"
         );
         assert_eq!(err.to_string(), unreachable, "{shape}");

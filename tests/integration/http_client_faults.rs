@@ -7,6 +7,7 @@
 
 use std::time::{Duration, Instant};
 
+use oma_mcp_runtime::error::{ConfigError, ConnectError, RequestError};
 use oma_mcp_runtime::{CancellationToken, ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use oma_mcp_test_server::faults::{
     FORBIDDEN_CHALLENGE, GOOD_TOKEN, INVALID_JSON_DATA, PAGE_502, UNAUTHORIZED_CHALLENGE,
@@ -80,11 +81,11 @@ async fn html_502_is_an_http_error_with_the_status_and_the_page() {
                  `{method}` with HTTP 502: body: \"{PAGE_502_EXCERPT}\""
             )
         );
-        let Error::Handshake { source, .. } = &err else {
+        let Error::Connect(ConnectError::Handshake { source, .. }) = &err else {
             panic!("{err:?}")
         };
         assert!(
-            matches!(&**source, Error::Http { status: Some(502), method: m, .. } if m == method),
+            matches!(&**source, Error::Connect(ConnectError::Http { status: Some(502), method: m, .. }) if m == method),
             "{source:?}"
         );
     }
@@ -130,10 +131,13 @@ async fn unauthorized_and_forbidden_without_credentials() {
                  yet"
             )
         );
-        let Error::Handshake { source, .. } = &err else {
+        let Error::Connect(ConnectError::Handshake { source, .. }) = &err else {
             panic!("{err:?}")
         };
-        assert!(matches!(&**source, Error::HttpAuth { .. }), "{source:?}");
+        assert!(
+            matches!(&**source, Error::Connect(ConnectError::HttpAuth { .. })),
+            "{source:?}"
+        );
         // A literal header is no credential from the environment: the hint stays the same.
         let err = connect_error(config(url).with_header("X-Team", "blue")).await;
         assert!(
@@ -165,7 +169,7 @@ async fn close_mid_stream_fails_the_call_and_the_session_goes_on() {
          unexpected EOF during chunk size line"
     );
     assert!(
-        matches!(&err, Error::Http { status: Some(200), method, .. } if method == "tools/call")
+        matches!(&err, Error::Connect(ConnectError::Http { status: Some(200), method, .. }) if method == "tools/call")
     );
     assert_eq!(progress, [(1.0, Some(2.0), Some("halfway".to_owned()))]);
     let r = echo(&client, "again").await;
@@ -206,7 +210,7 @@ async fn slow_sse_succeeds_under_the_timeout_and_times_out_over_it() {
         .unwrap_err();
     let elapsed = start.elapsed();
     assert!(
-        matches!(&err, Error::Timeout { method, timeout }
+        matches!(&err, Error::Request(RequestError::Timeout { method, timeout })
             if method == "tools/call" && *timeout == SHORT),
         "{err:?}"
     );
@@ -236,7 +240,9 @@ async fn sse_no_response_times_out_and_cancels() {
         err.chain().to_string(),
         "MCP error -32001: Request timed out"
     );
-    assert!(matches!(&err, Error::Timeout { method, .. } if method == "tools/call"));
+    assert!(
+        matches!(&err, Error::Request(RequestError::Timeout { method, .. }) if method == "tools/call")
+    );
     assert!(
         elapsed >= SHORT && elapsed < SHORT + Duration::from_secs(4),
         "{elapsed:?}"
@@ -255,7 +261,9 @@ async fn sse_no_response_times_out_and_cancels() {
         .await
         .unwrap_err();
     trigger.await.unwrap();
-    assert!(matches!(&err, Error::Cancelled { method } if method == "tools/call"));
+    assert!(
+        matches!(&err, Error::Request(RequestError::Cancelled { method }) if method == "tools/call")
+    );
 
     // Both notifications reach the server (each is its own POST, sent after the call ended).
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -359,7 +367,10 @@ async fn huge_body_and_huge_event_are_too_large() {
             .await
             .unwrap_err();
         assert!(
-            matches!(err, Error::MessageTooLarge { limit: 100_000 }),
+            matches!(
+                err,
+                Error::Request(RequestError::MessageTooLarge { limit: 100_000 })
+            ),
             "{mode}: {err:?}"
         );
         assert_eq!(
@@ -484,11 +495,14 @@ async fn a_redirect_loop_is_unreachable() {
          for `server/discover` (check the URL, that the server is running, and the network): \
          error following redirect: more than 10 redirects (a redirect loop?)"
     );
-    let Error::Handshake { source, .. } = &err else {
+    let Error::Connect(ConnectError::Handshake { source, .. }) = &err else {
         panic!("{err:?}")
     };
     assert!(
-        matches!(&**source, Error::HttpUnreachable { .. }),
+        matches!(
+            &**source,
+            Error::Connect(ConnectError::HttpUnreachable { .. })
+        ),
         "{source:?}"
     );
     // The request and the 10 redirects followed.
@@ -627,11 +641,14 @@ async fn a_closed_port_is_unreachable() {
          error sending request: client error (Connect): tcp connect error: Connection refused \
          (os error 111)"
     );
-    let Error::Handshake { source, .. } = &err else {
+    let Error::Connect(ConnectError::Handshake { source, .. }) = &err else {
         panic!("{err:?}")
     };
     assert!(
-        matches!(&**source, Error::HttpUnreachable { .. }),
+        matches!(
+            &**source,
+            Error::Connect(ConnectError::HttpUnreachable { .. })
+        ),
         "{source:?}"
     );
 }
@@ -645,7 +662,7 @@ async fn a_missing_credential_variable_fails_before_any_request() {
     assert!(std::env::var_os(unset).is_none());
     let err = connect_error(config(url).with_bearer_env(unset)).await;
     assert!(
-        matches!(&err, Error::MissingEnv { var, header } if var == unset && header == "Authorization")
+        matches!(&err, Error::Config(ConfigError::MissingEnv { var, header }) if var == unset && header == "Authorization")
     );
     assert_eq!(
         err.chain().to_string(),

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use oma_mcp_runtime::error::ConnectError;
 use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use oma_mcp_test_server::faults::{REJECT_TEXT, SERVER_NAME};
 use serde_json::{Value, json};
@@ -155,11 +156,11 @@ async fn unauthorized_and_forbidden_do_not_fall_back() {
                  keys `bearer-env`, `header-env`); OAuth is not supported yet"
             )
         );
-        let Error::Handshake { source, .. } = &err else {
+        let Error::Connect(ConnectError::Handshake { source, .. }) = &err else {
             panic!("{err:?}")
         };
         assert!(
-            matches!(&**source, Error::HttpAuth { status: s, .. } if s.to_string() == status),
+            matches!(&**source, Error::Connect(ConnectError::HttpAuth { status: s, .. }) if s.to_string() == status),
             "{source:?}"
         );
         assert_eq!(

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use oma_mcp_runtime::error::ConfigError;
 use oma_mcp_runtime::{Error, Lifecycle, connect_mcp_tools};
 use serde_json::{Value, json};
 
@@ -51,7 +52,7 @@ async fn bad_urls_and_headers_fail_before_any_request() {
     ] {
         let err = connect_error(config(url)).await;
         assert!(
-            matches!(&err, Error::InvalidUrl { url } if url == label),
+            matches!(&err, Error::Config(ConfigError::InvalidUrl { url }) if url == label),
             "{err:?}"
         );
         assert_eq!(

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use oma_mcp_runtime::error::ConnectError;
 use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use serde_json::{Value, json};
 
@@ -248,7 +249,9 @@ async fn discover_only_against_server_everything_is_a_clear_error() {
     let err = connect_mcp_tools(config.with_lifecycle(Lifecycle::Discover))
         .await
         .unwrap_err();
-    assert!(matches!(&err, Error::Handshake { method, .. } if method == "server/discover"));
+    assert!(
+        matches!(&err, Error::Connect(ConnectError::Handshake { method, .. }) if method == "server/discover")
+    );
     assert_eq!(err.rpc_code(), Some(-32601));
     let text = err.chain().to_string();
     // The server's stderr (its start-up line, when it was read in time) sits between the two.

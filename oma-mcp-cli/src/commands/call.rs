@@ -2,6 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use oma_mcp_runtime::error::{ProtocolError, RequestError};
 use oma_mcp_runtime::validate::{Validator, invalid_input_message};
 use oma_mcp_runtime::{CallOutcome, McpClient};
 use serde_json::Value;
@@ -123,11 +124,11 @@ pub async fn run(call: CallArgs) -> Result<Outcome, CliError> {
                         message: invalid_input_message(&tool, &problems),
                     })
             }
-            Err(oma_mcp_runtime::Error::InvalidSchema {
+            Err(oma_mcp_runtime::Error::Protocol(ProtocolError::InvalidSchema {
                 tool,
                 pointer,
                 reason,
-            }) => Err(CliError::UncheckableArgs {
+            })) => Err(CliError::UncheckableArgs {
                 reason: format!(
                     "the input schema of tool \"{tool}\" is invalid at {pointer}: {reason}"
                 ),
@@ -214,7 +215,10 @@ async fn call_showing_progress(
         Err(e) => {
             // The runtime's message names the library setting and the manifest key; the
             // flag that raises the limit for this command is the CLI's to name.
-            if matches!(e, oma_mcp_runtime::Error::MessageTooLarge { .. }) {
+            if matches!(
+                e,
+                oma_mcp_runtime::Error::Request(RequestError::MessageTooLarge { .. })
+            ) {
                 let _ = writeln!(
                     std::io::stderr(),
                     "oma-mcp: raise the limit with --max-message-bytes BYTES"

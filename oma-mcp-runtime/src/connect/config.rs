@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+#[cfg(doc)]
+use crate::error::{ConfigError, ConnectError, RequestError};
 /// Re-exported from [`oma_mcp_core::redact`], where the rule lives.
 pub use oma_mcp_core::redact::redact_url;
 use oma_mcp_core::snapshot::SnapshotSource;
@@ -65,7 +67,7 @@ pub enum Lifecycle {
     ///   2026-07-28: `initialize` follows at once on the same connection. Over streamable
     ///   HTTP so does a `400`, `404` or `405` whose body is no JSON-RPC error (a stateful
     ///   server before 2026-07-28 refusing a request without a session); `401`/`403` fail as
-    ///   [`Error::HttpAuth`](crate::Error::HttpAuth).
+    ///   [`ConnectError::HttpAuth`].
     /// - No answer within [`DISCOVER_PROBE_TIMEOUT`] (2 s, or half of a shorter request
     ///   timeout): `initialize` is sent too, and `server/discover` stays pending. A server
     ///   reads its stdin in order, so a slow 2026-07-28 server answers `server/discover`
@@ -139,7 +141,7 @@ pub struct ConnectConfig {
     pub client_version: String,
     /// The largest message (one stdout line, in bytes) accepted from the server. A larger one
     /// is skipped and fails the request it answers with
-    /// [`Error::MessageTooLarge`](crate::Error::MessageTooLarge) when its `id` can be read
+    /// [`RequestError::MessageTooLarge`] when its `id` can be read
     /// from its first 4 KiB, else every request pending at that moment (see the error's
     /// docs). Default: [`DEFAULT_MAX_MESSAGE_SIZE`] (64 MiB).
     pub max_message_size: usize,
@@ -163,7 +165,7 @@ pub struct ConnectConfig {
     /// The name of an environment variable whose value is sent as
     /// `Authorization: Bearer <value>` with every HTTP request. It is read when connecting; a
     /// variable that is not set (or not UTF-8) is
-    /// [`Error::MissingEnv`](crate::Error::MissingEnv) before anything is sent. The value never
+    /// [`ConfigError::MissingEnv`] before anything is sent. The value never
     /// appears in a log, an error or a snapshot. Default: `None`.
     pub bearer_env: Option<String>,
     /// HTTP headers whose values come from environment variables (header name → variable
@@ -293,7 +295,7 @@ impl ConnectConfig {
     /// A configuration for the streamable HTTP server at `url`, with open-multi-agent's
     /// defaults otherwise. Connecting needs the cargo feature `http` of `oma-mcp-runtime`
     /// (without it, [`connect_mcp_tools`](crate::connect_mcp_tools) fails with
-    /// [`Error::HttpFeatureDisabled`](crate::Error::HttpFeatureDisabled)).
+    /// [`ConfigError::HttpFeatureDisabled`]).
     ///
     /// ```
     /// # use oma_mcp_runtime::ConnectConfig;

@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
-use crate::Error;
+use crate::error::{Error, RequestError};
 
 /// The outcome of reading one line with [`read_line`].
 #[derive(Debug, PartialEq, Eq)]
@@ -188,11 +188,11 @@ pub(crate) const MAX_DEPTH: usize = 128;
 /// One message received from the server, classified by its JSON-RPC shape.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Incoming {
-    /// A response to one of our requests: `result` (raw) or the error as [`Error::Rpc`].
+    /// A response to one of our requests: `result` (raw) or the error as [`RequestError::Rpc`].
     Response {
         /// The `id` as sent.
         id: Value,
-        /// `Ok(result)` or `Err(Error::Rpc { .. })`.
+        /// `Ok(result)` or `Err(RequestError::Rpc { .. })`.
         outcome: Result<Value, RpcFailure>,
     },
     /// A request from the server (`ping`, `sampling/createMessage`, …) that needs an answer.
@@ -234,11 +234,11 @@ pub(crate) struct RpcFailure {
 
 impl From<RpcFailure> for Error {
     fn from(f: RpcFailure) -> Self {
-        Error::Rpc {
+        Error::Request(RequestError::Rpc {
             code: f.code,
             message: f.message,
             data: f.data,
-        }
+        })
     }
 }
 
@@ -333,12 +333,14 @@ pub(crate) fn classify(line: &[u8]) -> Incoming {
 /// Serializes request parameters built with rmcp's model types.
 ///
 /// # Errors
-/// [`Error::Rpc`] with code -32602 (invalid params) in the unlikely case that serde fails.
+/// [`RequestError::Rpc`] with code -32602 (invalid params) in the unlikely case that serde fails.
 pub(crate) fn to_params<T: Serialize>(params: &T) -> Result<Value, Error> {
-    serde_json::to_value(params).map_err(|e| Error::Rpc {
-        code: -32602,
-        message: format!("cannot serialize the request parameters: {e}"),
-        data: None,
+    serde_json::to_value(params).map_err(|e| {
+        Error::Request(RequestError::Rpc {
+            code: -32602,
+            message: format!("cannot serialize the request parameters: {e}"),
+            data: None,
+        })
     })
 }
 
@@ -350,7 +352,7 @@ pub(crate) fn to_params<T: Serialize>(params: &T) -> Result<Value, Error> {
 /// caller's arguments).
 ///
 /// # Errors
-/// [`Error::Rpc`] with code -32602 (invalid params) when `params` does not serialize (never
+/// [`RequestError::Rpc`] with code -32602 (invalid params) when `params` does not serialize (never
 /// for a `Value`).
 pub(crate) fn request_line<P: Serialize + ?Sized>(
     id: u64,
@@ -371,10 +373,12 @@ pub(crate) fn request_line<P: Serialize + ?Sized>(
         params,
     };
     let mut out = Vec::with_capacity(128);
-    serde_json::to_writer(&mut out, &request).map_err(|e| Error::Rpc {
-        code: -32602,
-        message: format!("cannot serialize the request parameters: {e}"),
-        data: None,
+    serde_json::to_writer(&mut out, &request).map_err(|e| {
+        Error::Request(RequestError::Rpc {
+            code: -32602,
+            message: format!("cannot serialize the request parameters: {e}"),
+            data: None,
+        })
     })?;
     out.push(b'\n');
     Ok(out)

@@ -16,7 +16,7 @@ use super::config::Elicitation;
 use super::framing::{self, Incoming};
 use super::message::{Closed, Reply, lock};
 use super::stderr;
-use crate::Error;
+use crate::error::{DisconnectedError, Error, ProtocolError, RequestError};
 use crate::quote::cut;
 
 /// Where received messages come from, for the words of the logs that skip one.
@@ -107,8 +107,8 @@ impl Inbox {
         }
     }
 
-    /// Fails the pending requests `ids` with [`Error::ConnectionClosed`] (their messages could
-    /// not be written).
+    /// Fails the pending requests `ids` with [`DisconnectedError::ConnectionClosed`] (their
+    /// messages could not be written).
     pub(super) fn fail_all(&self, ids: &[u64]) {
         let failed: Vec<_> = {
             let mut pending = lock(&self.pending);
@@ -117,7 +117,9 @@ impl Inbox {
                 .collect()
         };
         for tx in failed {
-            let _ = tx.send(Err(Error::ConnectionClosed));
+            let _ = tx.send(Err(Error::Disconnected(
+                DisconnectedError::ConnectionClosed,
+            )));
         }
     }
 
@@ -136,7 +138,7 @@ impl Inbox {
     }
 
     /// Marks the connection closed and fails every pending request with
-    /// [`Error::ConnectionClosed`].
+    /// [`DisconnectedError::ConnectionClosed`].
     pub(super) fn close(&self) {
         let waiting = {
             let mut pending = lock(&self.pending);
@@ -144,7 +146,9 @@ impl Inbox {
             std::mem::take(&mut pending.waiting)
         };
         for (_, tx) in waiting {
-            let _ = tx.send(Err(Error::ConnectionClosed));
+            let _ = tx.send(Err(Error::Disconnected(
+                DisconnectedError::ConnectionClosed,
+            )));
         }
     }
 
@@ -224,8 +228,10 @@ impl Inbox {
                     "skipped a message from the MCP server nested deeper than {} levels",
                     framing::MAX_DEPTH
                 );
-                self.fail_every(|| Error::MessageTooDeep {
-                    limit: framing::MAX_DEPTH,
+                self.fail_every(|| {
+                    Error::Protocol(ProtocolError::MessageTooDeep {
+                        limit: framing::MAX_DEPTH,
+                    })
                 });
                 None
             }
@@ -262,7 +268,7 @@ impl Inbox {
 
     /// Handles a stdout line over the message size limit (`head`: its first bytes, see
     /// [`framing::oversized_head`]): a response whose `id` is in the head fails only that
-    /// request with [`Error::MessageTooLarge`]; a server request or notification fails none;
+    /// request with [`RequestError::MessageTooLarge`]; a server request or notification fails none;
     /// a message whose `id` cannot be read from the head fails every pending request (its
     /// answer is lost, and which one it was is unknown).
     pub(super) fn oversized(&self, head: &[u8], len: usize) {
@@ -277,7 +283,7 @@ impl Inbox {
                      limit of {limit} bytes"
                 );
                 if let Some(tx) = tx {
-                    let _ = tx.send(Err(Error::MessageTooLarge { limit }));
+                    let _ = tx.send(Err(Error::Request(RequestError::MessageTooLarge { limit })));
                 }
             }
             framing::OversizedHead::ServerMessage => tracing::warn!(
@@ -291,7 +297,7 @@ impl Inbox {
                     "skipped a {len}-byte message from the MCP server, over the limit of {limit} \
                      bytes; its id is not in its first bytes, so every pending request fails"
                 );
-                self.fail_every(|| Error::MessageTooLarge { limit });
+                self.fail_every(|| Error::Request(RequestError::MessageTooLarge { limit }));
             }
         }
     }
@@ -388,7 +394,7 @@ mod tests {
         assert!(inbox.closed_by_client());
         assert!(matches!(
             rx.try_recv().unwrap(),
-            Err(Error::ConnectionClosed)
+            Err(Error::Disconnected(DisconnectedError::ConnectionClosed))
         ));
         let (tx, _rx) = oneshot::channel();
         assert!(inbox.register(9, tx).is_err());

@@ -24,7 +24,7 @@ use super::negotiate::{
     same_http_status, select_protocol_version,
 };
 use super::session::Session;
-use crate::Error;
+use crate::error::{ConnectError, DisconnectedError, Error, ProtocolError, RequestError};
 use crate::quote::excerpt;
 
 /// The method of the 2026-07-28 discovery request.
@@ -74,7 +74,7 @@ pub(crate) struct Negotiated {
 #[derive(Debug)]
 pub(crate) struct Failure {
     /// [`DISCOVER`] or [`INITIALIZE`] (for a failed fallback: [`DISCOVER`], and `error` is
-    /// [`Error::FallbackFailed`]).
+    /// [`ConnectError::FallbackFailed`]).
     pub(crate) method: &'static str,
     /// The error.
     pub(crate) error: Error,
@@ -99,7 +99,7 @@ impl Failure {
 /// (`timeout`, [`ConnectConfig::request_timeout`], is what a timeout error reports).
 ///
 /// # Errors
-/// The [`Failure`], for [`Error::Handshake`].
+/// The [`Failure`], for [`ConnectError::Handshake`].
 pub(crate) async fn establish(
     session: &Session,
     config: &ConnectConfig,
@@ -120,10 +120,10 @@ pub(crate) async fn establish(
                     DISCOVER,
                     match error {
                         // The request timeout: plain, as for any other request.
-                        e @ Error::Timeout { .. } => e,
-                        e => Error::DiscoverUnsupported {
+                        e @ Error::Request(RequestError::Timeout { .. }) => e,
+                        e => Error::Connect(ConnectError::DiscoverUnsupported {
                             source: Box::new(e),
-                        },
+                        }),
                     },
                 )),
                 // No fallback here: the HTTP error as it came.
@@ -157,17 +157,17 @@ async fn auto(
         }
         Failure::new(
             DISCOVER,
-            Error::FallbackFailed {
+            Error::Connect(ConnectError::FallbackFailed {
                 discover: Box::new(discover),
                 fallback: Box::new(fallback),
-            },
+            }),
         )
     };
     // The server went away without answering: restart it with `initialize` (unless it had
     // answered `initialize` with an error: then `initialize` first would not help).
     let gone = |error: Error, initialize_error: Option<&Error>| Failure {
-        restart_with_initialize: error.is_disconnected()
-            && initialize_error.is_none_or(Error::is_disconnected),
+        restart_with_initialize: error.is_connection_lost()
+            && initialize_error.is_none_or(Error::is_connection_lost),
         ..Failure::new(DISCOVER, error)
     };
     let discovering = discover(session, &client, command_line, deadline, timeout);
@@ -235,7 +235,7 @@ async fn auto(
                     None => initialize_error = Some(error),
                 },
             },
-            else => return Err(Failure::new(DISCOVER, Error::NotConnected)),
+            else => return Err(Failure::new(DISCOVER, Error::Disconnected(DisconnectedError::NotConnected))),
         }
     }
 }
@@ -243,10 +243,10 @@ async fn auto(
 /// The `DEBUG` line of [`Lifecycle::Auto`]'s fallback to `initialize` after `error`.
 fn log_fallback(command_line: &str, error: &Error) {
     match error {
-        Error::Http {
+        Error::Connect(ConnectError::Http {
             status: Some(status),
             ..
-        } => tracing::debug!(
+        }) => tracing::debug!(
             server = %command_line,
             "`server/discover` was refused with HTTP {status} and no JSON-RPC error (a server \
              before 2026-07-28); falling back to `initialize`"
@@ -294,7 +294,7 @@ enum Discovered {
 }
 
 /// Sends `server/discover` (again after -32022, with another version), all attempts before
-/// `deadline` (`timeout` is what an [`Error::Timeout`] reports).
+/// `deadline` (`timeout` is what a [`RequestError::Timeout`] reports).
 async fn discover(
     session: &Session,
     client: &Client,
@@ -326,7 +326,9 @@ async fn discover(
                 return read_discover_result(result, &preferred, client, command_line)
                     .map(Discovered::Modern);
             }
-            Err(Error::Timeout { method, .. }) => Error::Timeout { method, timeout },
+            Err(Error::Request(RequestError::Timeout { method, .. })) => {
+                Error::Request(RequestError::Timeout { method, timeout })
+            }
             Err(e) => e,
         };
         match classify_discover_error(&error) {
@@ -395,10 +397,10 @@ fn read_discover_result(
 /// client context on later requests, as in rmcp's `legacy_startup`.
 ///
 /// The request is bounded by what is left until `deadline` (the connect deadline); when it
-/// elapses the error is [`Error::Timeout`] with `timeout` = `request_timeout`, the bound of
+/// elapses the error is [`RequestError::Timeout`] with `timeout` = `request_timeout`, the bound of
 /// the whole lifecycle that elapsed. `notify_cancel`: whether a timeout sends
 /// `notifications/cancelled` (not for the `initialize` [`Lifecycle::Auto`] sends beside a
-/// pending `server/discover`). -32601 Method not found is [`Error::NotMcpServer`].
+/// pending `server/discover`). -32601 Method not found is [`ConnectError::NotMcpServer`].
 async fn initialize(
     session: &Session,
     client: Client,
@@ -417,18 +419,18 @@ async fn initialize(
         session.probe(INITIALIZE, params, remaining).await
     };
     let result = match reply {
-        Err(Error::Timeout { method, .. }) => {
-            return Err(Error::Timeout {
+        Err(Error::Request(RequestError::Timeout { method, .. })) => {
+            return Err(Error::Request(RequestError::Timeout {
                 method,
                 timeout: request_timeout,
-            });
+            }));
         }
-        Err(error @ Error::Rpc { code: -32601, .. }) => {
-            return Err(Error::NotMcpServer {
+        Err(error @ Error::Request(RequestError::Rpc { code: -32601, .. })) => {
+            return Err(Error::Connect(ConnectError::NotMcpServer {
                 command: command_line.to_owned(),
                 method: INITIALIZE.to_owned(),
                 source: Box::new(error),
-            });
+            }));
         }
         other => other?,
     };
@@ -475,11 +477,11 @@ async fn initialize(
 }
 
 fn invalid(command_line: &str, method: &str, reason: String) -> Error {
-    Error::InvalidResponse {
+    Error::Protocol(ProtocolError::InvalidResponse {
         command: command_line.to_owned(),
         method: method.to_owned(),
         reason,
-    }
+    })
 }
 
 fn no_common_version(
@@ -647,20 +649,20 @@ mod tests {
 
     #[test]
     fn handshake_errors_say_both_phases() {
-        let err = Error::Handshake {
+        let err = Error::Connect(ConnectError::Handshake {
             command: "srv".to_owned(),
             method: DISCOVER.to_owned(),
-            source: Box::new(Error::FallbackFailed {
-                discover: Box::new(Error::Rpc {
+            source: Box::new(Error::Connect(ConnectError::FallbackFailed {
+                discover: Box::new(Error::Request(RequestError::Rpc {
                     code: -32601,
                     message: "Method not found".to_owned(),
                     data: None,
-                }),
-                fallback: Box::new(Error::ConnectionClosed),
-            }),
+                })),
+                fallback: Box::new(Error::Disconnected(DisconnectedError::ConnectionClosed)),
+            })),
             exit: String::new(),
             stderr_tail: String::new(),
-        };
+        });
         assert_eq!(
             err.to_string(),
             "the MCP server/discover handshake with `srv` failed"
@@ -671,15 +673,15 @@ mod tests {
              found; the fallback `initialize` handshake failed too: MCP error -32000: Connection \
              closed"
         );
-        assert!(err.is_disconnected());
+        assert!(err.is_connection_lost());
         assert_eq!(err.rpc_code(), Some(-32000));
-        let err = Error::DiscoverUnsupported {
-            source: Box::new(Error::Rpc {
+        let err = Error::Connect(ConnectError::DiscoverUnsupported {
+            source: Box::new(Error::Request(RequestError::Rpc {
                 code: -32601,
                 message: "m".to_owned(),
                 data: None,
-            }),
-        };
+            })),
+        });
         assert_eq!(err.rpc_code(), Some(-32601));
         assert_eq!(
             err.chain().to_string(),

@@ -11,7 +11,7 @@ use super::config::{ConnectConfig, Lifecycle};
 use super::lifecycle::{self, Negotiated};
 use super::process;
 use super::session::Session;
-use crate::Error;
+use crate::error::{ConnectError, DisconnectedError, Error};
 
 /// How long a failed connect or a close waits for the server's last stderr lines after the
 /// process is gone.
@@ -98,7 +98,7 @@ impl Link {
             }
             Err(failure) => {
                 // A server that went away: say how it ended (an exit code often says why).
-                let exit = if failure.error.is_disconnected() {
+                let exit = if failure.error.is_connection_lost() {
                     link.exit_status().await
                 } else {
                     String::new()
@@ -110,13 +110,13 @@ impl Link {
                         exit,
                     });
                 }
-                Err(Started::Failed(Error::Handshake {
+                Err(Started::Failed(Error::Connect(ConnectError::Handshake {
                     command: link.command_line.clone(),
                     method: failure.method.to_owned(),
                     source: Box::new(failure.error),
                     exit,
                     stderr_tail: link.session.stderr_tail(),
-                }))
+                })))
             }
         }
     }
@@ -161,9 +161,11 @@ impl Link {
     /// Without the `http` feature, a URL pin is an error.
     #[cfg(not(feature = "http"))]
     fn http(_config: &ConnectConfig, url: &str) -> Result<Link, Error> {
-        Err(Error::HttpFeatureDisabled {
-            server: super::config::redact_url(url),
-        })
+        Err(Error::Config(
+            crate::error::ConfigError::HttpFeatureDisabled {
+                server: super::config::redact_url(url),
+            },
+        ))
     }
 
     fn new(
@@ -215,10 +217,13 @@ impl Link {
     }
 
     /// A request's error, with the server's exit status and stderr lines when the server
-    /// went away while it was pending ([`Error::ServerExited`]); other errors unchanged.
+    /// went away while it was pending ([`DisconnectedError::ServerExited`]); other errors
+    /// unchanged.
     pub(crate) async fn explain(&self, method: &str, error: Error) -> Error {
-        if !matches!(error, Error::ConnectionClosed)
-            || self.session.closed_by_client()
+        if !matches!(
+            error,
+            Error::Disconnected(DisconnectedError::ConnectionClosed)
+        ) || self.session.closed_by_client()
             || self.process.is_none()
         {
             return error;
@@ -226,12 +231,12 @@ impl Link {
         let exit = self.exit_status().await;
         // The stderr reader may still hold the last lines the server wrote before exiting.
         self.session.stderr_drained(STDERR_DRAIN).await;
-        Error::ServerExited {
+        Error::Disconnected(DisconnectedError::ServerExited {
             command: self.command_line.clone(),
             method: method.to_owned(),
             exit,
             stderr: self.session.stderr_tail(),
-        }
+        })
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::config::DISCOVER_PROBE_TIMEOUT;
 #[cfg(doc)]
 use super::config::Lifecycle;
-use crate::Error;
+use crate::error::{ConnectError, Error, RequestError};
 
 /// How long [`Lifecycle::Auto`] waits for `server/discover` alone before it sends
 /// `initialize` too: the smaller of half the request timeout and [`DISCOVER_PROBE_TIMEOUT`].
@@ -64,7 +64,7 @@ pub(crate) enum DiscoverError {
     /// Streamable HTTP: `400`, `404` or `405` with a body that is no JSON-RPC error (plain
     /// text, an HTML page, a JSON object): how a stateful server before 2026-07-28 refuses a
     /// request without a session. [`Lifecycle::Auto`] falls back to `initialize` on the same
-    /// URL; `Discover` fails with it. (`401`/`403` are [`Error::HttpAuth`], fatal.)
+    /// URL; `Discover` fails with it. (`401`/`403` are [`ConnectError::HttpAuth`], fatal.)
     HttpRejected,
     /// A 2026-07-28 rejection (-32020 header mismatch, -32021 missing required client
     /// capability), an authentication error or a broken connection: no fallback.
@@ -77,7 +77,7 @@ const REJECTED_STATUSES: [u16; 3] = [400, 404, 405];
 /// Classifies the error `server/discover` ended with.
 pub(crate) fn classify_discover_error(error: &Error) -> DiscoverError {
     match error {
-        Error::Rpc { code, data, .. } => {
+        Error::Request(RequestError::Rpc { code, data, .. }) => {
             let Ok(code) = i32::try_from(*code) else {
                 return DiscoverError::Legacy;
             };
@@ -98,11 +98,11 @@ pub(crate) fn classify_discover_error(error: &Error) -> DiscoverError {
                 DiscoverError::Legacy
             }
         }
-        Error::Timeout { .. } => DiscoverError::Timeout,
-        Error::Http {
+        Error::Request(RequestError::Timeout { .. }) => DiscoverError::Timeout,
+        Error::Connect(ConnectError::Http {
             status: Some(status),
             ..
-        } if REJECTED_STATUSES.contains(status) => DiscoverError::HttpRejected,
+        }) if REJECTED_STATUSES.contains(status) => DiscoverError::HttpRejected,
         _ => DiscoverError::Fatal,
     }
 }
@@ -125,12 +125,12 @@ pub(crate) fn next_candidate(
         .cloned()
 }
 
-/// Whether `discover` and `fallback` are both [`Error::Http`] with one status: the endpoint
+/// Whether `discover` and `fallback` are both [`ConnectError::Http`] with one status: the endpoint
 /// refused both requests alike.
 pub(crate) fn same_http_status(discover: &Error, fallback: &Error) -> bool {
     matches!(
         (discover, fallback),
-        (Error::Http { status: Some(a), .. }, Error::Http { status: Some(b), .. }) if a == b
+        (Error::Connect(ConnectError::Http { status: Some(a), .. }), Error::Connect(ConnectError::Http { status: Some(b), .. })) if a == b
     )
 }
 
@@ -139,6 +139,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::error::DisconnectedError;
 
     /// The method the errors below name.
     const DISCOVER: &str = "server/discover";
@@ -212,11 +213,11 @@ mod tests {
     }
 
     fn rpc(code: i64, data: Option<Value>) -> Error {
-        Error::Rpc {
+        Error::Request(RequestError::Rpc {
             code,
             message: "m".to_owned(),
             data,
-        }
+        })
     }
 
     #[test]
@@ -256,26 +257,26 @@ mod tests {
             DiscoverError::UnsupportedVersion { supported: vec![] }
         );
         assert_eq!(
-            classify_discover_error(&Error::Timeout {
+            classify_discover_error(&Error::Request(RequestError::Timeout {
                 method: DISCOVER.to_owned(),
                 timeout: Duration::from_secs(10)
-            }),
+            })),
             DiscoverError::Timeout
         );
         for e in [
-            Error::ConnectionClosed,
-            Error::NotConnected,
-            Error::MessageTooLarge { limit: 1 },
+            Error::Disconnected(DisconnectedError::ConnectionClosed),
+            Error::Disconnected(DisconnectedError::NotConnected),
+            Error::Request(RequestError::MessageTooLarge { limit: 1 }),
             http(Some(502)),
             http(Some(500)),
             http(None),
-            Error::HttpAuth {
+            Error::Connect(ConnectError::HttpAuth {
                 server: "u".to_owned(),
                 method: DISCOVER.to_owned(),
                 status: 401,
                 challenge: None,
                 hint: "h".to_owned(),
-            },
+            }),
         ] {
             assert_eq!(classify_discover_error(&e), DiscoverError::Fatal, "{e}");
         }
@@ -288,12 +289,12 @@ mod tests {
     }
 
     fn http(status: Option<u16>) -> Error {
-        Error::Http {
+        Error::Connect(ConnectError::Http {
             server: "u".to_owned(),
             method: DISCOVER.to_owned(),
             status,
             reason: "body: \"Bad Request\"".to_owned(),
-        }
+        })
     }
 
     /// A fallback refused with the same status as `server/discover` adds nothing: the

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::config::ConnectConfig;
-use crate::Error;
+use crate::error::{ConnectError, Error};
 
 /// Parent environment variables every server inherits when they are set, as the MCP
 /// TypeScript SDK's `getDefaultEnvironment()` does (`DEFAULT_INHERITED_ENV_VARS`).
@@ -120,7 +120,7 @@ fn program(command: &str) -> std::path::PathBuf {
 /// group on unix (so the whole tree can be signalled), killed when dropped.
 ///
 /// # Errors
-/// [`Error::Spawn`] naming the command line.
+/// [`ConnectError::Spawn`] naming the command line.
 pub(crate) fn spawn(config: &ConnectConfig) -> Result<Spawned, Error> {
     let mut cmd = Command::new(program(&config.command));
     cmd.args(&config.args)
@@ -137,9 +137,11 @@ pub(crate) fn spawn(config: &ConnectConfig) -> Result<Spawned, Error> {
     }
     #[cfg(unix)]
     cmd.process_group(0);
-    let spawn_error = |source| Error::Spawn {
-        command: command_line(&config.command, &config.args),
-        source,
+    let spawn_error = |source| {
+        Error::Connect(ConnectError::Spawn {
+            command: command_line(&config.command, &config.args),
+            source,
+        })
     };
     let mut child = cmd.spawn().map_err(spawn_error)?;
     let missing = || std::io::Error::other("a stdio pipe of the child is missing");

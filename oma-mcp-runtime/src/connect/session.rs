@@ -18,7 +18,9 @@ use super::inbox::{Inbox, Wire};
 use super::message::{Outgoing, Params, Reply};
 use super::stdio::Stdio;
 use super::transport::Transport;
-use crate::Error;
+#[cfg(doc)]
+use crate::error::ConnectError;
+use crate::error::{DisconnectedError, Error, RequestError};
 
 /// The `reason` of the `notifications/cancelled` sent when a caller cancels a request: what
 /// the TypeScript SDK sends for `AbortController.abort()` without a reason
@@ -96,9 +98,10 @@ impl Session {
     /// Sends a request and waits for its result, at most the request timeout.
     ///
     /// # Errors
-    /// [`Error::NotConnected`] when the session is closed; [`Error::ConnectionClosed`] when it
-    /// closes while waiting; [`Error::Rpc`] for a JSON-RPC error; [`Error::Timeout`] (after
-    /// sending `notifications/cancelled`); [`Error::MessageTooLarge`].
+    /// [`DisconnectedError::NotConnected`] when the session is closed;
+    /// [`DisconnectedError::ConnectionClosed`] when it closes while waiting; [`RequestError::Rpc`]
+    /// for a JSON-RPC error; [`RequestError::Timeout`] (after sending `notifications/cancelled`);
+    /// [`RequestError::MessageTooLarge`].
     pub(crate) async fn request(&self, method: &str, params: Value) -> Reply {
         self.send_and_wait(method, &params, None, self.timeout, true)
             .await
@@ -115,7 +118,7 @@ impl Session {
     /// ([`Params`]).
     ///
     /// # Errors
-    /// As [`Session::request`], plus [`Error::Cancelled`].
+    /// As [`Session::request`], plus [`RequestError::Cancelled`].
     pub(crate) async fn request_cancellable<P: Params + ?Sized>(
         &self,
         method: &str,
@@ -128,7 +131,7 @@ impl Session {
 
     /// As [`Session::request`], bounded by `timeout` instead of the request timeout (the rest
     /// of the connect deadline for `initialize`). A zero `timeout` fails with
-    /// [`Error::Timeout`] without sending anything.
+    /// [`RequestError::Timeout`] without sending anything.
     ///
     /// # Errors
     /// As [`Session::request`].
@@ -163,24 +166,26 @@ impl Session {
         timeout: Duration,
         notify_cancel: bool,
     ) -> Reply {
-        let cancelled_error = || Error::Cancelled {
-            method: method.to_owned(),
+        let cancelled_error = || {
+            Error::Request(RequestError::Cancelled {
+                method: method.to_owned(),
+            })
         };
         if cancel.is_some_and(CancellationToken::is_cancelled) {
             return Err(cancelled_error());
         }
         if timeout.is_zero() {
             // Nothing left of the deadline: sending would only make the server do useless work.
-            return Err(Error::Timeout {
+            return Err(Error::Request(RequestError::Timeout {
                 method: method.to_owned(),
                 timeout,
-            });
+            }));
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let line = framing::request_line(id, method, params)?;
         let (tx, rx) = oneshot::channel();
         if self.inbox.register(id, tx).is_err() {
-            return Err(Error::NotConnected);
+            return Err(Error::Disconnected(DisconnectedError::NotConnected));
         }
         let mut guard = PendingGuard {
             session: self,
@@ -192,12 +197,16 @@ impl Session {
         let message = Outgoing::request(id, method, params, line);
         if self.transport.send(message).is_err() {
             guard.disarm();
-            return Err(Error::NotConnected);
+            return Err(Error::Disconnected(DisconnectedError::NotConnected));
         }
         tracing::debug!(id, method, "request sent");
         // A failed write, like a closed connection, fails the pending entry (the transport,
         // `Inbox::close`), so the answer's channel is all there is to wait for.
-        let outcome = async { rx.await.unwrap_or(Err(Error::ConnectionClosed)) };
+        let outcome = async {
+            rx.await.unwrap_or(Err(Error::Disconnected(
+                DisconnectedError::ConnectionClosed,
+            )))
+        };
         let cancelled = async {
             match cancel {
                 Some(token) => token.cancelled().await,
@@ -213,10 +222,10 @@ impl Session {
                 }
                 Err(_) => {
                     guard.cancel(TIMEOUT_REASON);
-                    Err(Error::Timeout {
+                    Err(Error::Request(RequestError::Timeout {
                         method: method.to_owned(),
                         timeout,
-                    })
+                    }))
                 }
             },
             () = cancelled => {
@@ -235,9 +244,9 @@ impl Session {
             .send(Outgoing::notification(method, params.as_ref(), line));
     }
 
-    /// Marks the session closed (later requests fail with [`Error::NotConnected`], pending ones
-    /// with [`Error::ConnectionClosed`]) and closes the transport after queued messages (a
-    /// stdio server's stdin, so it sees EOF).
+    /// Marks the session closed (later requests fail with [`DisconnectedError::NotConnected`],
+    /// pending ones with [`DisconnectedError::ConnectionClosed`]) and closes the transport after
+    /// queued messages (a stdio server's stdin, so it sees EOF).
     pub(crate) fn close(&self) {
         self.inbox.close_by_client();
         self.transport.close();
@@ -246,9 +255,10 @@ impl Session {
     /// What the server-exit watcher runs once the server process has exited (and the rest of
     /// its process group was killed): waits up to `drain` for the reader to reach EOF, so the
     /// answers the server wrote before exiting are still delivered, then closes the session
-    /// as [`Session::close`] does: pending requests fail with [`Error::ConnectionClosed`],
-    /// later ones with [`Error::NotConnected`]. `drain` only matters when something outside
-    /// the process group still holds the server's stdout open.
+    /// as [`Session::close`] does: pending requests fail with
+    /// [`DisconnectedError::ConnectionClosed`], later ones with
+    /// [`DisconnectedError::NotConnected`]. `drain` only matters when something outside the process
+    /// group still holds the server's stdout open.
     pub(crate) fn close_after_exit(
         &self,
         drain: Duration,
@@ -297,9 +307,9 @@ impl Session {
         self.transport.stop(bound).await;
     }
 
-    /// The server's stderr lines that matter, formatted for [`Error::Handshake`] and
-    /// [`Error::ServerExited`]: `"; server stderr: a | b"`, or a bounded selection of the
-    /// first lines, the error-looking lines and the last lines (see
+    /// The server's stderr lines that matter, formatted for [`ConnectError::Handshake`] and
+    /// [`DisconnectedError::ServerExited`]: `"; server stderr: a | b"`, or a bounded selection of
+    /// the first lines, the error-looking lines and the last lines (see
     /// [`StderrLines::render`](super::stderr::StderrLines::render)); empty when the server
     /// wrote nothing, and over HTTP.
     pub(crate) fn stderr_tail(&self) -> String {
@@ -410,7 +420,12 @@ mod tests {
         let started = std::time::Instant::now();
         let reply = session.request("tools/list", serde_json::json!({})).await;
         assert!(
-            matches!(reply, Err(crate::Error::ConnectionClosed)),
+            matches!(
+                reply,
+                Err(crate::Error::Disconnected(
+                    crate::error::DisconnectedError::ConnectionClosed
+                ))
+            ),
             "{reply:?}"
         );
         assert!(started.elapsed() < std::time::Duration::from_secs(10));

@@ -18,12 +18,14 @@ use super::framing::{self, LineRead};
 use super::inbox::Inbox;
 use super::message::{Closed, Outgoing, lock};
 use super::stderr::Stderr;
-use crate::Error;
+#[cfg(doc)]
+use crate::error::DisconnectedError;
+use crate::error::{Error, RequestError};
 
 /// The most bytes waiting for a stdio server's stdin (64 MiB): while the server does not read
 /// (it is stuck, or busy without reading), a line that would queue past this is not queued.
-/// A request's line fails that request with [`Error::ServerNotReading`]; a line the client owes
-/// the server (an answer to its `ping` or `elicitation/create`, `notifications/cancelled`)
+/// A request's line fails that request with [`RequestError::ServerNotReading`]; a line the client
+/// owes the server (an answer to its `ping` or `elicitation/create`, `notifications/cancelled`)
 /// is dropped with a warning. A single line is always taken when nothing waits, whatever its
 /// size, so a large argument still reaches a server that reads.
 pub const MAX_STDIN_BACKLOG: usize = 64 * 1024 * 1024;
@@ -197,7 +199,7 @@ impl Pipe {
     }
 
     /// Writes one line (`id`: its request's); when the line cannot be written, the request
-    /// fails with [`Error::ConnectionClosed`].
+    /// fails with [`DisconnectedError::ConnectionClosed`].
     fn send_line(&self, bytes: Vec<u8>, id: Option<u64>) -> Result<(), Closed> {
         let mut st = lock(&self.state);
         if st.closing {
@@ -257,11 +259,11 @@ impl Pipe {
         match id {
             Some(id) => self.inbox.fail(
                 id,
-                Error::ServerNotReading {
+                Error::Request(RequestError::ServerNotReading {
                     command: command.clone(),
                     waiting,
                     limit: MAX_STDIN_BACKLOG,
-                },
+                }),
             ),
             None => tracing::warn!(
                 "the MCP server `{command}` does not read its stdin ({waiting} bytes wait): a \
@@ -327,7 +329,7 @@ fn poll_write(
 
 /// The writer task of a [`Pipe`]: writes what the pipe did not take at once, as it drains;
 /// closes stdin after the queued lines once [`Pipe::close`] ran, and then ends. When a write
-/// fails, the requests whose lines it held fail with [`Error::ConnectionClosed`].
+/// fails, the requests whose lines it held fail with [`DisconnectedError::ConnectionClosed`].
 async fn write_loop(pipe: Arc<Pipe>) {
     loop {
         pipe.wake.notified().await;

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::ToolDefinition;
-use crate::Error;
+use crate::error::{ConfigError, Error};
 
 /// The tools known to a set of agents, by name (open-multi-agent's `ToolRegistry`).
 ///
@@ -47,7 +47,9 @@ impl ToolRegistry {
     fn insert(&self, tool: ToolDefinition, runtime_added: bool) -> Result<(), Error> {
         let mut inner = self.write();
         if inner.tools.contains_key(&tool.name) {
-            return Err(Error::DuplicateTool { name: tool.name });
+            return Err(Error::Config(ConfigError::DuplicateTool {
+                name: tool.name,
+            }));
         }
         let seq = inner.next_seq;
         inner.next_seq += 1;
@@ -66,7 +68,7 @@ impl ToolRegistry {
     /// [`ToolGrants`] allowlist.
     ///
     /// # Errors
-    /// [`Error::DuplicateTool`] when the name is taken, exactly open-multi-agent's text:
+    /// [`ConfigError::DuplicateTool`] when the name is taken, exactly open-multi-agent's text:
     /// `ToolRegistry: a tool named "<name>" is already registered. Use a unique name or
     /// deregister the existing one first.` The registry is then unchanged.
     pub fn register(&self, tool: ToolDefinition) -> Result<(), Error> {
@@ -77,7 +79,7 @@ impl ToolRegistry {
     /// registration is then the grant, though a [`ToolGrants`] denylist still wins.
     ///
     /// # Errors
-    /// [`Error::DuplicateTool`], as [`ToolRegistry::register`].
+    /// [`ConfigError::DuplicateTool`], as [`ToolRegistry::register`].
     pub fn register_runtime(&self, tool: ToolDefinition) -> Result<(), Error> {
         self.insert(tool, true)
     }
@@ -86,7 +88,7 @@ impl ToolRegistry {
     /// registry.register(tool)`: stops at the first duplicate, keeping those registered before.
     ///
     /// # Errors
-    /// [`Error::DuplicateTool`] for the first name already taken.
+    /// [`ConfigError::DuplicateTool`] for the first name already taken.
     pub fn register_all(
         &self,
         tools: impl IntoIterator<Item = ToolDefinition>,
@@ -264,7 +266,9 @@ mod tests {
             "ToolRegistry: a tool named \"github_search\" is already registered. Use a unique \
              name or deregister the existing one first."
         );
-        assert!(matches!(e, Error::DuplicateTool { name } if name == "github_search"));
+        assert!(
+            matches!(e, Error::Config(ConfigError::DuplicateTool { name }) if name == "github_search")
+        );
         assert!(registry.register_runtime(tool("github_search")).is_err());
         assert_eq!(registry.len(), 1);
         assert!(!registry.is_runtime_added("github_search"));
@@ -276,7 +280,7 @@ mod tests {
         let e = registry
             .register_all([tool("x"), tool("y"), tool("x"), tool("z")])
             .unwrap_err();
-        assert!(matches!(e, Error::DuplicateTool { name } if name == "x"));
+        assert!(matches!(e, Error::Config(ConfigError::DuplicateTool { name }) if name == "x"));
         let names: Vec<String> = registry.list().iter().map(|t| t.name.clone()).collect();
         assert_eq!(names, ["x", "y"]);
     }

@@ -9,7 +9,7 @@ use jsonschema::Draft;
 use serde_json::Value;
 
 use super::{Dialect, Problem, invalid_input_message};
-use crate::Error;
+use crate::error::{Error, ProtocolError};
 
 /// The `jsonschema` crate's draft for `dialect`.
 fn draft(dialect: Dialect) -> Draft {
@@ -43,9 +43,9 @@ impl Validator {
     /// error), in the dialect its `$schema` names ([`Dialect::of`]).
     ///
     /// # Errors
-    /// [`Error::InvalidSchema`] naming the tool, the JSON pointer in the schema and the reason,
-    /// when the schema is not valid for its dialect's meta-schema, has a `$ref` that does not
-    /// resolve locally, or otherwise cannot be compiled.
+    /// [`ProtocolError::InvalidSchema`] naming the tool, the JSON pointer in the schema and the
+    /// reason, when the schema is not valid for its dialect's meta-schema, has a `$ref` that does
+    /// not resolve locally, or otherwise cannot be compiled.
     pub fn new(tool: &str, schema: &Value) -> Result<Self, Error> {
         let dialect = Dialect::of(schema);
         let built = catch_unwind(AssertUnwindSafe(|| {
@@ -56,14 +56,16 @@ impl Validator {
                 .offline()
                 .build(schema)
         }));
-        let invalid = |pointer: &str, reason: String| Error::InvalidSchema {
-            tool: tool.to_owned(),
-            pointer: if pointer.is_empty() {
-                "/".to_owned()
-            } else {
-                pointer.to_owned()
-            },
-            reason,
+        let invalid = |pointer: &str, reason: String| {
+            Error::Protocol(ProtocolError::InvalidSchema {
+                tool: tool.to_owned(),
+                pointer: if pointer.is_empty() {
+                    "/".to_owned()
+                } else {
+                    pointer.to_owned()
+                },
+                reason,
+            })
         };
         match built {
             Ok(Ok(inner)) => Ok(Self { dialect, inner }),
@@ -577,7 +579,7 @@ mod tests {
         ] {
             let e = Validator::new("t", &json!({"properties": {"x": {"$ref": r}}})).unwrap_err();
             assert!(
-                matches!(&e, Error::InvalidSchema { tool, .. } if tool == "t"),
+                matches!(&e, Error::Protocol(ProtocolError::InvalidSchema { tool, .. }) if tool == "t"),
                 "{e}"
             );
         }

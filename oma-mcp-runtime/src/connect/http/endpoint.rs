@@ -15,7 +15,7 @@ use super::super::message::{Outgoing, lock};
 use super::headers::{self, Annotations, LAST_EVENT_ID, PROTOCOL_VERSION, RESERVED, SESSION_ID};
 use super::outgoing::Post;
 use super::state::Connection;
-use crate::Error;
+use crate::error::{ConfigError, ConnectError, Error};
 use crate::quote::cut;
 
 /// How long [`Http::end_session`] waits for the `DELETE`.
@@ -54,20 +54,22 @@ impl Http {
     /// The endpoint for `config.url`, with its headers read (environment values now).
     ///
     /// # Errors
-    /// [`Error::MissingEnv`] for a variable that is not set, [`Error::InvalidHeader`] for a
-    /// header that is not valid or is reserved, [`Error::InvalidUrl`] for a URL that is not
-    /// an absolute `http(s)` URL.
+    /// [`ConfigError::MissingEnv`] for a variable that is not set, [`ConfigError::InvalidHeader`]
+    /// for a header that is not valid or is reserved, [`ConfigError::InvalidUrl`] for a URL that is
+    /// not an absolute `http(s)` URL.
     pub(crate) fn new(config: &ConnectConfig, url: &str) -> Result<Self, Error> {
         let label = redact_url(url);
         let parsed = reqwest::Url::parse(url)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
-            .ok_or_else(|| Error::InvalidUrl { url: label.clone() })?;
+            .ok_or_else(|| Error::Config(ConfigError::InvalidUrl { url: label.clone() }))?;
         let mut headers = HeaderMap::new();
-        let invalid = |name: &str, reason: &str| Error::InvalidHeader {
-            name: cut(name, 100),
-            server: label.clone(),
-            reason: reason.to_owned(),
+        let invalid = |name: &str, reason: &str| {
+            Error::Config(ConfigError::InvalidHeader {
+                name: cut(name, 100),
+                server: label.clone(),
+                reason: reason.to_owned(),
+            })
         };
         let mut add = |name: &str, value: &str, secret: bool| -> Result<(), Error> {
             let header = HeaderName::from_bytes(name.as_bytes())
@@ -89,9 +91,11 @@ impl Http {
             add(name, value, false)?;
         }
         let env = |var: &str, header: &str| {
-            std::env::var(var).map_err(|_| Error::MissingEnv {
-                var: var.to_owned(),
-                header: header.to_owned(),
+            std::env::var(var).map_err(|_| {
+                Error::Config(ConfigError::MissingEnv {
+                    var: var.to_owned(),
+                    header: header.to_owned(),
+                })
             })
         };
         let mut used = Vec::new();
@@ -136,10 +140,12 @@ impl Http {
             .redirect(policy)
             .connect_timeout(CONNECT_TIMEOUT.min(config.request_timeout))
             .build()
-            .map_err(|e| Error::HttpUnreachable {
-                server: label.clone(),
-                method: "connect".to_owned(),
-                source: Box::new(e.without_url()),
+            .map_err(|e| {
+                Error::Connect(ConnectError::HttpUnreachable {
+                    server: label.clone(),
+                    method: "connect".to_owned(),
+                    source: Box::new(e.without_url()),
+                })
             })?;
         Ok(Self {
             client,
@@ -270,27 +276,27 @@ impl Http {
         }
     }
 
-    /// [`Error::Http`] for `method`, naming this endpoint.
+    /// [`ConnectError::Http`] for `method`, naming this endpoint.
     pub(super) fn http_error(
         &self,
         method: &str,
         status: Option<StatusCode>,
         reason: String,
     ) -> Error {
-        Error::Http {
+        Error::Connect(ConnectError::Http {
             server: self.label.clone(),
             method: method.to_owned(),
             status: status.map(|s| s.as_u16()),
             reason,
-        }
+        })
     }
 
-    /// [`Error::HttpUnreachable`] for `method`, with reqwest's error (without the URL).
+    /// [`ConnectError::HttpUnreachable`] for `method`, with reqwest's error (without the URL).
     pub(super) fn unreachable(&self, method: &str, error: reqwest::Error) -> Error {
-        Error::HttpUnreachable {
+        Error::Connect(ConnectError::HttpUnreachable {
             server: self.label.clone(),
             method: method.to_owned(),
             source: Box::new(error.without_url()),
-        }
+        })
     }
 }

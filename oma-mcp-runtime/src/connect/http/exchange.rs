@@ -21,7 +21,7 @@ use super::headers::SESSION_ID;
 use super::outgoing::{Post, Queue};
 use super::sse::{self, DEFAULT_RETRY, StreamEnd};
 use super::state::Renewal;
-use crate::Error;
+use crate::error::{ConnectError, Error, RequestError};
 use crate::quote::cut;
 
 impl Http {
@@ -135,13 +135,13 @@ impl Http {
                 .headers()
                 .get(header::WWW_AUTHENTICATE)
                 .map(|v| cut(&String::from_utf8_lossy(v.as_bytes()), BODY_EXCERPT));
-            return Err(Error::HttpAuth {
+            return Err(Error::Connect(ConnectError::HttpAuth {
                 server: self.label.clone(),
                 method: method.to_owned(),
                 status: status.as_u16(),
                 challenge,
                 hint: self.auth_hint.clone(),
-            });
+            }));
         }
         if status.is_redirection() {
             let location = response
@@ -168,7 +168,7 @@ impl Http {
             && let Some(error) = message.get("error")
             && let Some(code) = error.get("code").and_then(Value::as_i64)
         {
-            return Err(Error::Rpc {
+            return Err(Error::Request(RequestError::Rpc {
                 code,
                 message: error
                     .get("message")
@@ -176,7 +176,7 @@ impl Http {
                     .unwrap_or_default()
                     .to_owned(),
                 data: error.get("data").cloned(),
-            });
+            }));
         }
         let text = String::from_utf8_lossy(&bytes);
         let hint = if status == StatusCode::NOT_FOUND {
@@ -198,14 +198,14 @@ impl Http {
             .content_length()
             .is_some_and(|len| len > limit as u64)
         {
-            return Err(Error::MessageTooLarge { limit });
+            return Err(Error::Request(RequestError::MessageTooLarge { limit }));
         }
         let mut body = Vec::new();
         loop {
             match response.chunk().await {
                 Ok(Some(chunk)) => {
                     if body.len() + chunk.len() > limit {
-                        return Err(Error::MessageTooLarge { limit });
+                        return Err(Error::Request(RequestError::MessageTooLarge { limit }));
                     }
                     body.extend_from_slice(&chunk);
                 }
@@ -231,7 +231,9 @@ impl Http {
         loop {
             let (last_event_id, retry) = match end {
                 StreamEnd::Answered => return Ok(()),
-                StreamEnd::TooLarge => return Err(Error::MessageTooLarge { limit }),
+                StreamEnd::TooLarge => {
+                    return Err(Error::Request(RequestError::MessageTooLarge { limit }));
+                }
                 // A stream that carries no request (the answer to a notification) just ends.
                 _ if id.is_none() => return Ok(()),
                 StreamEnd::Broken(reason) => {

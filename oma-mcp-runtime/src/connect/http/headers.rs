@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use base64::Engine as _;
 use serde_json::Value;
 
+#[cfg(doc)]
+use crate::error::ConfigError;
 use crate::quote::cut;
 
 /// `Mcp-Session-Id` (MCP 2025-03-26, "Session Management").
@@ -26,7 +28,7 @@ pub(super) const MCP_PARAM_PREFIX: &str = "Mcp-Param-";
 pub(super) const STANDARD_HEADERS_VERSION: &str = "2026-07-28";
 
 /// Headers the transport sets itself; configuring one is an
-/// [`Error::InvalidHeader`](crate::Error::InvalidHeader).
+/// [`ConfigError::InvalidHeader`].
 pub(super) const RESERVED: &[&str] = &[
     "accept",
     "content-type",

@@ -1,0 +1,81 @@
+//! [`RequestError`]: this request failed; the session goes on.
+
+/// This request failed, and the session goes on: the server answered with a JSON-RPC error,
+/// did not answer in time, the caller cancelled the call, the answer was larger than the
+/// configured limit, or the server did not read its stdin. Later requests of the same client
+/// are sent as usual; whether retrying this one helps depends on the variant (its message
+/// says).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The server answered a request with a JSON-RPC error. `Display` is exactly the contract's
+    /// `MCP error <code>: <message>`.
+    #[error("MCP error {code}: {message}")]
+    Rpc {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The JSON-RPC error message.
+        message: String,
+        /// The error's `data` member, raw, when present.
+        data: Option<serde_json::Value>,
+    },
+
+    /// A request got no answer within the request timeout (open-multi-agent's `requestTimeoutMs`,
+    /// default 60 s). `Display` is exactly the contract's text; a `notifications/cancelled` was
+    /// sent (except for [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto)'s `server/discover`
+    /// and the `initialize` sent beside it, which are abandoned silently, as rmcp does).
+    #[error("MCP error -32001: Request timed out")]
+    Timeout {
+        /// The JSON-RPC method that timed out (`server/discover`, `initialize`, `tools/list`,
+        /// `tools/call`).
+        method: String,
+        /// The timeout that elapsed: the request timeout; for the lifecycle requests
+        /// (`server/discover`, `initialize`) the request timeout too, the one deadline of the
+        /// whole lifecycle.
+        timeout: std::time::Duration,
+    },
+
+    /// A call was cancelled through its [`CancellationToken`](crate::CancellationToken) (the
+    /// open-multi-agent's abort signal) before an answer arrived. `Display` is the message of the
+    /// abort reason the TypeScript SDK rejects with (`AbortController.abort()` without a reason:
+    /// a `DOMException` `AbortError`); a `notifications/cancelled` was sent when the request
+    /// had been sent.
+    #[error("This operation was aborted")]
+    Cancelled {
+        /// The JSON-RPC method that was cancelled (`tools/call`).
+        method: String,
+    },
+
+    /// The server sent a message (one line) larger than the configured limit; the session goes
+    /// on with the next line. When the message's first 4 KiB show a response with an `id`
+    /// (`{"jsonrpc":"2.0","id":7,"result":…`, the order rmcp and the Python SDK write), only
+    /// that request fails with this error; an oversized server request or notification fails
+    /// none. When the `id` cannot be read there (the TypeScript SDK writes it after `result`),
+    /// every request pending at that moment fails with this error, as the lost answer may be
+    /// any of theirs. Raise the limit to get such answers.
+    #[error(
+        "the MCP server sent a message larger than the limit of {limit} bytes; raise it with \
+         `ConnectConfig::with_max_message_size` (manifest key `max-message-bytes`)"
+    )]
+    MessageTooLarge {
+        /// The limit in bytes ([`crate::ConnectConfig::max_message_size`]).
+        limit: usize,
+    },
+
+    /// A stdio server does not read its stdin: with this request's line, more than
+    /// [`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG) bytes would wait for it, so the
+    /// request was not sent. Once the server reads what waits, requests are sent as usual.
+    #[error(
+        "the MCP server `{command}` does not read its stdin: {waiting} bytes already wait to be \
+         written and this request would pass the limit of {limit} bytes, so it was not sent; \
+         the server is stuck or busy (retry later, or restart it)"
+    )]
+    ServerNotReading {
+        /// The server's command line.
+        command: String,
+        /// The bytes that waited for the server's stdin.
+        waiting: usize,
+        /// The limit in bytes ([`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG)).
+        limit: usize,
+    },
+}
