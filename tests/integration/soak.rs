@@ -937,7 +937,7 @@ async fn drip(run: &str, timeout: Duration) {
 
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
+#[ignore = "slow tier (a short soak, a few seconds each): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_cycles_against_the_own_server() {
     run_isolated(
         &Scenario::Cycles {
@@ -951,7 +951,7 @@ fn short_cycles_against_the_own_server() {
 
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
+#[ignore = "slow tier (a short soak, a few seconds each): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_cycles_against_a_stubborn_server() {
     run_isolated(
         &Scenario::Cycles {
@@ -965,7 +965,7 @@ fn short_cycles_against_a_stubborn_server() {
 
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
+#[ignore = "slow tier (a short soak, a few seconds each): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_calls_with_timeouts_and_cancellations() {
     run_isolated(
         &Scenario::Calls {
@@ -980,7 +980,7 @@ fn short_calls_with_timeouts_and_cancellations() {
 
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
+#[ignore = "slow tier (a short soak, a few seconds each): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_flood_of_messages() {
     run_isolated(
         &Scenario::Flood {
@@ -994,7 +994,7 @@ fn short_flood_of_messages() {
 
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
+#[ignore = "slow tier (a short soak, a few seconds each): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_flood_of_progress() {
     run_isolated(
         &Scenario::Flood {
@@ -1008,7 +1008,7 @@ fn short_flood_of_progress() {
 
 #[cfg(target_os = "linux")]
 #[test]
-#[ignore = "slow tier (a short soak, about a minute): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
+#[ignore = "slow tier (a short soak, a few seconds each): scripts/test runs it; alone: cargo test -p oma-mcp-test-server --all-features --test integration -- --ignored soak::short_"]
 fn short_drip() {
     run_isolated(
         &Scenario::Drip {
