@@ -326,7 +326,11 @@ async fn discover(
                 return read_discover_result(result, &preferred, client, command_line)
                     .map(Discovered::Modern);
             }
-            Err(Error::Timeout { method, .. }) => Error::Timeout { method, timeout },
+            Err(Error::Timeout { method, .. }) => Error::Timeout {
+                method,
+                timeout,
+                per_call: false,
+            },
             Err(e) => e,
         };
         match classify_discover_error(&error) {
@@ -421,6 +425,7 @@ async fn initialize(
             return Err(Error::Timeout {
                 method,
                 timeout: request_timeout,
+                per_call: false,
             });
         }
         Err(error @ Error::Rpc { code: -32601, .. }) => {

@@ -258,7 +258,8 @@ mod tests {
         assert_eq!(
             classify_discover_error(&Error::Timeout {
                 method: DISCOVER.to_owned(),
-                timeout: Duration::from_secs(10)
+                timeout: Duration::from_secs(10),
+                per_call: false,
             }),
             DiscoverError::Timeout
         );
