@@ -231,8 +231,8 @@ pub use stdio::MAX_STDIN_BACKLOG;
 use crate::text::excerpt;
 use crate::{Error, Snapshot};
 use link::{Link, Started};
-pub(crate) use session::ProgressToken;
 use oma_mcp_core::snapshot::SnapshotSource;
+pub(crate) use session::ProgressToken;
 
 /// The most `tools/list` pages [`McpClient::list_tools_raw`] reads: a server that keeps
 /// sending new cursors gets an [`Error::InvalidResponse`] instead of being paged forever.

@@ -39,10 +39,10 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-#[cfg(feature = "validate")]
-use crate::validate::Validator;
 #[cfg(doc)]
 use crate::McpClient;
+#[cfg(feature = "validate")]
+use crate::validate::Validator;
 
 pub use call::{CallError, TypedResult, typed_output};
 

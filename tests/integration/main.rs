@@ -134,7 +134,9 @@ pub fn args(value: Value) -> Option<Map<String, Value>> {
 /// The mapped result of the `echo` tool (own server and server-everything) with `message`.
 pub async fn echo(client: &McpClient, message: &str) -> ToolResult {
     client
-        .call_tool("echo", args(serde_json::json!({ "message": message })))
+        .call_tool("echo")
+        .arguments(args(serde_json::json!({ "message": message })))
+        .mapped()
         .await
 }
 

@@ -256,7 +256,9 @@ async fn a_timed_out_call_sends_notifications_cancelled() {
         .await
         .unwrap();
     let err = client
-        .call_tool_raw("sleep", args(json!({"ms": 10_000})))
+        .call_tool("sleep")
+        .arguments(args(json!({"ms": 10_000})))
+        .raw()
         .await
         .unwrap_err();
     assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
@@ -350,17 +352,19 @@ async fn cancelling_an_in_flight_call() {
         "Tool \"own_echo\" was aborted before execution began."
     );
     let e = client
-        .call_tool_raw_with_cancel("echo", args(json!({"message": "x"})), &gone)
+        .call_tool("echo")
+        .arguments(args(json!({"message": "x"})))
+        .cancel_on(&gone)
+        .raw()
         .await
         .unwrap_err();
     assert!(e.is_cancelled());
     assert_eq!(e.to_string(), "This operation was aborted");
     let r = client
-        .call_tool_with_cancel(
-            "echo",
-            args(json!({"message": "y"})),
-            &CancellationToken::new(),
-        )
+        .call_tool("echo")
+        .arguments(args(json!({"message": "y"})))
+        .cancel_on(&CancellationToken::new())
+        .mapped()
         .await;
     assert_eq!(r.data, "Echo: y");
     let sent = calls_through(&log, ("echo", json!({"message": "y"}))).await;

@@ -403,7 +403,13 @@ impl Ours {
             }
             Ok(())
         } else {
-            check_echo(&client.call_tool("echo").arguments(echo_args()).raw().await?)
+            check_echo(
+                &client
+                    .call_tool("echo")
+                    .arguments(echo_args())
+                    .raw()
+                    .await?,
+            )
         }
     }
 }

@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use oma_mcp_runtime::tool::{ToolCallDecision, gate_fn};
 use oma_mcp_runtime::{
-    ConnectConfig, McpTool, ToolContext, ToolDefinition, ToolExecutor, ToolGrants,
-    ToolRegistry, connect_mcp_tools,
+    ConnectConfig, McpTool, ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry,
+    connect_mcp_tools,
 };
 use serde_json::json;
 

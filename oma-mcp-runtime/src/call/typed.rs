@@ -59,7 +59,10 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
                 );
             }
             Err(e) => {
-                return ToolResult::failed(name, &format!("arguments could not be serialized: {e}"));
+                return ToolResult::failed(
+                    name,
+                    &format!("arguments could not be serialized: {e}"),
+                );
             }
         };
         mapped_reply(name, self.parts.send(arguments.as_ref()).await)

@@ -136,7 +136,8 @@ impl Session {
         timeout: Option<Duration>,
     ) -> Reply {
         let bound = timeout.map_or(Bound::Session(self.timeout), Bound::PerCall);
-        self.send_and_wait(method, params, cancel, bound, true).await
+        self.send_and_wait(method, params, cancel, bound, true)
+            .await
     }
 
     /// As [`Session::request`], bounded by `timeout` instead of the request timeout (the rest

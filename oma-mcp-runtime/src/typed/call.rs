@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
+use super::McpTool;
 #[cfg(feature = "validate")]
 use super::output_validator_for;
-use super::McpTool;
 use crate::validate::{Problem, invalid_input_message};
 use crate::{ToolResult, map_call_result};
 
