@@ -123,7 +123,7 @@ mod sealed {
 #[diagnostic::on_unimplemented(
     message = "`{T}` is a consequential MCP tool: calling it needs an explicit confirmation",
     label = "consequential: not callable without a confirmation",
-    note = "once the call is confirmed, add `.confirmed()` before the ending: `client.call(args).confirmed().mapped()` (or `.typed()`)"
+    note = "once your program has confirmed the call, add `.confirmed()` before the ending: `client.call(args).confirmed().mapped()` (or `.typed()`)"
 )]
 pub trait Permit<T: McpTool>: sealed::Sealed {
     /// `true` for [`Confirmed`]: the endings check at compile time that an unconfirmed call

@@ -112,7 +112,7 @@ pub trait ToolArgs: serde::Serialize {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a consequential MCP tool: calling it needs an explicit confirmation",
     label = "consequential: not callable without a confirmation",
-    note = "once the call is confirmed, add `.confirmed()` before the ending: `client.call(args).confirmed().mapped()` (or `.typed()`)"
+    note = "once your program has confirmed the call, add `.confirmed()` before the ending: `client.call(args).confirmed().mapped()` (or `.typed()`)"
 )]
 pub trait NotConsequential: McpTool {}
 
