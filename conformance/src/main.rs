@@ -19,7 +19,8 @@
 //! runtime: it never shapes a request itself. As an application would, it answers elicitation
 //! requests (with [`accept_defaults`], whether they come as server requests or inside an
 //! `input_required` result, SEP-2322) and drives the `input_required` rounds with
-//! [`McpClient::call_tool_outcome`] and [`McpClient::call_tool_answering`]. It logs each step on
+//! [`ToolCall::outcome`](oma_mcp_runtime::ToolCall::outcome) and
+//! [`ToolCall::answering`](oma_mcp_runtime::ToolCall::answering). It logs each step on
 //! stderr (the suite keeps it in `stderr.txt` beside `checks.json`) and exits 0 when every step
 //! succeeded, 1 when one failed (a connect or call error, an `isError` result, a task result, an
 //! input request it cannot answer) and 2 on a usage error (no URL, no or unknown scenario, bad
@@ -393,7 +394,9 @@ async fn call(
     ));
     let failed = |e: oma_mcp_runtime::Error| format!("tools/call `{tool}` failed: {}", e.chain());
     let mut outcome = client
-        .call_tool_outcome(tool, Some(arguments.clone()))
+        .call_tool(tool)
+        .arguments(arguments.clone())
+        .outcome()
         .await
         .map_err(failed)?;
     let mut rounds = 0;
@@ -411,7 +414,10 @@ async fn call(
                 let responses = answer_input_requests(&required.input_requests)
                     .map_err(|e| format!("`{tool}`: {e}"))?;
                 outcome = client
-                    .call_tool_answering(tool, Some(arguments.clone()), &required, responses)
+                    .call_tool(tool)
+                    .arguments(arguments.clone())
+                    .answering(&required, responses)
+                    .outcome()
                     .await
                     .map_err(failed)?;
             }

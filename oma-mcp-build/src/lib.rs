@@ -61,7 +61,7 @@
 //! #[tokio::main(flavor = "current_thread")]
 //! async fn main() -> Result<(), oma_mcp_runtime::Error> {
 //!     let client = oma_mcp_runtime::connect_mcp_tools(everything::connect_config()).await?;
-//!     let result = client.invoke(everything::EchoArgs::new("hi")).await;
+//!     let result = client.call(everything::EchoArgs::new("hi")).mapped().await;
 //!     assert_eq!(result.data, "Echo: hi");
 //!     client.disconnect().await;
 //!     Ok(())

@@ -453,7 +453,7 @@ fn same_shapes_convert_into_each_other() {
     assert_eq!(args.entities[0].entity_type, "place");
 }
 
-/// Every argument type knows its tool (`ToolArgs`), so `client.invoke(args)` needs no marker;
+/// Every argument type knows its tool (`ToolArgs`), so `client.call(args)` needs no marker;
 /// only tools that are not consequential are `NotConsequential`.
 #[test]
 fn arguments_know_their_tool() {
@@ -480,18 +480,19 @@ fn arguments_know_their_tool() {
     assert_eq!(serde_json::to_value(&untyped).unwrap(), json!({"s": "x"}));
 }
 
-/// A consequential tool runs through the confirmed calls (the plain ones do not compile
+/// A consequential tool runs through a confirmed call (an unconfirmed one does not compile
 /// for it: `tests/compile-fail/consequential_call.rs`). Compiled, not run (no server here).
 #[allow(dead_code)]
 async fn consequential_tools_run_with_a_confirmation(client: &oma_mcp_runtime::McpClient) {
-    use oma_mcp_runtime::Confirmed;
     let args = FilesDeleteArgs::new(vec!["a.txt".to_owned()], None);
-    let _: oma_mcp_runtime::ToolResult = client.invoke_confirmed(args.clone(), Confirmed).await;
-    let typed = client.invoke_typed_confirmed(args, Confirmed).await;
+    let _: oma_mcp_runtime::ToolResult = client.call(args.clone()).confirmed().mapped().await;
+    let typed = client.call(args).confirmed().typed().await;
     let _: Option<Option<serde_json::Value>> = typed.ok().map(|t| t.output);
     // Tools that are not consequential take a confirmation too.
     let _ = client
-        .invoke_confirmed(GetSumArgs::new(1.0, 2.0), Confirmed)
+        .call(GetSumArgs::new(1.0, 2.0))
+        .confirmed()
+        .mapped()
         .await;
 }
 

@@ -3,9 +3,9 @@
 //! (SEP-2322, `"input_required"`), or a task (`"task"`, not supported yet).
 //!
 //! A result without `resultType` (every revision before 2026-07-28) or with `"complete"` is
-//! complete. In oma-mcp-runtime, `McpClient::call_tool_outcome` returns a [`CallOutcome`], and
-//! `McpClient::call_tool_answering` sends the same call again with the caller's
-//! `inputResponses` and the exact `requestState`. The mapped calls (`McpClient::call_tool`,
+//! complete. In oma-mcp-runtime, a call ended with `ToolCall::outcome` returns a
+//! [`CallOutcome`], and `ToolCall::answering` sends the same call again with the caller's
+//! `inputResponses` and the exact `requestState`. The mapped calls (`ToolCall::mapped`,
 //! the tool layer, typed calls) report the two other kinds as an error result that says what
 //! the server wants, instead of mapping them as if they were content ([`not_complete`]).
 
@@ -22,7 +22,7 @@ pub enum CallOutcome {
     /// [`map_call_result`](crate::map_call_result).
     Complete(Value),
     /// The server needs input before it can finish (`"input_required"`, SEP-2322): answer
-    /// with oma-mcp-runtime's `McpClient::call_tool_answering`.
+    /// with oma-mcp-runtime's `ToolCall::answering`.
     InputRequired(InputRequired),
     /// The server started a task (`"task"`) instead of answering; oma-mcp does not poll tasks
     /// yet. The raw result.
@@ -102,7 +102,7 @@ impl InputRequired {
 /// The error result a mapped call gives for a result that is not complete, or `None` for a
 /// complete one: `MCP tool "<name>" failed: the server needs input before the tool can
 /// finish (resultType "input_required", MCP 2026-07-28): confirm: elicitation/create
-/// "Please confirm"; answer it with McpClient::call_tool_outcome and call_tool_answering, or
+/// "Please confirm"; answer it with ToolCall::outcome and ToolCall::answering, or
 /// `oma-mcp call --input`` — or, for a task, that tasks are not supported yet.
 pub fn not_complete(raw_name: &str, result: &Value) -> Option<ToolResult> {
     match result.get("resultType").and_then(Value::as_str) {
@@ -119,8 +119,8 @@ pub fn not_complete(raw_name: &str, result: &Value) -> Option<ToolResult> {
                 &format!(
                     "the server needs input before the tool can finish (resultType \
                      \"input_required\", MCP 2026-07-28): {requests}; answer it with \
-                     McpClient::call_tool_outcome and McpClient::call_tool_answering, or \
-                     `oma-mcp call --input NAME=JSON`"
+                     ToolCall::outcome and ToolCall::answering, or `oma-mcp call --input \
+                     NAME=JSON`"
                 ),
             ))
         }
@@ -191,8 +191,8 @@ mod tests {
             Some((
                 "MCP tool \"t\" failed: the server needs input before the tool can finish \
                  (resultType \"input_required\", MCP 2026-07-28): a: elicitation/create; answer \
-                 it with McpClient::call_tool_outcome and McpClient::call_tool_answering, or \
-                 `oma-mcp call --input NAME=JSON`"
+                 it with ToolCall::outcome and ToolCall::answering, or `oma-mcp call --input \
+                 NAME=JSON`"
                     .to_owned(),
                 true
             ))

@@ -22,7 +22,8 @@
 //!         .with_name_prefix("everything"),
 //! )
 //! .await?;
-//! let result = client.call_tool("echo", serde_json::json!({"message": "hi"}).as_object().cloned()).await;
+//! let arguments = serde_json::json!({"message": "hi"}).as_object().cloned();
+//! let result = client.call_tool("echo").arguments(arguments).mapped().await;
 //! assert_eq!(result.data, "Echo: hi");
 //! client.disconnect().await;
 //! # Ok(()) }
@@ -184,7 +185,7 @@
 //! Non-JSON lines on stdout are skipped with a `WARN` (a `DEBUG` once the client is stopping
 //! the server: a shutdown message is no protocol problem) and the session goes on. A
 //! byte-order mark (U+FEFF) before a message is skipped (with a `DEBUG` log).
-//! `notifications/progress` for a call made with [`McpClient::call_tool_raw_with_progress`]
+//! `notifications/progress` for a call made with [`ToolCall::progress`](crate::ToolCall::progress)
 //! reach its callback. Server requests are answered: `ping` with `{}`, anything else with
 //! JSON-RPC error -32601; notifications are logged at `DEBUG` and otherwise ignored.
 
@@ -209,11 +210,13 @@ mod transport;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
+use std::time::Duration;
 
 use rmcp::model::PaginatedRequestParams;
 #[cfg(doc)]
 use rmcp::model::ProtocolVersion;
 use serde_json::{Map, Value};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{
@@ -229,9 +232,10 @@ pub use stdio::MAX_STDIN_BACKLOG;
 use crate::error::{ConfigError, ConnectError, RequestError};
 use crate::error::{DisconnectedError, ProtocolError};
 use crate::quote::excerpt;
-use crate::{Error, Snapshot, ToolResult, map_call_result};
+use crate::{Error, Snapshot};
 use link::{Link, Started};
 use oma_mcp_core::snapshot::SnapshotSource;
+pub(crate) use session::ProgressToken;
 
 /// The most `tools/list` pages [`McpClient::list_tools_raw`] reads: a server that keeps
 /// sending new cursors gets a [`ProtocolError::InvalidResponse`] instead of being paged forever.
@@ -334,9 +338,9 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
         .await
 }
 
-/// Every method of [`McpClient`] is in this one block. The typed calls, the tool-layer
-/// definitions and the drift check (at its end) are thin methods over their modules' code
-/// ([`crate::typed`], [`crate::drift`]).
+/// Every method of [`McpClient`] but the two that start a call (`call_tool` and `call`, in
+/// [`crate::call`]) is in this one block. The drift check (at its end) is a thin method over
+/// [`crate::drift`].
 impl McpClient {
     fn new(link: Link, negotiated: lifecycle::Negotiated, config: &ConnectConfig) -> Self {
         Self {
@@ -555,145 +559,35 @@ impl McpClient {
         ))
     }
 
-    /// Calls the tool with the raw MCP name `raw_name` and returns the raw result object.
-    ///
-    /// `arguments` becomes the `arguments` of `tools/call` (omitted when `None`); open-multi-agent
-    /// validates nothing locally (open-multi-agent's `docs/mcp.md`, "Input validation is delegated
-    /// to the server").
-    ///
-    /// # Errors
-    /// [`RequestError::Rpc`] (`MCP error <code>: <message>`), [`RequestError::Timeout`]
-    /// (`MCP error -32001: Request timed out`, after `notifications/cancelled` with the
-    /// request's id and the TypeScript SDK's reason `McpError: MCP error -32001: Request timed
-    /// out`),
-    /// [`DisconnectedError::ServerExited`] (`MCP error -32000: Connection closed: the MCP server
-    /// `srv` went away during `tools/call`; the server exited (exit status: 5); server stderr: …`;
-    /// [`DisconnectedError::ConnectionClosed`] when [`McpClient::disconnect`] ran meanwhile),
-    /// [`DisconnectedError::NotConnected`] (`Not connected`), [`RequestError::MessageTooLarge`].
-    pub async fn call_tool_raw(
-        &self,
-        raw_name: &str,
-        arguments: Option<Map<String, Value>>,
-    ) -> Result<Value, Error> {
-        self.call_raw(raw_name, arguments, None).await
-    }
-
-    /// As [`McpClient::call_tool_raw`], with open-multi-agent's abort signal: when `cancel` is
-    /// cancelled, the call fails at once with [`RequestError::Cancelled`] (`This operation was
-    /// aborted`, what the TypeScript SDK rejects with for `AbortController.abort()`) and, if
-    /// the request was already sent, the server gets `notifications/cancelled` with its
-    /// request id and the reason `AbortError: This operation was aborted`. A token cancelled
-    /// before the call sends nothing. The connection stays usable (open-multi-agent's
-    /// `docs/mcp.md`, "Errors": "an aborted run cancels an in-flight MCP request").
+    /// Sends one `tools/call` (what every [`ToolCall`](crate::ToolCall) ending sends) and
+    /// returns the raw result object. `extra` members go into `params` beside `name` and
+    /// `arguments` (`inputResponses`, `requestState`); `progress_token` goes into
+    /// `_meta.progressToken`; `timeout` replaces the request timeout for this request.
     ///
     /// # Errors
-    /// As [`McpClient::call_tool_raw`], plus [`RequestError::Cancelled`].
-    pub async fn call_tool_raw_with_cancel(
+    /// As [`ToolCall::raw`](crate::ToolCall::raw).
+    pub(crate) async fn tools_call(
         &self,
         raw_name: &str,
-        arguments: Option<Map<String, Value>>,
-        cancel: &CancellationToken,
-    ) -> Result<Value, Error> {
-        self.call_raw(raw_name, arguments, Some(cancel)).await
-    }
-
-    /// As [`McpClient::call_tool_raw_with_cancel`] (`cancel` optional), and reports the
-    /// server's progress: the request carries a `_meta.progressToken` (unique in this
-    /// session), and each `notifications/progress` the server sends for it reaches
-    /// `on_progress` as a [`Progress`], in the order sent, before the call returns (the
-    /// notifications that arrived before the result included). Once `cancel` fires, none
-    /// reaches it any more (the call ends with [`RequestError::Cancelled`]); when the call fails
-    /// (timeout, cancel, closed connection), the notifications still queued are dropped, so
-    /// a slow `on_progress` cannot hold a failed call open. A notification whose `progress`
-    /// is not a number is skipped. The request timeout still bounds the whole call (progress
-    /// does not extend it, as in open-multi-agent), however fast the server sends progress.
-    ///
-    /// Without this method no `progressToken` is sent, so a server never spends work on
-    /// notifications nobody reads.
-    ///
-    /// # Errors
-    /// As [`McpClient::call_tool_raw_with_cancel`].
-    pub async fn call_tool_raw_with_progress(
-        &self,
-        raw_name: &str,
-        arguments: Option<Map<String, Value>>,
-        cancel: Option<&CancellationToken>,
-        mut on_progress: impl FnMut(Progress),
-    ) -> Result<Value, Error> {
-        let (token, mut updates) = self.link.session.progress();
-        let cancelled = || cancel.is_some_and(CancellationToken::is_cancelled);
-        let mut report = |params: Value| match Progress::from_params(&params) {
-            // Once the caller cancelled, what is still queued is not reported.
-            Some(_) if cancelled() => {}
-            Some(progress) => on_progress(progress),
-            None => {
-                tracing::debug!(%params, "skipped a progress notification without a numeric `progress`")
-            }
-        };
-        let call = self.call_raw_with_token(raw_name, arguments, cancel, Some(token.value()));
-        tokio::pin!(call);
-        // The call first: a flood of progress into a slow `on_progress` must not keep its
-        // timeout or cancel from being seen. The reader queues a call's progress before its
-        // answer, so a result finds every earlier notification queued.
-        let result = loop {
-            tokio::select! {
-                biased;
-                result = &mut call => break result,
-                Some(params) = updates.recv() => report(params),
-            }
-        };
-        if result.is_ok() {
-            while let Ok(params) = updates.try_recv() {
-                report(params);
-            }
-        }
-        result
-    }
-
-    async fn call_raw(
-        &self,
-        raw_name: &str,
-        arguments: Option<Map<String, Value>>,
-        cancel: Option<&CancellationToken>,
-    ) -> Result<Value, Error> {
-        self.call_raw_with_token(raw_name, arguments, cancel, None)
-            .await
-    }
-
-    async fn call_raw_with_token(
-        &self,
-        raw_name: &str,
-        arguments: Option<Map<String, Value>>,
-        cancel: Option<&CancellationToken>,
+        arguments: Option<&Map<String, Value>>,
+        extra: &Map<String, Value>,
         progress_token: Option<u64>,
-    ) -> Result<Value, Error> {
-        self.call_raw_full(raw_name, arguments, cancel, progress_token, Map::new())
-            .await
-    }
-
-    /// The `tools/call` request; `extra` members go into `params` beside `name` and
-    /// `arguments` (`inputResponses`, `requestState`).
-    async fn call_raw_full(
-        &self,
-        raw_name: &str,
-        arguments: Option<Map<String, Value>>,
         cancel: Option<&CancellationToken>,
-        progress_token: Option<u64>,
-        extra: Map<String, Value>,
+        timeout: Option<Duration>,
     ) -> Result<Value, Error> {
         // Serialized from these borrowed parts into the request line (no `Value` copy of the
         // arguments; see `framing::CallParams` for the members and their order).
         let params = framing::CallParams {
             name: raw_name,
-            arguments: arguments.as_ref(),
+            arguments,
             context: self.client_context.as_ref(),
             progress_token,
-            extra: &extra,
+            extra,
         };
         match self
             .link
             .session
-            .request_cancellable("tools/call", &params, cancel)
+            .request_cancellable("tools/call", &params, cancel, timeout)
             .await
         {
             Ok(result) => Ok(result),
@@ -701,80 +595,10 @@ impl McpClient {
         }
     }
 
-    /// Calls a tool and maps the result as the contract maps it; never fails.
-    ///
-    /// A result is mapped with [`map_call_result`] (open-multi-agent's `docs/mcp.md`, "Result
-    /// mapping"); a failed call becomes [`ToolResult::failed`]: `MCP tool "<raw_name>" failed:
-    /// <message>` with `is_error: true` (open-multi-agent's `docs/mcp.md`, "Errors").
-    pub async fn call_tool(
-        &self,
-        raw_name: &str,
-        arguments: Option<Map<String, Value>>,
-    ) -> ToolResult {
-        match self.call_tool_raw(raw_name, arguments).await {
-            Ok(result) => map_complete(raw_name, &result),
-            Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
-        }
-    }
-
-    /// Calls a tool and classifies the raw result by its `resultType` (MCP 2026-07-28): a
-    /// complete result, a request for input (SEP-2322) to answer with
-    /// [`McpClient::call_tool_answering`], or a task (not supported yet). See
-    /// [`crate::call_outcome`].
-    ///
-    /// # Errors
-    /// As [`McpClient::call_tool_raw`].
-    pub async fn call_tool_outcome(
-        &self,
-        raw_name: &str,
-        arguments: Option<Map<String, Value>>,
-    ) -> Result<crate::CallOutcome, Error> {
-        self.call_tool_raw(raw_name, arguments)
-            .await
-            .map(crate::CallOutcome::from_result)
-    }
-
-    /// Answers an `"input_required"` result (SEP-2322): sends the same `tools/call` again (a
-    /// new request id) with `inputResponses` = `responses` (name → the result of fulfilling
-    /// that input request, e.g. `{"action": "accept", "content": {…}}` for an
-    /// `elicitation/create`) and `requestState` exactly as the server sent it (omitted when
-    /// it sent none). The answer may ask for input again.
-    ///
-    /// # Errors
-    /// As [`McpClient::call_tool_raw`].
-    pub async fn call_tool_answering(
-        &self,
-        raw_name: &str,
-        arguments: Option<Map<String, Value>>,
-        required: &crate::InputRequired,
-        responses: Map<String, Value>,
-    ) -> Result<crate::CallOutcome, Error> {
-        let mut extra = Map::new();
-        extra.insert("inputResponses".to_owned(), Value::Object(responses));
-        if let Some(state) = &required.request_state {
-            extra.insert("requestState".to_owned(), state.clone());
-        }
-        self.call_raw_full(raw_name, arguments, None, None, extra)
-            .await
-            .map(crate::CallOutcome::from_result)
-    }
-
-    /// As [`McpClient::call_tool`], with open-multi-agent's abort signal (see
-    /// [`McpClient::call_tool_raw_with_cancel`]); a cancelled call gives
-    /// `MCP tool "<raw_name>" failed: This operation was aborted` with `is_error: true`.
-    pub async fn call_tool_with_cancel(
-        &self,
-        raw_name: &str,
-        arguments: Option<Map<String, Value>>,
-        cancel: &CancellationToken,
-    ) -> ToolResult {
-        match self
-            .call_tool_raw_with_cancel(raw_name, arguments, cancel)
-            .await
-        {
-            Ok(result) => map_complete(raw_name, &result),
-            Err(e) => ToolResult::failed(raw_name, &e.chain().to_string()),
-        }
+    /// A new progress token of this session and the receiver of the `params` of every
+    /// `notifications/progress` that names it, until the token is dropped.
+    pub(crate) fn watch_progress(&self) -> (ProgressToken, UnboundedReceiver<Value>) {
+        self.link.session.progress()
     }
 
     /// Whether the tool layer's definitions of this client (`tool::tool_definitions`, cargo
@@ -836,126 +660,6 @@ impl McpClient {
         self.link.close(eof_grace).await;
     }
 
-    /// Calls the tool `T` with typed arguments and maps the result as open-multi-agent maps it.
-    ///
-    /// The marker value only selects the tool (`client.call(Echo, EchoArgs::new("hi"))`);
-    /// [`McpClient::invoke`] does the same with the arguments alone. The arguments are
-    /// serialized to a JSON object and sent as `tools/call` to
-    /// [`McpTool::MCP_NAME`](crate::McpTool::MCP_NAME); nothing is validated locally (see
-    /// [`McpClient::call_typed`]). Never fails: like open-multi-agent, a failed call (timeout,
-    /// JSON-RPC error, closed connection, arguments that do not serialize to an object) is a
-    /// [`ToolResult`] with `is_error: true` and `data` = `MCP tool "<MCP_NAME>" failed:
-    /// <message>`.
-    ///
-    /// Only for tools that are not consequential ([`NotConsequential`](crate::NotConsequential));
-    /// a consequential one runs through [`McpClient::invoke_confirmed`].
-    pub async fn call<T: crate::NotConsequential>(&self, _tool: T, args: T::Args) -> ToolResult {
-        const {
-            assert!(
-                !T::CONSEQUENTIAL,
-                "a consequential tool implements NotConsequential"
-            )
-        };
-        crate::typed::call_mapped::<T>(self, args).await
-    }
-
-    /// Calls the tool `T` with validated arguments and returns its typed output.
-    ///
-    /// The arguments are checked against the tool's exact input schema first
-    /// ([`check_args`](crate::typed::check_args): compiled once per tool, dialect from
-    /// `$schema`); a violation is [`CallError::InvalidArguments`](crate::CallError::InvalidArguments)
-    /// with JSON pointers and nothing is sent. The result is then read as
-    /// [`typed_output`](crate::typed::typed_output) says. [`McpClient::call`] stays
-    /// open-multi-agent's untyped call; [`McpClient::invoke_typed`] takes the arguments alone.
-    ///
-    /// Only for tools that are not consequential ([`NotConsequential`](crate::NotConsequential));
-    /// a consequential one runs through [`McpClient::invoke_typed_confirmed`].
-    ///
-    /// # Errors
-    /// Every [`CallError`](crate::CallError) variant;
-    /// [`CallError::into_tool_result`](crate::CallError::into_tool_result) turns one into
-    /// open-multi-agent's error result.
-    pub async fn call_typed<T: crate::NotConsequential>(
-        &self,
-        _tool: T,
-        args: T::Args,
-    ) -> Result<crate::TypedResult<T::Output>, crate::CallError> {
-        const {
-            assert!(
-                !T::CONSEQUENTIAL,
-                "a consequential tool implements NotConsequential"
-            )
-        };
-        crate::typed::call_typed::<T>(self, args).await
-    }
-
-    /// [`McpClient::call`] with the arguments alone: they know their tool
-    /// ([`ToolArgs`](crate::ToolArgs)), `client.invoke(EchoArgs::new("hi"))`.
-    ///
-    /// Only for tools that are not consequential; see [`McpClient::invoke_confirmed`].
-    pub async fn invoke<A>(&self, args: A) -> ToolResult
-    where
-        A: crate::ToolArgs,
-        A::Tool: crate::NotConsequential,
-    {
-        const {
-            assert!(
-                !<A::Tool as crate::McpTool>::CONSEQUENTIAL,
-                "a consequential tool implements NotConsequential"
-            )
-        };
-        crate::typed::call_mapped::<A::Tool>(self, args).await
-    }
-
-    /// [`McpClient::call_typed`] with the arguments alone: they know their tool
-    /// ([`ToolArgs`](crate::ToolArgs)), `client.invoke_typed(GetSumArgs::new(1.0, 2.0))`.
-    ///
-    /// Only for tools that are not consequential; see [`McpClient::invoke_typed_confirmed`].
-    ///
-    /// # Errors
-    /// As [`McpClient::call_typed`].
-    pub async fn invoke_typed<A>(
-        &self,
-        args: A,
-    ) -> Result<crate::TypedResult<<A::Tool as crate::McpTool>::Output>, crate::CallError>
-    where
-        A: crate::ToolArgs,
-        A::Tool: crate::NotConsequential,
-    {
-        const {
-            assert!(
-                !<A::Tool as crate::McpTool>::CONSEQUENTIAL,
-                "a consequential tool implements NotConsequential"
-            )
-        };
-        crate::typed::call_typed::<A::Tool>(self, args).await
-    }
-
-    /// [`McpClient::invoke`] for any tool, consequential ones included: the
-    /// [`Confirmed`](crate::Confirmed) value is the caller's explicit confirmation that the call
-    /// may run, `client.invoke_confirmed(WriteFileArgs::new(path, text), Confirmed)`.
-    pub async fn invoke_confirmed<A: crate::ToolArgs>(
-        &self,
-        args: A,
-        _confirmed: crate::Confirmed,
-    ) -> ToolResult {
-        crate::typed::call_mapped::<A::Tool>(self, args).await
-    }
-
-    /// [`McpClient::invoke_typed`] for any tool, consequential ones included: the
-    /// [`Confirmed`](crate::Confirmed) value is the caller's explicit confirmation that the call
-    /// may run.
-    ///
-    /// # Errors
-    /// As [`McpClient::call_typed`].
-    pub async fn invoke_typed_confirmed<A: crate::ToolArgs>(
-        &self,
-        args: A,
-        _confirmed: crate::Confirmed,
-    ) -> Result<crate::TypedResult<<A::Tool as crate::McpTool>::Output>, crate::CallError> {
-        crate::typed::call_typed::<A::Tool>(self, args).await
-    }
-
     /// Compares the tools listed at connect with `snapshot` (the pin): `snapshot` is the old
     /// side, the live server the new one, including its protocol version and `serverInfo`.
     /// Cargo feature `drift` (on by default).
@@ -984,10 +688,4 @@ impl McpClient {
     pub fn drift_against_embedded(&self, snapshot_json: &str) -> Result<crate::DriftReport, Error> {
         Ok(self.drift_against(&Snapshot::parse_embedded(snapshot_json)?))
     }
-}
-
-/// [`map_call_result`], except for a result that is not complete (see
-/// [`crate::call_outcome::not_complete`]).
-fn map_complete(raw_name: &str, result: &Value) -> ToolResult {
-    crate::call_outcome::not_complete(raw_name, result).unwrap_or_else(|| map_call_result(result))
 }

@@ -54,6 +54,7 @@ pub use request::RequestError;
 /// let err = Error::from(RequestError::Timeout {
 ///     method: "tools/call".to_owned(),
 ///     timeout: std::time::Duration::from_secs(60),
+///     per_call: false,
 /// });
 /// assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
 /// assert_eq!(err.kind(), ErrorKind::Request);

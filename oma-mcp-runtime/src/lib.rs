@@ -6,12 +6,17 @@
 //! "Granting MCP tools to an agent"). Protocol behaviour cites the MCP specification by
 //! revision (2025-11-25, 2026-07-28), schema behaviour JSON Schema by keyword.
 //!
-//! - [`connect`]: spawn a pinned MCP server over stdio, page through `tools/list`, call tools
+//! - [`connect`]: spawn a pinned MCP server over stdio, page through `tools/list`
 //!   (`connectMCPTools()`, "Connecting to a server").
+//! - [`call`]: call a tool with one request builder, [`ToolCall`]: `client.call_tool(name)`
+//!   or `client.call(args)`, settings (arguments, cancellation, progress, a timeout, answers
+//!   to a request for input, confirmation), then one ending (`raw`, `outcome`, `mapped`,
+//!   `typed`).
 //! - [`naming`], [`result`], [`call_outcome`], [`snapshot`], [`pointer`](mod@pointer): the pure
 //!   rules of the contract (tool names, result mapping) and the snapshot format, re-exported
 //!   from `oma-mcp-core`, which holds everything that needs no connection.
-//! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and typed calls.
+//! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and what
+//!   typed calls check and read.
 //! - [`tool`] (cargo feature `tools`): MCP tools as ordinary tools of an agent ("Granting MCP
 //!   tools to an agent"):
 //!   [`ToolDefinition`], [`ToolRegistry`], default-deny [`ToolGrants`], and the
@@ -30,6 +35,7 @@
 //!
 //! Data flows one way: server → snapshot → generated code → typed call → drift report.
 
+pub mod call;
 pub mod connect;
 #[cfg(feature = "drift")]
 pub mod drift;
@@ -43,6 +49,7 @@ pub mod validate;
 pub use oma_mcp_core::quote;
 pub use oma_mcp_core::{call_outcome, descriptor, naming, pointer, result, snapshot};
 
+pub use call::{Confirmed, Permit, ToolCall, Typed, Unconfirmed, Untyped};
 pub use connect::{
     ConnectConfig, DiscoveredTool, Lifecycle, McpClient, Progress, connect_mcp_tools,
 };
@@ -57,11 +64,11 @@ pub use oma_mcp_core::naming::normalize_tool_name;
 pub use oma_mcp_core::result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use oma_mcp_core::snapshot::{Snapshot, SnapshotTool};
 /// The abort signal of a call (open-multi-agent's `abortSignal`) ([`tool::ToolContext::cancel`],
-/// [`McpClient::call_tool_with_cancel`]), re-exported from `tokio-util`.
+/// [`ToolCall::cancel_on`]), re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
 #[cfg(feature = "tools")]
 pub use tool::{ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry};
-pub use typed::{CallError, Confirmed, McpTool, NotConsequential, ToolArgs, TypedResult};
+pub use typed::{CallError, McpTool, NotConsequential, ToolArgs, TypedResult};
 #[cfg(feature = "validate")]
 pub use validate::Validator;
 

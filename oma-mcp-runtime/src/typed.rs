@@ -1,30 +1,30 @@
-//! Typed tools: the trait that generated tool marker types implement, and typed calls.
+//! Typed tools: the trait that generated tool marker types implement, and what typed calls
+//! check and read.
 //!
 //! `oma-mcp-build` generates, for every tool of a snapshot, an argument type (`<Tool>Args`),
 //! an output type (`<Tool>Output`, when the tool declares an `outputSchema`) and a zero-sized
 //! marker type (`<Tool>`) implementing [`McpTool`]; every argument type implements
-//! [`ToolArgs`], so it knows its tool. Two kinds of call:
+//! [`ToolArgs`], so it knows its tool. [`McpClient::call`]`(args)` starts a typed
+//! [`ToolCall`](crate::ToolCall), with two endings:
 //!
-//! - open-multi-agent's call, mapped to a [`ToolResult`], never failing:
-//!   [`McpClient::invoke`]`(args)`, or [`McpClient::call`]`(Marker, args)`;
-//! - the typed call, which validates the arguments against the tool's exact input schema
-//!   before anything is sent, and on success deserializes `structuredContent` into
-//!   [`McpTool::Output`] after validating it against the output schema ([`TypedResult`], or
-//!   a [`CallError`]): [`McpClient::invoke_typed`]`(args)`, or
-//!   [`McpClient::call_typed`]`(Marker, args)`.
+//! - [`mapped`](crate::ToolCall::mapped): open-multi-agent's call, mapped to a
+//!   [`ToolResult`](crate::ToolResult), never failing;
+//! - [`typed`](crate::ToolCall::typed): validates the arguments against the tool's exact
+//!   input schema before anything is sent ([`check_args`]), and on success deserializes
+//!   `structuredContent` into [`McpTool::Output`] after validating it against the output
+//!   schema ([`typed_output`]: a [`TypedResult`], or a [`CallError`]).
 //!
-//! Those four take only tools that are [`NotConsequential`]: a tool whose
-//! [`McpTool::CONSEQUENTIAL`] is `true` does not compile there, and runs through
-//! [`McpClient::invoke_confirmed`] or [`McpClient::invoke_typed_confirmed`], which take an
-//! explicit [`Confirmed`].
+//! Both compile only for tools that are [`NotConsequential`]: a tool whose
+//! [`McpTool::CONSEQUENTIAL`] is `true` needs [`confirmed`](crate::ToolCall::confirmed)
+//! first, the caller's explicit confirmation.
 //!
 //! ```ignore
-//! let result = client.invoke(EchoArgs::new("hi")).await;
+//! let result = client.call(EchoArgs::new("hi")).mapped().await;
 //! assert_eq!(result.data, "Echo: hi");
-//! let sum = client.invoke_typed(GetSumArgs::new(1.0, 2.0)).await?;
+//! let sum = client.call(GetSumArgs::new(1.0, 2.0)).typed().await?;
 //! println!("{}", sum.result.data);
-//! // `write_file` is consequential: `client.invoke(args)` would not compile.
-//! let written = client.invoke_confirmed(WriteFileArgs::new(path, text), Confirmed).await;
+//! // `write_file` is consequential: `client.call(args).mapped()` would not compile.
+//! let written = client.call(WriteFileArgs::new(path, text)).confirmed().mapped().await;
 //! ```
 //!
 //! Schemas are compiled once per tool, on first use, into the marker's [`ToolValidators`]
@@ -39,11 +39,11 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
+#[cfg(doc)]
+use crate::McpClient;
 #[cfg(feature = "validate")]
 use crate::validate::Validator;
-use crate::{McpClient, ToolResult};
 
-pub(crate) use call::call_typed;
 pub use call::{CallError, TypedResult, typed_output};
 
 /// A tool of a pinned MCP server, known at build time from its snapshot.
@@ -53,7 +53,8 @@ pub use call::{CallError, TypedResult, typed_output};
 pub trait McpTool {
     /// The argument type, serialized to the `arguments` object of `tools/call`.
     type Args: serde::Serialize;
-    /// What [`McpClient::call_typed`] deserializes `structuredContent` into: the generated
+    /// What a typed call ([`ToolCall::typed`](crate::ToolCall::typed)) deserializes
+    /// `structuredContent` into: the generated
     /// `<Tool>Output` when the tool declares an `outputSchema` (for FastMCP's wrapped form,
     /// the type of its `result` property), else `Option<serde_json::Value>` (the
     /// `structuredContent` as sent, if any).
@@ -90,7 +91,7 @@ pub trait McpTool {
 }
 
 /// The argument type of one tool: it knows its tool, so a call needs no marker
-/// (`client.invoke(args)`, [`McpClient::invoke`]).
+/// (`client.call(args)`, [`McpClient::call`]).
 ///
 /// Generated code implements it for every `<Tool>Args` (each tool has its own argument type,
 /// so `Tool` is always the tool the arguments were generated for).
@@ -99,34 +100,21 @@ pub trait ToolArgs: serde::Serialize {
     type Tool: McpTool<Args = Self>;
 }
 
-/// A tool whose [`McpTool::CONSEQUENTIAL`] is `false`: the plain calls ([`McpClient::call`],
-/// [`McpClient::call_typed`], [`McpClient::invoke`], [`McpClient::invoke_typed`]) take only
-/// such tools, so a consequential tool cannot run by accident: its call goes through
-/// [`McpClient::invoke_confirmed`] or [`McpClient::invoke_typed_confirmed`], which take a
-/// [`Confirmed`] value.
+/// A tool whose [`McpTool::CONSEQUENTIAL`] is `false`: an unconfirmed typed call
+/// ([`McpClient::call`]) ends ([`mapped`](crate::ToolCall::mapped),
+/// [`typed`](crate::ToolCall::typed)) only for such tools, so a consequential tool cannot run
+/// by accident: its call needs [`confirmed`](crate::ToolCall::confirmed) first (see
+/// [`Permit`](crate::call::Permit)).
 ///
 /// Generated code implements it for exactly the tools whose `CONSEQUENTIAL` is `false`. A
-/// hand-written implementation for a consequential tool fails to compile where a plain call
-/// uses it (the calls assert `!CONSEQUENTIAL` at compile time).
+/// hand-written implementation for a consequential tool fails to compile where an unconfirmed
+/// call ends (the endings assert `!CONSEQUENTIAL` at compile time).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a consequential MCP tool: calling it needs an explicit confirmation",
     label = "consequential: not callable without a confirmation",
-    note = "once the call is confirmed, use `client.invoke_confirmed(args, oma_mcp_runtime::Confirmed)` (or `invoke_typed_confirmed`)"
+    note = "once your program has confirmed the call, add `.confirmed()` before the ending: `client.call(args).confirmed().mapped()` (or `.typed()`)"
 )]
 pub trait NotConsequential: McpTool {}
-
-/// An explicit confirmation that a consequential tool may run, passed to
-/// [`McpClient::invoke_confirmed`] and [`McpClient::invoke_typed_confirmed`].
-///
-/// Writing it is the confirmation: pass it only after whatever your program requires before
-/// a tool with real side effects runs (a person approved it, a policy allowed it). The dynamic
-/// tool layer has its own gate for the same flag (the executor's confirmation gate).
-///
-/// ```ignore
-/// let deleted = client.invoke_confirmed(DeleteEntitiesArgs::new(names), Confirmed).await;
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Confirmed;
 
 /// The compiled input and output schemas of one tool, each compiled on first use (with the
 /// cargo feature `validate`, off by default; without it, nothing: the server validates).
@@ -224,23 +212,6 @@ pub fn check_args<T: McpTool>(args: &T::Args) -> Result<Option<Map<String, Value
             "/",
             format!("the arguments must serialize to a JSON object, not {other}"),
         )])),
-    }
-}
-
-/// [`McpClient::call`]: `args` serialized to a JSON object and sent as `tools/call` to
-/// `T::MCP_NAME`, the result mapped as open-multi-agent maps it; never fails.
-pub(crate) async fn call_mapped<T: McpTool>(client: &McpClient, args: T::Args) -> ToolResult {
-    match serde_json::to_value(&args) {
-        Ok(Value::Object(map)) => client.call_tool(T::MCP_NAME, Some(map)).await,
-        Ok(Value::Null) => client.call_tool(T::MCP_NAME, None).await,
-        Ok(other) => ToolResult::failed(
-            T::MCP_NAME,
-            &format!("arguments must serialize to a JSON object, not {other}"),
-        ),
-        Err(e) => ToolResult::failed(
-            T::MCP_NAME,
-            &format!("arguments could not be serialized: {e}"),
-        ),
     }
 }
 

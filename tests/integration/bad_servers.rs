@@ -158,12 +158,12 @@ async fn auto_lifecycle_shares_one_deadline() {
         panic!("not a failed fallback: {source:?}");
     };
     assert!(
-        matches!(discover.as_ref(), Error::Request(RequestError::Timeout { method, timeout: t })
+        matches!(discover.as_ref(), Error::Request(RequestError::Timeout { method, timeout: t, .. })
             if method == "server/discover" && *t == timeout),
         "{discover:?}"
     );
     assert!(
-        matches!(fallback.as_ref(), Error::Request(RequestError::Timeout { method, timeout: t })
+        matches!(fallback.as_ref(), Error::Request(RequestError::Timeout { method, timeout: t, .. })
             if method == "initialize" && *t == timeout),
         "{fallback:?}"
     );
@@ -281,7 +281,7 @@ async fn stderr_flood_does_not_block() {
 #[tokio::test]
 async fn server_requests_are_answered() {
     let client = connect_mcp_tools(own("stdout-noise")).await.unwrap();
-    let r = client.call_tool("probe_client", None).await;
+    let r = client.call_tool("probe_client").mapped().await;
     assert_eq!(
         r.data,
         r#"[{"jsonrpc":"2.0","id":"s-ping","result":{}},{"jsonrpc":"2.0","id":"s-sample","error":{"code":-32601,"message":"Method not found"}}]"#
@@ -296,18 +296,24 @@ async fn call_timeout_is_the_contract_text_and_the_session_goes_on() {
         .await
         .unwrap();
     let err = client
-        .call_tool_raw("sleep", args(json!({"ms": 10_000})))
+        .call_tool("sleep")
+        .arguments(args(json!({"ms": 10_000})))
+        .raw()
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Request(RequestError::Timeout { method, timeout })
+        matches!(&err, Error::Request(RequestError::Timeout { method, timeout, .. })
         if method == "tools/call" && *timeout == Duration::from_secs(2))
     );
     assert_eq!(
         err.chain().to_string(),
         "MCP error -32001: Request timed out"
     );
-    let r = client.call_tool("sleep", args(json!({"ms": 10_000}))).await;
+    let r = client
+        .call_tool("sleep")
+        .arguments(args(json!({"ms": 10_000})))
+        .mapped()
+        .await;
     assert_eq!(
         (r.data.as_str(), r.is_error),
         (
@@ -323,7 +329,11 @@ async fn call_timeout_is_the_contract_text_and_the_session_goes_on() {
 #[tokio::test]
 async fn server_exit_mid_call_then_not_connected() {
     let client = connect_mcp_tools(own("normal")).await.unwrap();
-    let r = client.call_tool("exit", args(json!({"code": 0}))).await;
+    let r = client
+        .call_tool("exit")
+        .arguments(args(json!({"code": 0})))
+        .mapped()
+        .await;
     assert_eq!(
         (r.data, r.is_error),
         (
@@ -336,7 +346,9 @@ async fn server_exit_mid_call_then_not_connected() {
         )
     );
     let err = client
-        .call_tool_raw("echo", args(json!({"message": "x"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "x"})))
+        .raw()
         .await
         .unwrap_err();
     assert_eq!(err.chain().to_string(), "Not connected");
@@ -352,7 +364,9 @@ async fn message_too_large_fails_the_call_and_the_session_goes_on() {
         .await
         .unwrap();
     let err = client
-        .call_tool_raw("big", args(json!({"bytes": 100_000})))
+        .call_tool("big")
+        .arguments(args(json!({"bytes": 100_000})))
+        .raw()
         .await
         .unwrap_err();
     assert_eq!(
@@ -360,7 +374,11 @@ async fn message_too_large_fails_the_call_and_the_session_goes_on() {
         "the MCP server sent a message larger than the limit of 65536 bytes; raise it with \
          `ConnectConfig::with_max_message_size` (manifest key `max-message-bytes`)"
     );
-    let r = client.call_tool("big", args(json!({"bytes": 10}))).await;
+    let r = client
+        .call_tool("big")
+        .arguments(args(json!({"bytes": 10})))
+        .mapped()
+        .await;
     assert_eq!(r.data, "xxxxxxxxxx");
     client.disconnect().await;
 }
@@ -383,30 +401,54 @@ async fn an_oversized_answer_fails_only_its_request_when_its_id_is_readable() {
 
     // `join!` polls (and so sends) `deferred` first.
     let (deferred, huge) = tokio::join!(
-        client.call_tool_raw("deferred", args(json!({"message": "one"}))),
-        client.call_tool_raw("huge_id_first", args(json!({"message": "x"}))),
+        client
+            .call_tool("deferred")
+            .arguments(args(json!({"message": "one"})))
+            .raw(),
+        client
+            .call_tool("huge_id_first")
+            .arguments(args(json!({"message": "x"})))
+            .raw(),
     );
     assert_eq!(huge.unwrap_err().chain().to_string(), too_large);
     assert_eq!(deferred.unwrap(), kept("one"));
 
     let (deferred, huge) = tokio::join!(
-        client.call_tool_raw("deferred", args(json!({"message": "two"}))),
-        client.call_tool_raw("huge_notification", args(json!({"message": "n"}))),
+        client
+            .call_tool("deferred")
+            .arguments(args(json!({"message": "two"})))
+            .raw(),
+        client
+            .call_tool("huge_notification")
+            .arguments(args(json!({"message": "n"})))
+            .raw(),
     );
     assert_eq!(huge.unwrap(), kept("n"));
     assert_eq!(deferred.unwrap(), kept("two"));
 
     let (deferred, huge) = tokio::join!(
-        client.call_tool_raw("deferred", args(json!({"message": "three"}))),
-        client.call_tool_raw("huge_id_last", args(json!({"message": "x"}))),
+        client
+            .call_tool("deferred")
+            .arguments(args(json!({"message": "three"})))
+            .raw(),
+        client
+            .call_tool("huge_id_last")
+            .arguments(args(json!({"message": "x"})))
+            .raw(),
     );
     assert_eq!(huge.unwrap_err().chain().to_string(), too_large);
     assert_eq!(deferred.unwrap_err().chain().to_string(), too_large);
 
     // The session goes on.
     let (deferred, huge) = tokio::join!(
-        client.call_tool_raw("deferred", args(json!({"message": "four"}))),
-        client.call_tool_raw("huge_notification", args(json!({"message": "m"}))),
+        client
+            .call_tool("deferred")
+            .arguments(args(json!({"message": "four"})))
+            .raw(),
+        client
+            .call_tool("huge_notification")
+            .arguments(args(json!({"message": "m"})))
+            .raw(),
     );
     assert_eq!(huge.unwrap(), kept("m"));
     assert_eq!(deferred.unwrap(), kept("four"));
@@ -425,7 +467,7 @@ async fn a_tools_list_page_that_never_comes_times_out() {
         .unwrap_err();
     let took = start.elapsed();
     assert!(
-        matches!(&err, Error::Request(RequestError::Timeout { method, timeout: t }) if method == "tools/list" && *t == timeout),
+        matches!(&err, Error::Request(RequestError::Timeout { method, timeout: t, .. }) if method == "tools/list" && *t == timeout),
         "{err:?}"
     );
     assert_eq!(

@@ -58,7 +58,9 @@ async fn calls_tools_with_exact_results() {
     assert_eq!((r.data.as_str(), r.is_error), ("Echo: hi", false));
 
     let raw = client
-        .call_tool_raw("get-sum", args(json!({"a": 2, "b": 3})))
+        .call_tool("get-sum")
+        .arguments(args(json!({"a": 2, "b": 3})))
+        .raw()
         .await
         .unwrap();
     assert_eq!(
@@ -66,11 +68,13 @@ async fn calls_tools_with_exact_results() {
         json!({"content": [{"type": "text", "text": "The sum of 2 and 3 is 5."}]})
     );
     let r = client
-        .call_tool("get-sum", args(json!({"a": 2, "b": 3})))
+        .call_tool("get-sum")
+        .arguments(args(json!({"a": 2, "b": 3})))
+        .mapped()
         .await;
     assert_eq!(r.data, "The sum of 2 and 3 is 5.");
 
-    let r = client.call_tool("get-tiny-image", None).await;
+    let r = client.call_tool("get-tiny-image").mapped().await;
     assert_eq!(
         r.data,
         "Here's the image you requested:\n[image image/png; base64 length=5380]\nThe image above is the MCP logo."
@@ -94,10 +98,9 @@ async fn raw_results_equal_the_corpus() {
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let params = &recorded["request"]["params"];
         let raw = client
-            .call_tool_raw(
-                params["name"].as_str().unwrap(),
-                params["arguments"].as_object().cloned(),
-            )
+            .call_tool(params["name"].as_str().unwrap())
+            .arguments(params["arguments"].as_object().cloned())
+            .raw()
             .await
             .unwrap();
         assert_eq!(raw, recorded["response"]["result"], "{case}");
@@ -115,7 +118,7 @@ async fn environment_reaching_server_everything_is_the_default_set() {
     let client = connect_mcp_tools(config.with_env("OMA_PASSED", "yes"))
         .await
         .unwrap();
-    let raw = client.call_tool_raw("get-env", None).await.unwrap();
+    let raw = client.call_tool("get-env").raw().await.unwrap();
     let text = raw["content"][0]["text"].as_str().unwrap();
     let env: Value = serde_json::from_str(text).unwrap();
     let keys: BTreeSet<&str> = env

@@ -21,7 +21,9 @@ fn command() -> String {
 async fn a_server_that_exits_during_a_call_says_how_and_why() {
     let client = connect_mcp_tools(own("crash-on-call")).await.unwrap();
     let err = client
-        .call_tool_raw("echo", args(json!({"message": "x"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "x"})))
+        .raw()
         .await
         .unwrap_err();
     let expected = format!(
@@ -37,14 +39,18 @@ async fn a_server_that_exits_during_a_call_says_how_and_why() {
     assert_eq!(err.rpc_code(), Some(-32000));
     assert_eq!(err.command(), Some(command().as_str()));
     let later = client
-        .call_tool("echo", args(json!({"message": "y"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "y"})))
+        .mapped()
         .await;
     assert_eq!(later.data, "MCP tool \"echo\" failed: Not connected");
     client.disconnect().await;
 
     let client = connect_mcp_tools(own("crash-on-call")).await.unwrap();
     let result = client
-        .call_tool("echo", args(json!({"message": "x"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "x"})))
+        .mapped()
         .await;
     assert_eq!(
         (result.data, result.is_error),
@@ -106,7 +112,7 @@ async fn a_start_failure_quotes_the_cause_before_the_usage_text() {
     );
 }
 
-/// `call_tool_raw_with_progress` sends a `progressToken` and hands every
+/// A call with `.progress(..)` sends a `progressToken` and hands every
 /// `notifications/progress` to the callback, in order, before returning the result; a plain
 /// call sends no token (the server then sends no progress).
 #[tokio::test]
@@ -114,12 +120,10 @@ async fn progress_of_a_long_call_reaches_the_caller() {
     let client = connect_mcp_tools(own("progress")).await.unwrap();
     let mut seen = Vec::new();
     let result = client
-        .call_tool_raw_with_progress(
-            "slow_count",
-            args(json!({"steps": 4, "ms": 30})),
-            None,
-            |p: Progress| seen.push(p),
-        )
+        .call_tool("slow_count")
+        .arguments(args(json!({"steps": 4, "ms": 30})))
+        .progress(|p: Progress| seen.push(p))
+        .raw()
         .await
         .unwrap();
     assert_eq!(result["content"][0]["text"], "Counted to 4");
@@ -136,25 +140,25 @@ async fn progress_of_a_long_call_reaches_the_caller() {
     // Two calls at once: each gets only its own progress.
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let (ra, rb) = tokio::join!(
-        client.call_tool_raw_with_progress(
-            "slow_count",
-            args(json!({"steps": 2, "ms": 10})),
-            None,
-            |p| a.push(p.progress)
-        ),
-        client.call_tool_raw_with_progress(
-            "slow_count",
-            args(json!({"steps": 3, "ms": 10})),
-            None,
-            |p| b.push(p.progress)
-        ),
+        client
+            .call_tool("slow_count")
+            .arguments(args(json!({"steps": 2, "ms": 10})))
+            .progress(|p| a.push(p.progress))
+            .raw(),
+        client
+            .call_tool("slow_count")
+            .arguments(args(json!({"steps": 3, "ms": 10})))
+            .progress(|p| b.push(p.progress))
+            .raw(),
     );
     assert_eq!(ra.unwrap()["content"][0]["text"], "Counted to 2");
     assert_eq!(rb.unwrap()["content"][0]["text"], "Counted to 3");
     assert_eq!((a, b), (vec![1.0, 2.0], vec![1.0, 2.0, 3.0]));
 
     let plain = client
-        .call_tool("slow_count", args(json!({"steps": 2, "ms": 10})))
+        .call_tool("slow_count")
+        .arguments(args(json!({"steps": 2, "ms": 10})))
+        .mapped()
         .await;
     assert_eq!(plain.data, "Counted to 2");
     client.disconnect().await;
@@ -172,18 +176,18 @@ async fn cancelled_progress_call(
     let cancel = oma_mcp_runtime::CancellationToken::new();
     let mut seen = 0;
     let canceller = cancel.clone();
-    let call = client.call_tool_raw_with_progress(
-        "slow_count",
-        args(json!({"steps": steps, "ms": ms})),
-        Some(&cancel),
-        |_| {
+    let call = client
+        .call_tool("slow_count")
+        .arguments(args(json!({"steps": steps, "ms": ms})))
+        .cancel_on(&cancel)
+        .progress(|_| {
             seen += 1;
             std::thread::sleep(block);
             if seen == cancel_at {
                 canceller.cancel();
             }
-        },
-    );
+        })
+        .raw();
     let err = tokio::time::timeout(Duration::from_secs(10), call)
         .await
         .unwrap()
@@ -226,15 +230,13 @@ async fn a_slow_progress_callback_does_not_hold_the_timeout() {
     let mut seen = 0;
     let start = std::time::Instant::now();
     let err = client
-        .call_tool_raw_with_progress(
-            "slow_count",
-            args(json!({"steps": 5000, "ms": 1})),
-            None,
-            |_| {
-                seen += 1;
-                std::thread::sleep(Duration::from_millis(20));
-            },
-        )
+        .call_tool("slow_count")
+        .arguments(args(json!({"steps": 5000, "ms": 1})))
+        .progress(|_| {
+            seen += 1;
+            std::thread::sleep(Duration::from_millis(20));
+        })
+        .raw()
         .await
         .unwrap_err();
     let took = start.elapsed();
@@ -269,7 +271,13 @@ async fn a_server_that_does_not_read_its_stdin_bounds_what_waits() {
     );
     let call = |name: &'static str, arguments: serde_json::Value| {
         let client = client.clone();
-        tokio::spawn(async move { client.call_tool_raw(name, args(arguments)).await })
+        tokio::spawn(async move {
+            client
+                .call_tool(name)
+                .arguments(args(arguments))
+                .raw()
+                .await
+        })
     };
     let dripping = call("drip", json!({"ms": 600_000}));
     // The server reads the drip call, then nothing more.
@@ -288,7 +296,9 @@ async fn a_server_that_does_not_read_its_stdin_bounds_what_waits() {
     // 7 × 9 MiB wait (less the pipe's 64 KiB and what the server's 8 KiB stdin buffer took
     // if it read the drip call late); 9 MiB more would pass 64 MiB.
     let refused = client
-        .call_tool_raw("echo", args(json!({"message": big})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": big})))
+        .raw()
         .await
         .unwrap_err();
     let Error::Request(RequestError::ServerNotReading {

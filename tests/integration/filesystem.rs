@@ -162,10 +162,8 @@ async fn typed_calls_return_typed_output() {
     let client: McpClient = connect_mcp_tools(config).await.unwrap();
     let path = dir.join("a.txt").to_string_lossy().into_owned();
     let head = client
-        .call_typed(
-            fs::ReadTextFile,
-            fs::ReadTextFileArgs::new(path.clone()).with_head(2.0),
-        )
+        .call(fs::ReadTextFileArgs::new(path.clone()).with_head(2.0))
+        .typed()
         .await
         .unwrap();
     assert_eq!(head.output.content, "one\ntwo");

@@ -133,27 +133,28 @@ async fn typed_calls_over_http() {
     for (flags, lifecycle) in SHAPES {
         let (_server, client) = own_client("normal", flags, lifecycle).await;
         let shape = format!("{flags:?} {lifecycle:?}");
-        let r = client.call(own::Echo, own::EchoArgs::new("typed hi")).await;
+        let r = client.call(own::EchoArgs::new("typed hi")).mapped().await;
         assert_eq!(
             r.to_json(),
             json!({"data": "Echo: typed hi", "isError": false, "modelOutput": null}),
             "{shape}"
         );
-        let r = client.call(own::Add, own::AddArgs::new(40, -2)).await;
+        let r = client.call(own::AddArgs::new(40, -2)).mapped().await;
         assert_eq!((r.data.as_str(), r.is_error), ("38", false), "{shape}");
         let r = client
             .call(
-                own::DescribePet,
                 own::DescribePetArgs::new(own::DescribePetArgsPet::new(
                     "Rex",
                     own::DescribePetArgsPetKind::Dog,
                 ))
                 .with_tags(vec!["good".into(), "loud".into()]),
             )
+            .mapped()
             .await;
         assert_eq!(r.data, "Rex is a dog, tagged: good, loud", "{shape}");
         let typed = client
-            .call_typed(own::Structured, own::StructuredArgs::new("Oslo"))
+            .call(own::StructuredArgs::new("Oslo"))
+            .typed()
             .await
             .unwrap();
         assert_eq!(
@@ -161,10 +162,7 @@ async fn typed_calls_over_http() {
             own::StructuredOutput::new("Oslo", 21, "sunny"),
             "{shape}"
         );
-        let err = client
-            .call_typed(own::Fail, own::FailArgs::new())
-            .await
-            .unwrap_err();
+        let err = client.call(own::FailArgs::new()).typed().await.unwrap_err();
         assert_eq!(err.to_string(), "This tool always fails", "{shape}");
         client.disconnect().await;
     }
@@ -239,12 +237,14 @@ async fn every_content_block_type_maps_exactly() {
         let (_server, client) = own_client("normal", flags, lifecycle).await;
         let shape = format!("{flags:?} {lifecycle:?}");
         for (tool, mapped) in &expected {
-            let r = client.call_tool(tool, None).await;
+            let r = client.call_tool(tool).mapped().await;
             assert_eq!(&r.to_json(), mapped, "{shape} {tool}");
-            assert_eq!(r, stdio.call_tool(tool, None).await, "{shape} {tool}");
+            assert_eq!(r, stdio.call_tool(tool).mapped().await, "{shape} {tool}");
         }
         let r = client
-            .call_tool("structured", args(json!({"city": "Oslo"})))
+            .call_tool("structured")
+            .arguments(args(json!({"city": "Oslo"})))
+            .mapped()
             .await;
         assert_eq!(
             r.to_json(),
@@ -254,7 +254,9 @@ async fn every_content_block_type_maps_exactly() {
         );
         // 3 MiB of text: over several SSE chunks or one large JSON body.
         let raw = client
-            .call_tool_raw("big", args(json!({"bytes": 3 << 20})))
+            .call_tool("big")
+            .arguments(args(json!({"bytes": 3 << 20})))
+            .raw()
             .await
             .unwrap();
         assert_eq!(
@@ -264,14 +266,8 @@ async fn every_content_block_type_maps_exactly() {
         );
         // The raw blocks are the stdio ones too (`resultType` is the server's business: rmcp
         // 3.11 sends it over stdio and leaves it out over HTTP).
-        let raw = client
-            .call_tool_raw("embedded_resource", None)
-            .await
-            .unwrap();
-        let over_stdio = stdio
-            .call_tool_raw("embedded_resource", None)
-            .await
-            .unwrap();
+        let raw = client.call_tool("embedded_resource").raw().await.unwrap();
+        let over_stdio = stdio.call_tool("embedded_resource").raw().await.unwrap();
         assert_eq!(
             (&raw["content"], &raw["isError"]),
             (&over_stdio["content"], &over_stdio["isError"]),
@@ -348,13 +344,16 @@ async fn a_call_past_the_request_timeout_times_out_and_the_session_goes_on() {
             .unwrap();
         let start = Instant::now();
         let (raw, mapped) = tokio::join!(
-            client.call_tool_raw("sleep", args(json!({"ms": 10_000}))),
-            client.call(own::Sleep, own::SleepArgs::new(10_000)),
+            client
+                .call_tool("sleep")
+                .arguments(args(json!({"ms": 10_000})))
+                .raw(),
+            client.call(own::SleepArgs::new(10_000)).mapped(),
         );
         let elapsed = start.elapsed();
         let err = raw.unwrap_err();
         assert!(
-            matches!(&err, Error::Request(RequestError::Timeout { method, timeout })
+            matches!(&err, Error::Request(RequestError::Timeout { method, timeout, .. })
                 if method == "tools/call" && *timeout == SHORT),
             "{shape}: {err:?}"
         );
@@ -375,7 +374,7 @@ async fn a_call_past_the_request_timeout_times_out_and_the_session_goes_on() {
             elapsed >= SHORT && elapsed < SHORT + Duration::from_secs(4),
             "{shape}: {elapsed:?}"
         );
-        let r = client.call(own::Sleep, own::SleepArgs::new(1)).await;
+        let r = client.call(own::SleepArgs::new(1)).mapped().await;
         assert_eq!(
             (r.data.as_str(), r.is_error),
             ("Slept 1 ms", false),
@@ -403,7 +402,10 @@ async fn cancelling_an_in_flight_call() {
         };
         let start = Instant::now();
         let err = client
-            .call_tool_raw_with_cancel("sleep", args(json!({"ms": 10_000})), &cancel)
+            .call_tool("sleep")
+            .arguments(args(json!({"ms": 10_000})))
+            .cancel_on(&cancel)
+            .raw()
             .await
             .unwrap_err();
         trigger.await.unwrap();
@@ -425,7 +427,10 @@ async fn cancelling_an_in_flight_call() {
         );
         // Cancelled before the start: nothing is sent.
         let err = client
-            .call_tool_raw_with_cancel("echo", args(json!({"message": "x"})), &cancel)
+            .call_tool("echo")
+            .arguments(args(json!({"message": "x"})))
+            .cancel_on(&cancel)
+            .raw()
             .await
             .unwrap_err();
         assert!(err.is_cancelled(), "{shape}");
@@ -441,12 +446,10 @@ async fn progress_of_a_long_call_reaches_the_caller() {
         let shape = format!("{flags:?} {lifecycle:?}");
         let mut seen = Vec::new();
         let result = client
-            .call_tool_raw_with_progress(
-                "slow_count",
-                args(json!({"steps": 4, "ms": 20})),
-                None,
-                |p: Progress| seen.push((p.progress, p.total, p.message)),
-            )
+            .call_tool("slow_count")
+            .arguments(args(json!({"steps": 4, "ms": 20})))
+            .progress(|p: Progress| seen.push((p.progress, p.total, p.message)))
+            .raw()
             .await
             .unwrap();
         assert_eq!(result["content"][0]["text"], "Counted to 4", "{shape}");
@@ -458,25 +461,25 @@ async fn progress_of_a_long_call_reaches_the_caller() {
         // Two calls at once: each gets only its own progress.
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let (ra, rb) = tokio::join!(
-            client.call_tool_raw_with_progress(
-                "slow_count",
-                args(json!({"steps": 2, "ms": 10})),
-                None,
-                |p| a.push(p.progress)
-            ),
-            client.call_tool_raw_with_progress(
-                "slow_count",
-                args(json!({"steps": 3, "ms": 10})),
-                None,
-                |p| b.push(p.progress)
-            ),
+            client
+                .call_tool("slow_count")
+                .arguments(args(json!({"steps": 2, "ms": 10})))
+                .progress(|p| a.push(p.progress))
+                .raw(),
+            client
+                .call_tool("slow_count")
+                .arguments(args(json!({"steps": 3, "ms": 10})))
+                .progress(|p| b.push(p.progress))
+                .raw(),
         );
         assert_eq!(ra.unwrap()["content"][0]["text"], "Counted to 2");
         assert_eq!(rb.unwrap()["content"][0]["text"], "Counted to 3");
         assert_eq!((a, b), (vec![1.0, 2.0], vec![1.0, 2.0, 3.0]), "{shape}");
         // A plain call sends no token and gets no progress.
         let plain = client
-            .call_tool("slow_count", args(json!({"steps": 2, "ms": 1})))
+            .call_tool("slow_count")
+            .arguments(args(json!({"steps": 2, "ms": 1})))
+            .mapped()
             .await;
         assert_eq!(plain.data, "Counted to 2");
         client.disconnect().await;
@@ -612,9 +615,18 @@ async fn concurrent_calls_are_routed_by_id() {
         let shape = format!("{flags:?} {lifecycle:?}");
         let start = Instant::now();
         let (slow, fast, sum) = tokio::join!(
-            client.call_tool("sleep", args(json!({"ms": 500}))),
-            client.call_tool("echo", args(json!({"message": "fast"}))),
-            client.call_tool("add", args(json!({"a": 1, "b": 2}))),
+            client
+                .call_tool("sleep")
+                .arguments(args(json!({"ms": 500})))
+                .mapped(),
+            client
+                .call_tool("echo")
+                .arguments(args(json!({"message": "fast"})))
+                .mapped(),
+            client
+                .call_tool("add")
+                .arguments(args(json!({"a": 1, "b": 2})))
+                .mapped(),
         );
         assert_eq!(
             (slow.data.as_str(), fast.data.as_str(), sum.data.as_str()),
@@ -801,7 +813,8 @@ async fn everything_over_http() {
     let report = everything::drift(&client).unwrap();
     assert_eq!(report, DriftReport::new(Vec::new()));
     let r = client
-        .call(everything::Echo, everything::EchoArgs::new("over HTTP"))
+        .call(everything::EchoArgs::new("over HTTP"))
+        .mapped()
         .await;
     assert_eq!(
         r.to_json(),
@@ -824,8 +837,16 @@ async fn everything_over_http() {
         ("get-structured-content", json!({"location": "Chicago"})),
     ];
     for (tool, arguments) in calls {
-        let over_http = client.call_tool(tool, args(arguments.clone())).await;
-        let over_stdio = stdio.call_tool(tool, args(arguments.clone())).await;
+        let over_http = client
+            .call_tool(tool)
+            .arguments(args(arguments.clone()))
+            .mapped()
+            .await;
+        let over_stdio = stdio
+            .call_tool(tool)
+            .arguments(args(arguments.clone()))
+            .mapped()
+            .await;
         assert!(!over_http.is_error, "{tool}: {}", over_http.data);
         assert_eq!(
             timeless(&over_http.to_json().to_string()),
@@ -833,7 +854,7 @@ async fn everything_over_http() {
             "{tool} {arguments}"
         );
     }
-    let image = client.call_tool("get-tiny-image", None).await;
+    let image = client.call_tool("get-tiny-image").mapped().await;
     assert_eq!(
         image.data,
         "Here's the image you requested:\n\
@@ -871,7 +892,10 @@ async fn disconnect_during_a_call_fails_it() {
         let shape = format!("{flags:?} {lifecycle:?}");
         let start = Instant::now();
         let (result, ()) = tokio::join!(
-            client.call_tool_raw("sleep", args(json!({"ms": 10_000}))),
+            client
+                .call_tool("sleep")
+                .arguments(args(json!({"ms": 10_000})))
+                .raw(),
             async {
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 client.disconnect().await;
@@ -904,7 +928,9 @@ async fn a_server_that_exits_during_a_call() {
         let shape = format!("{flags:?} {lifecycle:?}");
         let start = Instant::now();
         let err = client
-            .call_tool_raw("exit", args(json!({"code": 0})))
+            .call_tool("exit")
+            .arguments(args(json!({"code": 0})))
+            .raw()
             .await
             .unwrap_err();
         assert!(start.elapsed() < Duration::from_secs(5), "{shape}");
@@ -952,7 +978,9 @@ async fn a_server_that_exits_during_a_call() {
             }
         }
         let err = client
-            .call_tool_raw("echo", args(json!({"message": "anyone?"})))
+            .call_tool("echo")
+            .arguments(args(json!({"message": "anyone?"})))
+            .raw()
             .await
             .unwrap_err();
         assert!(

@@ -157,9 +157,12 @@ async fn close_mid_stream_fails_the_call_and_the_session_goes_on() {
     let client = connect_mcp_tools(config(url)).await.unwrap();
     let mut progress = Vec::new();
     let err = client
-        .call_tool_raw_with_progress("echo", args(json!({"message": "hi"})), None, |p| {
+        .call_tool("echo")
+        .arguments(args(json!({"message": "hi"})))
+        .progress(|p| {
             progress.push((p.progress, p.total, p.message));
         })
+        .raw()
         .await
         .unwrap_err();
     assert_eq!(
@@ -205,12 +208,14 @@ async fn slow_sse_succeeds_under_the_timeout_and_times_out_over_it() {
         .unwrap();
     let start = Instant::now();
     let err = client
-        .call_tool_raw("echo", args(json!({"message": "too slowly"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "too slowly"})))
+        .raw()
         .await
         .unwrap_err();
     let elapsed = start.elapsed();
     assert!(
-        matches!(&err, Error::Request(RequestError::Timeout { method, timeout })
+        matches!(&err, Error::Request(RequestError::Timeout { method, timeout, .. })
             if method == "tools/call" && *timeout == SHORT),
         "{err:?}"
     );
@@ -232,7 +237,9 @@ async fn sse_no_response_times_out_and_cancels() {
         .unwrap();
     let start = Instant::now();
     let err = client
-        .call_tool_raw("echo", args(json!({"message": "hello?"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "hello?"})))
+        .raw()
         .await
         .unwrap_err();
     let elapsed = start.elapsed();
@@ -257,7 +264,10 @@ async fn sse_no_response_times_out_and_cancels() {
         })
     };
     let err = client
-        .call_tool_raw_with_cancel("echo", args(json!({"message": "never mind"})), &cancel)
+        .call_tool("echo")
+        .arguments(args(json!({"message": "never mind"})))
+        .cancel_on(&cancel)
+        .raw()
         .await
         .unwrap_err();
     trigger.await.unwrap();
@@ -363,7 +373,9 @@ async fn huge_body_and_huge_event_are_too_large() {
             .await
             .unwrap();
         let err = client
-            .call_tool_raw("echo", args(json!({"message": "big"})))
+            .call_tool("echo")
+            .arguments(args(json!({"message": "big"})))
+            .raw()
             .await
             .unwrap_err();
         assert!(
@@ -386,7 +398,9 @@ async fn huge_body_and_huge_event_are_too_large() {
             .await
             .unwrap();
         let raw = client
-            .call_tool_raw("echo", args(json!({"message": "big"})))
+            .call_tool("echo")
+            .arguments(args(json!({"message": "big"})))
+            .raw()
             .await
             .unwrap();
         let text = raw["content"][0]["text"].as_str().unwrap();
@@ -576,9 +590,10 @@ async fn a_dropped_stream_is_resumed_with_last_event_id() {
         // With a progress token the first event carries the progress.
         let mut progress = Vec::new();
         let raw = client
-            .call_tool_raw_with_progress("echo", args(json!({"message": "p"})), None, |p| {
-                progress.push(p.progress)
-            })
+            .call_tool("echo")
+            .arguments(args(json!({"message": "p"})))
+            .progress(|p| progress.push(p.progress))
+            .raw()
             .await
             .unwrap();
         assert_eq!(raw["content"][0]["text"], "Echo: p");
@@ -739,7 +754,7 @@ async fn url_secrets_are_redacted() {
         .await
         .unwrap();
     check(&format!("{client:?}"));
-    let r = client.call_tool("no_such_tool", None).await;
+    let r = client.call_tool("no_such_tool").mapped().await;
     check(&r.data);
     client.disconnect().await;
 }
@@ -837,7 +852,7 @@ async fn helper_credentials_from_the_environment() {
         let client = connect_mcp_tools(good).await.unwrap();
         check(&format!("{client:?}"));
         assert_eq!(echo(&client, "authorized").await.data, "Echo: authorized");
-        let err = client.call_tool_raw("no_such_tool", None).await;
+        let err = client.call_tool("no_such_tool").raw().await;
         check(&format!("{err:?}"));
         client.disconnect().await;
         let sent: Vec<Value> = log(url)

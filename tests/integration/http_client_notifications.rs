@@ -46,7 +46,11 @@ async fn cancel_a_held_call(url: &str) -> McpClient {
     .unwrap();
     let cancel = CancellationToken::new();
     let (held, ()) = tokio::join!(
-        client.call_tool_raw_with_cancel("echo", args(json!({"message": HANG_MESSAGE})), &cancel),
+        client
+            .call_tool("echo")
+            .arguments(args(json!({"message": HANG_MESSAGE})))
+            .cancel_on(&cancel)
+            .raw(),
         async {
             // Cancel once the server holds the call.
             assert_eq!(logged(url, 1, is_hang).await.len(), 1);

@@ -97,7 +97,11 @@ async fn server_exit_is_seen_while_a_grandchild_holds_stdout() {
     let sleep = read_pid(&pidfile);
     assert!(alive(sleep));
     let start = Instant::now();
-    let r = client.call_tool("exit", args(json!({"code": 0}))).await;
+    let r = client
+        .call_tool("exit")
+        .arguments(args(json!({"code": 0})))
+        .mapped()
+        .await;
     assert_eq!(
         (r.data, r.is_error),
         (
@@ -115,7 +119,9 @@ async fn server_exit_is_seen_while_a_grandchild_holds_stdout() {
         start.elapsed()
     );
     let err = client
-        .call_tool_raw("echo", args(json!({"message": "x"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "x"})))
+        .raw()
         .await
         .unwrap_err();
     assert_eq!(err.chain().to_string(), "Not connected");
@@ -252,7 +258,9 @@ async fn cwd_is_applied() {
 
 async fn get(client: &oma_mcp_runtime::McpClient, name: &str) -> String {
     client
-        .call_tool("get_env", args(json!({"name": name})))
+        .call_tool("get_env")
+        .arguments(args(json!({"name": name})))
+        .mapped()
         .await
         .data
 }

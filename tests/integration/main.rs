@@ -1,6 +1,7 @@
 //! Workspace integration tests: `oma-mcp-runtime`'s stdio client against the project's own
 //! test server (`oma-mcp-test-server`, every `OMA_TEST_SERVER_MODE`) and the pinned
-//! `@modelcontextprotocol/server-everything`; `typed` calls both through the code `build.rs`
+//! `@modelcontextprotocol/server-everything`; `calls` checks every setting and ending of the
+//! call builder against the own server; `typed` calls both through the code `build.rs`
 //! generates from `tests/oma-mcp.toml` and checks that their committed snapshots are current;
 //! `filesystem` runs the pinned `@modelcontextprotocol/server-filesystem` through the typed
 //! markers, the tool layer and its consequential-confirmation gate.
@@ -31,6 +32,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bad_servers;
+mod calls;
 mod everything;
 mod failures;
 mod filesystem;
@@ -134,7 +136,9 @@ pub fn args(value: Value) -> Option<Map<String, Value>> {
 /// The mapped result of the `echo` tool (own server and server-everything) with `message`.
 pub async fn echo(client: &McpClient, message: &str) -> ToolResult {
     client
-        .call_tool("echo", args(serde_json::json!({ "message": message })))
+        .call_tool("echo")
+        .arguments(args(serde_json::json!({ "message": message })))
+        .mapped()
         .await
 }
 

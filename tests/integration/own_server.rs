@@ -72,25 +72,29 @@ async fn text_tools() {
     let r = echo(&client, "hi").await;
     assert_eq!((r.data.as_str(), r.is_error), ("Echo: hi", false));
     let r = client
-        .call_tool("add", args(json!({"a": 40, "b": -2})))
+        .call_tool("add")
+        .arguments(args(json!({"a": 40, "b": -2})))
+        .mapped()
         .await;
     assert_eq!(r.data, "38");
     let r = client
-        .call_tool(
-            "describe_pet",
-            args(json!({"pet": {"name": "Rex", "kind": "dog"}, "tags": ["good", "loud"]})),
-        )
+        .call_tool("describe_pet")
+        .arguments(args(
+            json!({"pet": {"name": "Rex", "kind": "dog"}, "tags": ["good", "loud"]}),
+        ))
+        .mapped()
         .await;
     assert_eq!(r.data, "Rex is a dog, tagged: good, loud");
     let r = client
-        .call_tool(
-            "describe_pet",
-            args(json!({"pet": {"name": "Tom", "kind": "cat"}})),
-        )
+        .call_tool("describe_pet")
+        .arguments(args(json!({"pet": {"name": "Tom", "kind": "cat"}})))
+        .mapped()
         .await;
     assert_eq!(r.data, "Tom is a cat");
     let raw = client
-        .call_tool_raw("echo", args(json!({"message": "raw"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "raw"})))
+        .raw()
         .await
         .unwrap();
     // A 2026-07-28 result says how to read it (`resultType`).
@@ -105,7 +109,9 @@ async fn text_tools() {
 async fn structured_content_is_kept_raw() {
     let client = connect_mcp_tools(own("normal")).await.unwrap();
     let raw = client
-        .call_tool_raw("structured", args(json!({"city": "Oslo"})))
+        .call_tool("structured")
+        .arguments(args(json!({"city": "Oslo"})))
+        .raw()
         .await
         .unwrap();
     assert_eq!(
@@ -113,7 +119,9 @@ async fn structured_content_is_kept_raw() {
         json!({"city": "Oslo", "temperature_c": 21, "conditions": "sunny"})
     );
     let r = client
-        .call_tool("structured", args(json!({"city": "Oslo"})))
+        .call_tool("structured")
+        .arguments(args(json!({"city": "Oslo"})))
+        .mapped()
         .await;
     assert_eq!(
         r.data,
@@ -126,7 +134,11 @@ async fn structured_content_is_kept_raw() {
 async fn invalid_arguments_and_unknown_tools() {
     let client = connect_mcp_tools(own("normal")).await.unwrap();
     // rmcp reports bad arguments as an `isError` result, not a JSON-RPC error.
-    let r = client.call_tool("add", args(json!({"a": "one"}))).await;
+    let r = client
+        .call_tool("add")
+        .arguments(args(json!({"a": "one"})))
+        .mapped()
+        .await;
     assert_eq!(
         (r.data.as_str(), r.is_error),
         (
@@ -134,13 +146,10 @@ async fn invalid_arguments_and_unknown_tools() {
             true
         )
     );
-    let err = client
-        .call_tool_raw("no_such_tool", None)
-        .await
-        .unwrap_err();
+    let err = client.call_tool("no_such_tool").raw().await.unwrap_err();
     assert_eq!(err.to_string(), "MCP error -32602: tool not found");
     assert_eq!(err.rpc_code(), Some(-32602));
-    let r = client.call_tool("no_such_tool", None).await;
+    let r = client.call_tool("no_such_tool").mapped().await;
     assert_eq!(
         (r.data.as_str(), r.is_error),
         (
@@ -154,12 +163,12 @@ async fn invalid_arguments_and_unknown_tools() {
 #[tokio::test]
 async fn media_tools_map_per_the_contract() {
     let client = connect_mcp_tools(own("normal")).await.unwrap();
-    let r = client.call_tool("tiny_image", None).await;
+    let r = client.call_tool("tiny_image").mapped().await;
     assert_eq!(r.data, "[image image/png; base64 length=96]\nA 1x1 PNG.");
     assert!(!r.is_error);
     assert!(r.model_output.is_some());
 
-    let r = client.call_tool("resource_links", None).await;
+    let r = client.call_tool("resource_links").mapped().await;
     assert_eq!(
         r.data,
         "[resource_link name=\"readme.md\" uri=\"https://example.com/docs/readme.md\"]\n\
@@ -167,7 +176,7 @@ async fn media_tools_map_per_the_contract() {
          [resource_link name=\"notes.txt\" uri=\"file:///tmp/oma-mcp/notes.txt\"]"
     );
 
-    let r = client.call_tool("embedded_resource", None).await;
+    let r = client.call_tool("embedded_resource").mapped().await;
     assert_eq!(
         r.data,
         "[resource memo://greeting]\nHello from a resource\n\
@@ -175,11 +184,11 @@ async fn media_tools_map_per_the_contract() {
     );
     assert!(r.model_output.is_some());
 
-    let r = client.call_tool("audio", None).await;
+    let r = client.call_tool("audio").mapped().await;
     assert_eq!(r.data, "[audio audio/wav; base64 length=16]");
     assert_eq!(r.model_output, None);
 
-    let r = client.call_tool("fail", None).await;
+    let r = client.call_tool("fail").mapped().await;
     assert_eq!(
         (r.data.as_str(), r.is_error),
         ("This tool always fails", true)
@@ -192,8 +201,14 @@ async fn media_tools_map_per_the_contract() {
 async fn concurrent_calls_are_routed_by_id() {
     let client = connect_mcp_tools(own("normal")).await.unwrap();
     let (slow, fast) = tokio::join!(
-        client.call_tool("sleep", args(json!({"ms": 300}))),
-        client.call_tool("echo", args(json!({"message": "fast"}))),
+        client
+            .call_tool("sleep")
+            .arguments(args(json!({"ms": 300})))
+            .mapped(),
+        client
+            .call_tool("echo")
+            .arguments(args(json!({"message": "fast"})))
+            .mapped(),
     );
     assert_eq!(slow.data, "Slept 300 ms");
     assert_eq!(fast.data, "Echo: fast");

@@ -94,10 +94,11 @@ async fn mcp_server_time_speaks_2026_07_28() {
 
     // 12:00 UTC is 21:00 the same day in Tokyo; neither zone has DST.
     let result = client
-        .call_tool_raw(
-            "convert_time",
-            args(json!({"source_timezone": "Etc/UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"})),
-        )
+        .call_tool("convert_time")
+        .arguments(args(
+            json!({"source_timezone": "Etc/UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}),
+        ))
+        .raw()
         .await
         .unwrap();
     let source = result["structuredContent"]["source"]["datetime"]
@@ -126,10 +127,11 @@ async fn mcp_server_time_speaks_2026_07_28() {
     });
     assert_eq!(result, expected);
     let mapped = client
-        .call_tool(
-            "convert_time",
-            args(json!({"source_timezone": "Etc/UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"})),
-        )
+        .call_tool("convert_time")
+        .arguments(args(
+            json!({"source_timezone": "Etc/UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}),
+        ))
+        .mapped()
         .await;
     assert_eq!(
         (mapped.data.as_str(), mapped.is_error),
@@ -174,7 +176,9 @@ async fn mcp_server_time_also_has_initialize() {
     );
     assert_eq!(client.tools().len(), 2);
     let r = client
-        .call_tool("get_current_time", args(json!({"timezone": "Not/AZone"})))
+        .call_tool("get_current_time")
+        .arguments(args(json!({"timezone": "Not/AZone"})))
+        .mapped()
         .await;
     assert_eq!(
         (r.data.as_str(), r.is_error),
@@ -208,7 +212,11 @@ async fn own_rmcp_server_is_modern_with_auto_and_legacy_with_initialize() {
             _ => "2026-07-28",
         };
         assert_eq!(client.protocol_version(), Some(expected), "{lifecycle:?}");
-        let r = client.call_tool("add", args(json!({"a": 2, "b": 3}))).await;
+        let r = client
+            .call_tool("add")
+            .arguments(args(json!({"a": 2, "b": 3})))
+            .mapped()
+            .await;
         assert_eq!(r.data, "5", "{lifecycle:?}");
         client.disconnect().await;
     }

@@ -60,11 +60,17 @@ async fn case_33_stdout_noise_is_skipped_and_a_bare_result_is_kept() {
     );
     assert_eq!(client.protocol_version(), Some("2025-06-18"));
     let raw = client
-        .call_tool_raw("get_email_config", args(json!({})))
+        .call_tool("get_email_config")
+        .arguments(args(json!({})))
+        .raw()
         .await
         .unwrap();
     assert_eq!(raw, case["bare_call_result"]["result"]);
-    let mapped = client.call_tool("get_email_config", args(json!({}))).await;
+    let mapped = client
+        .call_tool("get_email_config")
+        .arguments(args(json!({})))
+        .mapped()
+        .await;
     assert_eq!(mapped, map_call_result(&raw));
     assert_eq!(
         mapped.data,
@@ -78,7 +84,11 @@ async fn case_33_stdout_noise_is_skipped_and_a_bare_result_is_kept() {
 async fn a_20_mib_message_is_delivered() {
     const BYTES: usize = 20 * 1024 * 1024;
     let client = connect_mcp_tools(own("normal")).await.unwrap();
-    let result = client.call_tool("big", args(json!({"bytes": BYTES}))).await;
+    let result = client
+        .call_tool("big")
+        .arguments(args(json!({"bytes": BYTES})))
+        .mapped()
+        .await;
     assert!(!result.is_error);
     assert_eq!(result.data.len(), BYTES);
     assert!(result.data.bytes().all(|b| b == b'x'));
@@ -97,7 +107,9 @@ async fn sloppy_server_data_is_kept_and_mapped() {
     assert_eq!(descriptor["execution"], json!({"taskSupport": "optional"}));
     assert_eq!(descriptor["x-vendor"], json!({"kept": true}));
     let result = client
-        .call_tool("sloppy", args(json!({"message": "x"})))
+        .call_tool("sloppy")
+        .arguments(args(json!({"message": "x"})))
+        .mapped()
         .await;
     let unknown = "[tool_reference]\n{\n  \"type\": \"tool_reference\",\n  \"tool_name\": \"search_issues\"\n}";
     assert_eq!(
@@ -151,7 +163,11 @@ async fn a_too_deeply_nested_message_fails_the_call_at_once() {
     .await
     .unwrap();
     let started = std::time::Instant::now();
-    let result = client.call_tool("deep", args(json!({}))).await;
+    let result = client
+        .call_tool("deep")
+        .arguments(args(json!({})))
+        .mapped()
+        .await;
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(
         result.data,

@@ -450,7 +450,9 @@ async fn cycle(run: &str, stubborn: bool, n: usize) -> Duration {
     assert_eq!(processes.len(), expected, "cycle {n}: {processes:?}");
     let message = format!("cycle {n}");
     let result = client
-        .call_tool_raw("echo", args(json!({ "message": message })))
+        .call_tool("echo")
+        .arguments(args(json!({ "message": message })))
+        .raw()
         .await
         .unwrap();
     assert_eq!(first_text(&result), format!("Echo: {message}"));
@@ -637,16 +639,24 @@ async fn one_call(client: &McpClient, tally: &Tally, i: usize, draw_key: u64, ti
     };
     let call = async {
         match kind {
-            Kind::TimedOut => client.call_tool_raw("sleep", sleep).await,
+            Kind::TimedOut => client.call_tool("sleep").arguments(sleep).raw().await,
             Kind::Cancelled => {
-                let call = client.call_tool_raw_with_cancel("sleep", sleep, &token);
+                let call = client
+                    .call_tool("sleep")
+                    .arguments(sleep)
+                    .cancel_on(&token)
+                    .raw();
                 tokio::join!(call, cancel_after((r >> 8) % 200)).0
             }
             Kind::Racing => {
-                let call = client.call_tool_raw_with_cancel("echo", echo, &token);
+                let call = client
+                    .call_tool("echo")
+                    .arguments(echo)
+                    .cancel_on(&token)
+                    .raw();
                 tokio::join!(call, cancel_after((r >> 8) % 3)).0
             }
-            Kind::Answered => client.call_tool_raw("echo", echo).await,
+            Kind::Answered => client.call_tool("echo").arguments(echo).raw().await,
         }
     };
     match tokio::time::timeout(timeout + Duration::from_secs(10), call).await {
@@ -717,7 +727,9 @@ async fn calls(run: &str, total: usize, concurrency: usize, timeout: Duration, d
     let wall = started.elapsed();
     // The connection still serves.
     let after = client
-        .call_tool_raw("echo", args(json!({"message": "after"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "after"})))
+        .raw()
         .await
         .unwrap();
     assert_eq!(first_text(&after), "Echo: after");
@@ -830,15 +842,18 @@ async fn flood(run: &str, notifications: u64, progress: bool, timeout: Duration)
     let mut out_of_order = 0u64;
     let reply = if progress {
         client
-            .call_tool_raw_with_progress("flood", arguments, None, |p: Progress| {
+            .call_tool("flood")
+            .arguments(arguments)
+            .progress(|p: Progress| {
                 received += 1;
                 if p.progress != received as f64 {
                     out_of_order += 1;
                 }
             })
+            .raw()
             .await
     } else {
-        client.call_tool_raw("flood", arguments).await
+        client.call_tool("flood").arguments(arguments).raw().await
     };
     let to_timeout = started.elapsed();
     let error = reply.expect_err("the flood call is never answered");
@@ -851,7 +866,9 @@ async fn flood(run: &str, notifications: u64, progress: bool, timeout: Duration)
     let after = loop {
         tries += 1;
         match client
-            .call_tool_raw("echo", args(json!({"message": "after"})))
+            .call_tool("echo")
+            .arguments(args(json!({"message": "after"})))
+            .raw()
             .await
         {
             Ok(result) => break result,
@@ -905,7 +922,9 @@ async fn drip(run: &str, timeout: Duration) {
     reset_peak_rss();
     let started = Instant::now();
     let reply = client
-        .call_tool_raw("drip", args(json!({"ms": 1000})))
+        .call_tool("drip")
+        .arguments(args(json!({"ms": 1000})))
+        .raw()
         .await;
     let to_timeout = started.elapsed();
     let peak_growth = status_kib("VmHWM").saturating_sub(rss_start);
@@ -1206,7 +1225,9 @@ async fn the_stubborn_server_and_its_grandchild_ignore_eof_and_sigterm() {
     );
     // The server still serves.
     let result = client
-        .call_tool_raw("echo", args(json!({"message": "still here"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "still here"})))
+        .raw()
         .await
         .unwrap();
     assert_eq!(first_text(&result), "Echo: still here");
@@ -1240,7 +1261,10 @@ async fn pending_requests_counts_the_calls_in_flight() {
         let (client, token) = (Arc::clone(&client), token.clone());
         calls.push(tokio::spawn(async move {
             client
-                .call_tool_raw_with_cancel("sleep", sleep(), &token)
+                .call_tool("sleep")
+                .arguments(sleep())
+                .cancel_on(&token)
+                .raw()
                 .await
         }));
     }
@@ -1257,7 +1281,9 @@ async fn pending_requests_counts_the_calls_in_flight() {
     assert_eq!(until(3).await, 3);
     // Answered: an echo beside the three comes and goes.
     let result = client
-        .call_tool_raw("echo", args(json!({"message": "beside"})))
+        .call_tool("echo")
+        .arguments(args(json!({"message": "beside"})))
+        .raw()
         .await
         .unwrap();
     assert_eq!(first_text(&result), "Echo: beside");
@@ -1287,7 +1313,12 @@ async fn pending_requests_counts_the_calls_in_flight() {
         connect_mcp_tools(crate::own("normal").with_request_timeout(Duration::from_secs(2)))
             .await
             .unwrap();
-    let err = client.call_tool_raw("sleep", sleep()).await.unwrap_err();
+    let err = client
+        .call_tool("sleep")
+        .arguments(sleep())
+        .raw()
+        .await
+        .unwrap_err();
     assert!(err.is_timeout(), "{}", err.chain());
     assert_eq!(client.pending_requests(), 0);
     client.disconnect().await;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::{args, init_tracing, server_bin};
 
 /// A config running the own server (normal mode) behind `tee`, and the log of client lines.
-fn logged(dir: &Path) -> (ConnectConfig, PathBuf) {
+pub(crate) fn logged(dir: &Path) -> (ConnectConfig, PathBuf) {
     let log = dir.join("client-to-server.jsonl");
     let script = format!(
         "tee '{}' | exec '{}'",
@@ -35,7 +35,7 @@ fn logged(dir: &Path) -> (ConnectConfig, PathBuf) {
 }
 
 /// Every JSON line the client sent so far.
-fn sent(log: &Path) -> Vec<Value> {
+pub(crate) fn sent(log: &Path) -> Vec<Value> {
     std::fs::read_to_string(log)
         .unwrap_or_default()
         .lines()
@@ -44,7 +44,7 @@ fn sent(log: &Path) -> Vec<Value> {
 }
 
 /// The `tools/call` requests the client sent: (id, raw tool name, arguments).
-fn calls(log: &Path) -> Vec<(Value, String, Value)> {
+pub(crate) fn calls(log: &Path) -> Vec<(Value, String, Value)> {
     sent(log)
         .into_iter()
         .filter(|m| m["method"] == "tools/call")
@@ -60,7 +60,7 @@ fn calls(log: &Path) -> Vec<(Value, String, Value)> {
 
 /// The `tools/call` requests as (name, arguments), once the call `last` is in the log: `tee`
 /// writes to the server before the log file, so an answer can arrive before its line is logged.
-async fn calls_through(log: &Path, last: (&str, Value)) -> Vec<(String, Value)> {
+pub(crate) async fn calls_through(log: &Path, last: (&str, Value)) -> Vec<(String, Value)> {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let all: Vec<(String, Value)> = calls(log).into_iter().map(|(_, n, a)| (n, a)).collect();
@@ -233,7 +233,7 @@ async fn validation_off_sends_the_call() {
 }
 
 /// The first message the client sent with `method`, waiting up to 5 s for `tee` to log it.
-async fn first_sent(log: &Path, method: &str) -> Value {
+pub(crate) async fn first_sent(log: &Path, method: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         match sent(log).into_iter().find(|m| m["method"] == method) {
@@ -256,7 +256,9 @@ async fn a_timed_out_call_sends_notifications_cancelled() {
         .await
         .unwrap();
     let err = client
-        .call_tool_raw("sleep", args(json!({"ms": 10_000})))
+        .call_tool("sleep")
+        .arguments(args(json!({"ms": 10_000})))
+        .raw()
         .await
         .unwrap_err();
     assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
@@ -350,17 +352,19 @@ async fn cancelling_an_in_flight_call() {
         "Tool \"own_echo\" was aborted before execution began."
     );
     let e = client
-        .call_tool_raw_with_cancel("echo", args(json!({"message": "x"})), &gone)
+        .call_tool("echo")
+        .arguments(args(json!({"message": "x"})))
+        .cancel_on(&gone)
+        .raw()
         .await
         .unwrap_err();
     assert!(e.is_cancelled());
     assert_eq!(e.to_string(), "This operation was aborted");
     let r = client
-        .call_tool_with_cancel(
-            "echo",
-            args(json!({"message": "y"})),
-            &CancellationToken::new(),
-        )
+        .call_tool("echo")
+        .arguments(args(json!({"message": "y"})))
+        .cancel_on(&CancellationToken::new())
+        .mapped()
         .await;
     assert_eq!(r.data, "Echo: y");
     let sent = calls_through(&log, ("echo", json!({"message": "y"}))).await;

@@ -1,6 +1,6 @@
 //! The generated, typed API against real servers: `build.rs` generates the modules below from
 //! the snapshots pinned in `tests/oma-mcp.toml` (the examples' committed snapshots), and every
-//! call here goes through `client.call(Marker, Args::new(..))`.
+//! call here goes through `client.call(Args::new(..)).mapped()`.
 //!
 //! Also the pin checks: a live snapshot of each server must equal its committed snapshot byte
 //! for byte, so a server change without a refreshed snapshot fails here.
@@ -10,7 +10,7 @@ use std::time::Duration;
 use oma_mcp_runtime::drift::DriftRefused;
 use oma_mcp_runtime::snapshot::{SnapshotError, SnapshotSource};
 use oma_mcp_runtime::{
-    Confirmed, DriftPolicy, DriftReport, Error, McpClient, McpTool, Snapshot, connect_checked,
+    DriftPolicy, DriftReport, Error, McpClient, McpTool, Snapshot, connect_checked,
     connect_mcp_tools, map_call_result,
 };
 use serde_json::{Value, json};
@@ -81,12 +81,12 @@ async fn own_client() -> McpClient {
 #[tokio::test]
 async fn own_text_tools() {
     let client = own_client().await;
-    let r = client.call(own::Echo, own::EchoArgs::new("typed hi")).await;
+    let r = client.call(own::EchoArgs::new("typed hi")).mapped().await;
     assert_eq!(
         r.to_json(),
         json!({"data": "Echo: typed hi", "isError": false, "modelOutput": null})
     );
-    let r = client.call(own::Add, own::AddArgs::new(40, -2)).await;
+    let r = client.call(own::AddArgs::new(40, -2)).mapped().await;
     assert_eq!(
         (r.data.as_str(), r.is_error, &r.model_output),
         ("38", false, &None)
@@ -101,7 +101,7 @@ async fn own_text_tools() {
 #[tokio::test]
 async fn own_tiny_image_is_an_image_part_and_a_text_part() {
     let client = own_client().await;
-    let r = client.call(own::TinyImage, own::TinyImageArgs::new()).await;
+    let r = client.call(own::TinyImageArgs::new()).mapped().await;
     assert_eq!(r.data, "[image image/png; base64 length=96]\nA 1x1 PNG.");
     assert!(!r.is_error);
     assert_eq!(
@@ -125,9 +125,7 @@ async fn own_tiny_image_is_an_image_part_and_a_text_part() {
 #[tokio::test]
 async fn own_resource_links_https_is_a_url_file_part_file_scheme_is_text() {
     let client = own_client().await;
-    let r = client
-        .call(own::ResourceLinks, own::ResourceLinksArgs::new())
-        .await;
+    let r = client.call(own::ResourceLinksArgs::new()).mapped().await;
     let data = "[resource_link name=\"readme.md\" uri=\"https://example.com/docs/readme.md\"]\n\
                 The project readme\n\
                 [resource_link name=\"notes.txt\" uri=\"file:///tmp/oma-mcp/notes.txt\"]";
@@ -156,9 +154,7 @@ async fn own_resource_links_https_is_a_url_file_part_file_scheme_is_text() {
 #[tokio::test]
 async fn own_embedded_resource_text_line_and_blob_file_part() {
     let client = own_client().await;
-    let r = client
-        .call(own::EmbeddedResource, own::EmbeddedResourceArgs::new())
-        .await;
+    let r = client.call(own::EmbeddedResourceArgs::new()).mapped().await;
     assert_eq!(
         r.to_json(),
         json!({
@@ -184,12 +180,12 @@ async fn own_embedded_resource_text_line_and_blob_file_part() {
 #[tokio::test]
 async fn own_audio_and_fail_are_text_only() {
     let client = own_client().await;
-    let r = client.call(own::Audio, own::AudioArgs::new()).await;
+    let r = client.call(own::AudioArgs::new()).mapped().await;
     assert_eq!(
         r.to_json(),
         json!({"data": "[audio audio/wav; base64 length=16]", "isError": false, "modelOutput": null})
     );
-    let r = client.call(own::Fail, own::FailArgs::new()).await;
+    let r = client.call(own::FailArgs::new()).mapped().await;
     assert_eq!(
         r.to_json(),
         json!({"data": "This tool always fails", "isError": true, "modelOutput": null})
@@ -207,20 +203,21 @@ async fn own_describe_pet_nested_and_enum_args() {
     let pet = |name: &str, kind| own::DescribePetArgsPet::new(name, kind);
     let r = client
         .call(
-            own::DescribePet,
             own::DescribePetArgs::new(pet("Rex", own::DescribePetArgsPetKind::Dog))
                 .with_tags(vec!["good".into(), "loud".into()]),
         )
+        .mapped()
         .await;
     assert_eq!(
         r.to_json(),
         json!({"data": "Rex is a dog, tagged: good, loud", "isError": false, "modelOutput": null})
     );
     let r = client
-        .call(
-            own::DescribePet,
-            own::DescribePetArgs::new(pet("Tom", own::DescribePetArgsPetKind::Cat)),
-        )
+        .call(own::DescribePetArgs::new(pet(
+            "Tom",
+            own::DescribePetArgsPetKind::Cat,
+        )))
+        .mapped()
         .await;
     assert_eq!(
         r.to_json(),
@@ -236,7 +233,9 @@ async fn own_describe_pet_nested_and_enum_args() {
     // Sent untyped, rmcp answers with an `isError` result, not a JSON-RPC error.
     let args = json!({"pet": {"name": "Nemo", "kind": "fish"}});
     let r = client
-        .call_tool(own::DescribePet::MCP_NAME, args.as_object().cloned())
+        .call_tool(own::DescribePet::MCP_NAME)
+        .arguments(args.as_object().cloned())
+        .mapped()
         .await;
     assert_eq!(
         r.to_json(),
@@ -258,7 +257,7 @@ async fn own_sleep_past_the_request_timeout_is_the_contract_failure() {
     )
     .await
     .unwrap();
-    let r = client.call(own::Sleep, own::SleepArgs::new(10_000)).await;
+    let r = client.call(own::SleepArgs::new(10_000)).mapped().await;
     assert_eq!(
         r.to_json(),
         json!({
@@ -268,7 +267,7 @@ async fn own_sleep_past_the_request_timeout_is_the_contract_failure() {
         })
     );
     // The session goes on.
-    let r = client.call(own::Sleep, own::SleepArgs::new(1)).await;
+    let r = client.call(own::SleepArgs::new(1)).mapped().await;
     assert_eq!((r.data.as_str(), r.is_error), ("Slept 1 ms", false));
     client.disconnect().await;
 }
@@ -595,14 +594,16 @@ async fn everything_text_tools() {
     };
     let client = connect_mcp_tools(config).await.unwrap();
     let r = client
-        .call(everything::Echo, everything::EchoArgs::new("typed hi"))
+        .call(everything::EchoArgs::new("typed hi"))
+        .mapped()
         .await;
     assert_eq!(
         r.to_json(),
         json!({"data": "Echo: typed hi", "isError": false, "modelOutput": null})
     );
     let r = client
-        .call(everything::GetSum, everything::GetSumArgs::new(2.0, 3.0))
+        .call(everything::GetSumArgs::new(2.0, 3.0))
+        .mapped()
         .await;
     assert_eq!(
         r.to_json(),
@@ -611,27 +612,33 @@ async fn everything_text_tools() {
     client.disconnect().await;
 }
 
-/// The arguments know their tool (`invoke`, `invoke_typed`), and a consequential tool runs
-/// only through the confirmed calls (`client.invoke(args)` would not compile for it).
+/// The arguments know their tool (`client.call(args)`, ended with `mapped` or `typed`), and a
+/// consequential tool runs only through a confirmed call (`client.call(args).mapped()` would not compile for it).
 #[tokio::test]
 async fn everything_invoke_and_the_confirmed_call() {
     let Some(config) = everything_config("everything_invoke_and_the_confirmed_call") else {
         return;
     };
     let client = connect_mcp_tools(config).await.unwrap();
-    let r = client.invoke(everything::GetSumArgs::new(2.0, 3.0)).await;
+    let r = client
+        .call(everything::GetSumArgs::new(2.0, 3.0))
+        .mapped()
+        .await;
     assert_eq!(
         (r.data.as_str(), r.is_error),
         ("The sum of 2 and 3 is 5.", false)
     );
     let typed = client
-        .invoke_typed(everything::EchoArgs::new("typed hi"))
+        .call(everything::EchoArgs::new("typed hi"))
+        .typed()
         .await
         .unwrap();
     assert_eq!(typed.result.data, "Echo: typed hi");
     const { assert!(everything::ToggleSimulatedLogging::CONSEQUENTIAL) };
     let started = client
-        .invoke_confirmed(everything::ToggleSimulatedLoggingArgs::new(), Confirmed)
+        .call(everything::ToggleSimulatedLoggingArgs::new())
+        .confirmed()
+        .mapped()
         .await;
     assert!(
         started
@@ -640,7 +647,9 @@ async fn everything_invoke_and_the_confirmed_call() {
         "{started:?}"
     );
     let stopped = client
-        .invoke_typed_confirmed(everything::ToggleSimulatedLoggingArgs::new(), Confirmed)
+        .call(everything::ToggleSimulatedLoggingArgs::new())
+        .confirmed()
+        .typed()
         .await
         .unwrap();
     assert_eq!(
@@ -657,10 +666,8 @@ async fn everything_get_tiny_image() {
     };
     let client = connect_mcp_tools(config).await.unwrap();
     let r = client
-        .call(
-            everything::GetTinyImage,
-            everything::GetTinyImageArgs::new(),
-        )
+        .call(everything::GetTinyImageArgs::new())
+        .mapped()
         .await;
     client.disconnect().await;
     assert_eq!(
@@ -705,10 +712,8 @@ async fn everything_get_resource_links() {
     };
     let client = connect_mcp_tools(config).await.unwrap();
     let r = client
-        .call(
-            everything::GetResourceLinks,
-            everything::GetResourceLinksArgs::new().with_count(2.0),
-        )
+        .call(everything::GetResourceLinksArgs::new().with_count(2.0))
+        .mapped()
         .await;
     // `demo://` links are not http(s): text only, no model output.
     assert_eq!(
@@ -725,10 +730,8 @@ async fn everything_get_resource_links() {
     );
     // `count: None` is omitted, and the server applies its default of 3.
     let r = client
-        .call(
-            everything::GetResourceLinks,
-            everything::GetResourceLinksArgs::new(),
-        )
+        .call(everything::GetResourceLinksArgs::new())
+        .mapped()
         .await;
     assert!(
         r.data
@@ -901,29 +904,25 @@ fn generated_args_deserialize_from_the_servers_json() {
 async fn own_structured_typed_output() {
     let client = own_client().await;
     let args = || own::StructuredArgs::new("Oslo");
-    let typed = client.call_typed(own::Structured, args()).await.unwrap();
-    // The same call with the arguments alone.
-    assert_eq!(client.invoke_typed(args()).await.unwrap(), typed);
+    let typed = client.call(args()).typed().await.unwrap();
     assert_eq!(
         typed.output,
         // `required` is `city`, `temperature_c`, `conditions`.
         own::StructuredOutput::new("Oslo", 21, "sunny")
     );
     // The same mapping as the untyped call.
-    assert_eq!(typed.result, client.call(own::Structured, args()).await);
+    assert_eq!(typed.result, client.call(args()).mapped().await);
     assert!(!typed.result.is_error);
     // A tool without an output schema: the structuredContent as sent (none here).
     let typed = client
-        .call_typed(own::Echo, own::EchoArgs::new("typed"))
+        .call(own::EchoArgs::new("typed"))
+        .typed()
         .await
         .unwrap();
     assert_eq!(typed.output, None);
     assert_eq!(typed.result.data, "Echo: typed");
     // An error result is the tool error with the contract's text, never validated.
-    let err = client
-        .call_typed(own::Fail, own::FailArgs::new())
-        .await
-        .unwrap_err();
+    let err = client.call(own::FailArgs::new()).typed().await.unwrap_err();
     assert_eq!(err.to_string(), "This tool always fails");
     assert_eq!(
         err.into_tool_result().to_json(),
@@ -939,12 +938,10 @@ async fn everything_get_structured_content_typed_output() {
     };
     let client = connect_mcp_tools(config).await.unwrap();
     let typed = client
-        .call_typed(
-            everything::GetStructuredContent,
-            everything::GetStructuredContentArgs::new(
-                everything::GetStructuredContentArgsLocation::Chicago,
-            ),
-        )
+        .call(everything::GetStructuredContentArgs::new(
+            everything::GetStructuredContentArgsLocation::Chicago,
+        ))
+        .typed()
         .await
         .unwrap();
     // The draft-07 output schema (`additionalProperties: false`) passed, then the fields.

@@ -21,8 +21,8 @@
 //!   client must). For concurrent calls it pipelines: all requests are written in one go,
 //!   then responses are matched by `id` in a single task.
 //! - `rmcp`: bare rmcp 3.11: `().serve(TokioChildProcess)` then `Peer::call_tool`.
-//! - `ours`: `oma_mcp_runtime::connect_mcp_tools` + `McpClient::call_tool_raw`.
-//! - `ours-mapped`: `McpClient::call_tool` (the raw call plus `map_call_result`).
+//! - `ours`: `oma_mcp_runtime::connect_mcp_tools` + `client.call_tool(name).arguments(..).raw()`.
+//! - `ours-mapped`: the same call ended with `.mapped()` (the raw call plus `map_call_result`).
 //! - `map16`: no server; `map_call_result` on a 16 MiB base64 image result.
 //! - `map-small`: no server; `map_call_result` on a one-line text result, ns per mapping.
 //!
@@ -376,7 +376,7 @@ async fn run_bench<B: Bench>(mut b: B, opts: &Opts, rss_before: u64) -> Res<Valu
 // The clients
 // ---------------------------------------------------------------------------------------
 
-/// Our client; `mapped` uses `call_tool` (raw call + `map_call_result`).
+/// Our client; `mapped` ends the call with `.mapped()` (raw call + `map_call_result`).
 struct Ours {
     client: Arc<oma_mcp_runtime::McpClient>,
     mapped: bool,
@@ -393,13 +393,23 @@ impl Ours {
 
     async fn one(client: &oma_mcp_runtime::McpClient, mapped: bool) -> Res<()> {
         if mapped {
-            let r = client.call_tool("echo", Some(echo_args())).await;
+            let r = client
+                .call_tool("echo")
+                .arguments(echo_args())
+                .mapped()
+                .await;
             if r.is_error || r.data != "Echo: hi" {
                 return Err(format!("unexpected mapped echo result: {r:?}").into());
             }
             Ok(())
         } else {
-            check_echo(&client.call_tool_raw("echo", Some(echo_args())).await?)
+            check_echo(
+                &client
+                    .call_tool("echo")
+                    .arguments(echo_args())
+                    .raw()
+                    .await?,
+            )
         }
     }
 }

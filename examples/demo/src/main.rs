@@ -68,20 +68,18 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!();
 
-    // The arguments know their tool: `invoke(args)`; `call(Marker, args)` does the same.
+    // The arguments know their tool: `call(args)`, then an ending (`mapped()`: the result
+    // as open-multi-agent maps it).
     show::<demo::Echo>(
         client
-            .invoke(demo::EchoArgs::new("hello from typed Rust"))
+            .call(demo::EchoArgs::new("hello from typed Rust"))
+            .mapped()
             .await,
     );
-    show::<demo::Add>(client.invoke(demo::AddArgs::new(2, 40)).await);
-    show::<demo::TinyImage>(
-        client
-            .call(demo::TinyImage, demo::TinyImageArgs::new())
-            .await,
-    );
-    show::<demo::ResourceLinks>(client.invoke(demo::ResourceLinksArgs::new()).await);
-    show::<demo::Fail>(client.invoke(demo::FailArgs::new()).await);
+    show::<demo::Add>(client.call(demo::AddArgs::new(2, 40)).mapped().await);
+    show::<demo::TinyImage>(client.call(demo::TinyImageArgs::new()).mapped().await);
+    show::<demo::ResourceLinks>(client.call(demo::ResourceLinksArgs::new()).mapped().await);
+    show::<demo::Fail>(client.call(demo::FailArgs::new()).mapped().await);
     println!(
         "{} is consequential: {}; {} is consequential: {}",
         demo::Exit::NAME,

@@ -38,24 +38,30 @@ async fn main() -> ExitCode {
         drift.summary.info
     );
 
-    // The arguments know their tool: `invoke(args)`; `call(Marker, args)` does the same.
+    // The arguments know their tool: `call(args)`, then an ending (`mapped()`: the result
+    // as open-multi-agent maps it).
     show::<everything::Echo>(
         client
-            .invoke(everything::EchoArgs::new("hello from typed Rust"))
+            .call(everything::EchoArgs::new("hello from typed Rust"))
+            .mapped()
             .await,
     );
-    show::<everything::GetSum>(client.invoke(everything::GetSumArgs::new(2.0, 40.5)).await);
+    show::<everything::GetSum>(
+        client
+            .call(everything::GetSumArgs::new(2.0, 40.5))
+            .mapped()
+            .await,
+    );
     show::<everything::GetTinyImage>(
         client
-            .call(
-                everything::GetTinyImage,
-                everything::GetTinyImageArgs::new(),
-            )
+            .call(everything::GetTinyImageArgs::new())
+            .mapped()
             .await,
     );
     show::<everything::GetResourceLinks>(
         client
-            .invoke(everything::GetResourceLinksArgs::new().with_count(2.0))
+            .call(everything::GetResourceLinksArgs::new().with_count(2.0))
+            .mapped()
             .await,
     );
     println!(

@@ -2,9 +2,9 @@
 //! `write_file` says `destructiveHint: true`, so its generated marker has
 //! `CONSEQUENTIAL = true`, [`ToolDefinition::from_typed`] carries that into the definition,
 //! and the [`ToolExecutor`] runs it only when the gate approves. In typed code the same flag
-//! is a compile-time rule: `client.invoke(args)` does not compile for `write_file`;
-//! [`McpClient::invoke_typed_confirmed`](oma_mcp_runtime::McpClient::invoke_typed_confirmed)
-//! with an explicit [`Confirmed`] runs it.
+//! is a compile-time rule: `client.call(args).typed()` does not compile for `write_file`;
+//! the explicitly confirmed call,
+//! `client.call(args).`[`confirmed()`](oma_mcp_runtime::ToolCall::confirmed)`.typed()`, runs it.
 //!
 //! Run from the repository root after `npm ci --prefix tests/servers`:
 //! `cargo run -p oma-mcp-example-filesystem`.
@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use oma_mcp_runtime::tool::{ToolCallDecision, gate_fn};
 use oma_mcp_runtime::{
-    Confirmed, ConnectConfig, McpTool, ToolContext, ToolDefinition, ToolExecutor, ToolGrants,
-    ToolRegistry, connect_mcp_tools,
+    ConnectConfig, McpTool, ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry,
+    connect_mcp_tools,
 };
 use serde_json::json;
 
@@ -100,13 +100,15 @@ async fn main() -> ExitCode {
         written.data, written.is_error
     );
 
-    // 3. Typed code: `client.invoke(args)` would not compile for the consequential
-    //    `write_file`; the confirmed call takes the confirmation as a value.
+    // 3. Typed code: `client.call(args).typed()` would not compile for the consequential
+    //    `write_file`; `.confirmed()` is the explicit confirmation.
     let appended = client
-        .invoke_typed_confirmed(
-            fs::WriteFileArgs::new(file.clone(), "written after confirmation\nand again\n"),
-            Confirmed,
-        )
+        .call(fs::WriteFileArgs::new(
+            file.clone(),
+            "written after confirmation\nand again\n",
+        ))
+        .confirmed()
+        .typed()
         .await;
     match &appended {
         Ok(written) => println!("typed, confirmed: {}", written.output.content),
@@ -116,7 +118,8 @@ async fn main() -> ExitCode {
     // 4. Read-only tools need no confirmation; the typed call validates the arguments and
     //    returns the typed output (`structuredContent`, checked against the output schema).
     match client
-        .invoke_typed(fs::ReadTextFileArgs::new(file.clone()))
+        .call(fs::ReadTextFileArgs::new(file.clone()))
+        .typed()
         .await
     {
         Ok(read) => print!("read back: {}", read.output.content),

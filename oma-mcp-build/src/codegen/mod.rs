@@ -38,7 +38,7 @@
 //! mod everything {
 //!     include!(concat!(env!("OUT_DIR"), "/everything.rs"));
 //! }
-//! let result = client.call(everything::Echo, everything::EchoArgs::new("hi")).await;
+//! let result = client.call(everything::EchoArgs::new("hi")).mapped().await;
 //! ```
 //!
 //! Same snapshot and options → byte-identical output. Generation never panics on input: what

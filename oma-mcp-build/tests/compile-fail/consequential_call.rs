@@ -1,5 +1,5 @@
 //! `files/delete` is consequential (the golden case's `consequential` glob `files/*` lists
-//! it): the plain calls do not compile for it, with the arguments alone or with the marker.
+//! it): an unconfirmed call of it does not compile, whichever its ending.
 
 #[allow(dead_code)]
 mod golden {
@@ -8,8 +8,8 @@ mod golden {
 
 async fn delete(client: &oma_mcp_runtime::McpClient) {
     let args = golden::FilesDeleteArgs::new(vec!["a.txt".to_owned()], None);
-    let _ = client.invoke(args.clone()).await;
-    let _ = client.call_typed(golden::FilesDelete, args).await;
+    let _ = client.call(args.clone()).mapped().await;
+    let _ = client.call(args).typed().await;
 }
 
 fn main() {

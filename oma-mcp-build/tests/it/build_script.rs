@@ -241,7 +241,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut config = own::connect_config();
     config.pass_env.clear();
     let client = oma_mcp_runtime::connect_mcp_tools(config).await?;
-    let result = client.invoke(own::EchoArgs::new("typed")).await;
+    let result = client.call(own::EchoArgs::new("typed")).mapped().await;
     println!("{}", result.data);
     client.disconnect().await;
     Ok(())

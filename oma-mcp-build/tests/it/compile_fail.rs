@@ -1,8 +1,9 @@
 //! Compile-fail tests of generated code (trybuild), each `compile-fail/<case>.rs` with the
 //! exact compiler output in `compile-fail/<case>.stderr`:
 //!
-//! - `consequential_call`: a consequential tool through `invoke` and `call_typed` (the plain
-//!   calls), which need a tool that is `NotConsequential`;
+//! - `consequential_call`: a consequential tool through an unconfirmed typed call, ended with
+//!   `mapped` and with `typed`, which need `.confirmed()` first (or a tool that is
+//!   `NotConsequential`);
 //! - `missing_required_field`: a constructor call without a required field, and a struct
 //!   literal outside the generated module.
 //!

@@ -176,7 +176,7 @@ pub async fn run(call: CallArgs) -> Result<Outcome, CliError> {
     })
 }
 
-/// Calls the tool and maps the result as `McpClient::call_tool` does; on a terminal, with a
+/// Calls the tool and maps the result as `ToolCall::mapped` does; on a terminal, with a
 /// progress bar on stderr fed by the server's `notifications/progress` (the call then
 /// carries a `progressToken`). Piped, nothing is drawn and no token is sent.
 async fn call_showing_progress(
@@ -186,12 +186,11 @@ async fn call_showing_progress(
     arguments: Option<serde_json::Map<String, Value>>,
     inputs: serde_json::Map<String, Value>,
 ) -> oma_mcp_runtime::ToolResult {
+    let call = client.call_tool(mcp_name).arguments(arguments.clone());
     let mut raw = match CallProgress::on_terminal(tool) {
-        None => client.call_tool_raw(mcp_name, arguments.clone()).await,
+        None => call.raw().await,
         Some(bar) => {
-            let raw = client
-                .call_tool_raw_with_progress(mcp_name, arguments.clone(), None, |p| bar.update(&p))
-                .await;
+            let raw = call.progress(|p| bar.update(&p)).raw().await;
             bar.finish();
             raw
         }
@@ -202,7 +201,10 @@ async fn call_showing_progress(
     {
         raw = match CallOutcome::from_result(result) {
             CallOutcome::InputRequired(required) => client
-                .call_tool_answering(mcp_name, arguments, &required, inputs)
+                .call_tool(mcp_name)
+                .arguments(arguments)
+                .answering(&required, inputs)
+                .outcome()
                 .await
                 .map(CallOutcome::into_result),
             other => Ok(other.into_result()),

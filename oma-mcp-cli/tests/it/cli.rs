@@ -871,7 +871,7 @@ fn client_info_is_oma_mcp_unless_the_manifest_sets_it() {
             .unwrap();
         runtime.block_on(async {
             let client = oma_mcp_runtime::connect_mcp_tools(config).await.unwrap();
-            let result = client.call_tool("client_info", None).await;
+            let result = client.call_tool("client_info").mapped().await;
             client.disconnect().await;
             result.data
         })

@@ -130,7 +130,7 @@ pub struct ConnectConfig {
     pub name_prefix: Option<String>,
     /// Timeout for the lifecycle handshake as a whole (one deadline, also across the
     /// [`Lifecycle::Auto`] probe and its fallback), each `tools/list` page and each
-    /// `tools/call`.
+    /// `tools/call` (unless the call sets its own, [`ToolCall::timeout`](crate::ToolCall::timeout)).
     /// Default: [`DEFAULT_REQUEST_TIMEOUT`] (60 s, open-multi-agent's `requestTimeoutMs`).
     pub request_timeout: Duration,
     /// Client name reported in `initialize` (or in the 2026-07-28 client context). Default:

@@ -327,7 +327,11 @@ async fn discover(
                     .map(Discovered::Modern);
             }
             Err(Error::Request(RequestError::Timeout { method, .. })) => {
-                Error::Request(RequestError::Timeout { method, timeout })
+                Error::Request(RequestError::Timeout {
+                    method,
+                    timeout,
+                    per_call: false,
+                })
             }
             Err(e) => e,
         };
@@ -423,6 +427,7 @@ async fn initialize(
             return Err(Error::Request(RequestError::Timeout {
                 method,
                 timeout: request_timeout,
+                per_call: false,
             }));
         }
         Err(error @ Error::Request(RequestError::Rpc { code: -32601, .. })) => {

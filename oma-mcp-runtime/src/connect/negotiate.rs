@@ -259,7 +259,8 @@ mod tests {
         assert_eq!(
             classify_discover_error(&Error::Request(RequestError::Timeout {
                 method: DISCOVER.to_owned(),
-                timeout: Duration::from_secs(10)
+                timeout: Duration::from_secs(10),
+                per_call: false,
             })),
             DiscoverError::Timeout
         );

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 /// One `notifications/progress` the server sent for a call made with
-/// [`McpClient::call_tool_raw_with_progress`](crate::McpClient::call_tool_raw_with_progress).
+/// [`ToolCall::progress`](crate::ToolCall::progress).
 ///
 /// The units are the server's (steps, bytes, files, …): only `progress / total` has a
 /// meaning across servers. `progress` grows with each notification (the specification

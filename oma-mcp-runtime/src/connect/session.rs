@@ -32,6 +32,15 @@ pub(crate) const ABORT_REASON: &str = "AbortError: This operation was aborted";
 /// `McpError(-32001, "Request timed out")`.
 pub(crate) const TIMEOUT_REASON: &str = "McpError: MCP error -32001: Request timed out";
 
+/// What bounds one request's wait.
+#[derive(Debug, Clone, Copy)]
+enum Bound {
+    /// The session's request timeout, or what is left of the connect deadline.
+    Session(Duration),
+    /// The caller's own timeout for this request.
+    PerCall(Duration),
+}
+
 /// A running session. Dropping it stops its transport's tasks.
 pub(crate) struct Session {
     inbox: Arc<Inbox>,
@@ -103,7 +112,7 @@ impl Session {
     /// for a JSON-RPC error; [`RequestError::Timeout`] (after sending `notifications/cancelled`);
     /// [`RequestError::MessageTooLarge`].
     pub(crate) async fn request(&self, method: &str, params: Value) -> Reply {
-        self.send_and_wait(method, &params, None, self.timeout, true)
+        self.send_and_wait(method, &params, None, Bound::Session(self.timeout), true)
             .await
     }
 
@@ -115,7 +124,10 @@ impl Session {
     ///
     /// `params`: anything that serializes to the request's `params` (serialized straight into
     /// the request line, without a `Value` in between) and says what a transport needs of it
-    /// ([`Params`]).
+    /// ([`Params`]). `timeout`: this request's own bound instead of the request timeout
+    /// (a call's [`ToolCall::timeout`](crate::ToolCall::timeout)); when it elapses, the
+    /// [`Error::Timeout`] says so (`per_call: true`) and names it. A zero one fails without
+    /// sending anything.
     ///
     /// # Errors
     /// As [`Session::request`], plus [`RequestError::Cancelled`].
@@ -124,8 +136,10 @@ impl Session {
         method: &str,
         params: &P,
         cancel: Option<&CancellationToken>,
+        timeout: Option<Duration>,
     ) -> Reply {
-        self.send_and_wait(method, params, cancel, self.timeout, true)
+        let bound = timeout.map_or(Bound::Session(self.timeout), Bound::PerCall);
+        self.send_and_wait(method, params, cancel, bound, true)
             .await
     }
 
@@ -141,7 +155,7 @@ impl Session {
         params: Value,
         timeout: Duration,
     ) -> Reply {
-        self.send_and_wait(method, &params, None, timeout, true)
+        self.send_and_wait(method, &params, None, Bound::Session(timeout), true)
             .await
     }
 
@@ -152,24 +166,28 @@ impl Session {
     /// # Errors
     /// As [`Session::request`].
     pub(crate) async fn probe(&self, method: &str, params: Value, timeout: Duration) -> Reply {
-        self.send_and_wait(method, &params, None, timeout, false)
+        self.send_and_wait(method, &params, None, Bound::Session(timeout), false)
             .await
     }
 
-    /// The request path: `timeout` bounds the wait; `notify_cancel` says whether a request
+    /// The request path: `bound` bounds the wait; `notify_cancel` says whether a request
     /// that ends without its answer is announced with `notifications/cancelled`.
     async fn send_and_wait<P: Params + ?Sized>(
         &self,
         method: &str,
         params: &P,
         cancel: Option<&CancellationToken>,
-        timeout: Duration,
+        bound: Bound,
         notify_cancel: bool,
     ) -> Reply {
         let cancelled_error = || {
             Error::Request(RequestError::Cancelled {
                 method: method.to_owned(),
             })
+        };
+        let (timeout, per_call) = match bound {
+            Bound::Session(timeout) => (timeout, false),
+            Bound::PerCall(timeout) => (timeout, true),
         };
         if cancel.is_some_and(CancellationToken::is_cancelled) {
             return Err(cancelled_error());
@@ -179,6 +197,7 @@ impl Session {
             return Err(Error::Request(RequestError::Timeout {
                 method: method.to_owned(),
                 timeout,
+                per_call,
             }));
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -225,6 +244,7 @@ impl Session {
                     Err(Error::Request(RequestError::Timeout {
                         method: method.to_owned(),
                         timeout,
+                        per_call,
                     }))
                 }
             },

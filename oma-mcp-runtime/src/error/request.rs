@@ -21,18 +21,26 @@ pub enum RequestError {
     },
 
     /// A request got no answer within the request timeout (open-multi-agent's `requestTimeoutMs`,
-    /// default 60 s). `Display` is exactly the contract's text; a `notifications/cancelled` was
-    /// sent (except for [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto)'s `server/discover`
-    /// and the `initialize` sent beside it, which are abandoned silently, as rmcp does).
-    #[error("MCP error -32001: Request timed out")]
+    /// default 60 s) or within its call's own timeout
+    /// ([`ToolCall::timeout`](crate::ToolCall::timeout)). `Display` is exactly the contract's
+    /// text, `MCP error -32001: Request timed out`; for a call's own timeout it goes on with
+    /// the duration used: `MCP error -32001: Request timed out after 250ms (the call's own
+    /// timeout)` (the duration as `Duration`'s `Debug` writes it). A
+    /// `notifications/cancelled` was sent (except for
+    /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto)'s `server/discover` and the
+    /// `initialize` sent beside it, which are abandoned silently, as rmcp does).
+    #[error("MCP error -32001: Request timed out{}", per_call_suffix(*per_call, *timeout))]
     Timeout {
         /// The JSON-RPC method that timed out (`server/discover`, `initialize`, `tools/list`,
         /// `tools/call`).
         method: String,
-        /// The timeout that elapsed: the request timeout; for the lifecycle requests
-        /// (`server/discover`, `initialize`) the request timeout too, the one deadline of the
-        /// whole lifecycle.
+        /// The timeout that elapsed: the call's own timeout when `per_call`, else the request
+        /// timeout; for the lifecycle requests (`server/discover`, `initialize`) the request
+        /// timeout too, the one deadline of the whole lifecycle.
         timeout: std::time::Duration,
+        /// `true` when `timeout` is the call's own ([`ToolCall::timeout`](crate::ToolCall::timeout)),
+        /// `false` for the request timeout.
+        per_call: bool,
     },
 
     /// A call was cancelled through its [`CancellationToken`](crate::CancellationToken) (the
@@ -78,4 +86,14 @@ pub enum RequestError {
         /// The limit in bytes ([`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG)).
         limit: usize,
     },
+}
+
+/// What [`RequestError::Timeout`]'s text adds for a call's own timeout: ` after 250ms (the call's
+/// own timeout)`; nothing for the request timeout (the contract's text alone).
+fn per_call_suffix(per_call: bool, timeout: std::time::Duration) -> String {
+    if per_call {
+        format!(" after {timeout:?} (the call's own timeout)")
+    } else {
+        String::new()
+    }
 }

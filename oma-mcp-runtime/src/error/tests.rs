@@ -17,6 +17,7 @@ fn timeout(method: &str) -> Error {
     RequestError::Timeout {
         method: method.to_owned(),
         timeout: std::time::Duration::from_secs(60),
+        per_call: false,
     }
     .into()
 }
@@ -345,4 +346,31 @@ fn handshake_details_are_parenthesized_only_when_known() {
         " (the server exited (exit status: 3); server stderr: x)"
     );
     assert_eq!(details("", "; server stderr: x"), " (server stderr: x)");
+}
+
+/// The request timeout's text is the contract's alone; a call's own timeout names its
+/// duration after it.
+#[test]
+fn a_call_s_own_timeout_names_its_duration() {
+    let timeout = |ms, per_call| {
+        Error::Request(RequestError::Timeout {
+            method: "tools/call".to_owned(),
+            timeout: std::time::Duration::from_millis(ms),
+            per_call,
+        })
+    };
+    assert_eq!(
+        timeout(60_000, false).to_string(),
+        "MCP error -32001: Request timed out"
+    );
+    assert_eq!(
+        timeout(250, true).to_string(),
+        "MCP error -32001: Request timed out after 250ms (the call's own timeout)"
+    );
+    assert_eq!(
+        timeout(1500, true).chain().to_string(),
+        "MCP error -32001: Request timed out after 1.5s (the call's own timeout)"
+    );
+    assert!(timeout(250, true).is_timeout());
+    assert_eq!(timeout(250, true).rpc_code(), Some(-32001));
 }

@@ -175,8 +175,10 @@ impl McpToolHandler {
 impl ToolHandler for McpToolHandler {
     /// An object `input` is sent as `arguments`; `null` sends none. Anything else cannot be
     /// MCP arguments and gives `MCP tool "<raw>" failed: arguments must be a JSON object, not
-    /// <json>` without a call. Otherwise as [`McpClient::call_tool_with_cancel`] with
-    /// [`ToolContext::cancel`]: failures are `MCP tool "<raw>" failed: <message>` results.
+    /// <json>` without a call. Otherwise an untyped [`McpClient::call_tool`] with
+    /// [`cancel_on`](crate::ToolCall::cancel_on)([`ToolContext::cancel`]), ended with
+    /// [`mapped`](crate::ToolCall::mapped): failures are `MCP tool "<raw>" failed: <message>`
+    /// results.
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let arguments = match input {
@@ -190,7 +192,10 @@ impl ToolHandler for McpToolHandler {
                 }
             };
             self.client
-                .call_tool_with_cancel(&self.mcp_name, arguments, &ctx.cancel)
+                .call_tool(&self.mcp_name)
+                .arguments(arguments)
+                .cancel_on(&ctx.cancel)
+                .mapped()
                 .await
         })
     }

@@ -1,12 +1,13 @@
-//! [`McpClient::call_typed`]: validated arguments in, a validated, typed output back.
+//! What a typed call ([`ToolCall::typed`](crate::ToolCall::typed)) gives: a validated, typed
+//! output ([`TypedResult`]) or a [`CallError`].
 
 use serde_json::Value;
 
+use super::McpTool;
 #[cfg(feature = "validate")]
 use super::output_validator_for;
-use super::{McpTool, check_args};
 use crate::validate::{Problem, invalid_input_message};
-use crate::{McpClient, ToolResult, map_call_result};
+use crate::{ToolResult, map_call_result};
 
 /// A successful typed call: the typed output and open-multi-agent's mapping of the same result (the
 /// text and model-visible parts to show a model).
@@ -20,7 +21,7 @@ pub struct TypedResult<O> {
     pub result: ToolResult,
 }
 
-/// Why a typed call ([`McpClient::call_typed`]) gave no typed output.
+/// Why a typed call ([`ToolCall::typed`](crate::ToolCall::typed)) gave no typed output.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CallError {
@@ -100,7 +101,7 @@ impl CallError {
 }
 
 /// The typed output of `T` from a raw `tools/call` result object (pure; what
-/// [`McpClient::call_typed`] does after the call):
+/// [`ToolCall::typed`](crate::ToolCall::typed) does after the call):
 ///
 /// 1. `isError: true` → [`CallError::Tool`] with open-multi-agent's mapping, never validated;
 /// 2. with an output schema: no `structuredContent` → [`CallError::MissingStructuredContent`];
@@ -208,23 +209,6 @@ fn integral_floats_as_integers(value: Value) -> Option<Value> {
     let mut changed = false;
     walk(&mut value, &mut changed);
     changed.then_some(value)
-}
-
-/// [`McpClient::call_typed`]: `args` checked against `T`'s input schema ([`check_args`]),
-/// sent, and the result read as [`typed_output`] says.
-pub(crate) async fn call_typed<T: McpTool>(
-    client: &McpClient,
-    args: T::Args,
-) -> Result<TypedResult<T::Output>, CallError> {
-    let arguments = check_args::<T>(&args)?;
-    let raw = client
-        .call_tool_raw(T::MCP_NAME, arguments)
-        .await
-        .map_err(|e| CallError::Failed {
-            tool: T::MCP_NAME,
-            message: e.chain().to_string(),
-        })?;
-    typed_output::<T>(&raw)
 }
 
 /// The typed call's validation paths (arguments, outputs) need the `validate` feature.

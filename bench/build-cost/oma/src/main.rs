@@ -7,7 +7,10 @@ mod everything {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), oma_mcp_runtime::Error> {
     let client = oma_mcp_runtime::connect_mcp_tools(everything::connect_config()).await?;
-    let result = client.invoke(everything::EchoArgs::new("hi")).await;
+    let result = client
+        .call(everything::EchoArgs::new("hi"))
+        .mapped()
+        .await;
     println!("{}", result.data);
     client.disconnect().await;
     Ok(())

@@ -38,7 +38,7 @@ fn tool_table(tools: &[ToolModel]) -> Vec<String> {
     let mut doc = vec![
         " The tools of this module, in snapshot order (a consequential tool runs only through"
             .to_owned(),
-        " `invoke_confirmed` or `invoke_typed_confirmed`):".to_owned(),
+        " a confirmed call, `client.call(args).confirmed()`):".to_owned(),
         String::new(),
         " | Rust | MCP name | consequential | description |".to_owned(),
         " |---|---|---|---|".to_owned(),

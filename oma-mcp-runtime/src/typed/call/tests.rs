@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::*;
-use crate::typed::ToolValidators;
+use crate::typed::{ToolValidators, check_args};
 
 /// A test tool: `test_tool!(Type, "mcp_name" as "name", Args => Output, input schema,
 /// output schema, wrapped)`.
