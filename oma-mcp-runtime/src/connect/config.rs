@@ -25,7 +25,7 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Streamable HTTP (feature `http`): the most `307`/`308` redirects to the same origin
-/// followed for one request (others are not followed; see the [module docs](crate::connect)).
+/// followed for one request (others are not followed; see the [crate docs](crate#connecting-to-a-server)).
 pub const MAX_REDIRECTS: usize = 10;
 
 /// Streamable HTTP (feature `http`): the longest a TCP + TLS connect may take (the request
@@ -45,7 +45,7 @@ pub const MAX_RESUMES: usize = 5;
 pub const NOTIFICATION_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How [`connect_mcp_tools`](crate::connect_mcp_tools) establishes the MCP lifecycle; the
-/// semantics of rmcp 3.11's `ClientLifecycleMode` (see the [module docs](crate::connect),
+/// semantics of rmcp 3.11's `ClientLifecycleMode` (see the [crate docs](crate#connecting-to-a-server),
 /// "Lifecycle", for the messages each one sends).
 ///
 /// Protocol revision 2026-07-28 replaced the `initialize` handshake (SEP-2567) with a
@@ -119,7 +119,7 @@ pub struct ConnectConfig {
     pub args: Vec<String>,
     /// Literal environment variables for the child; they win over inherited ones. The child's
     /// environment otherwise holds only [`DEFAULT_INHERITED_ENV`](crate::connect::DEFAULT_INHERITED_ENV)
-    /// and [`ConnectConfig::pass_env`] (see the [module docs](crate::connect)).
+    /// and [`ConnectConfig::pass_env`] (see the [crate docs](crate#connecting-to-a-server)).
     pub env: BTreeMap<String, String>,
     /// Names of parent environment variables passed through to the child when set.
     pub pass_env: Vec<String>,
