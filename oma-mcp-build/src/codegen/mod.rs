@@ -137,12 +137,12 @@ pub struct PinnedConnection {
     /// The server's name in the manifest (the doc comments and drift errors name it).
     pub server: String,
     /// The connection settings.
-    pub config: oma_mcp_runtime::ConnectConfig,
+    pub config: oma_mcp_core::config::ConnectConfig,
 }
 
 impl PinnedConnection {
     /// The connection of server `server` with `config`.
-    pub fn new(server: impl Into<String>, config: oma_mcp_runtime::ConnectConfig) -> Self {
+    pub fn new(server: impl Into<String>, config: oma_mcp_core::config::ConnectConfig) -> Self {
         Self {
             server: server.into(),
             config,
