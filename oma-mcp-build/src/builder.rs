@@ -24,6 +24,18 @@
 //! snapshot written into the source tree, only when the refresh variable (default
 //! `OMA_MCP_REFRESH`) is `1`, `true` or `all`, or a comma-separated list naming the server.
 //!
+//! Starting it needs this crate's cargo feature `refresh` (off by default: a build script
+//! without it compiles no MCP client and no async runtime):
+//!
+//! ```toml
+//! [build-dependencies]
+//! oma-mcp-build = { version = "0.1", features = ["refresh"] }
+//! ```
+//!
+//! Without it, a refresh request is [`Error::RefreshFeatureDisabled`], which says to add the
+//! feature or to take the snapshot with `oma-mcp snapshot --manifest <manifest> --server
+//! <server>` (the command-line tool builds its own client).
+//!
 //! A missing snapshot is an error ([`Error::SnapshotMissing`]) naming the file and the two
 //! commands that take it: `OMA_MCP_REFRESH=<server> cargo build`, or
 //! `oma-mcp snapshot --manifest <manifest> --server <server>`.
@@ -43,6 +55,7 @@ use std::path::{Path, PathBuf};
 use oma_mcp_core::Snapshot;
 
 use crate::Error;
+#[cfg(feature = "refresh")]
 use crate::WriteSnapshot;
 use crate::codegen;
 use crate::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
@@ -154,7 +167,10 @@ impl Builder {
     /// - [`Error::SnapshotMissing`]: a snapshot is missing and no refresh of its server was
     ///   asked for.
     /// - [`Error::SnapshotMissingOffline`]: a snapshot is missing and connecting is forbidden.
-    /// - [`Error::Connect`]: the pinned server could not be started or queried.
+    /// - [`Error::RefreshFeatureDisabled`]: a refresh was asked for, and this crate was built
+    ///   without its feature `refresh`.
+    /// - `Error::Connect` / `Error::ConnectUrl` (feature `refresh`): the pinned server could
+    ///   not be started, reached or queried.
     /// - [`Error::Snapshot`]: a snapshot file is unreadable, invalid or cannot be written.
     /// - [`Error::WriteOutput`]: the generated file cannot be written.
     /// - generator errors from [`codegen::generate`].
@@ -264,6 +280,34 @@ impl Builder {
                 refresh_env: self.refresh_env.clone(),
             });
         }
+        self.refresh(pin, manifest, exists)
+    }
+
+    /// Without the feature `refresh`: no client to take a snapshot with, so
+    /// [`Error::RefreshFeatureDisabled`].
+    #[cfg(not(feature = "refresh"))]
+    fn refresh(
+        &self,
+        pin: &ServerPin,
+        manifest: &Manifest,
+        _exists: bool,
+    ) -> Result<(Snapshot, bool), Error> {
+        Err(Error::RefreshFeatureDisabled {
+            server: pin.name.clone(),
+            manifest: manifest.path.clone(),
+            refresh_env: self.refresh_env.clone(),
+        })
+    }
+
+    /// Takes `pin`'s snapshot from the server and writes it over the committed one (`exists`:
+    /// there is one), with a build warning that says what changed.
+    #[cfg(feature = "refresh")]
+    fn refresh(
+        &self,
+        pin: &ServerPin,
+        manifest: &Manifest,
+        exists: bool,
+    ) -> Result<(Snapshot, bool), Error> {
         // The committed snapshot, to say what a refresh changed (unreadable: nothing to say).
         let previous = exists.then(|| Snapshot::read(&pin.snapshot).ok()).flatten();
         let snapshot = take_snapshot(pin, &manifest.path)?;
@@ -293,6 +337,7 @@ impl Builder {
 /// The build warning after a snapshot was taken of server `server` into `path`: a first
 /// snapshot asks for a review; a refresh of `previous` says what changed in its tools (the
 /// drift engine's counts) or that nothing did. `written`: the file's bytes changed.
+#[cfg(any(feature = "refresh", test))]
 fn snapshot_message(
     server: &str,
     path: &Path,
@@ -337,11 +382,12 @@ fn refresh_names(value: &str, server: &str) -> bool {
 }
 
 /// Starts the pinned server (or connects to the one pinned by URL), takes its snapshot and
-/// shuts it down (ends the session).
+/// shuts it down (ends the session). Feature `refresh`.
 ///
 /// # Errors
 /// [`Error::Connect`] naming the server, the manifest and the command;
 /// [`Error::ConnectUrl`] naming the server, the manifest and the redacted URL.
+#[cfg(feature = "refresh")]
 pub fn take_snapshot(pin: &ServerPin, manifest: &Path) -> Result<Snapshot, Error> {
     let connect_error = |source: oma_mcp_runtime::Error| match pin.url {
         Some(_) => Error::ConnectUrl {

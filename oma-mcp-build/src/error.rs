@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+#[cfg(feature = "refresh")]
 use oma_mcp_runtime::error::{ConfigError, ConnectError};
 
 /// Everything that can go wrong in `oma-mcp-build`.
@@ -186,7 +187,27 @@ pub enum Error {
         manifest: PathBuf,
     },
 
-    /// The pinned server could not be started or queried for a snapshot.
+    /// A refresh was asked for (the refresh variable, default `OMA_MCP_REFRESH`), but this
+    /// oma-mcp-build was built without its cargo feature `refresh`, so it has no client to
+    /// start the server with.
+    #[error(
+        "{refresh_env} asks to refresh server `{server}` (manifest {manifest}), but this \
+         oma-mcp-build was built without its cargo feature `refresh`, so a build cannot start \
+         the server; add `features = [\"refresh\"]` to the `oma-mcp-build` build-dependency, \
+         or take the snapshot with `oma-mcp snapshot --manifest {manifest} --server {server}`"
+    )]
+    RefreshFeatureDisabled {
+        /// The server's name.
+        server: String,
+        /// The manifest file.
+        manifest: PathBuf,
+        /// The variable that asked for the refresh (default `OMA_MCP_REFRESH`, see
+        /// [`Builder::refresh_env`](crate::Builder::refresh_env)).
+        refresh_env: String,
+    },
+
+    /// The pinned server could not be started or queried for a snapshot (feature `refresh`).
+    #[cfg(feature = "refresh")]
     #[error(
         "cannot take a snapshot of server `{server}` (manifest {manifest}, command \
          `{command}`{hint})",
@@ -204,7 +225,9 @@ pub enum Error {
         source: Box<oma_mcp_runtime::Error>,
     },
 
-    /// The server pinned by URL could not be reached or queried for a snapshot.
+    /// The server pinned by URL could not be reached or queried for a snapshot (feature
+    /// `refresh`).
+    #[cfg(feature = "refresh")]
     #[error(
         "cannot take a snapshot of server `{server}` (manifest {manifest}, URL `{url}`{hint})",
         hint = url_hint(source)
@@ -231,7 +254,8 @@ pub enum Error {
     #[error(transparent)]
     NameCollision(#[from] oma_mcp_core::NameCollision),
 
-    /// The async runtime for taking a snapshot could not start.
+    /// The async runtime for taking a snapshot could not start (feature `refresh`).
+    #[cfg(feature = "refresh")]
     #[error("cannot start the async runtime to take a snapshot")]
     AsyncRuntime {
         /// The I/O error.
@@ -252,6 +276,7 @@ pub enum Error {
 
 /// The advice after a failed connect, unless the runtime's error already gives it (a server
 /// that cannot be started says to check the path and the install itself).
+#[cfg(feature = "refresh")]
 fn install_hint(source: &oma_mcp_runtime::Error) -> &'static str {
     match source {
         oma_mcp_runtime::Error::Connect(ConnectError::Spawn { .. }) => "",
@@ -262,6 +287,7 @@ fn install_hint(source: &oma_mcp_runtime::Error) -> &'static str {
 /// The advice after a URL pin could not be reached from a build script: the runtime it links
 /// lacks the HTTP transport. Other failures (unreachable, refused credentials) say what to do
 /// themselves.
+#[cfg(feature = "refresh")]
 fn url_hint(source: &oma_mcp_runtime::Error) -> &'static str {
     match source {
         oma_mcp_runtime::Error::Config(ConfigError::HttpFeatureDisabled { .. }) => {
@@ -301,8 +327,28 @@ impl Error {
 mod tests {
     use super::*;
 
+    /// A refresh request without the feature names the variable, the server, the feature and
+    /// the command that takes the snapshot instead.
+    #[test]
+    fn a_refresh_without_the_feature_says_how_to_take_the_snapshot() {
+        let error = Error::RefreshFeatureDisabled {
+            server: "everything".into(),
+            manifest: PathBuf::from("/w/app/oma-mcp.toml"),
+            refresh_env: "OMA_MCP_REFRESH".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "OMA_MCP_REFRESH asks to refresh server `everything` (manifest \
+             /w/app/oma-mcp.toml), but this oma-mcp-build was built without its cargo feature \
+             `refresh`, so a build cannot start the server; add `features = [\"refresh\"]` to \
+             the `oma-mcp-build` build-dependency, or take the snapshot with `oma-mcp snapshot \
+             --manifest /w/app/oma-mcp.toml --server everything`"
+        );
+    }
+
     /// A URL pin's refresh names the redacted URL; without the runtime's feature `http`, it
     /// says where a build script gets it.
+    #[cfg(feature = "refresh")]
     #[test]
     fn a_url_pin_that_cannot_be_reached_names_its_url() {
         let failed = |source| Error::ConnectUrl {

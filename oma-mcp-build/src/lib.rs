@@ -1,6 +1,7 @@
 //! Build-time side of oma-mcp: snapshot a pinned MCP server and generate typed Rust tools
 //! from it, the way `prost-build` does for protobuf. Generated code calls
-//! [`oma_mcp_runtime`], whose crate docs describe the run-time side.
+//! `oma_mcp_runtime` (the `oma-mcp-runtime` crate), whose crate docs describe the run-time
+//! side.
 //!
 //! # Walkthrough
 //!
@@ -34,8 +35,8 @@
 //! **The snapshot**: the server's `tools/list`, canonical and committed
 //! ([The snapshot format](oma_mcp_core#the-snapshot-format)). A build never starts a server
 //! on its own: a missing snapshot is [`Error::SnapshotMissing`], naming the commands that take it
-//! (`OMA_MCP_REFRESH=everything cargo build`, or `oma-mcp snapshot` with the command-line
-//! tool of the `oma-mcp-cli` crate).
+//! (`OMA_MCP_REFRESH=everything cargo build`, which needs this crate's feature `refresh`, or
+//! `oma-mcp snapshot` with the command-line tool of the `oma-mcp-cli` crate).
 //!
 //! **`build.rs`** generates one module per server into `OUT_DIR`, offline and
 //! deterministically ([`builder`], [`codegen`]):
@@ -48,7 +49,7 @@
 //! }
 //! ```
 //!
-//! **`src/main.rs`** includes the module with [`oma_mcp_runtime::include_tools!`]: per tool a
+//! **`src/main.rs`** includes the module with `oma_mcp_runtime::include_tools!`: per tool a
 //! marker type (its MCP name, prefixed name, description, digest and `CONSEQUENTIAL` flag),
 //! an argument struct and, with an `outputSchema`, an output type; per server
 //! `connect_config()` and `connect(policy)`. Calls are typed:
@@ -80,6 +81,14 @@
 //!
 //! # Cargo features
 //!
+//! - `refresh` (off by default): a build takes a snapshot when asked (`OMA_MCP_REFRESH`, see
+//!   [`builder`]), starting the server with `oma-mcp-runtime`'s client on a tokio runtime
+//!   (`builder::take_snapshot`). Without it this crate depends on neither: the connection
+//!   settings it reads and writes are `oma-mcp-core`'s
+//!   [`ConnectConfig`](oma_mcp_core::config::ConnectConfig), so a build script
+//!   compiles no client, and cargo never compiles the runtime a second time for it when the
+//!   program's runtime has other features. A refresh request then fails with
+//!   [`Error::RefreshFeatureDisabled`], which says how to take the snapshot instead.
 //! - `json-schema` (off by default): `manifest::json_schema()`, the JSON Schema of
 //!   `oma-mcp.toml` derived from the parser's own types.
 //!

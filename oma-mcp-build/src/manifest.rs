@@ -37,7 +37,7 @@
 //! Relative paths are relative to the directory of the manifest file. Unknown keys are an
 //! error, so a misspelt key never silently does nothing. The child process gets no other
 //! environment than the runtime's documented default set plus `env` and `pass-env`
-//! (see [`oma_mcp_runtime::ConnectConfig`]).
+//! (see [`oma_mcp_core::config::ConnectConfig`]).
 //!
 //! A pin is recorded (the snapshot's `source`, the generated `connect_config()`), so it holds
 //! no secret: a URL pin's credentials come from environment variables when it connects
@@ -125,18 +125,18 @@ pub struct ServerPin {
     /// The per-request timeout (connect, each `tools/list` page, each `tools/call`).
     pub request_timeout: Duration,
     /// The largest JSON-RPC message (one stdout line) accepted from the server, in bytes
-    /// (`max-message-bytes`; default [`oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE`]).
+    /// (`max-message-bytes`; default [`oma_mcp_core::config::DEFAULT_MAX_MESSAGE_SIZE`]).
     pub max_message_size: usize,
     /// The `clientInfo.name` the connection reports (`client-name`; default: the runtime's,
-    /// [`ConnectConfig::client_name`](oma_mcp_runtime::ConnectConfig::client_name); the
+    /// [`ConnectConfig::client_name`](oma_mcp_core::config::ConnectConfig::client_name); the
     /// `oma-mcp` CLI reports `oma-mcp`).
     pub client_name: Option<String>,
     /// The `clientInfo.version` the connection reports (`client-version`; default: the
     /// runtime's; the `oma-mcp` CLI reports its own version).
     pub client_version: Option<String>,
     /// How the MCP lifecycle is established (`lifecycle = "auto" | "initialize" |
-    /// "discover"`; default [`Lifecycle::Auto`](oma_mcp_runtime::Lifecycle::Auto)).
-    pub lifecycle: oma_mcp_runtime::Lifecycle,
+    /// "discover"`; default [`Lifecycle::Auto`](oma_mcp_core::config::Lifecycle::Auto)).
+    pub lifecycle: oma_mcp_core::config::Lifecycle,
     /// `[servers.<name>.rename]`: raw MCP tool name → the stem of its generated names
     /// (see [`crate::GenerateOptions::rename`]); checked when code is generated.
     pub rename: BTreeMap<String, String>,
@@ -243,7 +243,7 @@ struct RawServer {
     rename: BTreeMap<String, String>,
 }
 
-/// `lifecycle`: the MCP handshake ([`oma_mcp_runtime::Lifecycle`]).
+/// `lifecycle`: the MCP handshake ([`oma_mcp_core::config::Lifecycle`]).
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
@@ -431,13 +431,13 @@ impl Manifest {
                     ),
                     max_message_size: raw
                         .max_message_bytes
-                        .unwrap_or(oma_mcp_runtime::connect::DEFAULT_MAX_MESSAGE_SIZE),
+                        .unwrap_or(oma_mcp_core::config::DEFAULT_MAX_MESSAGE_SIZE),
                     client_name: raw.client_name,
                     client_version: raw.client_version,
                     lifecycle: match raw.lifecycle {
-                        RawLifecycle::Auto => oma_mcp_runtime::Lifecycle::Auto,
-                        RawLifecycle::Initialize => oma_mcp_runtime::Lifecycle::Initialize,
-                        RawLifecycle::Discover => oma_mcp_runtime::Lifecycle::Discover,
+                        RawLifecycle::Auto => oma_mcp_core::config::Lifecycle::Auto,
+                        RawLifecycle::Initialize => oma_mcp_core::config::Lifecycle::Initialize,
+                        RawLifecycle::Discover => oma_mcp_core::config::Lifecycle::Discover,
                     },
                     rename: raw.rename,
                 },
@@ -493,14 +493,14 @@ impl ServerPin {
     /// [`ConnectConfig::http`] with the URL, `headers`, `bearer-env` and `header-env` of a
     /// URL pin; then the settings both kinds share. `pass-env`, `bearer-env` and `header-env`
     /// variables are read from the environment when the connection starts (see
-    /// [`oma_mcp_runtime::ConnectConfig`]).
+    /// [`oma_mcp_core::config::ConnectConfig`]).
     ///
-    /// [`ConnectConfig::new`]: oma_mcp_runtime::ConnectConfig::new
-    /// [`ConnectConfig::http`]: oma_mcp_runtime::ConnectConfig::http
-    pub fn connect_config(&self) -> oma_mcp_runtime::ConnectConfig {
+    /// [`ConnectConfig::new`]: oma_mcp_core::config::ConnectConfig::new
+    /// [`ConnectConfig::http`]: oma_mcp_core::config::ConnectConfig::http
+    pub fn connect_config(&self) -> oma_mcp_core::config::ConnectConfig {
         let mut config = match &self.url {
             Some(url) => {
-                let mut config = oma_mcp_runtime::ConnectConfig::http(url.clone());
+                let mut config = oma_mcp_core::config::ConnectConfig::http(url.clone());
                 for (name, value) in &self.headers {
                     config = config.with_header(name.clone(), value.clone());
                 }
@@ -513,7 +513,7 @@ impl ServerPin {
                 config
             }
             None => {
-                let mut config = oma_mcp_runtime::ConnectConfig::new(
+                let mut config = oma_mcp_core::config::ConnectConfig::new(
                     self.program.to_string_lossy().into_owned(),
                 )
                 .with_args(self.args.clone())
@@ -567,7 +567,7 @@ impl ServerPin {
     /// URL redacted, the literal headers and the names of the headers whose values come from
     /// the environment (see [`ConnectConfig::snapshot_source`]).
     ///
-    /// [`ConnectConfig::snapshot_source`]: oma_mcp_runtime::ConnectConfig::snapshot_source
+    /// [`ConnectConfig::snapshot_source`]: oma_mcp_core::config::ConnectConfig::snapshot_source
     pub fn snapshot_source(&self) -> oma_mcp_core::snapshot::SnapshotSource {
         match &self.url {
             Some(_) => self.connect_config().snapshot_source(),
@@ -579,10 +579,10 @@ impl ServerPin {
 
     /// The server as messages show it: the command line as written (`command` and `args`
     /// joined by spaces), or the URL redacted
-    /// ([`redact_url`](oma_mcp_runtime::connect::redact_url)).
+    /// ([`redact_url`](oma_mcp_core::redact::redact_url)).
     pub fn target(&self) -> String {
         match &self.url {
-            Some(url) => oma_mcp_runtime::connect::redact_url(url),
+            Some(url) => oma_mcp_core::redact::redact_url(url),
             None => std::iter::once(self.command.as_str())
                 .chain(self.args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
@@ -678,7 +678,7 @@ mod tests {
     /// generates what manifests without the key always did.
     #[test]
     fn lifecycle_reaches_the_connection_and_the_generated_code() {
-        use oma_mcp_runtime::Lifecycle;
+        use oma_mcp_core::config::Lifecycle;
         let text = "[servers.old]\ncommand = \"o\"\nlifecycle = \"initialize\"\n\
                     [servers.new]\ncommand = \"n\"\nlifecycle = \"discover\"\n\
                     [servers.any]\ncommand = \"a\"\nlifecycle = \"auto\"\n\

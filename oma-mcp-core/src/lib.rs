@@ -16,6 +16,9 @@
 //!   input schema, whether it is consequential), independent of any agent framework.
 //! - [`drift`]: what changed between two `tools/list`s, each change classified breaking,
 //!   warning or info ([Drift rules](#drift-rules)).
+//! - [`config`]: [`ConnectConfig`](config::ConnectConfig), the settings of a connection
+//!   (open-multi-agent's "Options"): what the runtime connects with and what `oma-mcp-build`
+//!   writes into generated code.
 //! - [`redact`]: URLs as they may be shown (credentials replaced by `***`).
 //! - [`pointer`](mod@pointer): JSON pointers of local `$ref`s; [`quote`]: how server-provided
 //!   text is quoted in messages (cut to an excerpt, a JSON value's kind named) and the
@@ -156,6 +159,7 @@
 //! old name stops compiling, or, for a name that moved, would call the other tool.
 
 pub mod call_outcome;
+pub mod config;
 pub mod descriptor;
 pub mod drift;
 pub mod error;

@@ -1,4 +1,5 @@
-//! Snapshot → Rust code: typed argument structs and [`McpTool`] marker types.
+//! Snapshot → Rust code: typed argument structs and `McpTool` marker types (the trait is
+//! `oma_mcp_runtime::McpTool`).
 //!
 //! [`generate`] turns every tool of a [`Snapshot`] into
 //! - `<Tool>Args`, the argument type: a struct (nested structs and string enums as the schema
@@ -11,7 +12,7 @@
 //!   is neither; for FastMCP's wrapped form `{"result": ..}`, the type of `result`), made to
 //!   survive server additions: output string enums hold any other value in `Unknown(String)`
 //!   and output structs keep unlisted properties in `additional_properties`,
-//! - `<Tool>`, a unit marker type implementing [`McpTool`] (and `NotConsequential` when it is
+//! - `<Tool>`, a unit marker type implementing `McpTool` (and `NotConsequential` when it is
 //!   not consequential; the argument type implements `ToolArgs`) with the tool's names,
 //!   description, input and output schemas, digest, whether it is consequential (the
 //!   `consequential` entries, else its annotations per [`AnnotationPolicy`], minus the
@@ -50,8 +51,6 @@
 //! code's structure (4-space indentation, a blank line between items, one attribute a line, no
 //! line wrapping). No formatter and no token trees: a build script that generates code compiles
 //! no `syn`, `quote` or `prettyplease`.
-//!
-//! [`McpTool`]: oma_mcp_runtime::McpTool
 
 mod docs;
 mod emit;
@@ -123,7 +122,7 @@ pub struct GenerateOptions {
 /// settings left at their defaults left out), and `pub async fn connect(policy:
 /// DriftPolicy) -> Result<(McpClient, DriftReport), Error>`, which connects with it and
 /// checks drift against the module's `SNAPSHOT` in one call
-/// ([`oma_mcp_runtime::connect_checked`] with `server` as the name).
+/// (`oma_mcp_runtime::connect_checked` with `server` as the name).
 ///
 /// [`ServerPin::generate_options`](crate::ServerPin::generate_options) sets it, with the
 /// paths resolved when the manifest was read (the program, when the command holds a `/`, and
@@ -136,13 +135,14 @@ pub struct GenerateOptions {
 pub struct PinnedConnection {
     /// The server's name in the manifest (the doc comments and drift errors name it).
     pub server: String,
-    /// The connection settings.
-    pub config: oma_mcp_runtime::ConnectConfig,
+    /// The connection settings (the core's type, which the runtime re-exports as
+    /// `oma_mcp_runtime::ConnectConfig`).
+    pub config: oma_mcp_core::config::ConnectConfig,
 }
 
 impl PinnedConnection {
     /// The connection of server `server` with `config`.
-    pub fn new(server: impl Into<String>, config: oma_mcp_runtime::ConnectConfig) -> Self {
+    pub fn new(server: impl Into<String>, config: oma_mcp_core::config::ConnectConfig) -> Self {
         Self {
             server: server.into(),
             config,

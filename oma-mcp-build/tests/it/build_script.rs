@@ -2,7 +2,7 @@
 //!
 //! Each cargo-driven test writes a tiny crate into a temp dir (its own `[workspace]`, so it is
 //! not part of ours): `oma-mcp-runtime` and `tokio` as dependencies, `oma-mcp-build` as a
-//! build-dependency, `build.rs` calling `oma_mcp_build::configure().compile()?`, an
+//! build-dependency (with its feature `refresh` where the test refreshes), `build.rs` calling `oma_mcp_build::configure().compile()?`, an
 //! `oma-mcp.toml` pinning the project's own test server, and a `src/main.rs` that calls `echo`
 //! through the generated, typed API. It then runs `cargo build` / `cargo run --offline` on it
 //! with `CARGO_TARGET_DIR=<workspace>/target/build-script-check` (its own lock, so it never
@@ -23,7 +23,6 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::SystemTime;
 
-use oma_mcp_build::{Error, WriteSnapshot};
 use oma_mcp_runtime::Snapshot;
 
 use crate::nested_cargo;
@@ -81,6 +80,7 @@ fn in_profile(bin: &str) -> String {
 }
 
 /// The project's test server, beside this test binary's `deps/` folder.
+#[cfg(feature = "refresh")]
 fn test_server() -> PathBuf {
     let bin = profile_dir().join(format!(
         "oma-mcp-test-server{}",
@@ -195,7 +195,9 @@ struct Downstream {
 }
 
 impl Downstream {
-    fn new(package: &'static str) -> Self {
+    /// `refresh`: whether the build-dependency on `oma-mcp-build` has its feature `refresh`
+    /// (a build that refreshes needs it).
+    fn new(package: &'static str, refresh: bool) -> Self {
         let dir = tempfile::Builder::new()
             .prefix("oma-mcp-build-script-")
             .tempdir()
@@ -216,7 +218,7 @@ oma-mcp-runtime = {{ path = {runtime:?} }}
 tokio = {{ version = "1", default-features = false, features = ["rt", "macros"] }}
 
 [build-dependencies]
-oma-mcp-build = {{ path = {build:?} }}
+oma-mcp-build = {{ path = {build:?}{features} }}
 
 [profile.dev]
 debug = false
@@ -227,6 +229,11 @@ incremental = false
 "#,
             runtime = ws.join("oma-mcp-runtime").display().to_string(),
             build = ws.join("oma-mcp-build").display().to_string(),
+            features = if refresh {
+                r#", features = ["refresh"]"#
+            } else {
+                ""
+            },
         );
         let build_rs = "fn main() -> Result<(), oma_mcp_build::Report> {\n    \
                         oma_mcp_build::configure().compile()?;\n    Ok(())\n}\n";
@@ -383,7 +390,7 @@ fn purge_previous_runs(target: &Path, package: &str) {
 #[test]
 #[ignore = "slow tier (a downstream crate built by a nested cargo, minutes): scripts/test runs it; alone: cargo test -p oma-mcp-build --all-features --test it -- --ignored build_script::downstream_"]
 fn downstream_crate_snapshot_build_run_refresh_offline() {
-    let d = Downstream::new("oma-bsc-happy");
+    let d = Downstream::new("oma-bsc-happy", true);
     d.pin(
         &in_profile("oma-mcp-test-server"),
         "pass-env = [\"OMA_TEST_SERVER_MODE\"]\n",
@@ -689,11 +696,13 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
 /// A server pinned by URL: the build script reads its committed snapshot and generates its
 /// module without the runtime's feature `http` (it needs no HTTP); the crate that includes
 /// the module fails to compile with the `__require_http!` message naming the server and the
-/// feature (`golden_behavior` compiles such a module with the feature).
+/// feature (`golden_behavior` compiles such a module with the feature). Its `oma-mcp-build`
+/// has no feature `refresh` (the default): a refresh request fails the build script, saying
+/// how to take the snapshot, and leaves the committed one as it was.
 #[test]
 #[ignore = "slow tier (a downstream crate built by a nested cargo, minutes): scripts/test runs it; alone: cargo test -p oma-mcp-build --all-features --test it -- --ignored build_script::downstream_"]
 fn downstream_crate_url_pin_needs_the_http_feature() {
-    let d = Downstream::new("oma-bsc-url");
+    let d = Downstream::new("oma-bsc-url", false);
     std::fs::write(
         d.manifest(),
         "[servers.own]\nurl = \"https://api.githubcopilot.com/mcp/\"\n\
@@ -733,13 +742,27 @@ fn downstream_crate_url_pin_needs_the_http_feature() {
         "{generated}"
     );
     assert!(!generated.contains("s3cret-value"));
+
+    let committed = stamp(&d.snapshot());
+    let out = d.cargo(&["build"], &[("OMA_MCP_REFRESH", "1")]);
+    assert_build_script_error(
+        &out,
+        &format!(
+            "OMA_MCP_REFRESH asks to refresh server `own` (manifest {manifest}), but this \
+             oma-mcp-build was built without its cargo feature `refresh`, so a build cannot start \
+             the server; add `features = [\"refresh\"]` to the `oma-mcp-build` build-dependency, \
+             or take the snapshot with `oma-mcp snapshot --manifest {manifest} --server own`",
+            manifest = d.manifest().display()
+        ),
+    );
+    assert_eq!(stamp(&d.snapshot()), committed);
 }
 
 /// Scenario 6: bad inputs, each a build error naming the file or command.
 #[test]
 #[ignore = "slow tier (a downstream crate built by a nested cargo, minutes): scripts/test runs it; alone: cargo test -p oma-mcp-build --all-features --test it -- --ignored build_script::downstream_"]
 fn downstream_crate_bad_inputs() {
-    let d = Downstream::new("oma-bsc-bad");
+    let d = Downstream::new("oma-bsc-bad", true);
     let manifest = d.manifest();
     let snap = d.snapshot();
     let token = d.token();
@@ -826,9 +849,12 @@ fn downstream_crate_bad_inputs() {
 }
 
 /// The builder in-process: a missing snapshot, return values, write-if-changed, selection
-/// errors.
+/// errors. The snapshot is taken with `take_snapshot` (feature `refresh`).
+#[cfg(feature = "refresh")]
 #[test]
 fn builder_in_process_writes_only_when_changed() {
+    use oma_mcp_build::{Error, WriteSnapshot};
+
     let dir = tempfile::tempdir().expect("temp dir");
     let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
     let out_dir = root.join("out");

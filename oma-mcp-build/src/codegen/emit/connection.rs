@@ -7,7 +7,7 @@
 //! cargo feature `http`. `env` and header literals are in the committed manifest already;
 //! `pass-env`, `bearer-env` and `header-env` give variable names only, never values.
 
-use oma_mcp_runtime::{ConnectConfig, Lifecycle};
+use oma_mcp_core::config::{ConnectConfig, Lifecycle};
 
 use super::super::writer::{Lit, Writer};
 use super::UNUSED;
@@ -104,7 +104,7 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
     let lifecycle = match config.lifecycle {
         Lifecycle::Initialize => Some("Initialize"),
         Lifecycle::Discover => Some("Discover"),
-        _ => None,
+        Lifecycle::Auto => None,
     };
     if let Some(variant) = lifecycle {
         calls.push(format!(

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
+use oma_mcp_core::config::ConnectConfig;
 use oma_mcp_core::snapshot::SnapshotSource;
-use oma_mcp_runtime::ConnectConfig;
 
 use crate::manifest::Manifest;
 
