@@ -42,12 +42,7 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
     where
         C: Permit<A::Tool>,
     {
-        const {
-            assert!(
-                C::CONFIRMED || !<A::Tool as McpTool>::CONSEQUENTIAL,
-                "a consequential tool implements NotConsequential"
-            )
-        };
+        const { permitted::<C, A::Tool>() };
         let name = <A::Tool as McpTool>::MCP_NAME;
         let arguments = match serde_json::to_value(&self.kind.args) {
             Ok(Value::Object(map)) => Some(map),
@@ -85,12 +80,7 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
     where
         C: Permit<A::Tool>,
     {
-        const {
-            assert!(
-                C::CONFIRMED || !<A::Tool as McpTool>::CONSEQUENTIAL,
-                "a consequential tool implements NotConsequential"
-            )
-        };
+        const { permitted::<C, A::Tool>() };
         let name = <A::Tool as McpTool>::MCP_NAME;
         let arguments = check_args::<A::Tool>(&self.kind.args)?;
         let raw = self
@@ -103,4 +93,14 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
             })?;
         typed_output::<A::Tool>(&raw)
     }
+}
+
+/// The second line of defence behind the [`Permit`] bound, checked when an ending is
+/// instantiated: an unconfirmed call reaches a consequential tool only if that tool wrongly
+/// implements [`NotConsequential`](crate::NotConsequential) (a compile error then).
+const fn permitted<C: Permit<T>, T: McpTool>() {
+    assert!(
+        C::CONFIRMED || !T::CONSEQUENTIAL,
+        "a consequential tool implements NotConsequential"
+    )
 }
