@@ -141,10 +141,14 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
     let (link, negotiated) = match Link::open(&config, config.lifecycle, deadline).await {
         Ok(opened) => opened,
         Err(Started::Failed(error)) => return Err(error),
-        Err(Started::ExitedAfterDiscover { command_line, exit }) => {
+        Err(Started::ExitedAfterDiscover {
+            command_line,
+            exit,
+            stderr,
+        }) => {
             tracing::warn!(
                 server = %command_line,
-                "the MCP server went away after `server/discover` without answering{exit}; \
+                "the MCP server went away after `server/discover` without answering{exit}{stderr}; \
                  starting it again with `initialize` (servers before 2026-07-28 may accept only \
                  `initialize` first; pin `Lifecycle::Initialize`, manifest `lifecycle = \
                  \"initialize\"`, to skip the probe)"

@@ -112,6 +112,55 @@ async fn a_start_failure_quotes_the_cause_before_the_usage_text() {
     );
 }
 
+/// Under the default lifecycle a server that fails at start-up (here: a usage error before
+/// reading anything) is started once, and the error quotes that one run's exit and stderr;
+/// a server whose stderr names the lifecycle (`exit-on-discover`: "expected `initialize`")
+/// is started again with `initialize`, as before.
+#[tokio::test]
+async fn a_server_that_fails_at_start_is_started_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let starts = dir.path().join("starts");
+    let with_log = |mode: &str| {
+        own(mode).with_env(
+            oma_mcp_test_server::START_LOG_VAR,
+            starts.display().to_string(),
+        )
+    };
+    let err = connect_mcp_tools(with_log("usage-on-start"))
+        .await
+        .unwrap_err();
+    let flags = |range: std::ops::RangeInclusive<u32>| {
+        range
+            .map(|n| format!("  --flag-{n} string   the flag {n}"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    assert_eq!(
+        err.chain().to_string(),
+        format!(
+            "the MCP server/discover handshake with `{}` failed (the server exited (exit status: \
+             2); server stderr (15 of 22 lines: the first 5, those that look like errors, the \
+             last 10): {USAGE_ERROR_LINE} | Usage: | {} | … | {}): MCP error -32000: Connection \
+             closed",
+            command(),
+            flags(1..=3),
+            flags(11..=20)
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&starts).unwrap(), "started\n");
+
+    std::fs::remove_file(&starts).unwrap();
+    let client = connect_mcp_tools(with_log("exit-on-discover"))
+        .await
+        .unwrap();
+    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    client.disconnect().await;
+    assert_eq!(
+        std::fs::read_to_string(&starts).unwrap(),
+        "started\nstarted\n"
+    );
+}
+
 /// A call with `.progress(..)` sends a `progressToken` and hands every
 /// `notifications/progress` to the callback, in order, before returning the result; a plain
 /// call sends no token (the server then sends no progress).

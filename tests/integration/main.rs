@@ -38,6 +38,7 @@ mod failures;
 mod filesystem;
 mod hostile;
 mod http_client;
+mod http_client_answers;
 mod http_client_faults;
 mod http_client_legacy;
 mod http_client_notifications;

@@ -48,10 +48,12 @@ mod respond;
 
 pub use modes::{
     DEFAULT_AFTER, DEFAULT_DELAY, DEFAULT_REJECT_STATUS, DEFAULT_SIZE, FaultMode, FaultOptions,
-    HANG_MESSAGE, MODES, REJECT_HTML, REJECT_JSON, REJECT_TEXT, RejectBody, usage,
+    HANG_MESSAGE, MODES, NOT_JSON_RPC, REJECT_HTML, REJECT_JSON, REJECT_TEXT, RejectBody,
+    UNSUPPORTED_VERSION, usage,
 };
 use respond::{
-    Huge, auth_error, event, html, json_response, redirect, result_message, sse, text, with_type,
+    Huge, auth_error, event, gzip_stored, html, json_response, redirect, redirect_with,
+    result_message, sse, text, with_type,
 };
 
 /// The bearer token `unauthorized` and `forbidden` accept.
@@ -172,6 +174,20 @@ async fn handle(
         tokio::time::sleep(delay).await;
     }
     state.record(listener, &parts, &body);
+    let slash = match state.options.mode {
+        FaultMode::RedirectSlash307 => Some(StatusCode::TEMPORARY_REDIRECT),
+        FaultMode::RedirectSlash308 => Some(StatusCode::PERMANENT_REDIRECT),
+        _ => None,
+    };
+    if let Some(status) = slash {
+        let slashed = format!("{}/", listen::MCP_PATH);
+        if parts.uri.path() == listen::MCP_PATH {
+            return redirect_with(status, &slashed);
+        }
+        if parts.uri.path() == slashed {
+            return mcp(&state, &parts, &body).await;
+        }
+    }
     if parts.uri.path() != listen::MCP_PATH {
         return text(StatusCode::NOT_FOUND, "Not Found: MCP is served at /mcp");
     }
@@ -197,6 +213,12 @@ async fn handle(
             "insufficient_scope",
             "The access token does not grant access to this server",
         ),
+        FaultMode::StrictVersion
+            if !parts.headers.contains_key("mcp-protocol-version")
+                && !is_handshake(&parts.method, &body) =>
+        {
+            text(StatusCode::BAD_REQUEST, UNSUPPORTED_VERSION)
+        }
         FaultMode::RedirectLoop => redirect(&state.url),
         FaultMode::RedirectCrossOrigin => redirect(state.other_url.as_deref().unwrap_or("/mcp")),
         FaultMode::NoGetStream if parts.method == Method::GET || parts.method == Method::DELETE => {
@@ -346,7 +368,11 @@ async fn mcp(state: &State, parts: &Parts, body: &Bytes) -> Response<Body> {
             let (Some(method), true) = (method, is_request) else {
                 // A notification or a client's response.
                 let mut response = Response::new(listen::full(Bytes::new()));
-                *response.status_mut() = StatusCode::ACCEPTED;
+                *response.status_mut() = if state.options.mode == FaultMode::Empty200 {
+                    StatusCode::OK
+                } else {
+                    StatusCode::ACCEPTED
+                };
                 return response;
             };
             let id = message.get("id").cloned().unwrap_or(Value::Null);
@@ -524,6 +550,32 @@ fn call(state: &State, id: Value, params: &Value) -> Response<Body> {
                 }
             })
         }
+        FaultMode::JsonOtherId => json_response(
+            StatusCode::OK,
+            &result_message(
+                &json!(UNKNOWN_ID),
+                json!({"content": [{"type": "text", "text": "not yours"}]}),
+            ),
+        ),
+        FaultMode::JsonNotJsonRpc => with_type(StatusCode::OK, "application/json", NOT_JSON_RPC),
+        FaultMode::GzipJson => {
+            let mut reply = with_type(
+                StatusCode::OK,
+                "application/json",
+                gzip_stored(response.to_string().as_bytes()),
+            );
+            reply
+                .headers_mut()
+                .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            reply
+        }
+        FaultMode::SseKeepalive => sse(move |mut tx| async move {
+            let keep_alives = b": keepalive\n\nretry: 1000\n\nevent: ping\ndata: {}\n\n\
+                event: keepalive\ndata: {}\n\ndata: {}\n\n";
+            if tx.send_data(Bytes::from_static(keep_alives)).await.is_ok() {
+                let _ = tx.send_data(event(None, None, &response.to_string())).await;
+            }
+        }),
         FaultMode::Resumable => {
             let n = state.calls.fetch_add(1, Ordering::SeqCst) + 1;
             let first_id = format!("{n}-1");
@@ -564,4 +616,16 @@ fn get(state: &State, headers: &HeaderMap) -> Response<Body> {
         let _tx = tx;
         std::future::pending::<()>().await;
     })
+}
+
+/// Whether a request is a handshake `POST` (`initialize` or `server/discover`), which comes
+/// before any protocol version is agreed.
+fn is_handshake(method: &Method, body: &Bytes) -> bool {
+    *method == Method::POST
+        && serde_json::from_slice::<Value>(body).is_ok_and(|m| {
+            matches!(
+                m.get("method").and_then(Value::as_str),
+                Some("initialize" | "server/discover")
+            )
+        })
 }

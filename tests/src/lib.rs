@@ -190,6 +190,9 @@ pub const DRIP_TEXT: &str = "dripped";
 /// The environment variable that delays a raw mode's start: milliseconds before it reads its
 /// first message (a server on a cold `npx`/`uvx` launch).
 pub const START_DELAY_VAR: &str = "OMA_TEST_SERVER_START_DELAY_MS";
+/// The environment variable naming a file to which every raw mode appends the line
+/// `started` when it starts, before anything else: how a test counts the starts of a server.
+pub const START_LOG_VAR: &str = "OMA_TEST_SERVER_START_LOG";
 /// What `exit-on-discover` writes to stderr before exiting.
 pub const EXIT_ON_DISCOVER_STDERR: &str = "error: expected `initialize` as the first message";
 /// What `crash-on-call` writes to stderr before exiting.

@@ -86,6 +86,13 @@ fn slow_count(params: &Value, out: &mut impl Write) -> std::io::Result<Value> {
 /// # Errors
 /// I/O errors on stdio.
 pub fn run(mode: Mode) -> std::io::Result<()> {
+    if let Some(path) = std::env::var_os(crate::START_LOG_VAR) {
+        let mut log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        writeln!(log, "started")?;
+    }
     if mode == Mode::UsageOnStart {
         usage_on_start();
     }

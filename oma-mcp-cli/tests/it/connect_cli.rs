@@ -41,7 +41,8 @@ fn manifest(dir: &Path, mode: &str, extra: &str) -> std::path::PathBuf {
 }
 
 const RESTART_WARNING: &str = " WARN the MCP server went away after `server/discover` without \
-    answering; the server exited (exit status: 1); starting it again with `initialize` (servers \
+    answering; the server exited (exit status: 1); server stderr: error: expected `initialize` \
+    as the first message; starting it again with `initialize` (servers \
     before 2026-07-28 may accept only `initialize` first; pin `Lifecycle::Initialize`, manifest \
     `lifecycle = \"initialize\"`, to skip the probe)";
 

@@ -99,12 +99,16 @@ impl HttpTransport {
         }
     }
 
-    /// The lifecycle negotiated `version`: `MCP-Protocol-Version` from now on. After an
-    /// `initialize` handshake (`handshake`), the stream of server messages opens when the
-    /// server keeps a session; this waits (up to 2 s) for the server to answer its `GET`, so
-    /// the stream is open before a request whose server requests would travel on it.
-    pub(super) async fn established(&self, version: &str, handshake: bool) {
+    /// The lifecycle negotiated `version`: `MCP-Protocol-Version` on every later request.
+    pub(super) fn negotiated(&self, version: &str) {
         self.http.set_protocol_version(version);
+    }
+
+    /// The lifecycle is through. After an `initialize` handshake (`handshake`), the stream of
+    /// server messages opens when the server keeps a session; this waits (up to 2 s) for the
+    /// server to answer its `GET`, so the stream is open before a request whose server
+    /// requests would travel on it.
+    pub(super) async fn established(&self, handshake: bool) {
         if !handshake {
             return;
         }

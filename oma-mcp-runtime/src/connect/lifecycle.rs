@@ -473,6 +473,9 @@ async fn initialize(
         ));
     };
     let client_context = (!known.has_initialize()).then(|| client_context(known.clone(), &client));
+    // The version goes on the notification too (a strict server refuses a request without
+    // `MCP-Protocol-Version` after initialization): set it before the notification is queued.
+    session.transport().negotiated(&version);
     session.notify("notifications/initialized", None);
     Ok(Negotiated {
         protocol_version: version,

@@ -45,14 +45,15 @@ pub(crate) struct Link {
 pub(crate) enum Started {
     /// The connect failed; the server is stopped.
     Failed(Error),
-    /// [`Lifecycle::Auto`]: the server went away after `server/discover` without answering;
-    /// it is stopped. `exit`: how it ended (`"; the server exited (exit status: 1)"`), or
-    /// empty.
+    /// [`Lifecycle::Auto`]: the server went away after `server/discover` without answering,
+    /// in a way that looks like a refusal of it (see [`refused_discover`]); it is stopped.
     ExitedAfterDiscover {
         /// The server as messages name it.
         command_line: String,
-        /// How it ended, or empty.
+        /// How it ended (`"; the server exited (exit status: 1)"`), or empty.
         exit: String,
+        /// Its stderr lines that matter (`"; server stderr: …"`), or empty.
+        stderr: String,
     },
 }
 
@@ -87,12 +88,10 @@ impl Link {
                 // without a `_meta` context of their own in a 2026-07-28 session
                 // (notifications, responses, `GET`); after an `initialize` handshake, the
                 // stream of server messages.
-                link.session
-                    .transport()
-                    .established(
-                        &negotiated.protocol_version,
-                        negotiated.client_context.is_none(),
-                    )
+                let transport = link.session.transport();
+                transport.negotiated(&negotiated.protocol_version);
+                transport
+                    .established(negotiated.client_context.is_none())
                     .await;
                 Ok((link, negotiated))
             }
@@ -104,10 +103,12 @@ impl Link {
                     String::new()
                 };
                 link.close(process::EOF_GRACE).await;
-                if failure.restart_with_initialize {
+                let stderr = link.session.stderr_tail();
+                if failure.restart_with_initialize && refused_discover(&stderr) {
                     return Err(Started::ExitedAfterDiscover {
                         command_line: link.command_line.clone(),
                         exit,
+                        stderr,
                     });
                 }
                 Err(Started::Failed(Error::Connect(ConnectError::Handshake {
@@ -115,7 +116,7 @@ impl Link {
                     method: failure.method.to_owned(),
                     source: Box::new(failure.error),
                     exit,
-                    stderr_tail: link.session.stderr_tail(),
+                    stderr_tail: stderr,
                 })))
             }
         }
@@ -266,4 +267,40 @@ fn ended(status: std::process::ExitStatus) -> String {
         }
     }
     format!("the server exited ({status})")
+}
+
+/// Whether a server that went away after `server/discover` without answering refused it (a
+/// server before 2026-07-28 that accepts only `initialize` first, worth starting again with
+/// it) rather than failed to start (a missing variable, a traceback: starting it again only
+/// repeats the failure and hides its cause). `stderr`, its rendered lines: empty (it left
+/// without a word), or naming the lifecycle (`discover`, `initialize`, `initialization`,
+/// any case), as such servers' complaints do.
+fn refused_discover(stderr: &str) -> bool {
+    let stderr = stderr.to_ascii_lowercase();
+    stderr.is_empty() || stderr.contains("discover") || stderr.contains("initializ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refused_discover;
+
+    #[test]
+    fn a_refusal_of_server_discover_is_silent_or_names_the_lifecycle() {
+        assert!(refused_discover(""));
+        assert!(refused_discover(
+            "; server stderr: error: expected `initialize` as the first message"
+        ));
+        assert!(refused_discover(
+            "; server stderr: Received request before Initialization was complete"
+        ));
+        assert!(refused_discover(
+            "; server stderr: unknown method server/discover"
+        ));
+        assert!(!refused_discover(
+            "; server stderr: KeyError: 'GITHUB_TOKEN' | Traceback (most recent call last):"
+        ));
+        assert!(!refused_discover(
+            "; server stderr: Error: unknown flag: --bogus"
+        ));
+    }
 }

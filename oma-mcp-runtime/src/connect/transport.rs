@@ -111,16 +111,29 @@ impl Transport {
         }
     }
 
-    /// The lifecycle negotiated `version` (`handshake`: with `initialize`). Over HTTP it goes
-    /// on every later request as `MCP-Protocol-Version`, and after a handshake the stream of
-    /// server messages opens (waited for up to 2 s); nothing over stdio.
-    pub(crate) async fn established(&self, version: &str, handshake: bool) {
+    /// The lifecycle negotiated `version`: over HTTP it goes on every later request as
+    /// `MCP-Protocol-Version` (MCP 2025-06-18, "Protocol Version Header"); nothing over stdio.
+    /// Synchronous, so it is in place before `notifications/initialized` is queued.
+    pub(crate) fn negotiated(&self, version: &str) {
         match self {
             Self::Stdio(_) => {
-                let _ = (version, handshake);
+                let _ = version;
             }
             #[cfg(feature = "http")]
-            Self::Http(http) => http.established(version, handshake).await,
+            Self::Http(http) => http.negotiated(version),
+        }
+    }
+
+    /// The lifecycle is through (`handshake`: with `initialize`): over HTTP the stream of
+    /// server messages opens (waited for up to 2 s); nothing over stdio, nor after
+    /// `server/discover`.
+    pub(crate) async fn established(&self, handshake: bool) {
+        match self {
+            Self::Stdio(_) => {
+                let _ = handshake;
+            }
+            #[cfg(feature = "http")]
+            Self::Http(http) => http.established(handshake).await,
         }
     }
 

@@ -89,7 +89,36 @@ pub enum FaultMode {
     /// JSON-RPC message), as servers do that know nothing of `server/discover`. A request
     /// with an unknown id gets 404; sessions never expire.
     LegacySession,
+    /// `json-other-id`: `tools/call` gets `200 application/json` holding a response for id
+    /// [`UNKNOWN_ID`](super::UNKNOWN_ID) (text `not yours`) and nothing else.
+    JsonOtherId,
+    /// `json-not-jsonrpc`: `tools/call` gets `200 application/json` [`NOT_JSON_RPC`], an
+    /// object that is no JSON-RPC message.
+    JsonNotJsonRpc,
+    /// `gzip-json`: `tools/call` gets its response as `application/json` compressed with
+    /// `Content-Encoding: gzip`, although the client sent no `Accept-Encoding`.
+    GzipJson,
+    /// `strict-version`: every request but `initialize` and `server/discover` without an
+    /// `MCP-Protocol-Version` header gets 400 [`UNSUPPORTED_VERSION`] (as the TypeScript SDK's
+    /// server answers), notifications included.
+    StrictVersion,
+    /// `empty-200`: a POSTed notification or client response gets `200` with an empty body
+    /// and no `Content-Type` (instead of `202`).
+    Empty200,
+    /// `sse-keepalive`: `tools/call` gets an SSE stream of keep-alives before its response: a
+    /// comment, a bare `retry: 1000`, `event: ping` and `event: keepalive` with data `{}`, and
+    /// a plain event with data `{}`.
+    SseKeepalive,
+    /// `redirect-slash-307`: every request on `/mcp` gets 307 to `/mcp/`, which serves MCP.
+    RedirectSlash307,
+    /// `redirect-slash-308`: as `redirect-slash-307` with 308 (a permanent redirect).
+    RedirectSlash308,
 }
+
+/// The body of `json-not-jsonrpc`'s answer to `tools/call`.
+pub const NOT_JSON_RPC: &str = r#"{"status":"ok"}"#;
+/// `strict-version`'s 400 body for a request without `MCP-Protocol-Version`.
+pub const UNSUPPORTED_VERSION: &str = "Bad Request: Unsupported protocol version: None";
 
 /// The body `legacy-session` rejects a request without a session id with (`--reject-body`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -220,6 +249,46 @@ pub const MODES: &[(&str, FaultMode, &str)] = &[
         "legacy-session",
         FaultMode::LegacySession,
         "initialize opens a session; without one (server/discover too) --reject-status",
+    ),
+    (
+        "json-other-id",
+        FaultMode::JsonOtherId,
+        "tools/call: 200 JSON with a response for an id never sent, and nothing else",
+    ),
+    (
+        "json-not-jsonrpc",
+        FaultMode::JsonNotJsonRpc,
+        "tools/call: 200 JSON object that is no JSON-RPC message",
+    ),
+    (
+        "gzip-json",
+        FaultMode::GzipJson,
+        "tools/call: the JSON response with Content-Encoding: gzip, unasked",
+    ),
+    (
+        "strict-version",
+        FaultMode::StrictVersion,
+        "400 for any request after the handshake without MCP-Protocol-Version",
+    ),
+    (
+        "empty-200",
+        FaultMode::Empty200,
+        "notifications and client responses: 200, empty body, no Content-Type",
+    ),
+    (
+        "sse-keepalive",
+        FaultMode::SseKeepalive,
+        "tools/call: SSE comment, retry, ping/keepalive events with data {}, then the response",
+    ),
+    (
+        "redirect-slash-307",
+        FaultMode::RedirectSlash307,
+        "307 from /mcp to /mcp/, which serves MCP",
+    ),
+    (
+        "redirect-slash-308",
+        FaultMode::RedirectSlash308,
+        "308 from /mcp to /mcp/, which serves MCP",
     ),
 ];
 

@@ -138,16 +138,64 @@ pub(super) fn auth_error(
 }
 
 pub(super) fn redirect(location: &str) -> Response<Body> {
-    let mut response = text(StatusCode::TEMPORARY_REDIRECT, "Temporary Redirect");
+    redirect_with(StatusCode::TEMPORARY_REDIRECT, location)
+}
+
+/// A redirect with `status` (307 or 308) to `location`.
+pub(super) fn redirect_with(status: StatusCode, location: &str) -> Response<Body> {
+    let mut response = text(status, "Redirect");
     if let Ok(location) = HeaderValue::from_str(location) {
         response.headers_mut().insert(header::LOCATION, location);
     }
     response
 }
 
+/// `data` as a gzip member (RFC 1952) holding one stored (uncompressed) deflate block
+/// (RFC 1951, section 3.2.4): what `gzip-json` sends, a body any gzip decoder reads, made
+/// without a compression library. `data` is at most 65,535 bytes (one stored block).
+pub(super) fn gzip_stored(data: &[u8]) -> Vec<u8> {
+    let len = u16::try_from(data.len()).expect("at most 65,535 bytes");
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    out.push(1); // BFINAL = 1, BTYPE = 00 (stored)
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(data);
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+/// CRC-32 (ISO-HDLC, the one gzip uses), bit by bit.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in data {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gzip_of_a_stored_block() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(
+            gzip_stored(b"ab"),
+            [
+                0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 1, 2, 0, 0xfd, 0xff, b'a', b'b', 0x6d, 0x48,
+                0x83, 0x9e, 2, 0, 0, 0
+            ]
+        );
+    }
 
     #[test]
     fn sse_events() {

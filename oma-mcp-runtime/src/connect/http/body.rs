@@ -22,6 +22,16 @@ pub(super) fn content_type(response: &Response) -> &str {
         .unwrap_or("")
 }
 
+/// The `Content-Encoding` of `response` when it is anything but `identity` (oma-mcp sends no
+/// `Accept-Encoding`, so a server should never compress; reqwest decodes nothing without its
+/// compression features).
+pub(super) fn content_encoding(response: &Response) -> Option<String> {
+    let value = response.headers().get(header::CONTENT_ENCODING)?;
+    let value = String::from_utf8_lossy(value.as_bytes());
+    let value = value.trim();
+    (!value.is_empty() && !value.eq_ignore_ascii_case("identity")).then(|| cut(value, 40))
+}
+
 /// Whether `response` is an SSE stream (`text/event-stream`).
 pub(super) fn is_event_stream(response: &Response) -> bool {
     content_type(response)

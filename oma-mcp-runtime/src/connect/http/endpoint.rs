@@ -26,6 +26,12 @@ pub(crate) struct Http {
     client: reqwest::Client,
     /// The URL as pinned.
     pub(super) url: reqwest::Url,
+    /// Where requests go: the pinned URL, or where it redirected for good (see
+    /// [`Http::remember_redirect`]).
+    target: Mutex<reqwest::Url>,
+    /// The target of the last same-origin `308` the client followed (written by the redirect
+    /// policy).
+    permanent: std::sync::Arc<Mutex<Option<reqwest::Url>>>,
     /// The URL, redacted: what messages name.
     pub(super) label: String,
     /// The configured headers: literal ones, and those from the environment (marked
@@ -120,6 +126,8 @@ impl Http {
             )
         };
         let origin = parsed.origin();
+        let permanent = std::sync::Arc::new(Mutex::new(None));
+        let moved = std::sync::Arc::clone(&permanent);
         let policy = reqwest::redirect::Policy::custom(move |attempt| {
             let same_origin = attempt.url().origin() == origin;
             let preserving = matches!(
@@ -131,6 +139,9 @@ impl Http {
                     "more than {MAX_REDIRECTS} redirects (a redirect loop?)"
                 ))
             } else if same_origin && preserving {
+                if attempt.status() == StatusCode::PERMANENT_REDIRECT {
+                    *lock(&moved) = Some(attempt.url().clone());
+                }
                 attempt.follow()
             } else {
                 attempt.stop()
@@ -149,6 +160,8 @@ impl Http {
             })?;
         Ok(Self {
             client,
+            target: Mutex::new(parsed.clone()),
+            permanent,
             url: parsed,
             label,
             headers,
@@ -211,9 +224,35 @@ impl Http {
 
     /// A request to the endpoint with the configured headers.
     fn request(&self, method: Method) -> reqwest::RequestBuilder {
+        let target = lock(&self.target).clone();
         self.client
-            .request(method, self.url.clone())
+            .request(method, target)
             .headers(self.headers.clone())
+    }
+
+    /// After `response` came from another URL than requests go to (the client followed a
+    /// `307`/`308` to the same origin): later requests go to that URL at once when the
+    /// redirect was permanent (`308`, RFC 9110 section 15.4.9) or came on the `handshake`
+    /// (`initialize` or `server/discover`: where the session lives), and a warning suggests
+    /// pinning it. Other `307`s are followed each time, as temporary ones are meant to be.
+    pub(super) fn remember_redirect(&self, response: &Response, handshake: bool) {
+        let reached = response.url();
+        let mut target = lock(&self.target);
+        if reached == &*target {
+            return;
+        }
+        let permanent = lock(&self.permanent).as_ref() == Some(reached);
+        if !permanent && !handshake {
+            return;
+        }
+        *target = reached.clone();
+        tracing::warn!(
+            server = %self.label,
+            "the MCP endpoint redirects (HTTP {}) to {}; the session's later requests go there \
+             at once; pin that URL to save a round trip on each request",
+            if permanent { 308 } else { 307 },
+            redact_url(reached.as_str())
+        );
     }
 
     /// A `GET` for an SSE stream with the session's headers: the stream of server messages,

@@ -13,8 +13,8 @@ use serde_json::Value;
 use super::super::config::{MAX_RESUMES, redact_url};
 use super::super::inbox::Inbox;
 use super::body::{
-    BODY_EXCERPT, ERROR_BODY_LIMIT, content_type, excerpt_text, is_event_stream, is_json,
-    read_excerpt, read_prefix,
+    BODY_EXCERPT, ERROR_BODY_LIMIT, content_encoding, content_type, excerpt_text, is_event_stream,
+    is_json, read_excerpt, read_prefix,
 };
 use super::endpoint::Http;
 use super::headers::SESSION_ID;
@@ -57,6 +57,10 @@ impl Http {
                 }
             };
             self.capture_session(&response);
+            self.remember_redirect(
+                &response,
+                post.is_initialize() || method == "server/discover",
+            );
             if response.status() == StatusCode::NOT_FOUND
                 && had_session
                 && !retried
@@ -108,6 +112,20 @@ impl Http {
             return Ok(());
         }
         if status.is_success() {
+            if let Some(encoding) = content_encoding(&response) {
+                // No `Accept-Encoding` is sent, so no compression was asked for: refused by
+                // name rather than skipped as unreadable (which would leave the request to
+                // its timeout).
+                return Err(self.http_error(
+                    method,
+                    Some(status),
+                    format!(
+                        "the body is compressed (`Content-Encoding: {encoding}`), which oma-mcp \
+                         did not ask for (it sends no Accept-Encoding) and does not decode; turn \
+                         compression off for the MCP endpoint (often a proxy's setting)"
+                    ),
+                ));
+            }
             if is_event_stream(&response) {
                 return self.answer_stream(response, inbox, queue, id, method).await;
             }
@@ -116,10 +134,35 @@ impl Http {
                 if let Some(answer) = inbox.receive(&body) {
                     queue.respond(answer);
                 }
+                // A JSON body is the whole answer to its POST (MCP 2025-06-18, "Sending
+                // Messages to the Server"): when it did not answer the request, nothing will.
+                if let Some(id) = id
+                    && inbox.is_pending(id)
+                {
+                    return Err(self.http_error(
+                        method,
+                        Some(status),
+                        format!(
+                            "the JSON body holds no response to this request (id {id}), and a \
+                             JSON body is the whole answer to its POST: {}",
+                            excerpt_text(&String::from_utf8_lossy(&body))
+                        ),
+                    ));
+                }
                 return Ok(());
             }
             let content_type = content_type(&response).to_owned();
             let body = read_excerpt(response).await;
+            if id.is_none() {
+                // A notification or a response, accepted: the specification says `202`, and
+                // many servers send `200` with an empty (or some other) body.
+                tracing::debug!(
+                    server = %self.label,
+                    "`{method}` accepted with HTTP {status} and Content-Type `{content_type}` \
+                     ({body})"
+                );
+                return Ok(());
+            }
             return Err(self.http_error(
                 method,
                 Some(status),

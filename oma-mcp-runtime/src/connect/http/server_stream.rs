@@ -9,7 +9,7 @@ use reqwest::Response;
 
 use super::super::config::MAX_RESUMES;
 use super::super::inbox::Inbox;
-use super::body::is_event_stream;
+use super::body::{content_encoding, is_event_stream};
 use super::endpoint::Http;
 use super::outgoing::Queue;
 use super::sse::{self, DEFAULT_RETRY, StreamEnd};
@@ -76,7 +76,15 @@ impl Http {
                 return None;
             }
         };
-        if response.status().is_success() && is_event_stream(&response) {
+        if let Some(encoding) = content_encoding(&response) {
+            tracing::warn!(
+                server = %self.label,
+                "the server's GET stream is compressed (`Content-Encoding: {encoding}`), which \
+                 oma-mcp did not ask for and does not decode; requests and notifications the \
+                 server sends on it are not received (turn compression off for the MCP endpoint)"
+            );
+            None
+        } else if response.status().is_success() && is_event_stream(&response) {
             Some(response)
         } else {
             tracing::debug!(

@@ -10,6 +10,7 @@ use reqwest::Response;
 
 use super::super::inbox::Inbox;
 use super::outgoing::Queue;
+use crate::quote::cut;
 
 /// The wait before resuming a stream whose events set no `retry`.
 pub(super) const DEFAULT_RETRY: Duration = Duration::from_secs(1);
@@ -135,7 +136,13 @@ pub(super) async fn read_events(
                     if data.len() > limit {
                         return StreamEnd::TooLarge;
                     }
-                    if let Some(answer) = inbox.receive(data.as_bytes()) {
+                    if let Some(kind) = keep_alive(event.event.as_deref(), &data) {
+                        tracing::debug!(
+                            server = %inbox.server,
+                            "skipped an SSE event that carries no JSON-RPC message ({kind}): {}",
+                            cut(&data, KEEP_ALIVE_EXCERPT)
+                        );
+                    } else if let Some(answer) = inbox.receive(data.as_bytes()) {
                         queue.respond(answer);
                     }
                 }
@@ -164,6 +171,27 @@ pub(super) async fn read_events(
     }
 }
 
+/// The most chars of a keep-alive event's data a debug log quotes.
+const KEEP_ALIVE_EXCERPT: usize = 80;
+
+/// Why an SSE event with `data` is a keep-alive rather than a message, or `None`: an event
+/// type other than `message` (`ping`, `keepalive`; the WHATWG default type is `message`, and
+/// the MCP streamable HTTP transport sends JSON-RPC messages as plain events, so the
+/// TypeScript SDK reads no other type either), or data that is empty or `{}`. Comments and
+/// bare `retry:` lines carry no data and never reach the inbox at all.
+fn keep_alive(event: Option<&str>, data: &str) -> Option<String> {
+    match event {
+        Some(kind) if !kind.is_empty() && kind != "message" => {
+            Some(format!("`event: {}`", cut(kind, KEEP_ALIVE_EXCERPT)))
+        }
+        _ => match data.trim() {
+            "" => Some("empty data".to_owned()),
+            "{}" => Some("data `{}`".to_owned()),
+            _ => None,
+        },
+    }
+}
+
 /// Reads an SSE response up to its first event with data, unrouted (the answer to the
 /// `initialize` replayed for a new session: its id belongs to the first handshake).
 pub(super) async fn skip_to_first_message(response: Response) {
@@ -181,6 +209,26 @@ pub(super) async fn skip_to_first_message(response: Response) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keep_alives_are_events_of_another_type_or_without_a_message() {
+        assert_eq!(
+            keep_alive(Some("ping"), "{}").as_deref(),
+            Some("`event: ping`")
+        );
+        assert_eq!(
+            keep_alive(Some("keepalive"), r#"{"jsonrpc":"2.0","method":"x"}"#).as_deref(),
+            Some("`event: keepalive`")
+        );
+        assert_eq!(keep_alive(None, " {} ").as_deref(), Some("data `{}`"));
+        assert_eq!(
+            keep_alive(Some("message"), "").as_deref(),
+            Some("empty data")
+        );
+        assert_eq!(keep_alive(Some(""), r#"{"jsonrpc":"2.0"}"#), None);
+        assert_eq!(keep_alive(Some("message"), r#"{"jsonrpc":"2.0"}"#), None);
+        assert_eq!(keep_alive(None, "not json"), None);
+    }
 
     #[test]
     fn the_event_cap_counts_bytes_since_the_last_blank_line() {
