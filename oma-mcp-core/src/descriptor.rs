@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use serde_json::{Value, json};
 
 use crate::naming::normalize_tool_name;
-use crate::quote::{excerpt, json_kind};
+use crate::quote::{excerpt, is_bidi_control, json_kind};
 use crate::snapshot::SnapshotTool;
 
 /// One MCP tool, described for a model (see the [module docs](self) for the rules).
@@ -165,9 +165,10 @@ pub struct InvalidToolEntry {
     /// The entry's position in the server's `tools/list`, counted from 0 in the order the
     /// server sent the entries, across all pages.
     pub index: usize,
-    /// What the entry is instead of a tool object, its value cut and escaped
-    /// ([`excerpt`] of its JSON): `` `null`, not a tool object ``, `a number, not a tool
-    /// object: 7`, `an object without a string `name`: {"description":"no name"}`.
+    /// What the entry is instead of a tool object, its value quoted as compact JSON cut to
+    /// an [`excerpt`], bidirectional formatting characters escaped: `` `null`, not a tool
+    /// object ``, `a number, not a tool object: 7`, `` an object without a string `name`:
+    /// {"description":"no name"} ``.
     pub reason: String,
 }
 
@@ -214,17 +215,28 @@ pub fn split_tool_entries(entries: impl IntoIterator<Item = Value>) -> ToolEntri
                 split.tools.push(entry);
                 continue;
             }
-            Value::Object(_) => format!("an object without a string `name`: {}", excerpt(&entry)),
+            Value::Object(_) => format!("an object without a string `name`: {}", quoted(&entry)),
             Value::Null => "`null`, not a tool object".to_owned(),
-            other => format!(
-                "{}, not a tool object: {}",
-                json_kind(other),
-                excerpt(other)
-            ),
+            other => format!("{}, not a tool object: {}", json_kind(other), quoted(other)),
         };
         split.invalid.push(InvalidToolEntry { index, reason });
     }
     split
+}
+
+/// `value` as a message quotes it: its compact JSON (control characters escaped) cut to an
+/// [`excerpt`], with the bidirectional formatting characters escaped too (`\u202e`, as JSON
+/// may write them), so the text reads in the order it is written wherever it is shown.
+fn quoted(value: &Value) -> String {
+    let mut text = String::new();
+    for c in excerpt(value).chars() {
+        if is_bidi_control(c) {
+            text.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            text.push(c);
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -296,6 +308,7 @@ mod tests {
             json!({"name": long}),
             json!({"name": "\u{1b}[2J"}),
             json!({"name": 7, "description": "\u{1b}]0;pwned\u{7}"}),
+            json!({"title": "evil \u{202e}desrever\u{2066}"}),
         ]);
         assert_eq!(
             split.tools,
@@ -330,6 +343,10 @@ mod tests {
                 (
                     11,
                     r#"an object without a string `name`: {"name":7,"description":"\u001b]0;pwned\u0007"}"#
+                ),
+                (
+                    12,
+                    r#"an object without a string `name`: {"title":"evil \u202edesrever\u2066"}"#
                 ),
             ]
         );
