@@ -151,9 +151,7 @@ mod tests {
             );
         }
         // The count of entries that were not tool objects: a non-negative integer.
-        let counted = |count: Value| {
-            json!({"format": "oma-mcp-snapshot/1", "invalidTools": count, "tools": []})
-        };
+        let counted = |count: Value| json!({"format": "oma-mcp-snapshot/1", "invalidTools": count, "tools": []});
         assert_eq!(validator.validate(&counted(json!(3))), Ok(()));
         for bad in [json!(-1), json!("3"), json!(1.5)] {
             assert!(validator.validate(&counted(bad.clone())).is_err(), "{bad}");

@@ -614,7 +614,9 @@ fn diff_reports_a_changed_count_of_bad_tools_list_entries() {
     assert_exit(&out, 0);
     assert_eq!(
         text(&out.stdout),
-        format!("(server)\n  warning  server /invalidTools  {message}\n0 breaking, 1 warning, 0 info\n")
+        format!(
+            "(server)\n  warning  server /invalidTools  {message}\n0 breaking, 1 warning, 0 info\n"
+        )
     );
     let out = diff(&["--fail-on", "warning", "--format", "github"]);
     assert_exit(&out, 1);
