@@ -27,6 +27,10 @@ pub struct SnapshotFile {
     pub source: Option<SnapshotSourceFormat>,
     /// The tools, sorted by raw MCP name.
     pub tools: Vec<SnapshotToolFormat>,
+    /// How many entries of the server's `tools/list` were not tool objects (`null`, a
+    /// number, an object without a string `name`) and were left out of `tools`; written
+    /// only when not 0.
+    pub invalid_tools: Option<u64>,
 }
 
 /// Where the snapshot was taken from: a command, or a URL.
@@ -145,6 +149,12 @@ mod tests {
                 Ok(()),
                 "{good}"
             );
+        }
+        // The count of entries that were not tool objects: a non-negative integer.
+        let counted = |count: Value| json!({"format": "oma-mcp-snapshot/1", "invalidTools": count, "tools": []});
+        assert_eq!(validator.validate(&counted(json!(3))), Ok(()));
+        for bad in [json!(-1), json!("3"), json!(1.5)] {
+            assert!(validator.validate(&counted(bad.clone())).is_err(), "{bad}");
         }
         for bad in [
             json!({"command": "node", "args": [], "url": "http://h/mcp"}),

@@ -20,7 +20,8 @@ use crate::snapshot::{Snapshot, SnapshotTool};
 pub enum Severity {
     /// Informational: nothing generated from the old snapshot can break.
     Info,
-    /// Text the model reads changed (a possible "rug pull"), or a hint changed.
+    /// Text the model reads changed (a possible "rug pull"), a hint changed, or the server
+    /// sends more `tools/list` entries that are not tool objects.
     Warning,
     /// Generated code or its safety assumptions may break.
     Breaking,
@@ -53,7 +54,8 @@ pub enum Direction {
     Output,
     /// The tool itself: added, removed, description, title, annotations, other fields.
     Tool,
-    /// The server: protocol version, `serverInfo` (the change's tool is empty).
+    /// The server: protocol version, `serverInfo`, the count of `tools/list` entries that
+    /// are not tool objects (the change's tool is empty).
     Server,
 }
 
@@ -124,6 +126,7 @@ pub enum ChangeKind {
     NotCompared,
     InvalidSchema,
     RustNameChanged,
+    InvalidToolsChanged,
 }
 
 impl ChangeKind {
@@ -180,6 +183,7 @@ impl ChangeKind {
             NotCompared => "not_compared",
             InvalidSchema => "invalid_schema",
             RustNameChanged => "rust_name_changed",
+            InvalidToolsChanged => "invalid_tools_changed",
         }
     }
 }

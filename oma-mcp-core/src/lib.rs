@@ -78,6 +78,17 @@
 //! }
 //! ```
 //!
+//! - `invalidTools`, only when it is not 0: how many entries of the server's `tools/list`
+//!   were not tool objects (`null`, a number, an object without a string `name`) and were
+//!   left out of `tools` ([`split_tool_entries`](descriptor::split_tool_entries)). The client
+//!   warns about each one, naming its index and what is wrong; drift reports a change of the
+//!   count. A `tools` entry of the file itself without a string `name` is still an invalid
+//!   snapshot.
+//!
+//! ```json
+//! "invalidTools": 3,
+//! ```
+//!
 //! Readers also accept a bare `tools/list` result (`{"tools": [...]}`, extra keys ignored) and
 //! a whole JSON-RPC response whose `result` is one; digests are computed for those.
 //!
@@ -149,7 +160,9 @@
 //! hint's line is a warning saying the generated code no longer marks the tool consequential
 //! unless the manifest lists it. Other descriptor fields (`_meta`,
 //! `icons`, `execution`, vendor keys) → info. A different protocol version or
-//! `serverInfo.version` → info.
+//! `serverInfo.version` → info. More `tools/list` entries that are not tool objects than
+//! the old side's `invalidTools` → warning (`invalid_tools_changed`: they are left out, so a
+//! tool the server meant to offer may be missing); fewer → info.
 //!
 //! Generated Rust names (added by [`rust_name_changes`](drift::rust_name_changes) and [`rust_field_changes`](drift::rust_field_changes), which
 //! `oma-mcp check` and `diff` feed with the code generator's names of both sides): a tool in

@@ -246,6 +246,11 @@ pub struct Snapshot {
     pub source: Option<SnapshotSource>,
     /// The tools, sorted by raw MCP name.
     pub tools: Vec<SnapshotTool>,
+    /// How many `tools/list` entries the server sent that are not tool objects (`null`, a
+    /// number, an object without a string `name`), which were left out of
+    /// [`Snapshot::tools`] ([`split_tool_entries`](crate::descriptor::split_tool_entries)).
+    /// The file's `invalidTools`, written only when it is not 0; drift reports a change of it.
+    pub invalid_tools: usize,
 }
 
 impl Snapshot {
@@ -276,7 +281,24 @@ impl Snapshot {
             protocol_version,
             source,
             tools,
+            invalid_tools: 0,
         })
+    }
+
+    /// The snapshot, recording that the server sent `count` `tools/list` entries that are
+    /// not tool objects ([`Snapshot::invalid_tools`]).
+    ///
+    /// ```
+    /// use oma_mcp_core::Snapshot;
+    /// let snapshot = Snapshot::from_descriptors(None, None, None, Vec::new())
+    ///     .unwrap()
+    ///     .with_invalid_tools(3);
+    /// assert!(snapshot.to_canonical_string().contains("\"invalidTools\": 3,"));
+    /// ```
+    #[must_use]
+    pub fn with_invalid_tools(mut self, count: usize) -> Self {
+        self.invalid_tools = count;
+        self
     }
 
     /// The tool with the raw MCP name `name`.
@@ -291,6 +313,9 @@ impl Snapshot {
     pub fn to_canonical_string(&self) -> String {
         let mut root = Map::new();
         root.insert("format".into(), Value::from(SNAPSHOT_FORMAT));
+        if self.invalid_tools > 0 {
+            root.insert("invalidTools".into(), Value::from(self.invalid_tools));
+        }
         if let Some(v) = &self.protocol_version {
             root.insert("protocolVersion".into(), Value::from(v.as_str()));
         }
@@ -325,7 +350,8 @@ impl Snapshot {
     /// # Errors
     /// [`SnapshotError::Format`] naming `path` and what is wrong: not JSON, an unknown
     /// `format`, no `tools` array, a tool without a string `name`, a digest that does not match
-    /// its descriptor (the file was edited by hand; regenerate it).
+    /// its descriptor (the file was edited by hand; regenerate it), an `invalidTools` that is
+    /// not a non-negative integer.
     pub fn parse(text: &str, path: &Path) -> Result<Self, SnapshotError> {
         let bad = |reason: String| SnapshotError::Format {
             path: path.to_path_buf(),
@@ -423,12 +449,26 @@ impl Snapshot {
             Some(Value::String(s)) => Some(s.clone()),
             Some(_) => return Err(bad("/protocolVersion is not a string".into())),
         };
+        let invalid_tools = match root.get("invalidTools") {
+            None => 0,
+            Some(count) => count
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| {
+                    bad(format!(
+                        "/invalidTools is {}, not a non-negative integer (the count of \
+                         `tools/list` entries that are not tool objects)",
+                        crate::quote::excerpt(count)
+                    ))
+                })?,
+        };
         Self::from_descriptors(
             root.remove("serverInfo"),
             protocol_version,
             source,
             tools.into_iter().map(|t| t.descriptor),
         )
+        .map(|snapshot| snapshot.with_invalid_tools(invalid_tools))
         .map_err(|e| match e {
             SnapshotError::Format { reason, .. } => bad(reason),
             other => other,
@@ -647,6 +687,75 @@ mod tests {
             Snapshot::parse(short, Path::new("s.json")).unwrap().source,
             Some(SnapshotSource::http("http://h/mcp"))
         );
+    }
+
+    /// `invalidTools` is written only when the server sent an entry that is not a tool
+    /// object (so a snapshot of a server that sent none is what it always was), between
+    /// `format` and `protocolVersion`, and read back; anything but a non-negative integer is
+    /// refused.
+    #[test]
+    fn the_count_of_invalid_entries_is_written_only_when_there_are_some() {
+        let none = sample();
+        assert_eq!(none.invalid_tools, 0);
+        assert!(!none.to_canonical_string().contains("invalidTools"));
+        let three = sample().with_invalid_tools(3);
+        let text = three.to_canonical_string();
+        assert_eq!(
+            text,
+            none.to_canonical_string().replace(
+                "  \"format\": \"oma-mcp-snapshot/1\",\n",
+                "  \"format\": \"oma-mcp-snapshot/1\",\n  \"invalidTools\": 3,\n"
+            )
+        );
+        let reparsed = Snapshot::parse(&text, Path::new("s.json")).unwrap();
+        assert_eq!(reparsed.invalid_tools, 3);
+        assert_eq!(reparsed, three);
+        assert_eq!(reparsed.to_canonical_string(), text);
+        // An explicit 0 reads as none (and is not written back).
+        let zero = r#"{"format": "oma-mcp-snapshot/1", "invalidTools": 0, "tools": []}"#;
+        assert_eq!(
+            Snapshot::parse(zero, Path::new("s.json"))
+                .unwrap()
+                .invalid_tools,
+            0
+        );
+        let err = |count: &str| {
+            Snapshot::parse(
+                &format!(
+                    r#"{{"format": "oma-mcp-snapshot/1", "invalidTools": {count}, "tools": []}}"#
+                ),
+                Path::new("s.json"),
+            )
+            .unwrap_err()
+            .to_string()
+        };
+        for (count, shown) in [
+            ("-1", "-1"),
+            ("1.5", "1.5"),
+            ("\"3\"", "\"3\""),
+            ("null", "null"),
+            ("[1]", "[1]"),
+        ] {
+            assert_eq!(
+                err(count),
+                format!(
+                    "snapshot s.json is not valid: /invalidTools is {shown}, not a non-negative \
+                     integer (the count of `tools/list` entries that are not tool objects); \
+                     regenerate it with `oma-mcp snapshot`"
+                ),
+                "{count}"
+            );
+        }
+        // A snapshot file with a tool that has no name is still not valid.
+        let nameless = text.replace("\"name\": \"alpha\"", "\"title\": \"alpha\"");
+        assert_eq!(
+            Snapshot::parse(&nameless, Path::new("s.json"))
+                .unwrap_err()
+                .to_string(),
+            "snapshot s.json is not valid: /tools/0/descriptor/name is missing or not a string; \
+             regenerate it with `oma-mcp snapshot`"
+        );
+        assert!(SnapshotTool::from_descriptor(json!({"title": "alpha"})).is_err());
     }
 
     #[test]

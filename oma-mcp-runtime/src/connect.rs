@@ -59,6 +59,7 @@ use crate::error::{DisconnectedError, ProtocolError};
 use crate::quote::excerpt;
 use crate::{Error, Snapshot};
 use link::{Link, Started};
+use oma_mcp_core::descriptor::{InvalidToolEntry, split_tool_entries};
 use oma_mcp_core::snapshot::SnapshotSource;
 pub(crate) use session::ProgressToken;
 
@@ -100,6 +101,8 @@ pub struct McpClient {
     /// The SEP-2575 client context of a 2026-07-28 session, merged into every request's `_meta`.
     client_context: Option<Map<String, Value>>,
     tools: Vec<DiscoveredTool>,
+    /// The `tools/list` entries at connect that were not tool objects, left out of `tools`.
+    invalid_tools: Vec<InvalidToolEntry>,
     validate_input: bool,
 }
 
@@ -108,7 +111,10 @@ pub struct McpClient {
 /// Spawns the command, establishes the lifecycle [`ConnectConfig::lifecycle`] selects
 /// (`server/discover` of protocol 2026-07-28 with fallback to `initialize` by default; see
 /// the [crate docs](crate#lifecycle)), and pages through `tools/list` until `nextCursor`
-/// is absent or not a non-empty string. The lifecycle as a whole (with `Auto`: the probe, the
+/// is absent or not a non-empty string. An entry of `tools/list` that is not a tool object
+/// (`null`, a number, an object without a string `name`) is left out with a warning naming
+/// its index and what is wrong, and the server's other tools are kept
+/// ([`McpClient::invalid_tools`]). The lifecycle as a whole (with `Auto`: the probe, the
 /// `initialize` and a restart together, one deadline) is bounded by
 /// [`ConnectConfig::request_timeout`], and so is each `tools/list` page. When
 /// anything fails, the server is stopped (see
@@ -181,6 +187,7 @@ impl McpClient {
             protocol_version: Some(negotiated.protocol_version),
             client_context: negotiated.client_context,
             tools: Vec::new(),
+            invalid_tools: Vec::new(),
             validate_input: config.validate_input,
         }
     }
@@ -189,8 +196,9 @@ impl McpClient {
     /// failure the server is stopped.
     async fn discover_tools(mut self, prefix: Option<&str>) -> Result<McpClient, Error> {
         match self.discover(prefix).await {
-            Ok(tools) => {
+            Ok((tools, invalid)) => {
                 self.tools = tools;
+                self.invalid_tools = invalid;
                 Ok(self)
             }
             Err(e) => {
@@ -200,23 +208,33 @@ impl McpClient {
         }
     }
 
-    /// Lists all pages and names the tools.
-    async fn discover(&self, prefix: Option<&str>) -> Result<Vec<DiscoveredTool>, Error> {
-        let descriptors = self.usable_over_transport(self.list_tools_raw().await?);
-        let mut raw_names = Vec::with_capacity(descriptors.len());
-        for (i, d) in descriptors.iter().enumerate() {
-            match d.get("name") {
-                Some(Value::String(name)) => raw_names.push(name.clone()),
-                _ => {
-                    return Err(self.invalid(
-                        "tools/list",
-                        format!("tool {i} has no string `name`: {}", excerpt(d)),
-                    ));
-                }
-            }
+    /// Lists all pages and names the tools; the entries that are not tool objects are left
+    /// out, each with a warning ([`split_tool_entries`]), and returned beside the tools.
+    async fn discover(
+        &self,
+        prefix: Option<&str>,
+    ) -> Result<(Vec<DiscoveredTool>, Vec<InvalidToolEntry>), Error> {
+        let split = split_tool_entries(self.list_tools_raw().await?);
+        for entry in &split.invalid {
+            tracing::warn!(
+                server = %self.link.command_line,
+                index = entry.index,
+                "{entry}; left it out and kept the server's other tools (a bug in the server: \
+                 report it to the server's authors)"
+            );
         }
+        let descriptors = self.usable_over_transport(split.tools);
+        let raw_names: Vec<String> = descriptors
+            .iter()
+            .map(|d| {
+                d.get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect();
         let names = crate::naming::normalize_all(prefix, raw_names.iter().map(String::as_str))?;
-        Ok(names
+        let tools = names
             .into_iter()
             .zip(raw_names)
             .zip(descriptors)
@@ -225,7 +243,8 @@ impl McpClient {
                 mcp_name,
                 descriptor,
             })
-            .collect())
+            .collect();
+        Ok((tools, split.invalid))
     }
 
     /// The listed tools this transport can call: over HTTP from 2026-07-28 on, a tool with an
@@ -275,6 +294,14 @@ impl McpClient {
         &self.tools
     }
 
+    /// The entries of `tools/list` at connect that were not tool objects (`null`, a number,
+    /// an object without a string `name`), in the server's order: each was left out of
+    /// [`McpClient::tools`] with a warning naming its index and what is wrong, and
+    /// [`McpClient::snapshot`] records how many there were.
+    pub fn invalid_tools(&self) -> &[InvalidToolEntry] {
+        &self.invalid_tools
+    }
+
     /// The discovered tool with the framework name `name` (see [`DiscoveredTool::name`]).
     pub fn tool(&self, name: &str) -> Option<&DiscoveredTool> {
         self.tools.iter().find(|t| t.name == name)
@@ -318,7 +345,9 @@ impl McpClient {
         self.link.pid
     }
 
-    /// Lists the server's tools again, all pages, raw descriptors in the server's order.
+    /// Lists the server's tools again, all pages, raw descriptors in the server's order: the
+    /// entries exactly as sent, also those that are not tool objects (which connecting left
+    /// out; [`split_tool_entries`] splits them off the same way).
     ///
     /// # Errors
     /// [`RequestError::Timeout`] (per page), [`RequestError::Rpc`],
@@ -438,10 +467,12 @@ impl McpClient {
     }
 
     /// A [`Snapshot`] of the tools discovered at connect, with the server's `serverInfo`,
-    /// the negotiated protocol version and its source ([`ConnectConfig::snapshot_source`]: the
+    /// the negotiated protocol version, its source ([`ConnectConfig::snapshot_source`]: the
     /// command and arguments, or the redacted URL, the literal headers and the names of the
-    /// headers from the environment; never a value from the environment).
-    /// Call [`McpClient::list_tools_raw`] and [`Snapshot::from_descriptors`] for a fresh list.
+    /// headers from the environment; never a value from the environment) and how many
+    /// `tools/list` entries were not tool objects ([`Snapshot::invalid_tools`]).
+    /// Call [`McpClient::list_tools_raw`], [`split_tool_entries`] and
+    /// [`Snapshot::from_descriptors`] for a fresh list.
     ///
     /// # Errors
     /// [`Error::Snapshot`] when the server listed one
@@ -463,7 +494,8 @@ impl McpClient {
             self.protocol_version.clone(),
             Some(source),
             self.tools.iter().map(|t| t.descriptor.clone()),
-        )?)
+        )?
+        .with_invalid_tools(self.invalid_tools.len()))
     }
 
     /// Stops the server (open-multi-agent's `disconnect()`); idempotent, never fails.
@@ -490,7 +522,8 @@ impl McpClient {
     }
 
     /// Compares the tools listed at connect with `snapshot` (the pin): `snapshot` is the old
-    /// side, the live server the new one, including its protocol version and `serverInfo`.
+    /// side, the live server the new one, including its protocol version, `serverInfo` and
+    /// the count of `tools/list` entries that were not tool objects.
     /// Cargo feature `drift` (on by default).
     #[cfg(feature = "drift")]
     pub fn drift_against(&self, snapshot: &Snapshot) -> crate::DriftReport {
@@ -498,6 +531,7 @@ impl McpClient {
         let mut live = Snapshot::default();
         live.server_info = self.server_info().cloned();
         live.protocol_version = self.protocol_version().map(str::to_owned);
+        live.invalid_tools = self.invalid_tools.len();
         live.tools = self
             .tools()
             .iter()

@@ -4,7 +4,8 @@
 //! call builder against the own server; `typed` calls both through the code `build.rs`
 //! generates from `tests/oma-mcp.toml` and checks that their committed snapshots are current;
 //! `filesystem` runs the pinned `@modelcontextprotocol/server-filesystem` through the typed
-//! markers, the tool layer and its consequential-confirmation gate.
+//! markers, the tool layer and its consequential-confirmation gate. `invalid_entries`
+//! connects to a server whose `tools/list` has entries that are not tool objects.
 //!
 //! `http_servers` and `http_faults` check the HTTP servers themselves (the test server over
 //! streamable HTTP, `oma-mcp-http-faults` in every mode, server-everything's `streamableHttp`)
@@ -45,6 +46,7 @@ mod http_client_notifications;
 mod http_client_sends;
 mod http_faults;
 mod http_servers;
+mod invalid_entries;
 mod lifecycle;
 mod own_server;
 mod protocol;

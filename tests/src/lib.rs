@@ -176,6 +176,13 @@ pub enum Mode {
     /// through rmcp (`serverInfo.name` [`SERVER_NAME`]; the progress values are sent as JSON
     /// floats, `1.0`), its notifications on the request's SSE stream; a cancelled call stops.
     Progress,
+    /// `invalid-entries` (raw): `tools/list` in two pages whose entries are not all tool
+    /// objects: page 1 `echo`, then `null` (cursor `page-2`); page 2 `7`,
+    /// `{"description": "no name"}` and `greet {name?}`, whose `inputSchema` has
+    /// `"required": null` (as a Go server writes an empty list). A `greet` call answers
+    /// `Hello, <name>!` (`Hello, stranger!` without a `name`), `echo` as in the other raw
+    /// modes.
+    InvalidEntries,
 }
 
 /// Set (to anything) in the grandchild the `stubborn` mode starts: it starts none itself.
@@ -251,6 +258,7 @@ impl Mode {
             Ok("progress") => Ok(Self::Progress),
             Ok("flood") => Ok(Self::Flood),
             Ok("drip") => Ok(Self::Drip),
+            Ok("invalid-entries") => Ok(Self::InvalidEntries),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

@@ -238,6 +238,10 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
                     Ok(slow_count(&params, &mut out)?)
                 } else if mode == Mode::Sloppy {
                     Ok(sloppy_result())
+                } else if mode == Mode::InvalidEntries && name == "greet" {
+                    let who = params.pointer("/arguments/name").and_then(Value::as_str);
+                    let text = format!("Hello, {}!", who.unwrap_or("stranger"));
+                    Ok(json!({"content": [{"type": "text", "text": text}]}))
                 } else {
                     let message = params
                         .pointer("/arguments/message")
@@ -408,6 +412,19 @@ fn list_page(mode: Mode, cursor: Option<&str>) -> Value {
         (Mode::Drip, _) => json!({"tools": [
             counted_tool("drip", "ms", "Answers one byte every `ms` milliseconds"),
             tool("echo")
+        ]}),
+        (Mode::InvalidEntries, None) => {
+            json!({"tools": [tool("echo"), null], "nextCursor": "page-2"})
+        }
+        (Mode::InvalidEntries, Some(_)) => json!({"tools": [
+            7,
+            {"description": "no name"},
+            {
+                "name": "greet",
+                "description": "Greets by name",
+                "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}},
+                                "required": null}
+            }
         ]}),
         (Mode::HugeTools, _) => json!({"tools": "x".repeat(1 << 20)}),
         (Mode::BadSchema, _) => {

@@ -64,6 +64,7 @@ use std::fmt;
 
 use globset::{Glob, GlobMatcher};
 use oma_mcp_core::Snapshot;
+use oma_mcp_core::descriptor::input_schema_view;
 use oma_mcp_core::naming::normalize_all;
 use oma_mcp_core::snapshot::{SnapshotTool, canonical_json};
 use serde_json::Value;
@@ -369,7 +370,8 @@ pub(crate) struct ToolModel {
     pub args: String,
     /// The tool's description, as sent.
     pub description: Option<String>,
-    /// Canonical JSON of the input schema.
+    /// Canonical JSON of the input schema as read for code and validation
+    /// ([`input_schema_view`]: without a top-level `"required": null`).
     pub input_schema: String,
     /// The descriptor's digest.
     pub digest: String,
@@ -401,10 +403,12 @@ fn build_tool(tool: &SnapshotTool, stem: &str) -> ToolParts {
     let marker = types.claim_type(stem, &stems::TOOL_SUFFIXES);
     let args = format!("{marker}Args");
     let mut warnings = Vec::new();
+    // A top-level `"required": null` is no required property (the core's rule).
+    let input_schema = tool.input_schema().map(input_schema_view);
     let mut defs = schema::input_types(
         mcp_name,
         &args,
-        tool.input_schema(),
+        input_schema.as_deref(),
         &mut types,
         &mut warnings,
     );
@@ -518,7 +522,7 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
     for ((tool, name), parts) in snapshot.tools.iter().zip(framework_names).zip(parts) {
         let mcp_name = tool.name();
         let input_schema = match tool.input_schema() {
-            Some(schema @ Value::Object(_)) => canonical_json(schema),
+            Some(schema @ Value::Object(_)) => canonical_json(&input_schema_view(schema)),
             _ => r#"{"type":"object"}"#.to_owned(),
         };
         warnings.extend(parts.warnings);
@@ -699,6 +703,50 @@ mod tests {
             .with_consequential_annotations(AnnotationPolicy::Ignore)
             .with_consequential(["cat"]);
         assert_eq!(flags(&ignored), [true, false, false, false, false]);
+    }
+
+    /// A top-level `"required": null` (a Go server's empty list) is no required property: no
+    /// warning, every field optional, and the embedded `INPUT_SCHEMA` (what typed calls
+    /// validate against) leaves it out; the snapshot embedded beside it keeps it as sent. A
+    /// nested `"required": null` is still warned about.
+    #[test]
+    fn a_top_level_null_required_is_no_required_property() {
+        let snap = snapshot(
+            r#"{"tools": [{"name": "greet", "inputSchema": {"type": "object",
+                "properties": {"name": {"type": "string"}}, "required": null}}]}"#,
+        );
+        let generated = generate(&snap, &GenerateOptions::default()).unwrap();
+        assert_eq!(generated.warnings, []);
+        let code = &generated.code;
+        assert!(
+            code.contains(
+                r#"const INPUT_SCHEMA: &'static str = "{\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"}";"#
+            ),
+            "{code}"
+        );
+        assert!(
+            code.contains("pub name: ::core::option::Option<::std::string::String>,"),
+            "{code}"
+        );
+        assert!(code.contains(r#"\"required\": null"#), "{code}");
+        let nested = snapshot(
+            r#"{"tools": [{"name": "t", "inputSchema": {"type": "object", "properties":
+                {"p": {"type": "object", "properties": {"q": {"type": "string"}},
+                "required": null}}}}]}"#,
+        );
+        let warnings: Vec<String> = generate(&nested, &GenerateOptions::default())
+            .unwrap()
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                "tool \"t\" at /inputSchema/properties/p/required: `required` is null, not an \
+              array of names; ignoring it"
+            ]
+        );
     }
 
     #[test]

@@ -908,3 +908,75 @@ fn a_wrong_enum_value_lists_the_allowed_values() {
         )
     );
 }
+
+/// A server whose `tools/list` has entries that are not tool objects (own test server mode
+/// `invalid-entries`): `snapshot` warns about each one on stderr (index and what is wrong),
+/// writes the other tools and `"invalidTools": 3`; `call` reaches `greet`, whose
+/// `"required": null` is checked as no required properties.
+#[test]
+fn a_server_with_bad_tools_list_entries_is_snapshotted_and_called() {
+    let server = test_server();
+    let warning = |index: usize, reason: &str| {
+        format!(
+            " WARN entry {index} of `tools/list` is {reason}; left it out and kept the server's \
+             other tools (a bug in the server: report it to the server's authors) server={} \
+             index={index}\n",
+            server.display()
+        )
+    };
+    let warnings = [
+        warning(1, "`null`, not a tool object"),
+        warning(2, "a number, not a tool object: 7"),
+        warning(
+            3,
+            r#"an object without a string `name`: {"description":"no name"}"#,
+        ),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("bad.snapshot.json");
+    let out = run(oma_mcp()
+        .args(["snapshot", "--out"])
+        .arg(&snapshot)
+        .args(["--env", "OMA_TEST_SERVER_MODE=invalid-entries", "--"])
+        .arg(&server));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "{warnings}oma-mcp: wrote {} (2 tools)\n",
+            snapshot.display()
+        )
+    );
+    let file = std::fs::read_to_string(&snapshot).unwrap();
+    assert!(
+        file.starts_with("{\n  \"format\": \"oma-mcp-snapshot/1\",\n  \"invalidTools\": 3,\n"),
+        "{file}"
+    );
+    let read = oma_mcp_runtime::Snapshot::read(&snapshot).unwrap();
+    let names: Vec<&str> = read.tools.iter().map(|t| t.name()).collect();
+    assert_eq!((names, read.invalid_tools), (vec!["echo", "greet"], 3));
+
+    let call = |arguments: &str| {
+        run(oma_mcp()
+            .args(["call", "greet", "--args", arguments])
+            .args(["--env", "OMA_TEST_SERVER_MODE=invalid-entries", "--"])
+            .arg(&server))
+    };
+    let out = call("{}");
+    assert_exit(&out, 0);
+    assert_eq!(
+        (text(&out.stdout), text(&out.stderr)),
+        ("Hello, stranger!\n".to_owned(), warnings.clone())
+    );
+    let out = call(r#"{"name": 7}"#);
+    assert_exit(&out, 2);
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "{warnings}oma-mcp: Invalid input for tool \"greet\":\n- /name: 7 is not of type \
+             \"string\"\nnothing was sent; fix --args, or pass --no-validate to let the server \
+             judge them\n"
+        )
+    );
+}

@@ -585,6 +585,67 @@ fn small_pair(dir: &Path) -> (PathBuf, PathBuf) {
     (old, new)
 }
 
+/// A server that now sends `tools/list` entries that are not tool objects (the snapshot's
+/// `invalidTools` went from 0 to 3): one warning on the server, in text, GitHub and JSON;
+/// `--fail-on warning` fails on it.
+#[test]
+fn diff_reports_a_changed_count_of_bad_tools_list_entries() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, invalid: usize| {
+        Snapshot::from_descriptors(None, None, None, vec![json!({"name": "echo"})])
+            .expect("snapshot")
+            .with_invalid_tools(invalid)
+            .write(&dir.path().join(name))
+            .expect("write");
+    };
+    write("old.json", 0);
+    write("new.json", 3);
+    let message = "the server now sends 3 entries in `tools/list` that are not tool objects (was \
+                   0); such entries are left out, so a tool the server meant to offer may be \
+                   missing (the client's warnings at connect name each entry and what is wrong \
+                   with it)";
+    let diff = |flags: &[&str]| {
+        run(oma_mcp()
+            .current_dir(dir.path())
+            .args(["diff", "old.json", "new.json"])
+            .args(flags))
+    };
+    let out = diff(&[]);
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "(server)\n  warning  server /invalidTools  {message}\n0 breaking, 1 warning, 0 info\n"
+        )
+    );
+    let out = diff(&["--fail-on", "warning", "--format", "github"]);
+    assert_exit(&out, 1);
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "::warning file=old.json,title=MCP drift (warning)%3A server \
+             invalid_tools_changed::/invalidTools {message}\n"
+        )
+    );
+    let out = diff(&["--format", "json"]);
+    assert_exit(&out, 0);
+    assert_eq!(
+        json_out(&out)["changes"],
+        json!([{"tool": "", "pointer": "/invalidTools", "kind": "invalid_tools_changed",
+                "severity": "warning", "direction": "server", "message": message}])
+    );
+    // The other way: fewer bad entries is info.
+    let out = run(oma_mcp()
+        .current_dir(dir.path())
+        .args(["diff", "new.json", "old.json"]));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        "(server)\n  info     server /invalidTools  the server now sends 0 entries in \
+         `tools/list` that are not tool objects (was 3)\n0 breaking, 0 warning, 1 info\n"
+    );
+}
+
 /// `diff --format sarif`: SARIF 2.1.0, one rule per change kind, one result per change at
 /// the tool's line in the file that holds it (OLD; NEW for the added tool).
 #[test]

@@ -9,7 +9,8 @@ use super::{Change, ChangeKind, Direction, Severity};
 use crate::snapshot::{Snapshot, SnapshotTool};
 
 /// The protocol version and `serverInfo.version` lines (MCP lifecycle: `protocolVersion`,
-/// `serverInfo`); only when both sides know the value.
+/// `serverInfo`), only when both sides know the value; then the count of `tools/list` entries
+/// that are not tool objects.
 pub(super) fn server_changes(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
     let mut changes = Vec::new();
     if let (Some(o), Some(n)) = (&old.protocol_version, &new.protocol_version)
@@ -36,7 +37,36 @@ pub(super) fn server_changes(old: &Snapshot, new: &Snapshot) -> Vec<Change> {
             format!("server version {} → {}", show(&o), show(&n)),
         ));
     }
+    if let Some(change) = invalid_tools_change(old.invalid_tools, new.invalid_tools) {
+        changes.push(change);
+    }
     changes
+}
+
+/// A changed count of `tools/list` entries that are not tool objects (`invalidTools`): more
+/// is a warning (they are left out, so a tool the server meant to offer may be missing; the
+/// client's warnings name each entry), fewer is info.
+fn invalid_tools_change(old: usize, new: usize) -> Option<Change> {
+    if old == new {
+        return None;
+    }
+    let entries = |n: usize| match n {
+        1 => "1 entry in `tools/list` that is not a tool object".to_owned(),
+        n => format!("{n} entries in `tools/list` that are not tool objects"),
+    };
+    let mut change = server_change(
+        ChangeKind::InvalidToolsChanged,
+        "/invalidTools",
+        format!("the server now sends {} (was {old})", entries(new)),
+    );
+    if new > old {
+        change.severity = Severity::Warning;
+        change.message.push_str(
+            "; such entries are left out, so a tool the server meant to offer may be missing \
+             (the client's warnings at connect name each entry and what is wrong with it)",
+        );
+    }
+    Some(change)
 }
 
 fn server_change(kind: ChangeKind, pointer: &str, message: String) -> Change {

@@ -768,6 +768,86 @@ fn server_versions_are_info_lines() {
     );
 }
 
+/// A changed count of `tools/list` entries that are not tool objects: more is a warning
+/// saying what it means, fewer is info, the same count is no change; it comes after the
+/// other server lines and before the tools.
+#[test]
+fn a_changed_count_of_invalid_entries_is_a_server_line() {
+    let s = |invalid: usize, tools: Vec<Value>| {
+        Snapshot::from_descriptors(
+            Some(json!({"name": "s", "version": "1.0"})),
+            Some("2025-06-18".into()),
+            None,
+            tools,
+        )
+        .expect("valid")
+        .with_invalid_tools(invalid)
+    };
+    let lines = |old: &Snapshot, new: &Snapshot| -> Vec<(K, Severity, Direction, String, String)> {
+        diff(old, new)
+            .changes
+            .into_iter()
+            .map(|c| (c.kind, c.severity, c.direction, c.pointer, c.message))
+            .collect()
+    };
+    let more = "the server now sends 3 entries in `tools/list` that are not tool objects (was \
+                0); such entries are left out, so a tool the server meant to offer may be \
+                missing (the client's warnings at connect name each entry and what is wrong \
+                with it)";
+    assert_eq!(
+        lines(&s(0, vec![]), &s(3, vec![])),
+        [(
+            K::InvalidToolsChanged,
+            W,
+            Direction::Server,
+            "/invalidTools".to_owned(),
+            more.to_owned()
+        )]
+    );
+    assert_eq!(
+        lines(&s(2, vec![]), &s(1, vec![])),
+        [(
+            K::InvalidToolsChanged,
+            I,
+            Direction::Server,
+            "/invalidTools".to_owned(),
+            "the server now sends 1 entry in `tools/list` that is not a tool object (was 2)"
+                .to_owned()
+        )]
+    );
+    assert_eq!(
+        lines(&s(1, vec![]), &s(2, vec![]))[0].4,
+        "the server now sends 2 entries in `tools/list` that are not tool objects (was 1); \
+         such entries are left out, so a tool the server meant to offer may be missing (the \
+         client's warnings at connect name each entry and what is wrong with it)"
+    );
+    assert_eq!(lines(&s(3, vec![]), &s(3, vec![])), []);
+    // After the server's version, before the tools.
+    let mut newer = s(1, vec![json!({"name": "b"})]);
+    newer.server_info = Some(json!({"name": "s", "version": "1.1"}));
+    let kinds: Vec<K> = diff(&s(0, vec![json!({"name": "a"})]), &newer)
+        .changes
+        .iter()
+        .map(|c| c.kind)
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            K::ServerVersionChanged,
+            K::InvalidToolsChanged,
+            K::ToolRemoved,
+            K::ToolAdded
+        ]
+    );
+    let report = diff(&s(0, vec![]), &s(3, vec![]));
+    assert_eq!(report.summary.warning, 1);
+    assert_eq!(report.apply(DriftPolicy::FailOnBreaking, "srv"), Ok(()));
+    assert_eq!(
+        report.to_json()["changes"][0]["kind"],
+        json!("invalid_tools_changed")
+    );
+}
+
 #[test]
 fn policy_and_json_shape() {
     let r = diff(&snap(vec![json!({"name": "a"})]), &snap(vec![]));

@@ -9,7 +9,8 @@
 #[non_exhaustive]
 pub enum ProtocolError {
     /// A response had the wrong shape for its method (for example a `tools/list` result
-    /// without a `tools` array, or a tool descriptor without a string `name`).
+    /// without a `tools` array; a single entry of it that is not a tool object is only left
+    /// out, see [`McpClient::invalid_tools`](crate::McpClient::invalid_tools)).
     #[error("the MCP server `{command}` sent an invalid `{method}` response: {reason}")]
     InvalidResponse {
         /// The server's command line.

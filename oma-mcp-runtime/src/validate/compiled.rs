@@ -675,4 +675,27 @@ mod tests {
             ]
         );
     }
+
+    /// JSON Schema refuses `"required": null`, so a Go server's tool (which writes an empty
+    /// list as `null`) would not validate at all; the input schema as read for validation
+    /// (`mcp_llm_input_schema`) leaves a top-level one out, and the tool's arguments are
+    /// checked against the rest.
+    #[test]
+    fn a_top_level_null_required_validates_as_no_required_list() {
+        let sent = json!({"type": "object", "properties": {"name": {"type": "string"}},
+                          "required": null});
+        let err = Validator::new("greet", &sent).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the JSON Schema of tool \"greet\" is invalid at /required: null is not of type \
+             \"array\"; local validation is skipped for it"
+        );
+        let schema = oma_mcp_core::descriptor::mcp_llm_input_schema(&json!({"inputSchema": sent}));
+        assert_eq!(problems(schema.clone(), json!({})), []);
+        assert_eq!(problems(schema.clone(), json!({"name": "Ada"})), []);
+        assert_eq!(
+            problems(schema, json!({"name": 7})),
+            [("/name".to_owned(), "7 is not of type \"string\"".to_owned())]
+        );
+    }
 }
