@@ -100,7 +100,13 @@
 //!   connecting is bounded by [`CONNECT_TIMEOUT`](connect::CONNECT_TIMEOUT); a body or an SSE event over
 //!   [`ConnectConfig::max_message_size`] fails its request with [`RequestError::MessageTooLarge`](error::RequestError::MessageTooLarge);
 //!   only `307`/`308` redirects to the same origin are followed ([`MAX_REDIRECTS`](connect::MAX_REDIRECTS)), so
-//!   credentials never reach another host. A refused connection, DNS or TLS failure is
+//!   credentials never reach another host; after a `308`, or a `307` on the handshake, the
+//!   session's later requests go to the final URL at once (one `WARN` log suggests pinning
+//!   it). A JSON body is the whole answer to its `POST`: one that holds no response to the
+//!   request fails it at once, and a body with a `Content-Encoding` (none is asked for) is
+//!   refused by name. A notification accepted with `200` and any body, and SSE events that
+//!   carry no message (another event type than `message`, data `{}` or empty, comments), are
+//!   logged at `DEBUG` only. A refused connection, DNS or TLS failure is
 //!   [`ConnectError::HttpUnreachable`](error::ConnectError::HttpUnreachable); `401`/`403` is [`ConnectError::HttpAuth`](error::ConnectError::HttpAuth) (with the
 //!   server's `WWW-Authenticate` challenge and how to pass credentials); any other status, a body
 //!   that is not JSON or SSE (a proxy's HTML page), or a stream that ends before its
@@ -140,9 +146,12 @@
 //!   2026-07-28 server still answers `server/discover` first and keeps its revision, and a
 //!   server that ignores `server/discover` is reached through `initialize` after those 2 s.
 //!   The whole lifecycle has one deadline, `request_timeout` from the first request. A server
-//!   that exits (or closes stdout) before answering is started again with
-//!   [`Lifecycle::Initialize`] (servers before 2026-07-28 that accept only `initialize` as
-//!   their first message), within what is left of the deadline, with one `WARN` log.
+//!   that exits (or closes stdout) before answering, silently or with a stderr that names the
+//!   lifecycle (`discover`, `initialize`), is started again with [`Lifecycle::Initialize`]
+//!   (servers before 2026-07-28 that accept only `initialize` as their first message), within
+//!   what is left of the deadline, with one `WARN` log quoting its exit and stderr. One whose
+//!   stderr says something else (a traceback, a missing variable) failed to start: it is not
+//!   started again, and [`ConnectError::Handshake`](error::ConnectError::Handshake) quotes that one run.
 //!   -32020, -32021, an invalid result or no version in common fail at once. When the
 //!   fallback fails too, [`ConnectError::Handshake`](error::ConnectError::Handshake) holds a [`ConnectError::FallbackFailed`](error::ConnectError::FallbackFailed) that
 //!   says what both phases got.
