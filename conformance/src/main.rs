@@ -12,7 +12,15 @@
 //!   connect with the `server/discover` lifecycle ([`Lifecycle::Discover`]), earlier ones with
 //!   `initialize` ([`Lifecycle::Initialize`]). Default `2025-11-25`, as the suite's;
 //! - `MCP_CONFORMANCE_CONTEXT`: JSON with data for the scenario (`http-custom-headers` passes
-//!   the tool calls to make).
+//!   the tool calls to make, `auth/pre-registration` the pre-registered `client_id` and
+//!   `client_secret`).
+//!
+//! In the `auth/…` scenarios the client connects with the runtime's OAuth client (cargo
+//! feature `oauth`): the authorization code grant, the identity of the context when it has
+//! one, the suite's Client ID Metadata Document URL where the server supports it, dynamic
+//! client registration otherwise, and [`FollowRedirect`] as the user's approval (the suite's
+//! mock authorization server redirects at once). It then calls every listed tool, as the
+//! scope scenarios need.
 //!
 //! The suite judges the client by what its mock server receives. This program only does what a
 //! scenario asks for, through the runtime's public API, so that every check measures the
@@ -30,7 +38,10 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use oma_mcp_runtime::connect::{Elicitation, accept_defaults};
+use oma_mcp_runtime::connect::{
+    Authorizer, Elicitation, OAuthConfig, Secret, TokenSource, accept_defaults,
+};
+use oma_mcp_runtime::oauth::{FollowRedirect, OAuthClient};
 use oma_mcp_runtime::{
     CallOutcome, ConnectConfig, Lifecycle, McpClient, Validator, connect_mcp_tools,
 };
@@ -51,6 +62,14 @@ const DEFAULT_REVISION: &str = "2025-11-25";
 /// 30 s limit for the whole client, so a request that hangs is reported here, with the request
 /// named, instead of the suite killing the process.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The Client ID Metadata Document URL the suite's `auth/basic-cimd` scenario expects as the
+/// client id.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The redirect URI registered in the `auth/…` scenarios (read from the authorization server's
+/// `Location`, never listened on).
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
 /// The most `input_required` rounds answered for one call (SEP-2322) before giving up.
 const MAX_INPUT_ROUNDS: usize = 16;
@@ -201,8 +220,9 @@ enum Scenario {
     /// `json-schema-2020-12-preservation`: echoes `json_schema_2020_12_tool`'s input schema, as
     /// listed, to `json_schema_echo`.
     SchemaPreservation,
-    /// `auth/…`: an OAuth scenario. `oma-mcp-runtime` has no OAuth client, so the connect fails
-    /// at the server's 401; `conformance/expected-failures.yml` lists every one of them.
+    /// `auth/…`: an OAuth scenario: connect with OAuth and call every listed tool (with
+    /// [`required_arguments`]). In `auth/scope-retry-limit`, whose server refuses every scope,
+    /// the calls must fail with the runtime's authorization error.
     OAuth(String),
 }
 
@@ -248,12 +268,23 @@ async fn run(invocation: &Invocation) -> Result<(), String> {
     // Every elicitation is accepted with the requested schema's defaults (SEP-1034): what the
     // `elicitation-sep1034-client-defaults` scenario checks, and an answer to the input requests
     // of `sep-2322-client-request-state`.
-    let config = ConnectConfig::http(invocation.url.clone())
+    let mut config = ConnectConfig::http(invocation.url.clone())
         .with_lifecycle(invocation.lifecycle)
         .with_client_name(CLIENT_NAME)
         .with_client_version(env!("CARGO_PKG_VERSION"))
         .with_request_timeout(REQUEST_TIMEOUT)
         .with_elicitation(elicitation());
+    if let Scenario::OAuth(_) = invocation.scenario {
+        // The runtime's OAuth client without a credential store: nothing is written to the
+        // user's credential directory.
+        let client = OAuthClient::new(
+            &invocation.url,
+            &oauth(invocation.context.as_ref()),
+            CLIENT_NAME,
+        )
+        .map_err(|e| format!("the OAuth settings are wrong: {e}"))?;
+        config = config.with_token_provider(TokenSource::new(client));
+    }
     let client = connect_mcp_tools(config)
         .await
         .map_err(|e| format!("connect failed: {}", e.chain()))?;
@@ -275,7 +306,27 @@ async fn run(invocation: &Invocation) -> Result<(), String> {
 async fn exercise(client: &McpClient, invocation: &Invocation) -> Result<(), String> {
     match &invocation.scenario {
         // Connecting did everything these scenarios look at.
-        Scenario::Initialize | Scenario::RequestMetadata | Scenario::OAuth(_) => Ok(()),
+        Scenario::Initialize | Scenario::RequestMetadata => Ok(()),
+        Scenario::OAuth(name) => {
+            let refused_every_scope = name == "auth/scope-retry-limit";
+            for tool in client.tools() {
+                let arguments = required_arguments(tool.descriptor.get("inputSchema"));
+                match call(client, &tool.mcp_name, arguments).await {
+                    Err(e) if refused_every_scope && e.contains("OAuth authorization") => {
+                        log(format!("gave up as the scenario expects: {e}"));
+                    }
+                    Err(e) => return Err(e),
+                    Ok(_) if refused_every_scope => {
+                        return Err(format!(
+                            "`{}` succeeded although the server refuses every scope",
+                            tool.mcp_name
+                        ));
+                    }
+                    Ok(_) => {}
+                }
+            }
+            Ok(())
+        }
         Scenario::ToolsCall => {
             call(client, "add_numbers", object(json!({"a": 2, "b": 3}))).await?;
             Ok(())
@@ -366,6 +417,28 @@ async fn exercise(client: &McpClient, invocation: &Invocation) -> Result<(), Str
             Ok(())
         }
     }
+}
+
+/// The OAuth settings of the `auth/…` scenarios: the context's pre-registered `client_id` and
+/// `client_secret` when it has them, the suite's Client ID Metadata Document URL, and the
+/// authorization server's redirect read without a browser.
+fn oauth(context: Option<&Value>) -> OAuthConfig {
+    let field = |name: &str| {
+        context
+            .and_then(|c| c.get(name))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let mut oauth = OAuthConfig::authorization_code()
+        .with_client_metadata_url(CLIENT_METADATA_URL)
+        .with_authorizer(Authorizer::new(FollowRedirect::new(REDIRECT_URI)));
+    if let Some(id) = field("client_id") {
+        oauth = oauth.with_client_id(id);
+    }
+    if let Some(secret) = field("client_secret") {
+        oauth = oauth.with_client_secret(Secret::new(secret));
+    }
+    oauth
 }
 
 /// The elicitation handler: accepts with the requested schema's defaults.

@@ -15,6 +15,13 @@ use std::time::Duration;
 use crate::redact::redact_url;
 use crate::snapshot::SnapshotSource;
 
+mod oauth;
+
+pub use oauth::{
+    AuthFailure, Authorize, Authorizer, BoxFuture, OAuthConfig, OAuthGrant, Refusal, Secret,
+    TokenProvider, TokenSource,
+};
+
 /// The default `requestTimeoutMs` of open-multi-agent's `connectMCPTools()`: 60 s.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -166,6 +173,14 @@ pub struct ConnectConfig {
     /// it, such a request is answered with -32601, as open-multi-agent's client does.
     /// Default: `None`.
     pub elicitation: Option<Elicitation>,
+    /// OAuth for [`ConnectConfig::url`] (MCP "Authorization"): the runtime's cargo feature
+    /// `oauth` answers the server's `401` with the authorization flow these settings describe
+    /// and sends the token it obtains. Default: `None` (no OAuth: a `401` fails the request).
+    pub oauth: Option<OAuthConfig>,
+    /// Where the access tokens for [`ConnectConfig::url`] come from when a program supplies
+    /// them itself (its own store or flow); wins over [`ConnectConfig::oauth`]. Default:
+    /// `None`.
+    pub token_provider: Option<TokenSource>,
 }
 
 impl std::fmt::Debug for ConnectConfig {
@@ -188,6 +203,8 @@ impl std::fmt::Debug for ConnectConfig {
             .field("bearer_env", &self.bearer_env)
             .field("header_env", &self.header_env)
             .field("elicitation", &self.elicitation)
+            .field("oauth", &self.oauth)
+            .field("token_provider", &self.token_provider)
             .finish()
     }
 }
@@ -278,6 +295,8 @@ impl ConnectConfig {
             bearer_env: None,
             header_env: BTreeMap::new(),
             elicitation: None,
+            oauth: None,
+            token_provider: None,
         }
     }
 
@@ -393,6 +412,18 @@ impl ConnectConfig {
     /// connecting (see [`ConnectConfig::header_env`]).
     pub fn with_header_env(mut self, name: impl Into<String>, var: impl Into<String>) -> Self {
         self.header_env.insert(name.into(), var.into());
+        self
+    }
+
+    /// Authorizes with OAuth as `oauth` says (see [`ConnectConfig::oauth`]).
+    pub fn with_oauth(mut self, oauth: OAuthConfig) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
+    /// Takes access tokens from `provider` (see [`ConnectConfig::token_provider`]).
+    pub fn with_token_provider(mut self, provider: TokenSource) -> Self {
+        self.token_provider = Some(provider);
         self
     }
 

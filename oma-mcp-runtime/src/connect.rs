@@ -45,9 +45,10 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{
-    CONNECT_TIMEOUT, ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT,
-    DISCOVER_PROBE_TIMEOUT, Elicitation, Lifecycle, MAX_REDIRECTS, MAX_RESUMES,
-    NOTIFICATION_TIMEOUT, accept_defaults, redact_url,
+    AuthFailure, Authorize, Authorizer, BoxFuture, CONNECT_TIMEOUT, ConnectConfig,
+    DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, DISCOVER_PROBE_TIMEOUT, Elicitation,
+    Lifecycle, MAX_REDIRECTS, MAX_RESUMES, NOTIFICATION_TIMEOUT, OAuthConfig, OAuthGrant, Refusal,
+    Secret, TokenProvider, TokenSource, accept_defaults, redact_url,
 };
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;

@@ -224,7 +224,8 @@ impl Error {
             Error::Connect(
                 ConnectError::HttpUnreachable { server, .. }
                 | ConnectError::Http { server, .. }
-                | ConnectError::HttpAuth { server, .. },
+                | ConnectError::HttpAuth { server, .. }
+                | ConnectError::Authorization { server, .. },
             ) => Some(server),
             Error::Config(ConfigError::InvalidUrl { url }) => Some(url),
             Error::Connect(ConnectError::FallbackFailed { discover, .. }) => discover.command(),

@@ -231,6 +231,8 @@ pub mod connect;
 #[cfg(feature = "drift")]
 pub mod drift;
 pub mod error;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 #[cfg(feature = "tools")]
 pub mod tool;
 pub mod typed;

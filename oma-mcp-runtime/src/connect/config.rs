@@ -5,8 +5,9 @@
 use std::time::Duration;
 
 pub use oma_mcp_core::config::{
-    ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, DISCOVER_PROBE_TIMEOUT,
-    Elicitation, Lifecycle, accept_defaults,
+    AuthFailure, Authorize, Authorizer, BoxFuture, ConnectConfig, DEFAULT_MAX_MESSAGE_SIZE,
+    DEFAULT_REQUEST_TIMEOUT, DISCOVER_PROBE_TIMEOUT, Elicitation, Lifecycle, OAuthConfig,
+    OAuthGrant, Refusal, Secret, TokenProvider, TokenSource, accept_defaults,
 };
 /// Re-exported from [`oma_mcp_core::redact`], where the rule lives.
 pub use oma_mcp_core::redact::redact_url;

@@ -56,6 +56,42 @@ pub enum ConfigError {
         server: String,
     },
 
+    /// An environment variable that an OAuth setting names
+    /// ([`OAuthConfig::client_id_env`](crate::connect::OAuthConfig::client_id_env),
+    /// [`OAuthConfig::client_secret_env`](crate::connect::OAuthConfig::client_secret_env)) is not
+    /// set or not UTF-8. The message names the variable, never a value.
+    #[error(
+        "the environment variable `{var}` (OAuth `{setting}`) is not set or not UTF-8; set it \
+         (in CI: from the secret store) before connecting"
+    )]
+    MissingOAuthEnv {
+        /// The variable's name.
+        var: String,
+        /// The setting that names it (`client-secret-env`).
+        setting: String,
+    },
+
+    /// The OAuth settings of a server cannot work as given (a client credentials grant
+    /// without a client id or secret).
+    #[error("the OAuth settings for the MCP server `{server}` are incomplete: {reason}")]
+    InvalidOAuth {
+        /// The server's URL, redacted.
+        server: String,
+        /// What is missing.
+        reason: String,
+    },
+
+    /// [`ConnectConfig::oauth`](crate::ConnectConfig::oauth) is set but `oma-mcp-runtime` was
+    /// compiled without its cargo feature `oauth`.
+    #[error(
+        "the MCP server `{server}` is configured for OAuth, but oma-mcp-runtime was built \
+         without its cargo feature `oauth` (add `features = [\"oauth\"]` to its dependency)"
+    )]
+    OAuthFeatureDisabled {
+        /// The server's URL, redacted.
+        server: String,
+    },
+
     /// A tool name is registered twice in a [`ToolRegistry`](crate::tool::ToolRegistry).
     /// `Display` is exactly the contract's text.
     #[error(

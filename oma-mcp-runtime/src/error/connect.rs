@@ -164,6 +164,23 @@ pub enum ConnectError {
         /// What to do: which variables were used, or how to pass credentials.
         hint: String,
     },
+
+    /// Obtaining an OAuth access token for a server failed (cargo feature `oauth`, or a
+    /// program's own [`TokenProvider`](crate::connect::TokenProvider)): discovery, registration,
+    /// the user's approval, the token exchange, a refresh or a step-up. The message says which
+    /// step failed, why, and what to do (often: which command logs in); it never holds a
+    /// secret.
+    #[error("OAuth authorization for the MCP server `{server}` (`{method}`): {reason}{}", if hint.is_empty() { String::new() } else { format!("; {hint}") })]
+    Authorization {
+        /// The server's URL, redacted.
+        server: String,
+        /// The JSON-RPC method of the request that needed the token.
+        method: String,
+        /// What failed.
+        reason: String,
+        /// What to do.
+        hint: String,
+    },
 }
 
 /// `HTTP 502`, or `no HTTP response` when none arrived, for [`ConnectError::Http`].

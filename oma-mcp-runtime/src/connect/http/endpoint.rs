@@ -10,13 +10,19 @@ use reqwest::{Method, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::super::config::{CONNECT_TIMEOUT, ConnectConfig, MAX_REDIRECTS, redact_url};
+use super::super::config::{
+    CONNECT_TIMEOUT, ConnectConfig, MAX_REDIRECTS, Refusal, TokenSource, redact_url,
+};
 use super::super::message::{Outgoing, lock};
 use super::headers::{self, Annotations, LAST_EVENT_ID, PROTOCOL_VERSION, RESERVED, SESSION_ID};
 use super::outgoing::Post;
 use super::state::Connection;
 use crate::error::{ConfigError, ConnectError, Error};
 use crate::quote::cut;
+
+/// How many times one request is sent again after the server refused its OAuth credentials
+/// (`401`, or `403` with `insufficient_scope`) and the token provider obtained new ones.
+pub(super) const MAX_REFUSALS: usize = 3;
 
 /// How long [`Http::end_session`] waits for the `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -48,6 +54,11 @@ pub(crate) struct Http {
     pub(super) state: watch::Sender<Connection>,
     /// The listed tools' `x-mcp-header` annotations.
     annotations: Mutex<Annotations>,
+    /// Where OAuth access tokens come from ([`ConnectConfig::token_provider`], or the OAuth
+    /// client of [`ConnectConfig::oauth`]), when the server needs them.
+    auth: Option<TokenSource>,
+    /// The access token requests carry now (`Authorization: Bearer`).
+    bearer: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for Http {
@@ -115,9 +126,24 @@ impl Http {
             add(name, &value, true)?;
             used.push(format!("`{var}` (sent as `{name}`)"));
         }
-        let auth_hint = if used.is_empty() {
+        let auth = token_source(config, url, &label)?;
+        if auth.is_some() && config.bearer_env.is_some() {
+            return Err(Error::Config(ConfigError::InvalidOAuth {
+                server: label,
+                reason: "both `bearer-env` and OAuth are set, and each supplies the \
+                         `Authorization` header; keep one"
+                    .to_owned(),
+            }));
+        }
+        let auth_hint = if auth.is_some() {
+            format!(
+                "the server refused the OAuth access token {MAX_REFUSALS} times in a row for \
+                 this request; check the account's permissions on the server"
+            )
+        } else if used.is_empty() {
             "supply credentials from the environment with `--bearer-env VAR` or `--header-env \
-             'Name=VAR'` (manifest keys `bearer-env`, `header-env`); OAuth is not supported yet"
+             'Name=VAR'` (manifest keys `bearer-env`, `header-env`), or log in with OAuth \
+             (manifest table `oauth`, `oma-mcp login`)"
                 .to_owned()
         } else {
             format!(
@@ -170,6 +196,73 @@ impl Http {
             request_timeout: config.request_timeout,
             state: watch::Sender::new(Connection::default()),
             annotations: Mutex::new(Annotations::new()),
+            auth,
+            bearer: Mutex::new(None),
+        })
+    }
+
+    /// Asks the token provider, when there is one, for the access token of the next request
+    /// of `method`, and returns the token that request carries.
+    ///
+    /// # Errors
+    /// [`ConnectError::Authorization`] when the provider fails.
+    pub(super) async fn authorize(&self, method: &str) -> Result<Option<String>, Error> {
+        let Some(auth) = &self.auth else {
+            return Ok(None);
+        };
+        let token = auth
+            .0
+            .access_token()
+            .await
+            .map_err(|f| self.authorization_error(method, f))?;
+        lock(&self.bearer).clone_from(&token);
+        Ok(token)
+    }
+
+    /// The server refused the credentials of a request of `method` that carried `token` with
+    /// `response`'s status (`401`/`403`): `Ok(true)` when the token provider has new ones to
+    /// send it again with, `Ok(false)` when there is no provider (the answer is the error).
+    ///
+    /// # Errors
+    /// [`ConnectError::Authorization`] when the provider cannot obtain them.
+    pub(super) async fn refused(
+        &self,
+        method: &str,
+        response: &Response,
+        token: Option<String>,
+    ) -> Result<bool, Error> {
+        let Some(auth) = &self.auth else {
+            return Ok(false);
+        };
+        let challenge = response
+            .headers()
+            .get(header::WWW_AUTHENTICATE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        tracing::debug!(
+            server = %self.label,
+            status = response.status().as_u16(),
+            challenge = challenge.as_deref().unwrap_or("(none)"),
+            "`{method}`: the server refused the request's credentials"
+        );
+        let refusal = Refusal::new(response.status().as_u16(), challenge, token);
+        auth.0
+            .refused(&refusal)
+            .await
+            .map_err(|f| self.authorization_error(method, f))?;
+        Ok(true)
+    }
+
+    /// [`ConnectError::Authorization`] for `method` from a provider's failure.
+    fn authorization_error(
+        &self,
+        method: &str,
+        failure: super::super::config::AuthFailure,
+    ) -> Error {
+        Error::Connect(ConnectError::Authorization {
+            server: self.label.clone(),
+            method: method.to_owned(),
+            reason: failure.reason,
+            hint: failure.hint,
         })
     }
 
@@ -225,9 +318,14 @@ impl Http {
     /// A request to the endpoint with the configured headers.
     fn request(&self, method: Method) -> reqwest::RequestBuilder {
         let target = lock(&self.target).clone();
-        self.client
-            .request(method, target)
-            .headers(self.headers.clone())
+        let mut headers = self.headers.clone();
+        if let Some(token) = lock(&self.bearer).as_deref()
+            && let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {token}"))
+        {
+            value.set_sensitive(true);
+            headers.insert(header::AUTHORIZATION, value);
+        }
+        self.client.request(method, target).headers(headers)
     }
 
     /// After `response` came from another URL than requests go to (the client followed a
@@ -337,5 +435,43 @@ impl Http {
             method: method.to_owned(),
             source: Box::new(error.without_url()),
         })
+    }
+}
+
+/// The token provider of `config`: its own ([`ConnectConfig::token_provider`]), or the OAuth
+/// client of [`ConnectConfig::oauth`] (cargo feature `oauth`).
+fn token_source(
+    config: &ConnectConfig,
+    url: &str,
+    label: &str,
+) -> Result<Option<TokenSource>, Error> {
+    if let Some(provider) = &config.token_provider {
+        return Ok(Some(provider.clone()));
+    }
+    let Some(oauth) = &config.oauth else {
+        return Ok(None);
+    };
+    #[cfg(feature = "oauth")]
+    {
+        let mut client = crate::oauth::OAuthClient::new(url, oauth, &config.client_name)
+            .map_err(Error::Config)?;
+        // Logins of the authorization code grant persist in the user's credential store
+        // (`oma-mcp login` writes it); without a home directory, for this session only.
+        if oauth.grant == super::super::config::OAuthGrant::AuthorizationCode {
+            match crate::oauth::FileStore::locate() {
+                Ok(store) => client = client.with_store(store),
+                Err(e) => {
+                    tracing::warn!(server = %label, "{e}; OAuth tokens last for this session only")
+                }
+            }
+        }
+        Ok(Some(TokenSource::new(client)))
+    }
+    #[cfg(not(feature = "oauth"))]
+    {
+        let _ = (url, oauth);
+        Err(Error::Config(ConfigError::OAuthFeatureDisabled {
+            server: label.to_owned(),
+        }))
     }
 }

@@ -16,7 +16,7 @@ use super::body::{
     BODY_EXCERPT, ERROR_BODY_LIMIT, content_encoding, content_type, excerpt_text, is_event_stream,
     is_json, read_excerpt, read_prefix,
 };
-use super::endpoint::Http;
+use super::endpoint::{Http, MAX_REFUSALS};
 use super::headers::SESSION_ID;
 use super::outgoing::{Post, Queue};
 use super::sse::{self, DEFAULT_RETRY, StreamEnd};
@@ -44,10 +44,15 @@ impl Http {
         let id = post.request_id();
         let method = post.method.as_str();
         let mut retried = false;
+        let mut refusals = 0;
         loop {
             let (generation, had_session) = {
                 let c = self.state.borrow();
                 (c.generation(), c.session_id().is_some())
+            };
+            let token = match self.authorize(method).await {
+                Ok(token) => token,
+                Err(error) => return self.report(inbox, id, method, error),
             };
             let response = match self.post_request(post).send().await {
                 Ok(r) => r,
@@ -61,6 +66,17 @@ impl Http {
                 &response,
                 post.is_initialize() || method == "server/discover",
             );
+            let status = response.status();
+            if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
+                && refusals < MAX_REFUSALS
+            {
+                refusals += 1;
+                match self.refused(method, &response, token).await {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(error) => return self.report(inbox, id, method, error),
+                }
+            }
             if response.status() == StatusCode::NOT_FOUND
                 && had_session
                 && !retried

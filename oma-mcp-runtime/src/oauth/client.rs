@@ -1,0 +1,647 @@
+//! [`OAuthClient`]: the [`TokenProvider`] that runs the MCP authorization flows on rmcp's
+//! `AuthorizationManager` (see the module docs of [`crate::oauth`]).
+
+use oma_mcp_core::config::{
+    AuthFailure, Authorizer, BoxFuture, OAuthConfig, OAuthGrant, Refusal, Secret, TokenProvider,
+};
+use oma_mcp_core::redact::redact_url;
+use rmcp::transport::auth::{AuthorizationMetadata, OAuthClientConfig};
+use rmcp::transport::{
+    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    ClientCredentialsConfig, WWWAuthenticateParams,
+};
+use tokio::sync::Mutex;
+
+use super::failure::failure;
+use super::persist::{Identity, Persisting};
+use super::store::FileStore;
+use crate::error::ConfigError;
+
+/// The [`TokenProvider`] of a connection with [`ConnectConfig::oauth`](crate::ConnectConfig::oauth):
+/// obtains, refreshes and steps up OAuth access tokens for one MCP server (see the module docs
+/// of [`crate::oauth`] for the flows and the checks).
+///
+/// Tokens live as long as the client (one connection, or every connection it is shared with
+/// through a [`TokenSource`](oma_mcp_core::config::TokenSource)); the first request goes
+/// without one, and the server's `401` starts the flow.
+pub struct OAuthClient {
+    /// The MCP server's URL (the protected resource).
+    url: reqwest::Url,
+    /// The URL, redacted: what messages name.
+    label: String,
+    grant: OAuthGrant,
+    client_id: Option<String>,
+    client_secret: Option<Secret>,
+    client_metadata_url: Option<String>,
+    scopes: Vec<String>,
+    authorizer: Option<Authorizer>,
+    /// `client_name` of a dynamic client registration.
+    client_name: String,
+    /// The command that logs in to this server, for hints.
+    login: String,
+    /// Where logins of the authorization code grant are kept between runs.
+    store: Option<FileStore>,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("url", &self.label)
+            .field("grant", &self.grant)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the client holds between requests.
+#[derive(Default)]
+struct State {
+    /// The manager of the current grant: its client registration, metadata and tokens.
+    manager: Option<AuthorizationManager>,
+    /// The issuer of the authorization server that granted the held token.
+    issuer: Option<String>,
+    /// The access token handed out last.
+    token: Option<String>,
+    /// Whether the held token came from a refresh (a refreshed token that is refused leads
+    /// to a new grant, not to another refresh).
+    refreshed: bool,
+    /// The scopes a client credentials grant asked for (step-up adds to them).
+    granted: Vec<String>,
+    /// Whether the store was read (once per client).
+    restored: bool,
+    /// Why a stored login was dropped (its refresh token refused, its authorization server
+    /// changed), for the error that asks for a new login.
+    dropped: Option<String>,
+}
+
+impl OAuthClient {
+    /// The client for the MCP server at `url` with `config`'s settings, environment variables
+    /// read now; `client_name` is the name a dynamic client registration gives.
+    ///
+    /// # Errors
+    /// [`ConfigError::InvalidUrl`] for a URL that is not absolute `http(s)`;
+    /// [`ConfigError::MissingOAuthEnv`] for a variable of `config` that is not set;
+    /// [`ConfigError::InvalidOAuth`] for a client credentials grant without a client id and
+    /// secret.
+    pub fn new(url: &str, config: &OAuthConfig, client_name: &str) -> Result<Self, ConfigError> {
+        let label = redact_url(url);
+        let parsed = reqwest::Url::parse(url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
+            .ok_or_else(|| ConfigError::InvalidUrl { url: label.clone() })?;
+        let env = |var: &String, setting: &str| {
+            std::env::var(var).map_err(|_| ConfigError::MissingOAuthEnv {
+                var: var.clone(),
+                setting: setting.to_owned(),
+            })
+        };
+        let client_id = match (&config.client_id, &config.client_id_env) {
+            (Some(id), _) => Some(id.clone()),
+            (None, Some(var)) => Some(env(var, "client-id-env")?.trim().to_owned()),
+            (None, None) => None,
+        };
+        let client_secret = match (&config.client_secret, &config.client_secret_env) {
+            (Some(secret), _) => Some(secret.clone()),
+            (None, Some(var)) => Some(Secret::new(env(var, "client-secret-env")?.trim())),
+            (None, None) => None,
+        };
+        if config.grant == OAuthGrant::ClientCredentials
+            && (client_id.is_none() || client_secret.is_none())
+        {
+            return Err(ConfigError::InvalidOAuth {
+                server: label,
+                reason: "the client credentials grant needs a client id (`client-id` or \
+                         `client-id-env`) and a client secret (`client-secret-env`)"
+                    .to_owned(),
+            });
+        }
+        Ok(Self {
+            url: parsed,
+            login: format!("oma-mcp login --url {label}"),
+            label,
+            grant: config.grant,
+            client_id,
+            client_secret,
+            client_metadata_url: config.client_metadata_url.clone(),
+            scopes: config.scopes.clone(),
+            authorizer: config.authorizer.clone(),
+            client_name: client_name.to_owned(),
+            store: None,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    /// Keeps the logins of the authorization code grant in `store`: a stored login is used
+    /// (and refreshed) before a new one is asked for, and a new one is stored. Tokens of the
+    /// client credentials grant are never stored.
+    #[must_use]
+    pub fn with_store(mut self, store: FileStore) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Names `command` (e.g. `oma-mcp login github`) where an error says how to log in.
+    #[must_use]
+    pub fn with_login_command(mut self, command: impl Into<String>) -> Self {
+        self.login = command.into();
+        self
+    }
+
+    /// A new manager for this server with the authorization server's metadata discovered
+    /// (from `challenge`'s `resource_metadata` first), and that metadata.
+    async fn discover(
+        &self,
+        challenge: Option<&str>,
+    ) -> Result<(AuthorizationManager, AuthorizationMetadata), AuthFailure> {
+        let step = "discovering the authorization server";
+        let mut manager = AuthorizationManager::new(self.url.as_str())
+            .await
+            .map_err(|e| failure(step, &e, &self.login))?;
+        let resolution = manager
+            .resolve_metadata_from_challenge(challenge)
+            .await
+            .map_err(|e| failure(step, &e, &self.login))?;
+        tracing::debug!(
+            server = %self.label,
+            issuer = resolution.metadata.issuer.as_deref().unwrap_or("(none)"),
+            source = ?resolution.source,
+            "discovered the OAuth authorization server"
+        );
+        manager.set_metadata(resolution.metadata.clone());
+        Ok((manager, resolution.metadata))
+    }
+
+    /// The stored login of this server as a manager, its token refreshed when it expired;
+    /// `None` when none is stored or it is no longer usable (then the reason is kept in
+    /// `state.dropped`).
+    async fn restore(&self, state: &mut State) -> Result<(), AuthFailure> {
+        state.restored = true;
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        let login = match store.load(self.url.as_str()) {
+            Ok(Some(login)) => login,
+            Ok(None) => return Ok(()),
+            Err(e) => return Err(AuthFailure::new(e.to_string(), "")),
+        };
+        let (mut manager, metadata) = self.discover(None).await?;
+        if metadata.issuer != login.issuer {
+            let reason = format!(
+                "the stored login was granted by {}, and the server's authorization server is \
+                 now {}",
+                login.issuer.as_deref().unwrap_or("(no issuer)"),
+                metadata.issuer.as_deref().unwrap_or("(no issuer)")
+            );
+            tracing::info!(server = %self.label, "{reason}; dropping it");
+            let _ = store.remove(self.url.as_str());
+            state.dropped = Some(reason);
+            return Ok(());
+        }
+        let identity = Identity {
+            issuer: login.issuer.clone(),
+            client_id: login.client_id.clone(),
+            client_secret: login.client_secret.clone().map(Secret::new),
+            redirect_uri: login.redirect_uri.clone(),
+        };
+        let mut config = OAuthClientConfig::new(&identity.client_id, &identity.redirect_uri);
+        if let Some(secret) = &identity.client_secret {
+            config = config.with_client_secret(secret.expose());
+        }
+        manager
+            .configure_client(config)
+            .map_err(|e| failure("reading the stored login", &e, &self.login))?;
+        let persisting = Persisting::new(self.store.clone(), self.url.as_str(), identity);
+        persisting.seed(login.credentials).await;
+        let rejected = persisting.rejected();
+        manager.set_credential_store(persisting);
+        match manager.get_access_token().await {
+            Ok(token) => {
+                state.token = Some(token);
+                state.issuer = login.issuer;
+                state.manager = Some(manager);
+                state.refreshed = false;
+                Ok(())
+            }
+            Err(AuthError::AuthorizationRequired) => {
+                let reason = if rejected.load(std::sync::atomic::Ordering::Relaxed) {
+                    "the authorization server refused the stored refresh token (invalid_grant), \
+                     so the stored login was removed"
+                } else {
+                    "the stored access token expired, and no refresh token is held"
+                };
+                tracing::info!(server = %self.label, "{reason}");
+                state.dropped = Some(reason.to_owned());
+                Ok(())
+            }
+            Err(e) => Err(failure(
+                "refreshing the stored access token",
+                &e,
+                &self.login,
+            )),
+        }
+    }
+
+    /// A new token from the configured grant with `manager` (metadata discovered), held in
+    /// `state` from now on.
+    async fn grant(
+        &self,
+        state: &mut State,
+        manager: AuthorizationManager,
+        metadata: &AuthorizationMetadata,
+        challenge: Option<&str>,
+    ) -> Result<(), AuthFailure> {
+        let issuer = metadata.issuer.clone();
+        let (manager, granted) = match self.grant {
+            OAuthGrant::AuthorizationCode => (
+                self.authorization_code(manager, metadata, state.dropped.as_deref(), challenge)
+                    .await?,
+                Vec::new(),
+            ),
+            OAuthGrant::ClientCredentials => {
+                let scopes = self.scopes.clone();
+                (self.client_credentials(manager, &scopes).await?, scopes)
+            }
+        };
+        let token = manager
+            .get_access_token()
+            .await
+            .map_err(|e| failure("reading the new access token", &e, &self.login))?;
+        *state = State {
+            manager: Some(manager),
+            issuer,
+            token: Some(token),
+            refreshed: false,
+            granted,
+            restored: true,
+            dropped: None,
+        };
+        tracing::info!(server = %self.label, grant = self.grant.as_str(), "obtained an OAuth access token");
+        Ok(())
+    }
+
+    /// The authorization code grant: registration (or the pinned identity), the user's
+    /// approval through the authorizer, the code exchanged for a token.
+    async fn authorization_code(
+        &self,
+        mut manager: AuthorizationManager,
+        metadata: &AuthorizationMetadata,
+        dropped: Option<&str>,
+        challenge: Option<&str>,
+    ) -> Result<AuthorizationManager, AuthFailure> {
+        let Some(authorizer) = &self.authorizer else {
+            return Err(AuthFailure::new(
+                format!(
+                    "the MCP server `{}` needs an OAuth login, and no usable access token is \
+                     held{}",
+                    self.label,
+                    dropped.map(|d| format!(" ({d})")).unwrap_or_default()
+                ),
+                format!("run `{}`", self.login),
+            ));
+        };
+        let issuer = metadata.issuer.clone();
+        let redirect_uri = authorizer.0.redirect_uri();
+        let scopes = if self.scopes.is_empty() {
+            manager.select_initial_scopes(&[]).await
+        } else {
+            self.scopes.clone()
+        };
+        let mut request = AuthorizationRequest::new(redirect_uri.clone())
+            .with_client_name(self.client_name.clone())
+            .with_scopes(scopes.clone());
+        if let Some(challenge) = challenge {
+            request = request.with_challenge(challenge);
+        }
+        // The identity, in the specification's order: pre-registered, a Client ID Metadata
+        // Document (where supported), dynamic registration. The registration is made here
+        // rather than by rmcp, so that the secret it issues is kept with the login (a
+        // refresh in a later run needs it).
+        let identity = if let Some(id) = &self.client_id {
+            request = request.with_preregistered_client(id.clone());
+            if let Some(secret) = &self.client_secret {
+                request = request.with_client_secret(secret.expose());
+            }
+            Identity {
+                issuer,
+                client_id: id.clone(),
+                client_secret: self.client_secret.clone(),
+                redirect_uri,
+            }
+        } else if let Some(url) = self
+            .client_metadata_url
+            .as_ref()
+            .filter(|_| supports_client_metadata(metadata))
+        {
+            request = request.with_client_metadata_url(url.clone());
+            Identity {
+                issuer,
+                client_id: url.clone(),
+                client_secret: None,
+                redirect_uri,
+            }
+        } else {
+            let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
+            let registered = manager
+                .register_client(&self.client_name, &redirect_uri, &scope_refs)
+                .await
+                .map_err(|e| failure("registering the client", &e, &self.login))?;
+            request = request.with_preregistered_client(registered.client_id.clone());
+            if let Some(secret) = &registered.client_secret {
+                request = request.with_client_secret(secret.clone());
+            }
+            Identity {
+                issuer,
+                client_id: registered.client_id,
+                client_secret: registered.client_secret.map(Secret::new),
+                redirect_uri,
+            }
+        };
+        let store = self.store.clone();
+        manager.set_credential_store(Persisting::new(store, self.url.as_str(), identity));
+        let session = AuthorizationSession::new(manager, request)
+            .await
+            .map_err(|(_, e)| failure("preparing the authorization request", &e, &self.login))?;
+        let redirect = self
+            .approve(authorizer, session.get_authorization_url())
+            .await?;
+        session
+            .handle_callback_url(&redirect)
+            .await
+            .map_err(|e| failure("exchanging the authorization code", &e, &self.login))?;
+        Ok(session.auth_manager)
+    }
+
+    /// The user's approval: the redirect URL from the authorizer, or the authorization
+    /// server's `error` on it (RFC 6749 section 4.1.2.1) as a failure.
+    async fn approve(&self, authorizer: &Authorizer, url: &str) -> Result<String, AuthFailure> {
+        let redirect = authorizer.0.authorize(url).await.map_err(|message| {
+            AuthFailure::new(format!("authorizing the client failed: {message}"), "")
+        })?;
+        if let Ok(parsed) = reqwest::Url::parse(&redirect)
+            && let Some((_, error)) = parsed.query_pairs().find(|(k, _)| k == "error")
+        {
+            let description = parsed
+                .query_pairs()
+                .find(|(k, _)| k == "error_description")
+                .map(|(_, d)| format!(" ({})", crate::quote::cut(&d, 200)))
+                .unwrap_or_default();
+            let hint = if error == "access_denied" {
+                format!(
+                    "the request was denied; run `{}` and approve it",
+                    self.login
+                )
+            } else {
+                "check the client's registration with the authorization server".to_owned()
+            };
+            return Err(AuthFailure::new(
+                format!(
+                    "the authorization server refused the authorization request: {}{description}",
+                    crate::quote::cut(&error, 100)
+                ),
+                hint,
+            ));
+        }
+        Ok(redirect)
+    }
+
+    /// The client credentials grant for `scopes` with the configured secret.
+    async fn client_credentials(
+        &self,
+        mut manager: AuthorizationManager,
+        scopes: &[String],
+    ) -> Result<AuthorizationManager, AuthFailure> {
+        let step = "the client credentials grant";
+        let (Some(client_id), Some(secret)) = (&self.client_id, &self.client_secret) else {
+            // `new` refuses this configuration.
+            return Err(AuthFailure::new(
+                format!("{step} has no client id or secret"),
+                "set `client-id-env` and `client-secret-env`",
+            ));
+        };
+        let config = ClientCredentialsConfig::ClientSecret {
+            client_id: client_id.clone(),
+            client_secret: secret.expose().to_owned(),
+            scopes: scopes.to_vec(),
+            resource: Some(self.url.to_string()),
+        };
+        manager
+            .validate_client_credentials_metadata(&config)
+            .and_then(|()| manager.configure_client_credentials(&config))
+            .map_err(|e| failure(step, &e, &self.login))?;
+        manager
+            .exchange_client_credentials(&config)
+            .await
+            .map_err(|e| failure(step, &e, &self.login))?;
+        Ok(manager)
+    }
+
+    /// A `401`: the held token refreshed (same authorization server, a refresh token held,
+    /// the token not itself a refresh's), else a new grant; an authorization server that
+    /// changed gets a new registration.
+    async fn unauthorized(&self, state: &mut State, refusal: &Refusal) -> Result<(), AuthFailure> {
+        let challenge = refusal.challenge.as_deref();
+        let (fresh, metadata) = self.discover(challenge).await?;
+        let issuer = &metadata.issuer;
+        if refusal.token.is_some()
+            && let Some(manager) = &state.manager
+        {
+            if *issuer != state.issuer {
+                tracing::info!(
+                    server = %self.label,
+                    from = state.issuer.as_deref().unwrap_or("(none)"),
+                    to = issuer.as_deref().unwrap_or("(none)"),
+                    "the MCP server's authorization server changed; authorizing there anew"
+                );
+            } else if !state.refreshed {
+                match manager.refresh_token().await {
+                    Ok(_) => {
+                        let token = manager.get_access_token().await.map_err(|e| {
+                            failure("reading the refreshed access token", &e, &self.login)
+                        })?;
+                        state.token = Some(token);
+                        state.refreshed = true;
+                        return Ok(());
+                    }
+                    Err(e) => tracing::debug!(
+                        server = %self.label,
+                        "the refused token could not be refreshed ({e}); authorizing anew"
+                    ),
+                }
+            }
+        }
+        self.grant(state, fresh, &metadata, challenge).await
+    }
+
+    /// A `403` with `error="insufficient_scope"`: the union of the granted and the
+    /// challenged scopes, through the user's approval again (or a new client credentials
+    /// grant), at most 3 times.
+    async fn step_up(&self, state: &mut State, required: &str) -> Result<(), AuthFailure> {
+        let step = "asking for more scope";
+        let Some(manager) = state.manager.take() else {
+            return Err(AuthFailure::new(
+                format!(
+                    "the MCP server `{}` asked for the scope `{}` before any token was granted",
+                    self.label,
+                    crate::quote::cut(required, 200)
+                ),
+                "check the server's OAuth configuration",
+            ));
+        };
+        let result = match self.grant {
+            OAuthGrant::AuthorizationCode => {
+                let Some(authorizer) = &self.authorizer else {
+                    state.manager = Some(manager);
+                    return Err(AuthFailure::new(
+                        format!(
+                            "the MCP server `{}` needs the scope `{}`, which the stored login \
+                             lacks",
+                            self.label,
+                            crate::quote::cut(required, 200)
+                        ),
+                        format!("run `{}` again", self.login),
+                    ));
+                };
+                match manager.request_scope_upgrade(required).await {
+                    Ok(url) => match self.approve(authorizer, &url).await {
+                        Ok(redirect) => {
+                            let callback =
+                                rmcp::transport::auth::AuthorizationCallback::from_redirect_url(
+                                    &redirect,
+                                );
+                            match callback {
+                                Ok(c) => manager
+                                    .exchange_code_for_token_with_issuer(
+                                        &c.code,
+                                        &c.csrf_token,
+                                        c.issuer.as_deref(),
+                                    )
+                                    .await
+                                    .map(|_| ())
+                                    .map_err(|e| failure(step, &e, &self.login)),
+                                Err(e) => Err(failure(step, &e, &self.login)),
+                            }
+                        }
+                        Err(f) => Err(f),
+                    },
+                    Err(e) => Err(failure(step, &e, &self.login)),
+                }
+            }
+            OAuthGrant::ClientCredentials => {
+                let mut scopes = state.granted.clone();
+                for scope in required.split_whitespace() {
+                    if !scopes.iter().any(|s| s == scope) {
+                        scopes.push(scope.to_owned());
+                    }
+                }
+                let before = scopes.len();
+                if before == state.granted.len() {
+                    Err(AuthFailure::new(
+                        format!(
+                            "the MCP server `{}` refused the scopes this client was granted \
+                             ({})",
+                            self.label,
+                            scopes.join(" ")
+                        ),
+                        "check the client's permissions with the authorization server",
+                    ))
+                } else {
+                    let (fresh, metadata) = self.discover(None).await?;
+                    let issuer = metadata.issuer;
+                    let manager = self.client_credentials(fresh, &scopes).await?;
+                    let token = manager
+                        .get_access_token()
+                        .await
+                        .map_err(|e| failure(step, &e, &self.login))?;
+                    *state = State {
+                        manager: Some(manager),
+                        issuer,
+                        token: Some(token),
+                        refreshed: false,
+                        granted: scopes,
+                        restored: true,
+                        dropped: None,
+                    };
+                    return Ok(());
+                }
+            }
+        };
+        if result.is_ok() {
+            state.token = manager.get_access_token().await.ok();
+            state.refreshed = false;
+        }
+        state.manager = Some(manager);
+        result
+    }
+}
+
+/// Whether the authorization server of `manager` accepts a Client ID Metadata Document URL as
+/// a client id (`client_id_metadata_document_supported`).
+fn supports_client_metadata(metadata: &AuthorizationMetadata) -> bool {
+    metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false)
+}
+
+impl TokenProvider for OAuthClient {
+    fn access_token(&self) -> BoxFuture<'_, Result<Option<String>, AuthFailure>> {
+        Box::pin(async move {
+            let mut state = self.state.lock().await;
+            if !state.restored {
+                self.restore(&mut state).await?;
+            }
+            let Some(manager) = &state.manager else {
+                return Ok(None);
+            };
+            match manager.get_access_token().await {
+                Ok(token) => {
+                    if state.token.as_deref() != Some(token.as_str()) {
+                        // `get_access_token` refreshes a token about to expire.
+                        state.token = Some(token.clone());
+                        state.refreshed = true;
+                    }
+                    Ok(Some(token))
+                }
+                // Expired, and no refresh token: the server's 401 starts a new grant.
+                Err(AuthError::AuthorizationRequired) => {
+                    state.token = None;
+                    Ok(None)
+                }
+                Err(e) => Err(failure("refreshing the access token", &e, &self.login)),
+            }
+        })
+    }
+
+    fn refused<'a>(&'a self, refusal: &'a Refusal) -> BoxFuture<'a, Result<(), AuthFailure>> {
+        Box::pin(async move {
+            let mut state = self.state.lock().await;
+            if state.token.is_some() && refusal.token != state.token {
+                // Another request obtained a newer token meanwhile: try that one.
+                return Ok(());
+            }
+            let params = refusal
+                .challenge
+                .as_deref()
+                .map(|c| WWWAuthenticateParams::parse(c, &self.url))
+                .unwrap_or_default();
+            if refusal.status == 403 {
+                if !params.is_insufficient_scope() {
+                    return Err(AuthFailure::new(
+                        format!(
+                            "the MCP server `{}` refused the request (HTTP 403) without asking \
+                             for more scope",
+                            self.label
+                        ),
+                        "check the account's permissions on the server",
+                    ));
+                }
+                return self
+                    .step_up(&mut state, params.scope.as_deref().unwrap_or_default())
+                    .await;
+            }
+            self.unauthorized(&mut state, refusal).await
+        })
+    }
+}

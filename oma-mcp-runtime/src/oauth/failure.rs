@@ -1,0 +1,90 @@
+//! rmcp's `AuthError`s as [`AuthFailure`]s: what failed at which step, and what to do.
+
+use oma_mcp_core::config::AuthFailure;
+use rmcp::transport::AuthError;
+
+use crate::quote::cut;
+
+/// The longest reason taken from rmcp's error text (which may quote a server's answer).
+const REASON_LIMIT: usize = 300;
+
+/// `error` of the step `step` (`discovering the authorization server`, `registering the
+/// client`, …) as a failure with a hint for the user; `login` is the command that logs in.
+pub(super) fn failure(step: &str, error: &AuthError, login: &str) -> AuthFailure {
+    let reason = format!("{step} failed: {}", cut(&error.to_string(), REASON_LIMIT));
+    let hint = match error {
+        AuthError::AuthorizationRequired
+        | AuthError::TokenRefreshRejected(_)
+        | AuthError::TokenExpired => format!("log in again with `{login}`"),
+        AuthError::PkceUnsupported => "the authorization server does not advertise PKCE with \
+             S256 (`code_challenge_methods_supported`), which MCP requires; ask its operator to \
+             enable it"
+            .to_owned(),
+        AuthError::RegistrationFailed(_) => "the authorization server refused dynamic client \
+             registration: register a client with it and pin its id (manifest \
+             `[servers.<name>.oauth] client-id`, or `--client-id`)"
+            .to_owned(),
+        AuthError::AuthorizationServerMismatch { .. } if step.starts_with("discovering") => {
+            "the authorization server's metadata names another issuer than the URL it was \
+             read from (RFC 8414 section 3.3), so it cannot be trusted; do not retry, and tell \
+             the server's operator"
+                .to_owned()
+        }
+        AuthError::AuthorizationServerMismatch { .. }
+        | AuthError::AuthorizationServerMissingIssuer { .. } => "the authorization response \
+             did not come from the authorization server that was asked (RFC 9207); do not \
+             retry, and tell the server's operator"
+            .to_owned(),
+        AuthError::ProtectedResourceMetadataInvalid { .. } => "the server's protected resource \
+             metadata (RFC 9728) does not describe this URL; check that the URL is the server's \
+             MCP endpoint"
+            .to_owned(),
+        AuthError::DiscoveryRequestFailed { .. }
+        | AuthError::AuthorizationServersUnavailable { .. }
+        | AuthError::HttpError(_) => {
+            "check the network and the server's URL, then try again".to_owned()
+        }
+        AuthError::NoAuthorizationSupport | AuthError::MetadataError(_) => "the server asked \
+             for OAuth but publishes no usable authorization metadata (RFC 9728, RFC 8414); \
+             use `--bearer-env` with a token from the service instead"
+            .to_owned(),
+        AuthError::InvalidScope(_) => "the server keeps asking for scopes this client was \
+             not granted; check the account's permissions"
+            .to_owned(),
+        AuthError::ClientCredentialsError(_) => "check the client id and secret (or key) \
+             given for the client credentials grant"
+            .to_owned(),
+        _ => "try again; if it keeps failing, run with `OMA_MCP_LOG=debug` to see each step"
+            .to_owned(),
+    };
+    AuthFailure::new(reason, hint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejected_refresh_says_to_log_in_again() {
+        let f = failure(
+            "refreshing the access token",
+            &AuthError::TokenRefreshRejected("invalid_grant".into()),
+            "oma-mcp login github",
+        );
+        assert_eq!(
+            f.to_string(),
+            "refreshing the access token failed: OAuth refresh token was rejected: \
+             invalid_grant; log in again with `oma-mcp login github`"
+        );
+    }
+
+    #[test]
+    fn no_pkce_names_the_metadata_field() {
+        let f = failure("authorizing", &AuthError::PkceUnsupported, "x");
+        assert!(
+            f.hint.contains("code_challenge_methods_supported"),
+            "{}",
+            f.hint
+        );
+    }
+}
