@@ -56,6 +56,7 @@ use serde::Deserialize;
 use crate::Error;
 use crate::codegen::AnnotationPolicy;
 
+mod oauth;
 mod transport;
 
 use transport::{Transport, transport};
@@ -107,6 +108,9 @@ pub struct ServerPin {
     /// HTTP headers whose values come from environment variables (`header-env`: header name
     /// → variable name).
     pub header_env: BTreeMap<String, String>,
+    /// OAuth (`[servers.<name>.oauth]`, URL pins only): how the connection obtains an access
+    /// token (MCP "Authorization"); errors name `oma-mcp login <name>`.
+    pub oauth: Option<oma_mcp_core::config::OAuthConfig>,
     /// open-multi-agent's `namePrefix` (`connectMCPTools()`, "Tool names").
     pub prefix: Option<String>,
     /// The snapshot file.
@@ -196,6 +200,9 @@ struct RawServer {
     #[serde(default)]
     #[cfg_attr(feature = "json-schema", schemars(with = "BTreeMap<String, String>"))]
     header_env: Option<BTreeMap<String, String>>,
+    /// `url` only: OAuth for the server (MCP "Authorization"): `oma-mcp login <name>` logs in
+    /// once and the token is refreshed from then on, or the client credentials grant for CI.
+    oauth: Option<oauth::RawOAuth>,
     /// open-multi-agent's `namePrefix`: tool names become `<prefix>_<name>`.
     prefix: Option<String>,
     /// The snapshot file (default: `mcp/<name>.snapshot.json`).
@@ -325,6 +332,20 @@ impl Manifest {
                 )));
             }
             let transport = transport(&name, &raw).map_err(bad)?;
+            let oauth = match &raw.oauth {
+                Some(_) if matches!(transport, Transport::Command { .. }) => {
+                    return Err(bad(format!(
+                        "servers.{name}.oauth belongs to a server reached by `url`;                          servers.{name} is started by `command`, which OAuth does not concern"
+                    )));
+                }
+                Some(_) if raw.bearer_env.is_some() => {
+                    return Err(bad(format!(
+                        "servers.{name} has both `bearer-env` and an `oauth` table, and each                          supplies the `Authorization` header; keep one"
+                    )));
+                }
+                Some(table) => Some(oauth::oauth(&name, table).map_err(bad)?),
+                None => None,
+            };
             if raw.max_message_bytes.is_some_and(|n| n < 1024) {
                 return Err(bad(format!(
                     "servers.{name}.max-message-bytes must be at least 1024"
@@ -417,6 +438,7 @@ impl Manifest {
                     headers: raw.headers.unwrap_or_default(),
                     bearer_env: raw.bearer_env,
                     header_env: raw.header_env.unwrap_or_default(),
+                    oauth,
                     prefix: raw.prefix,
                     snapshot,
                     consequential: raw.consequential,
@@ -509,6 +531,9 @@ impl ServerPin {
                 }
                 for (name, var) in &self.header_env {
                     config = config.with_header_env(name.clone(), var.clone());
+                }
+                if let Some(oauth) = &self.oauth {
+                    config = config.with_oauth(oauth.clone());
                 }
                 config
             }

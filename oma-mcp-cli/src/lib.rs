@@ -64,6 +64,7 @@ mod exit;
 mod flags;
 mod interrupt;
 mod logging;
+mod loopback;
 mod output;
 mod progress;
 mod report;

@@ -521,6 +521,36 @@ macro_rules! __require_http {
     ($server:literal) => {};
 }
 
+/// Emitted by `oma-mcp-build` in the generated module of a server whose pin has an `oauth`
+/// table: without cargo feature `oauth` (this build), a compile error naming the server and
+/// the feature, as its `connect_config()` would fail with
+/// [`ConfigError::OAuthFeatureDisabled`](crate::error::ConfigError::OAuthFeatureDisabled).
+/// Not meant to be called by hand.
+#[cfg(not(feature = "oauth"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_oauth {
+    ($server:literal) => {
+        ::core::compile_error!(::core::concat!(
+            "the MCP server `",
+            $server,
+            "` is pinned with an `oauth` table, and its generated `connect_config()` \
+             authorizes with OAuth: enable oma-mcp-runtime's cargo feature `oauth` \
+             (`features = [\"oauth\"]` on the oma-mcp-runtime dependency in Cargo.toml)"
+        ));
+    };
+}
+
+/// Emitted by `oma-mcp-build` in the generated module of a server whose pin has an `oauth`
+/// table: with cargo feature `oauth` (this build) it expands to nothing. Not meant to be
+/// called by hand.
+#[cfg(feature = "oauth")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_oauth {
+    ($server:literal) => {};
+}
+
 #[cfg(test)]
 mod drift_items_tests {
     /// What `EMITTED` is when `drift_items!` leaves its items out: a glob import, which an

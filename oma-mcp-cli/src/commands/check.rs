@@ -78,7 +78,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_one(pin, &flags, args.lifecycle).await {
+        match check_one(pin, &path, &flags, args.lifecycle).await {
             Ok((report, tools)) => compared.push(Compared {
                 name: pin.name.clone(),
                 label: label(pin),
@@ -144,12 +144,16 @@ fn label(pin: &ServerPin) -> String {
 /// either side (sorted, without repeats).
 async fn check_one(
     pin: &ServerPin,
+    manifest: &std::path::Path,
     flags: &Flags<'_>,
     lifecycle: Option<LifecycleArg>,
 ) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = Snapshot::read(&pin.snapshot)?;
-    let mut config = flags.apply(cli_client(pin.connect_config(), Some(pin)))?;
+    let mut config = flags.apply(
+        cli_client(pin.connect_config(), Some(pin)),
+        Some((manifest, pin)),
+    )?;
     let progress = Progress::start(match pin.url {
         Some(_) => format!("connecting to `{}` at {}", pin.name, pin.target()),
         None => format!("connecting to `{}`", pin.name),

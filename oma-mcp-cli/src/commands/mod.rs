@@ -2,12 +2,15 @@
 //! in this crate, out of the libraries). What they share is in the crate's other modules,
 //! none of which imports a command.
 
+mod auth;
 mod call;
 mod check;
 mod completions;
 mod diff;
 mod generate;
 mod list;
+mod login;
+mod logout;
 mod schema;
 mod snapshot;
 
@@ -57,6 +60,19 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Compare two snapshot (or bare `{"tools": [...]}`) files; exit codes as `check`.
     Diff(diff::DiffArgs),
+    /// Log in to a server that asks for OAuth (MCP "Authorization"): open the authorization
+    /// URL in a browser (or print it), receive the redirect on 127.0.0.1, and store the
+    /// tokens for every later command.
+    ///
+    /// The login is kept in the credential store (`$OMA_MCP_CREDENTIALS_DIR`, else
+    /// `~/.config/oma-mcp/credentials`, readable by the user only) and refreshed as needed.
+    /// In CI, use the client credentials grant (--client-credentials) or pass a token with
+    /// --bearer-env instead.
+    Login(login::LoginArgs),
+    /// Remove a stored login (or every one with --all).
+    Logout(logout::LogoutArgs),
+    /// Stored logins: `oma-mcp auth status`.
+    Auth(auth::AuthArgs),
     /// Print the JSON Schema of the manifest or the snapshot format.
     Schema(schema::SchemaArgs),
     /// Print shell completions.
@@ -67,8 +83,14 @@ impl Command {
     /// Whether the command starts MCP servers (and so must stop them when a signal comes).
     pub fn starts_servers(&self) -> bool {
         match self {
-            Command::Snapshot(_) | Command::List(_) | Command::Call(_) | Command::Check(_) => true,
+            Command::Snapshot(_)
+            | Command::List(_)
+            | Command::Call(_)
+            | Command::Check(_)
+            | Command::Login(_) => true,
             Command::Generate(_)
+            | Command::Logout(_)
+            | Command::Auth(_)
             | Command::Diff(_)
             | Command::Schema(_)
             | Command::Completions(_) => false,
@@ -85,6 +107,9 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
         Command::Call(args) => call::run(args).await,
         Command::Check(args) => check::run(args).await,
         Command::Diff(args) => diff::run(args),
+        Command::Login(args) => login::run(args).await,
+        Command::Logout(args) => logout::run(&args),
+        Command::Auth(args) => auth::run(&args),
         Command::Schema(args) => schema::run(&args),
         Command::Completions(args) => completions::run(&args, Cli::command()),
     }

@@ -78,8 +78,8 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         command,
     } = args;
     let flags = Flags::validate(&server_env, &http)?;
-    let settings = |config: ConnectConfig| {
-        let mut config = flags.apply(config)?;
+    let settings = |config: ConnectConfig, pin: Option<(&std::path::Path, &ServerPin)>| {
+        let mut config = flags.apply(config, pin)?;
         if let Some(ms) = timeout_ms {
             config = config.with_request_timeout(Duration::from_millis(ms));
         }
@@ -90,16 +90,22 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
     };
     let single = if let Some(url) = &url {
         flags.fit(&Reached::Url)?;
-        let config = settings(cli_client(ConnectConfig::http(checked_url(url)?), None))?;
+        let config = settings(
+            cli_client(ConnectConfig::http(checked_url(url)?), None),
+            None,
+        )?;
         // The URL redacted, the literal headers, the names of the headers from variables.
         let source = config.snapshot_source();
         Some((config, source))
     } else if let [program, args @ ..] = command.as_slice() {
         flags.fit(&Reached::Command)?;
-        let config = settings(cli_client(
-            ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+        let config = settings(
+            cli_client(
+                ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+                None,
+            ),
             None,
-        ))?;
+        )?;
         warn_env_wrapper(program, args);
         Some((config, SnapshotSource::new(program.clone(), args.to_vec())))
     } else {
@@ -137,7 +143,10 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
     }
     flags.fit(&Reached::Pins(&manifest_path, &pins))?;
     for pin in pins {
-        let config = settings(cli_client(pin.connect_config(), Some(pin)))?;
+        let config = settings(
+            cli_client(pin.connect_config(), Some(pin)),
+            Some((&manifest_path, pin)),
+        )?;
         if pin.url.is_none() {
             warn_env_wrapper(&pin.command, &pin.args);
         }

@@ -72,6 +72,9 @@ pub struct HttpFlags {
     /// manifest's `header-env`, replacing one of the same name.
     #[arg(long = "header-env", value_name = "NAME=VAR", value_parser = unchecked)]
     pub header_env: Vec<Unchecked>,
+    /// OAuth for a server reached by URL.
+    #[command(flatten)]
+    pub oauth: super::oauth::OAuthFlags,
 }
 
 /// [`HttpFlags`], checked: every header by name and where it comes from.
@@ -83,6 +86,8 @@ pub struct Headers {
     bearer: Option<String>,
     /// `--header-env` (name, variable).
     from_env: Vec<(String, String)>,
+    /// The OAuth flags.
+    pub oauth: super::oauth::OAuthFlags,
 }
 
 impl HttpFlags {
@@ -95,6 +100,7 @@ impl HttpFlags {
         ]
         .into_iter()
         .flatten()
+        .chain(self.oauth.given())
         .collect()
     }
 
@@ -109,7 +115,18 @@ impl HttpFlags {
     /// twice.
     pub fn validate(&self, is_set: impl Fn(&str) -> bool) -> Result<Headers, CliError> {
         let bad = |problem: String| CliError::BadHttpFlag { problem };
-        let mut headers = Headers::default();
+        let mut headers = Headers {
+            oauth: self.oauth.clone(),
+            ..Headers::default()
+        };
+        for (flag, var) in [
+            ("--client-id-env", &self.oauth.client_id_env),
+            ("--client-secret-env", &self.oauth.client_secret_env),
+        ] {
+            if let Some(var) = var {
+                variable(flag, var, var, &is_set)?;
+            }
+        }
         for Unchecked(text) in &self.header {
             // Not quoted when malformed: it may be a credential pasted without its name.
             let Some((name, value)) = text.split_once(':') else {

@@ -10,6 +10,7 @@ use oma_mcp_runtime::ConnectConfig;
 
 use super::env::ServerEnv;
 use super::http::{Headers, HttpFlags};
+use super::oauth;
 use crate::error::CliError;
 
 /// What a command reaches, for [`Flags::fit`].
@@ -92,8 +93,8 @@ impl<'a> Flags<'a> {
             return Err(CliError::FlagsForOtherKind {
                 problem: format!(
                     "{} for a server oma-mcp starts (`-- COMMAND`, or a manifest's `command`), \
-                     and {}; a server reached by URL takes --header, --bearer-env and \
-                     --header-env",
+                     and {}; a server reached by URL takes --header, --bearer-env, \
+                     --header-env and the OAuth flags",
                     listed(&self.env_given),
                     subject("reached by URL")
                 ),
@@ -102,14 +103,24 @@ impl<'a> Flags<'a> {
         Ok(())
     }
 
-    /// `config` with the flags of its kind: the HTTP headers for a URL, the environment for
-    /// a command.
+    /// `config` with the flags of its kind: the HTTP headers and OAuth for a URL (the pin's
+    /// `oauth` table under the OAuth flags; see [`super::oauth`]), the environment for a
+    /// command. `pin` is the manifest's pin `config` comes from, with the manifest's path.
     ///
     /// # Errors
-    /// As [`ServerEnv::apply`] (already checked by [`Flags::validate`]).
-    pub fn apply(&self, config: ConnectConfig) -> Result<ConnectConfig, CliError> {
-        match config.url {
-            Some(_) => Ok(self.headers.apply(config)),
+    /// As [`ServerEnv::apply`] (already checked by [`Flags::validate`]) and
+    /// [`oauth::with_oauth`].
+    pub fn apply(
+        &self,
+        config: ConnectConfig,
+        pin: Option<(&Path, &ServerPin)>,
+    ) -> Result<ConnectConfig, CliError> {
+        match config.url.clone() {
+            Some(url) => {
+                let config = self.headers.apply(config);
+                let login = oauth::login_command(pin, &url);
+                oauth::with_oauth(config, pin.map(|p| p.1), &self.headers.oauth, login)
+            }
             None => self.env.apply(config),
         }
     }

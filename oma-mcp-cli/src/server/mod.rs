@@ -7,5 +7,6 @@ pub mod connect;
 pub mod env;
 pub mod http;
 pub mod kind;
+pub mod oauth;
 pub mod resolve;
 pub mod target;

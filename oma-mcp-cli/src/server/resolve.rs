@@ -30,16 +30,19 @@ pub fn resolve(
         let url = checked_url(url)?;
         flags.fit(&Reached::Url)?;
         (
-            cli_client(ConnectConfig::http(url), None),
+            flags.apply(cli_client(ConnectConfig::http(url), None), None)?,
             GenerateOptions::default(),
         )
     } else if let [program, args @ ..] = target.command.as_slice() {
         flags.fit(&Reached::Command)?;
         (
-            cli_client(
-                ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+            flags.apply(
+                cli_client(
+                    ConnectConfig::new(program.clone()).with_args(args.to_vec()),
+                    None,
+                ),
                 None,
-            ),
+            )?,
             GenerateOptions::default(),
         )
     } else {
@@ -55,11 +58,14 @@ pub fn resolve(
         };
         flags.fit(&Reached::Pins(&path, &[pin]))?;
         (
-            cli_client(pin.connect_config(), Some(pin)),
+            flags.apply(
+                cli_client(pin.connect_config(), Some(pin)),
+                Some((&path, pin)),
+            )?,
             pin.generate_options(),
         )
     };
-    let mut config = flags.apply(config)?;
+    let mut config = config;
     if let Some(prefix) = prefix {
         config = config.with_name_prefix(prefix);
     }

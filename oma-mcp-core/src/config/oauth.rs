@@ -112,6 +112,9 @@ pub struct OAuthConfig {
     /// interactive step while connecting; without a stored or refreshable token the connect
     /// fails and says to run `oma-mcp login`.
     pub authorizer: Option<Authorizer>,
+    /// The command that logs in to this server, as errors name it (a pin of a manifest:
+    /// `oma-mcp login <name>`). Default: `None`: `oma-mcp login --url <URL>`.
+    pub login_command: Option<String>,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -125,6 +128,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
             .field("authorizer", &self.authorizer)
+            .field("login_command", &self.login_command)
             .finish()
     }
 }
@@ -189,6 +193,12 @@ impl OAuthConfig {
     /// Sets the scopes to request.
     pub fn with_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the command that errors name for logging in (see [`OAuthConfig::login_command`]).
+    pub fn with_login_command(mut self, command: impl Into<String>) -> Self {
+        self.login_command = Some(command.into());
         self
     }
 

@@ -118,7 +118,10 @@ impl OAuthClient {
         }
         Ok(Self {
             url: parsed,
-            login: format!("oma-mcp login --url {label}"),
+            login: config
+                .login_command
+                .clone()
+                .unwrap_or_else(|| format!("oma-mcp login --url {label}")),
             label,
             grant: config.grant,
             client_id,

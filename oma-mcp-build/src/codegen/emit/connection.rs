@@ -7,7 +7,7 @@
 //! cargo feature `http`. `env` and header literals are in the committed manifest already;
 //! `pass-env`, `bearer-env` and `header-env` give variable names only, never values.
 
-use oma_mcp_core::config::{ConnectConfig, Lifecycle};
+use oma_mcp_core::config::{ConnectConfig, Lifecycle, OAuthConfig, OAuthGrant};
 
 use super::super::writer::{Lit, Writer};
 use super::UNUSED;
@@ -42,6 +42,14 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
             }
             for (name, var) in &config.header_env {
                 calls.push(format!(".with_header_env({}, {})", Lit(name), Lit(var)));
+            }
+            if let Some(oauth) = &config.oauth {
+                // OAuth needs the runtime's feature `oauth`: a compile error without it.
+                w.line(format_args!(
+                    "::oma_mcp_runtime::__require_oauth!({});",
+                    Lit(server)
+                ));
+                calls.push(format!(".with_oauth({})", oauth_config(oauth)));
             }
             (
                 format!("::oma_mcp_runtime::ConnectConfig::http({})", Lit(url)),
@@ -122,6 +130,31 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
         }
     });
     w.close("");
+}
+
+/// The expression of `oauth`: `OAuthConfig::authorization_code()` and a setter for each
+/// setting (variable names and the client id only; a manifest holds no secret).
+fn oauth_config(oauth: &OAuthConfig) -> String {
+    let mut expr = "::oma_mcp_runtime::connect::OAuthConfig::authorization_code()".to_owned();
+    if oauth.grant == OAuthGrant::ClientCredentials {
+        expr.push_str(".with_grant(::oma_mcp_runtime::connect::OAuthGrant::ClientCredentials)");
+    }
+    let settings = [
+        ("with_client_id", &oauth.client_id),
+        ("with_client_id_env", &oauth.client_id_env),
+        ("with_client_secret_env", &oauth.client_secret_env),
+        ("with_client_metadata_url", &oauth.client_metadata_url),
+        ("with_login_command", &oauth.login_command),
+    ];
+    for (setter, value) in settings {
+        if let Some(value) = value {
+            expr.push_str(&format!(".{setter}({})", Lit(value)));
+        }
+    }
+    if !oauth.scopes.is_empty() {
+        expr.push_str(&format!(".with_scopes({})", array(&oauth.scopes)));
+    }
+    expr
 }
 
 /// `connect(policy)`: connects with `connect_config()` and checks drift against `SNAPSHOT` (in

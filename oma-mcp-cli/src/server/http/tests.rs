@@ -8,6 +8,7 @@ fn flags(header: &[&str], bearer: Option<&str>, header_env: &[&str]) -> HttpFlag
         header: all(header),
         bearer_env: bearer.map(|b| Unchecked(b.to_owned())),
         header_env: all(header_env),
+        oauth: crate::server::oauth::OAuthFlags::default(),
     }
 }
 

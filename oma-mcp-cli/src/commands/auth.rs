@@ -1,0 +1,106 @@
+//! `oma-mcp auth status`: the stored OAuth logins (server, authorization server, client,
+//! scopes, expiry), never a token.
+
+use clap::{Args, Subcommand};
+use oma_mcp_runtime::oauth::FileStore;
+use serde_json::{Value, json};
+
+use super::logout::store_error;
+use crate::error::CliError;
+use crate::exit::Outcome;
+use crate::flags::Format;
+use crate::output::{pretty, print};
+use crate::terminal;
+
+/// Flags of `auth`.
+#[derive(Debug, Args)]
+pub struct AuthArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: AuthCommand,
+}
+
+/// The subcommands of `auth`.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// List the stored logins: server, authorization server, client id, scopes, when the
+    /// access token expires, whether a refresh token is held. Never a token.
+    Status {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+/// Runs `auth`.
+pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
+    let AuthCommand::Status { format } = args.command;
+    let store = FileStore::locate().map_err(store_error)?;
+    let logins = store.list().map_err(store_error)?;
+    let rows: Vec<Value> = logins
+        .iter()
+        .map(|l| {
+            json!({
+                "server": l.server,
+                "issuer": l.issuer,
+                "clientId": l.client_id,
+                "scopes": l.scopes(),
+                "expiresAt": l.expires_at(),
+                "refreshToken": l.has_refresh_token(),
+            })
+        })
+        .collect();
+    let text = match format {
+        Format::Json => pretty(&json!({"store": store.dir(), "logins": rows})),
+        Format::Text if logins.is_empty() => {
+            format!("no stored logins (in {})\n", store.dir().display())
+        }
+        Format::Text => {
+            let mut text = format!("stored logins (in {}):\n", store.dir().display());
+            for l in &logins {
+                let expiry = match l.expires_at() {
+                    Some(at) if at <= now() => "access token expired".to_owned(),
+                    Some(at) => format!("access token expires in {}", remaining(at)),
+                    None => "access token expiry unknown".to_owned(),
+                };
+                text.push_str(&format!(
+                    "  {}\n    authorization server {}, client {}\n    scopes: {}; {expiry}; {}\n",
+                    terminal::safe(&l.server),
+                    terminal::safe(l.issuer.as_deref().unwrap_or("(no issuer)")),
+                    terminal::safe(&l.client_id),
+                    if l.scopes().is_empty() {
+                        "(none)".to_owned()
+                    } else {
+                        terminal::safe(&l.scopes().join(" "))
+                    },
+                    if l.has_refresh_token() {
+                        "refresh token held"
+                    } else {
+                        "no refresh token (log in again when it expires)"
+                    }
+                ));
+            }
+            text
+        }
+    };
+    print(&text)?;
+    Ok(Outcome::Success)
+}
+
+/// Seconds since the Unix epoch, now.
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// How long until `at` (seconds since the Unix epoch): `59 s`, `12 min`, `3 h 5 min`, `2 d`.
+pub fn remaining(at: u64) -> String {
+    let secs = at.saturating_sub(now());
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs / 60),
+        3600..86_400 => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
+        _ => format!("{} d", secs / 86_400),
+    }
+}

@@ -1,0 +1,160 @@
+//! `oma-mcp login`: the OAuth authorization code grant for a server reached by URL, through a
+//! browser (or a URL to open elsewhere), the login kept in the credential store for every
+//! later command.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest};
+use oma_mcp_runtime::ConnectConfig;
+use oma_mcp_runtime::connect::{Authorizer, OAuthConfig, OAuthGrant, redact_url};
+use oma_mcp_runtime::oauth::FileStore;
+
+use crate::error::CliError;
+use crate::exit::Outcome;
+use crate::loopback::{Loopback, can_open_browser};
+use crate::server::connect::{cli_client, connect, stop_listed};
+use crate::server::http::{HttpFlags, Unchecked, checked_url, unchecked};
+use crate::server::kind::Flags;
+use crate::server::oauth::login_command;
+use crate::server::resolve::server_hint;
+
+/// Flags of `login`.
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// The server's name in the manifest (default: its only server).
+    #[arg(value_name = "SERVER", conflicts_with = "url")]
+    pub server: Option<String>,
+    /// The manifest that pins the server (default: ./oma-mcp.toml).
+    #[arg(long, value_name = "PATH", conflicts_with = "url")]
+    pub manifest: Option<PathBuf>,
+    /// The streamable HTTP endpoint of the server, instead of a manifest's pin.
+    #[arg(long, value_name = "URL", value_parser = unchecked)]
+    pub url: Option<Unchecked>,
+    /// Do not open a browser: only print the URL to open (also when `CI` is set, or on
+    /// Linux without a display).
+    #[arg(long)]
+    pub no_browser: bool,
+    /// How long to wait for the browser's redirect, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub timeout_secs: u64,
+    /// HTTP headers and OAuth client settings for the server.
+    #[command(flatten)]
+    pub http: HttpFlags,
+}
+
+/// Runs `login`: drops the stored login of the server, connects with OAuth and a loopback
+/// redirect, so that the server's `401` starts the authorization code grant, and reports
+/// what was stored.
+pub async fn run(args: LoginArgs) -> Result<Outcome, CliError> {
+    let no_env = crate::server::env::ServerEnv::default();
+    let flags = Flags::validate(&no_env, &args.http)?;
+    let (config, label) = match &args.url {
+        Some(url) => {
+            let url = checked_url(url)?;
+            let label = redact_url(&url);
+            (
+                flags.apply(cli_client(ConnectConfig::http(url), None), None)?,
+                label,
+            )
+        }
+        None => {
+            let path = args
+                .manifest
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
+            let manifest = Manifest::read(&path)?;
+            let pin = manifest
+                .single(args.server.as_deref())
+                .map_err(server_hint)?;
+            if pin.url.is_none() {
+                return Err(CliError::BadInput {
+                    reason: format!(
+                        "server `{}` of {} is started by a command; a login is for a server \
+                         reached by `url`",
+                        pin.name,
+                        path.display()
+                    ),
+                });
+            }
+            (
+                flags.apply(
+                    cli_client(pin.connect_config(), Some(pin)),
+                    Some((Path::new(&path), pin)),
+                )?,
+                format!("`{}` ({})", pin.name, pin.target()),
+            )
+        }
+    };
+    let url = config.url.clone().unwrap_or_default();
+    let Some(oauth) = config.oauth.clone() else {
+        return Err(CliError::BadInput {
+            reason: format!(
+                "{label} gets an `Authorization` header from --bearer-env, --header-env or the \
+                 manifest; a login replaces it: remove that setting first"
+            ),
+        });
+    };
+    if oauth.grant == OAuthGrant::ClientCredentials {
+        return Err(CliError::BadInput {
+            reason: format!(
+                "{label} uses the client credentials grant, which needs no login: every \
+                 command obtains a token with the client's id and secret"
+            ),
+        });
+    }
+    let store = FileStore::locate().map_err(|e| CliError::BadInput {
+        reason: e.to_string(),
+    })?;
+    store.remove(&url).map_err(|e| CliError::BadInput {
+        reason: e.to_string(),
+    })?;
+    let browser = !args.no_browser && can_open_browser();
+    let loopback = Loopback::bind(
+        label.clone(),
+        browser,
+        Duration::from_secs(args.timeout_secs.max(1)),
+    )
+    .await
+    .map_err(|e| CliError::BadInput {
+        reason: format!("cannot listen on 127.0.0.1 for the browser's redirect: {e}"),
+    })?;
+    let oauth: OAuthConfig = oauth.with_authorizer(Authorizer::new(loopback));
+    let client = connect(config.with_oauth(oauth)).await?;
+    stop_listed(&client).await;
+    let stored = store.load(&url).map_err(|e| CliError::BadInput {
+        reason: e.to_string(),
+    })?;
+    match stored {
+        Some(login) => {
+            let scopes = if login.scopes().is_empty() {
+                "no scope".to_owned()
+            } else {
+                login.scopes().join(" ")
+            };
+            eprintln!(
+                "oma-mcp: logged in to {label} ({scopes}{}{}); stored in {}",
+                login
+                    .expires_at()
+                    .map(|at| format!(
+                        ", access token expires in {}",
+                        crate::commands::auth::remaining(at)
+                    ))
+                    .unwrap_or_default(),
+                if login.has_refresh_token() {
+                    ", refreshed as needed"
+                } else {
+                    ""
+                },
+                store.dir().display()
+            );
+        }
+        None => eprintln!(
+            "oma-mcp: {label} did not ask for a login (it answered without OAuth); nothing was \
+             stored. `{}` is not needed for it",
+            login_command(None, &url)
+        ),
+    }
+    Ok(Outcome::Success)
+}
