@@ -20,13 +20,16 @@ use std::path::{Path, PathBuf};
 use crate::common::{assert_exit, oma_mcp, run, text};
 
 /// The subcommands, in `oma-mcp --help` order.
-const SUBCOMMANDS: [&str; 8] = [
+const SUBCOMMANDS: [&str; 11] = [
     "snapshot",
     "generate",
     "list",
     "call",
     "check",
     "diff",
+    "login",
+    "logout",
+    "auth",
     "schema",
     "completions",
 ];

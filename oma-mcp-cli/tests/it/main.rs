@@ -9,6 +9,8 @@
 //! - `drift_cli`: `check`, `diff`, `schema` and `completions` as a CI job runs them;
 //! - `hostile`: what a server sends never reaches the terminal as control sequences;
 //! - `url_cli`: servers pinned by URL (flags, errors, secrets);
+//! - `oauth_cli`: `login`, `logout`, `auth status` and the stored login, against the
+//!   TypeScript SDK's example server with its OAuth authorization server;
 //! - `help`: the `--help` goldens in `fixtures/help/`.
 //!
 //! `common` holds the helpers. The tests need the project's test server
@@ -23,4 +25,5 @@ mod drift_cli;
 mod generate_cli;
 mod help;
 mod hostile;
+mod oauth_cli;
 mod url_cli;

@@ -236,7 +236,7 @@ impl FileStore {
         Ok(logins)
     }
 
-    /// Creates the directory, readable by the user only.
+    /// Creates the directory, readable by the user only (an existing one is made so).
     fn create_dir(&self) -> Result<(), StoreError> {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
@@ -244,7 +244,14 @@ impl FileStore {
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
         builder
             .create(&self.dir)
-            .map_err(|e| error(&self.dir, format!("cannot be created: {e}")))
+            .map_err(|e| error(&self.dir, format!("cannot be created: {e}")))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| error(&self.dir, format!("cannot be made private: {e}")))?;
+        }
+        Ok(())
     }
 }
 

@@ -1,0 +1,269 @@
+//! Servers that need a login, against an authorization server this project did not write: the
+//! official TypeScript SDK's example server (`@modelcontextprotocol/sdk`, pinned in
+//! `tests/servers/package.json`, started as `simpleStreamableHttp.js --oauth`), whose demo
+//! authorization server approves every request at once. The test plays the browser: it reads
+//! the authorization URL that `oma-mcp login --no-browser` prints, fetches it, and follows the
+//! redirect to the CLI's loopback listener. Then `list`, `call`, `snapshot` and `auth status`
+//! use the stored login, `logout` removes it, and no output holds the access token.
+
+#![allow(clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use oma_mcp_test_support::http::{HttpServer, Ready, free_port, spawn_http_server};
+
+use crate::common::{assert_exit, oma_mcp, run, text, workspace};
+
+/// The example server of the TypeScript SDK, or `None` (one printed line) when the pinned npm
+/// packages are not installed.
+fn example_server() -> Option<PathBuf> {
+    let path = workspace().join(
+        "tests/servers/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/\
+         simpleStreamableHttp.js",
+    );
+    if path.exists() {
+        Some(path)
+    } else {
+        println!("skipped: the TypeScript SDK is not installed (npm ci --prefix tests/servers)");
+        None
+    }
+}
+
+/// The example server with its OAuth authorization server, on two free ports; its MCP URL is
+/// `http://localhost:<port>/mcp`, as its protected resource metadata names it.
+fn start(script: &Path) -> (HttpServer, String) {
+    let port = free_port().unwrap();
+    let auth_port = free_port().unwrap();
+    let mut command = Command::new("node");
+    command
+        .arg(script)
+        .arg("--oauth")
+        .env("MCP_PORT", port.to_string())
+        .env("MCP_AUTH_PORT", auth_port.to_string());
+    let server = spawn_http_server(
+        command,
+        Ready::Port {
+            port,
+            path: "/mcp".to_owned(),
+        },
+        Duration::from_secs(30),
+    )
+    .unwrap();
+    // The authorization server starts beside it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", auth_port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the authorization server did not start: {}",
+            server.output()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, format!("http://localhost:{port}/mcp"))
+}
+
+/// `GET url` (plain HTTP, no redirect followed): the status and the `Location` header.
+fn get(url: &str) -> (u16, Option<String>) {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (authority, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = TcpStream::connect(authority.replace("localhost", "127.0.0.1")).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    let location = response
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .find_map(|l| {
+            l.split_once(':')
+                .filter(|(name, _)| name.eq_ignore_ascii_case("location"))
+                .map(|(_, v)| v.trim().to_owned())
+        });
+    (status, location)
+}
+
+/// `oma-mcp login --url url --no-browser`, with the test as the browser: returns its stderr.
+fn login(url: &str, credentials: &Path) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
+        .args([
+            "login",
+            "--url",
+            url,
+            "--no-browser",
+            "--timeout-secs",
+            "60",
+        ])
+        .env("OMA_MCP_CREDENTIALS_DIR", credentials)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut lines = Vec::new();
+    let authorization_url = loop {
+        let mut line = String::new();
+        assert_ne!(
+            stderr.read_line(&mut line).unwrap(),
+            0,
+            "login ended before printing the URL: {lines:?}"
+        );
+        lines.push(line.clone());
+        if let Some(url) = line.trim().strip_prefix("http://") {
+            break format!("http://{url}");
+        }
+    };
+    let (status, location) = get(&authorization_url);
+    assert_eq!(
+        status, 302,
+        "the demo authorization server redirects at once"
+    );
+    let callback = location.unwrap();
+    assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
+    assert_eq!(get(&callback).0, 200);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    let all = lines.concat() + &rest;
+    assert!(status.success(), "login failed: {all}");
+    all
+}
+
+/// The access token stored for the one login in `credentials`.
+fn stored_token(credentials: &Path) -> String {
+    let file = std::fs::read_dir(credentials)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    let login: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    login["credentials"]["token_response"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn login_then_every_command_uses_the_stored_token_and_logout_removes_it() {
+    let Some(script) = example_server() else {
+        return;
+    };
+    let (_server, url) = start(&script);
+    let credentials = tempfile::tempdir().unwrap();
+    let cli = |args: &[&str]| {
+        run(oma_mcp()
+            .args(args)
+            .args(["--url", &url])
+            .env("OMA_MCP_CREDENTIALS_DIR", credentials.path()))
+    };
+
+    // Before a login: the command that logs in, exactly.
+    let out = cli(&["list"]);
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "needs an OAuth login, and no usable access token is held; run `oma-mcp login --url \
+             {url}`"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let said = login(&url, credentials.path());
+    assert!(
+        said.contains(&format!(
+            "oma-mcp: logged in to {url} (mcp:tools, access token expires in "
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("stored in {}\n", credentials.path().display())),
+        "{said}"
+    );
+    let token = stored_token(credentials.path());
+    assert!(!said.contains(&token));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(credentials.path()), 0o700);
+        for entry in std::fs::read_dir(credentials.path()).unwrap().flatten() {
+            assert_eq!(mode(&entry.path()), 0o600, "{}", entry.path().display());
+        }
+    }
+
+    let list = cli(&["list"]);
+    assert_exit(&list, 0);
+    assert!(
+        text(&list.stdout).starts_with("greet "),
+        "{}",
+        text(&list.stdout)
+    );
+
+    let call = cli(&["call", "greet", "--args", r#"{"name":"oma"}"#]);
+    assert_exit(&call, 0);
+    assert_eq!(text(&call.stdout), "Hello, oma!\n");
+
+    let snapshot = cli(&["snapshot"]);
+    assert_exit(&snapshot, 0);
+    let taken: serde_json::Value = serde_json::from_slice(&snapshot.stdout).unwrap();
+    assert_eq!(taken["source"]["url"], url.as_str());
+    assert!(
+        taken["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["descriptor"]["name"] == "greet")
+    );
+
+    let status = run(oma_mcp()
+        .args(["auth", "status", "--format", "json"])
+        .env("OMA_MCP_CREDENTIALS_DIR", credentials.path()));
+    assert_exit(&status, 0);
+    let shown: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let entry = &shown["logins"][0];
+    assert_eq!(entry["server"], url.as_str());
+    assert_eq!(entry["scopes"], serde_json::json!(["mcp:tools"]));
+    assert_eq!(entry["refreshToken"], false);
+    assert!(
+        entry["issuer"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://localhost:")
+    );
+
+    for out in [&list, &call, &snapshot, &status] {
+        assert!(!text(&out.stdout).contains(&token));
+        assert!(!text(&out.stderr).contains(&token));
+    }
+
+    let out = cli(&["logout"]);
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stderr),
+        format!("oma-mcp: logged out of {url} (the stored login was removed)\n")
+    );
+    assert_exit(&cli(&["list"]), 2);
+    let out = cli(&["logout"]);
+    assert_eq!(
+        text(&out.stderr),
+        format!("oma-mcp: no login is stored for {url}\n")
+    );
+}
