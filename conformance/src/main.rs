@@ -39,7 +39,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use oma_mcp_runtime::connect::{
-    Authorizer, Elicitation, OAuthConfig, Secret, TokenSource, accept_defaults,
+    Authorizer, Elicitation, OAuthConfig, OAuthGrant, Secret, TokenSource, accept_defaults,
 };
 use oma_mcp_runtime::oauth::{FollowRedirect, OAuthClient};
 use oma_mcp_runtime::{
@@ -279,7 +279,7 @@ async fn run(invocation: &Invocation) -> Result<(), String> {
         // user's credential directory.
         let client = OAuthClient::new(
             &invocation.url,
-            &oauth(invocation.context.as_ref()),
+            &oauth(invocation.scenario.name(), invocation.context.as_ref()),
             CLIENT_NAME,
         )
         .map_err(|e| format!("the OAuth settings are wrong: {e}"))?;
@@ -421,8 +421,10 @@ async fn exercise(client: &McpClient, invocation: &Invocation) -> Result<(), Str
 
 /// The OAuth settings of the `auth/…` scenarios: the context's pre-registered `client_id` and
 /// `client_secret` when it has them, the suite's Client ID Metadata Document URL, and the
-/// authorization server's redirect read without a browser.
-fn oauth(context: Option<&Value>) -> OAuthConfig {
+/// authorization server's redirect read without a browser; in `auth/client-credentials-…`,
+/// the client credentials grant with the context's secret or private key
+/// (`private_key_pem`, `signing_algorithm`).
+fn oauth(scenario: &str, context: Option<&Value>) -> OAuthConfig {
     let field = |name: &str| {
         context
             .and_then(|c| c.get(name))
@@ -432,6 +434,12 @@ fn oauth(context: Option<&Value>) -> OAuthConfig {
     let mut oauth = OAuthConfig::authorization_code()
         .with_client_metadata_url(CLIENT_METADATA_URL)
         .with_authorizer(Authorizer::new(FollowRedirect::new(REDIRECT_URI)));
+    if scenario.starts_with("auth/client-credentials-") {
+        oauth = oauth.with_grant(OAuthGrant::ClientCredentials);
+        if let Some(key) = field("private_key_pem") {
+            oauth = oauth.with_private_key(Secret::new(key), field("signing_algorithm").as_deref());
+        }
+    }
     if let Some(id) = field("client_id") {
         oauth = oauth.with_client_id(id);
     }

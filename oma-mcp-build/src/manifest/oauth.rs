@@ -24,6 +24,13 @@ pub(super) struct RawOAuth {
     client_id_env: Option<String>,
     /// An environment variable holding the client secret, read when connecting.
     client_secret_env: Option<String>,
+    /// An environment variable holding a PEM private key (RSA or EC) for `private_key_jwt`
+    /// (RFC 7523) in the client credentials grant, instead of a secret; needs
+    /// oma-mcp-runtime's cargo feature `oauth-jwt`.
+    private_key_env: Option<String>,
+    /// The JWT signing algorithm of `private-key-env`: `"RS256"` (default), `"RS384"`,
+    /// `"RS512"`, `"ES256"` or `"ES384"`.
+    signing_algorithm: Option<String>,
     /// The HTTPS URL of this client's Client ID Metadata Document, used as its client id
     /// where the authorization server supports it.
     client_metadata_url: Option<String>,
@@ -68,6 +75,7 @@ pub(super) fn oauth(name: &str, raw: &RawOAuth) -> Result<OAuthConfig, String> {
     for (key, var) in [
         ("client-id-env", &raw.client_id_env),
         ("client-secret-env", &raw.client_secret_env),
+        ("private-key-env", &raw.private_key_env),
     ] {
         if let Some(var) = var
             && (var.is_empty() || var.contains(['=', '\0']))
@@ -100,13 +108,29 @@ pub(super) fn oauth(name: &str, raw: &RawOAuth) -> Result<OAuthConfig, String> {
         RawGrant::AuthorizationCode => OAuthGrant::AuthorizationCode,
         RawGrant::ClientCredentials => OAuthGrant::ClientCredentials,
     };
+    if let Some(algorithm) = &raw.signing_algorithm {
+        if raw.private_key_env.is_none() {
+            return Err(format!(
+                "servers.{name}.oauth.signing-algorithm belongs to `private-key-env`, which is \
+                 not set"
+            ));
+        }
+        const ALGORITHMS: [&str; 5] = ["RS256", "RS384", "RS512", "ES256", "ES384"];
+        if !ALGORITHMS.contains(&algorithm.as_str()) {
+            return Err(format!(
+                "servers.{name}.oauth.signing-algorithm = {algorithm:?} is not one of {}",
+                ALGORITHMS.join(", ")
+            ));
+        }
+    }
     if grant == OAuthGrant::ClientCredentials
         && (raw.client_id.is_none() && raw.client_id_env.is_none()
-            || raw.client_secret_env.is_none())
+            || raw.client_secret_env.is_none() && raw.private_key_env.is_none())
     {
         return Err(format!(
             "servers.{name}.oauth: the client credentials grant needs the client's id \
-             (`client-id` or `client-id-env`) and its secret (`client-secret-env`)"
+             (`client-id` or `client-id-env`) and its secret (`client-secret-env`) or key \
+             (`private-key-env`)"
         ));
     }
     let mut config = OAuthConfig::authorization_code()
@@ -124,6 +148,9 @@ pub(super) fn oauth(name: &str, raw: &RawOAuth) -> Result<OAuthConfig, String> {
     }
     if let Some(url) = &raw.client_metadata_url {
         config = config.with_client_metadata_url(url.clone());
+    }
+    if let Some(var) = &raw.private_key_env {
+        config = config.with_private_key_env(var.clone(), raw.signing_algorithm.as_deref());
     }
     Ok(config)
 }
@@ -170,7 +197,8 @@ mod tests {
             (
                 "grant = \"client-credentials\"\nclient-id = \"c\"",
                 "servers.s.oauth: the client credentials grant needs the client's id \
-                 (`client-id` or `client-id-env`) and its secret (`client-secret-env`)",
+                 (`client-id` or `client-id-env`) and its secret (`client-secret-env`) or key \
+                 (`private-key-env`)",
             ),
             (
                 "client-id = \"c\"\nclient-id-env = \"C\"",

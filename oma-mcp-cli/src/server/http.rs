@@ -122,6 +122,7 @@ impl HttpFlags {
         for (flag, var) in [
             ("--client-id-env", &self.oauth.client_id_env),
             ("--client-secret-env", &self.oauth.client_secret_env),
+            ("--private-key-env", &self.oauth.private_key_env),
         ] {
             if let Some(var) = var {
                 variable(flag, var, var, &is_set)?;

@@ -31,6 +31,15 @@ pub struct OAuthFlags {
     /// by oma-mcp).
     #[arg(long, value_name = "VAR")]
     pub client_secret_env: Option<String>,
+    /// The environment variable that holds a PEM private key (RSA or EC): the client
+    /// credentials grant then authenticates with a signed JWT (`private_key_jwt`, RFC 7523)
+    /// instead of a secret.
+    #[arg(long, value_name = "VAR")]
+    pub private_key_env: Option<String>,
+    /// The JWT signing algorithm of --private-key-env: RS256 (default), RS384, RS512, ES256
+    /// or ES384.
+    #[arg(long, value_name = "ALG", requires = "private_key_env")]
+    pub signing_algorithm: Option<String>,
     /// An OAuth scope to request (repeatable; default: what the server asks for).
     #[arg(long = "scope", value_name = "SCOPE")]
     pub scopes: Vec<String>,
@@ -46,6 +55,9 @@ impl OAuthFlags {
             self.client_secret_env
                 .is_some()
                 .then_some("--client-secret-env"),
+            self.private_key_env
+                .is_some()
+                .then_some("--private-key-env"),
             (!self.scopes.is_empty()).then_some("--scope"),
         ]
         .into_iter()
@@ -77,6 +89,9 @@ impl OAuthFlags {
         if let Some(var) = &self.client_secret_env {
             config = config.with_client_secret_env(var.clone());
         }
+        if let Some(var) = &self.private_key_env {
+            config = config.with_private_key_env(var.clone(), self.signing_algorithm.as_deref());
+        }
         if !self.scopes.is_empty() {
             if self
                 .scopes
@@ -91,11 +106,12 @@ impl OAuthFlags {
         }
         if config.grant == OAuthGrant::ClientCredentials
             && (config.client_id.is_none() && config.client_id_env.is_none()
-                || config.client_secret_env.is_none())
+                || config.client_secret_env.is_none() && config.private_key_env.is_none())
         {
             return Err(bad(
                 "the client credentials grant needs the client's id (--client-id or \
-                 --client-id-env) and its secret (--client-secret-env)",
+                 --client-id-env) and its secret (--client-secret-env) or key \
+                 (--private-key-env)",
             ));
         }
         Ok(config)
@@ -204,7 +220,7 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "the client credentials grant needs the client's id (--client-id or \
-             --client-id-env) and its secret (--client-secret-env)"
+             --client-id-env) and its secret (--client-secret-env) or key (--private-key-env)"
         );
     }
 

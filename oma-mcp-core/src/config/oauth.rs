@@ -26,8 +26,8 @@ pub enum OAuthGrant {
     AuthorizationCode,
     /// The client credentials grant (RFC 6749 section 4.4; the MCP extension
     /// `io.modelcontextprotocol/oauth-client-credentials`): a machine authenticates as itself
-    /// with a client secret ([`OAuthConfig::client_secret_env`]). For CI and headless agents;
-    /// no browser.
+    /// with a client secret ([`OAuthConfig::client_secret_env`]) or a signed JWT
+    /// ([`OAuthConfig::private_key_env`], RFC 7523). For CI and headless agents; no browser.
     ClientCredentials,
 }
 
@@ -101,6 +101,16 @@ pub struct OAuthConfig {
     /// A client secret given in code (a library user's own store); wins over
     /// [`OAuthConfig::client_secret_env`]. Default: `None`.
     pub client_secret: Option<Secret>,
+    /// An environment variable holding a PEM private key (RSA or EC) with which the client
+    /// credentials grant authenticates by a signed JWT (`private_key_jwt`, RFC 7523) instead
+    /// of a secret; needs the runtime's cargo feature `oauth-jwt`. Default: `None`.
+    pub private_key_env: Option<String>,
+    /// A PEM private key given in code, for `private_key_jwt` as
+    /// [`OAuthConfig::private_key_env`]; wins over it. Default: `None`.
+    pub private_key: Option<Secret>,
+    /// The JWT signing algorithm for [`OAuthConfig::private_key_env`]: `RS256` (default),
+    /// `RS384`, `RS512`, `ES256` or `ES384`, matching the key.
+    pub signing_algorithm: Option<String>,
     /// The HTTPS URL of this client's Client ID Metadata Document, used as its client id where
     /// the authorization server supports it. Default: `None`.
     pub client_metadata_url: Option<String>,
@@ -125,6 +135,9 @@ impl std::fmt::Debug for OAuthConfig {
             .field("client_id_env", &self.client_id_env)
             .field("client_secret_env", &self.client_secret_env)
             .field("client_secret", &self.client_secret)
+            .field("private_key_env", &self.private_key_env)
+            .field("private_key", &self.private_key)
+            .field("signing_algorithm", &self.signing_algorithm)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
             .field("authorizer", &self.authorizer)
@@ -175,6 +188,22 @@ impl OAuthConfig {
     /// Reads the client secret from `var` when connecting.
     pub fn with_client_secret_env(mut self, var: impl Into<String>) -> Self {
         self.client_secret_env = Some(var.into());
+        self
+    }
+
+    /// Reads a PEM private key for `private_key_jwt` from `var` when connecting, signed with
+    /// `algorithm` (`RS256` when `None`).
+    pub fn with_private_key_env(mut self, var: impl Into<String>, algorithm: Option<&str>) -> Self {
+        self.private_key_env = Some(var.into());
+        self.signing_algorithm = algorithm.map(str::to_owned);
+        self
+    }
+
+    /// Sets the PEM private key for `private_key_jwt` from code, signed with `algorithm`
+    /// (`RS256` when `None`).
+    pub fn with_private_key(mut self, key: Secret, algorithm: Option<&str>) -> Self {
+        self.private_key = Some(key);
+        self.signing_algorithm = algorithm.map(str::to_owned);
         self
     }
 

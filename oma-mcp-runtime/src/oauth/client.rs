@@ -32,6 +32,9 @@ pub struct OAuthClient {
     grant: OAuthGrant,
     client_id: Option<String>,
     client_secret: Option<Secret>,
+    /// The PEM key and the JWT algorithm of `private_key_jwt`.
+    #[cfg_attr(not(feature = "oauth-jwt"), allow(dead_code))]
+    private_key: Option<(Secret, String)>,
     client_metadata_url: Option<String>,
     scopes: Vec<String>,
     authorizer: Option<Authorizer>,
@@ -53,6 +56,37 @@ impl std::fmt::Debug for OAuthClient {
             .finish_non_exhaustive()
     }
 }
+
+/// rmcp's client credentials exchange, on a thread of its own with a current-thread runtime:
+/// built with its `private_key_jwt` support, its future holds a non-`Sync` form serializer
+/// across an await, and a [`TokenProvider`]'s futures must be `Send`.
+#[cfg(feature = "oauth-jwt")]
+async fn exchange_on_own_thread(
+    manager: AuthorizationManager,
+    config: ClientCredentialsConfig,
+) -> Result<AuthorizationManager, AuthError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let result = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| AuthError::InternalError(format!("cannot start a runtime: {e}")))
+            .and_then(|runtime| {
+                runtime.block_on(async {
+                    manager
+                        .exchange_client_credentials(&config)
+                        .await
+                        .map(|_| manager)
+                })
+            });
+        let _ = tx.send(result);
+    });
+    rx.await
+        .map_err(|_| AuthError::InternalError("the token request's thread ended".to_owned()))?
+}
+
+/// The JWT algorithms of `private_key_jwt` (RFC 7518 names) that rmcp signs with.
+const SIGNING_ALGORITHMS: [&str; 5] = ["RS256", "RS384", "RS512", "ES256", "ES384"];
 
 /// What the client holds between requests.
 #[derive(Default)]
@@ -106,13 +140,44 @@ impl OAuthClient {
             (None, Some(var)) => Some(Secret::new(env(var, "client-secret-env")?.trim())),
             (None, None) => None,
         };
+        let key = match (&config.private_key, &config.private_key_env) {
+            (Some(key), _) => Some(key.clone()),
+            (None, Some(var)) => Some(Secret::new(env(var, "private-key-env")?)),
+            (None, None) => None,
+        };
+        let private_key = match key {
+            Some(key) => {
+                let algorithm = config.signing_algorithm.as_deref().unwrap_or("RS256");
+                if !SIGNING_ALGORITHMS.contains(&algorithm) {
+                    return Err(ConfigError::InvalidOAuth {
+                        server: label,
+                        reason: format!(
+                            "the signing algorithm `{}` is not one of {}",
+                            crate::quote::cut(algorithm, 20),
+                            SIGNING_ALGORITHMS.join(", ")
+                        ),
+                    });
+                }
+                if cfg!(not(feature = "oauth-jwt")) {
+                    return Err(ConfigError::InvalidOAuth {
+                        server: label,
+                        reason: "a private key (`private_key_jwt`) needs oma-mcp-runtime's cargo \
+                                 feature `oauth-jwt`"
+                            .to_owned(),
+                    });
+                }
+                Some((key, algorithm.to_owned()))
+            }
+            None => None,
+        };
         if config.grant == OAuthGrant::ClientCredentials
-            && (client_id.is_none() || client_secret.is_none())
+            && (client_id.is_none() || client_secret.is_none() && private_key.is_none())
         {
             return Err(ConfigError::InvalidOAuth {
                 server: label,
                 reason: "the client credentials grant needs a client id (`client-id` or \
-                         `client-id-env`) and a client secret (`client-secret-env`)"
+                         `client-id-env`) and a client secret (`client-secret-env`) or a \
+                         private key (`private-key-env`)"
                     .to_owned(),
             });
         }
@@ -126,6 +191,7 @@ impl OAuthClient {
             grant: config.grant,
             client_id,
             client_secret,
+            private_key,
             client_metadata_url: config.client_metadata_url.clone(),
             scopes: config.scopes.clone(),
             authorizer: config.authorizer.clone(),
@@ -415,28 +481,61 @@ impl OAuthClient {
         scopes: &[String],
     ) -> Result<AuthorizationManager, AuthFailure> {
         let step = "the client credentials grant";
-        let (Some(client_id), Some(secret)) = (&self.client_id, &self.client_secret) else {
+        let config = self.client_credentials_config(scopes).ok_or_else(|| {
             // `new` refuses this configuration.
-            return Err(AuthFailure::new(
-                format!("{step} has no client id or secret"),
+            AuthFailure::new(
+                format!("{step} has no client id, secret or key"),
                 "set `client-id-env` and `client-secret-env`",
-            ));
-        };
-        let config = ClientCredentialsConfig::ClientSecret {
-            client_id: client_id.clone(),
-            client_secret: secret.expose().to_owned(),
-            scopes: scopes.to_vec(),
-            resource: Some(self.url.to_string()),
-        };
+            )
+        })?;
         manager
             .validate_client_credentials_metadata(&config)
             .and_then(|()| manager.configure_client_credentials(&config))
             .map_err(|e| failure(step, &e, &self.login))?;
-        manager
-            .exchange_client_credentials(&config)
+        // With `oauth-jwt`, rmcp's exchange (either method) is not `Send`.
+        #[cfg(feature = "oauth-jwt")]
+        return exchange_on_own_thread(manager, config)
             .await
-            .map_err(|e| failure(step, &e, &self.login))?;
-        Ok(manager)
+            .map_err(|e| failure(step, &e, &self.login));
+        #[cfg(not(feature = "oauth-jwt"))]
+        {
+            manager
+                .exchange_client_credentials(&config)
+                .await
+                .map_err(|e| failure(step, &e, &self.login))?;
+            Ok(manager)
+        }
+    }
+
+    /// rmcp's settings of the client credentials grant for `scopes`: `private_key_jwt` with a
+    /// key, else the secret; `None` without a client id or either.
+    fn client_credentials_config(&self, scopes: &[String]) -> Option<ClientCredentialsConfig> {
+        let client_id = self.client_id.clone()?;
+        #[cfg(feature = "oauth-jwt")]
+        if let Some((key, algorithm)) = &self.private_key {
+            use rmcp::transport::auth::JwtSigningAlgorithm;
+            let signing_algorithm = match algorithm.as_str() {
+                "RS384" => JwtSigningAlgorithm::RS384,
+                "RS512" => JwtSigningAlgorithm::RS512,
+                "ES256" => JwtSigningAlgorithm::ES256,
+                "ES384" => JwtSigningAlgorithm::ES384,
+                _ => JwtSigningAlgorithm::RS256,
+            };
+            return Some(ClientCredentialsConfig::PrivateKeyJwt {
+                client_id,
+                signing_key: key.expose().as_bytes().to_vec(),
+                signing_algorithm,
+                token_endpoint_audience: None,
+                scopes: scopes.to_vec(),
+                resource: Some(self.url.to_string()),
+            });
+        }
+        Some(ClientCredentialsConfig::ClientSecret {
+            client_id,
+            client_secret: self.client_secret.as_ref()?.expose().to_owned(),
+            scopes: scopes.to_vec(),
+            resource: Some(self.url.to_string()),
+        })
     }
 
     /// A `401`: the held token refreshed (same authorization server, a refresh token held,

@@ -154,6 +154,13 @@ fn oauth_config(oauth: &OAuthConfig) -> String {
     if !oauth.scopes.is_empty() {
         expr.push_str(&format!(".with_scopes({})", array(&oauth.scopes)));
     }
+    if let Some(var) = &oauth.private_key_env {
+        let algorithm = match &oauth.signing_algorithm {
+            Some(a) => format!("::core::option::Option::Some({})", Lit(a)),
+            None => "::core::option::Option::None".to_owned(),
+        };
+        expr.push_str(&format!(".with_private_key_env({}, {algorithm})", Lit(var)));
+    }
     expr
 }
 
