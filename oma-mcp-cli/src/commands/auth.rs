@@ -39,9 +39,10 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
     let logins = store.list().map_err(store_error)?;
     let rows: Vec<Value> = logins
         .iter()
-        .map(|l| {
+        .map(|(file, l)| {
             json!({
                 "server": l.server,
+                "file": file,
                 "issuer": l.issuer,
                 "clientId": l.client_id,
                 "scopes": l.scopes(),
@@ -57,14 +58,15 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
         }
         Format::Text => {
             let mut text = format!("stored logins (in {}):\n", store.dir().display());
-            for l in &logins {
+            for (file, l) in &logins {
                 let expiry = match l.expires_at() {
                     Some(at) if at <= now() => "access token expired".to_owned(),
                     Some(at) => format!("access token expires in {}", remaining(at)),
                     None => "access token expiry unknown".to_owned(),
                 };
                 text.push_str(&format!(
-                    "  {}\n    authorization server {}, client {}\n    scopes: {}; {expiry}; {}\n",
+                    "  {}\n    authorization server {}, client {}\n    scopes: {}; {expiry}; {}\n    \
+                     file: {}\n",
                     terminal::safe(&l.server),
                     terminal::safe(l.issuer.as_deref().unwrap_or("(no issuer)")),
                     terminal::safe(&l.client_id),
@@ -77,7 +79,8 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
                         "refresh token held"
                     } else {
                         "no refresh token (log in again when it expires)"
-                    }
+                    },
+                    terminal::safe(&file.display().to_string())
                 ));
             }
             text

@@ -56,7 +56,7 @@ pub fn run(args: &LogoutArgs) -> Result<Outcome, CliError> {
                     " ({})",
                     logins
                         .iter()
-                        .map(|l| l.server.as_str())
+                        .map(|(_, l)| l.server.as_str())
                         .collect::<Vec<_>>()
                         .join(", ")
                 )

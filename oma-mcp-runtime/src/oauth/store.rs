@@ -203,12 +203,12 @@ impl FileStore {
         }
     }
 
-    /// Every stored login, ordered by server; files that are not logins are skipped with a
-    /// warning.
+    /// Every stored login with its file, ordered by server; files that are not logins are
+    /// skipped with a warning.
     ///
     /// # Errors
     /// [`StoreError`] when the directory exists and cannot be read.
-    pub fn list(&self) -> Result<Vec<StoredLogin>, StoreError> {
+    pub fn list(&self) -> Result<Vec<(PathBuf, StoredLogin)>, StoreError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -224,7 +224,7 @@ impl FileStore {
                 .map_err(|e| e.to_string())
                 .and_then(|t| serde_json::from_str::<StoredLogin>(&t).map_err(|e| e.to_string()));
             match parsed {
-                Ok(login) => logins.push(login),
+                Ok(login) => logins.push((path, login)),
                 Err(e) => tracing::warn!(
                     "skipped {}: not a stored OAuth login ({})",
                     path.display(),
@@ -232,7 +232,7 @@ impl FileStore {
                 ),
             }
         }
-        logins.sort_by(|a, b| a.server.cmp(&b.server));
+        logins.sort_by(|a, b| a.1.server.cmp(&b.1.server));
         Ok(logins)
     }
 
