@@ -29,6 +29,13 @@
 //!   [`connect_checked`], which checks a live server against its pin.
 //! - [`error`]: the crate's [`Error`].
 //!
+//! - [`oauth`] (cargo features `oauth` and `oauth-jwt`, off by default): OAuth 2.1 for
+//!   streamable HTTP servers (MCP "Authorization"): [`ConnectConfig::with_oauth`] answers a
+//!   server's `401` with discovery, registration, the user's approval (an
+//!   [`Authorize`](connect::Authorize)), the token exchange, refresh and step-up; logins
+//!   persist in [`oauth::FileStore`]; [`connect::TokenProvider`] is the seam for a program's
+//!   own tokens.
+//!
 //! Cargo feature `schemars`: re-exports `schemars` for generated code made with
 //! `oma_mcp_build::codegen::GenerateOptions::with_schemars(true)` (manifest: `schemars = true`),
 //! whose argument and output types then derive `schemars::JsonSchema`.
