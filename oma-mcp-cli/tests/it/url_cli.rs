@@ -230,7 +230,7 @@ fn flags_of_the_other_kind_are_refused() {
             &out,
             "oma-mcp: --env and --pass-env are for a server oma-mcp starts (`-- COMMAND`, or a \
              manifest's `command`), and the server at --url is reached over HTTP; a server \
-             reached by URL takes --header, --bearer-env and --header-env\n",
+             reached by URL takes --header, --bearer-env, --header-env and the OAuth flags\n",
         );
     }
     server.assert_untouched();
@@ -265,7 +265,8 @@ fn flags_of_the_other_kind_are_refused() {
             &format!(
                 "oma-mcp: --env is for a server oma-mcp starts (`-- COMMAND`, or a manifest's \
                  `command`), and server `github` of {manifest} is reached by URL; a server \
-                 reached by URL takes --header, --bearer-env and --header-env\n"
+                 reached by URL takes --header, --bearer-env, --header-env and the OAuth \
+                 flags\n"
             ),
         );
     }
@@ -285,8 +286,8 @@ fn flags_of_the_other_kind_are_refused() {
             &format!(
                 "oma-mcp: --pass-env is for a server oma-mcp starts (`-- COMMAND`, or a \
                  manifest's `command`), and the servers of {manifest} (github, gitlab) are all \
-                 reached by URL; a server reached by URL takes --header, --bearer-env and \
-                 --header-env\n"
+                 reached by URL; a server reached by URL takes --header, --bearer-env, \
+                 --header-env and the OAuth flags\n"
             ),
         );
     }
