@@ -33,6 +33,7 @@
 //! an error, a log line or `Debug` output.
 
 mod client;
+mod diagnose;
 mod failure;
 mod follow;
 mod persist;
