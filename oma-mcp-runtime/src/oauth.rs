@@ -38,6 +38,7 @@ mod failure;
 mod follow;
 mod persist;
 mod store;
+mod withhold;
 
 pub use client::OAuthClient;
 pub use follow::FollowRedirect;

@@ -48,6 +48,7 @@ mod http_faults;
 mod http_servers;
 mod invalid_entries;
 mod lifecycle;
+mod oauth;
 mod own_server;
 mod protocol;
 mod raw_http;

@@ -53,8 +53,8 @@ mod respond;
 pub use authz::{
     AUTHORIZATION_PATH, AUTHORIZATION_SERVER_METADATA_PATH, DEFAULT_TOKEN_LIFETIME,
     DENIED_DESCRIPTION, MACHINE_CLIENT_ID, MACHINE_CLIENT_SECRET, MALFORMED_METADATA, OAUTH_SCOPE,
-    OTHER_STATE, REFRESH_REFUSED, REGISTRATION_PATH, REGISTRATION_REFUSED,
-    RESOURCE_METADATA_PATH, TOKEN_PAGE, TOKEN_PATH, pkce_challenge,
+    OTHER_STATE, REFRESH_REFUSED, REGISTRATION_PATH, REGISTRATION_REFUSED, RESOURCE_METADATA_PATH,
+    TOKEN_PAGE, TOKEN_PATH, form, pkce_challenge,
 };
 
 pub use modes::{
@@ -292,11 +292,7 @@ impl State {
 
     /// Adds what the server answered to the log entry `seq`.
     fn annotate(&self, seq: u64, answer: Value) {
-        if let Some(entry) = lock(&self.log)
-            .iter_mut()
-            .rev()
-            .find(|e| e["seq"] == seq)
-        {
+        if let Some(entry) = lock(&self.log).iter_mut().rev().find(|e| e["seq"] == seq) {
             entry["answer"] = answer;
         }
     }

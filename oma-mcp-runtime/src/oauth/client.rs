@@ -18,6 +18,7 @@ use super::diagnose;
 use super::failure::failure;
 use super::persist::{Identity, Persisting};
 use super::store::FileStore;
+use super::withhold::withholding_secrets;
 use crate::error::ConfigError;
 
 /// The [`TokenProvider`] of a connection with [`ConnectConfig::oauth`](crate::ConnectConfig::oauth):
@@ -402,13 +403,15 @@ impl OAuthClient {
         let redirect = self
             .approve(authorizer, session.get_authorization_url())
             .await?;
-        session.handle_callback_url(&redirect).await.map_err(|e| {
-            let step = format!(
-                "exchanging the authorization code at the token endpoint {}",
-                redact_url(&metadata.token_endpoint)
-            );
-            failure(&step, &e, &self.login)
-        })?;
+        withholding_secrets(session.handle_callback_url(&redirect))
+            .await
+            .map_err(|e| {
+                let step = format!(
+                    "exchanging the authorization code at the token endpoint {}",
+                    redact_url(&metadata.token_endpoint)
+                );
+                failure(&step, &e, &self.login)
+            })?;
         Ok(session.auth_manager)
     }
 
@@ -570,15 +573,16 @@ impl OAuthClient {
                                     &redirect,
                                 );
                             match callback {
-                                Ok(c) => manager
-                                    .exchange_code_for_token_with_issuer(
+                                Ok(c) => withholding_secrets(
+                                    manager.exchange_code_for_token_with_issuer(
                                         &c.code,
                                         &c.csrf_token,
                                         c.issuer.as_deref(),
-                                    )
-                                    .await
-                                    .map(|_| ())
-                                    .map_err(|e| failure(step, &e, &self.login)),
+                                    ),
+                                )
+                                .await
+                                .map(|_| ())
+                                .map_err(|e| failure(step, &e, &self.login)),
                                 Err(e) => Err(failure(step, &e, &self.login)),
                             }
                         }

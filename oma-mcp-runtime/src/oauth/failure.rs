@@ -74,7 +74,10 @@ fn causes(error: &AuthError) -> String {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         let mut line = cause.to_string();
-        if let Some(url) = cause.downcast_ref::<reqwest::Error>().and_then(reqwest::Error::url) {
+        if let Some(url) = cause
+            .downcast_ref::<reqwest::Error>()
+            .and_then(reqwest::Error::url)
+        {
             line = line.replace(&format!(" for url ({url})"), "");
         }
         text.push_str(": ");

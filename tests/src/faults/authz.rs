@@ -52,7 +52,8 @@ pub const DENIED_DESCRIPTION: &str = "The user denied the request";
 /// The `state` `oauth-state-mismatch`'s redirect carries instead of the client's.
 pub const OTHER_STATE: &str = "not-the-state-you-sent";
 /// The `error_description` of `oauth-registration-refused`'s 400.
-pub const REGISTRATION_REFUSED: &str = "Dynamic client registration is disabled for this redirect URI";
+pub const REGISTRATION_REFUSED: &str =
+    "Dynamic client registration is disabled for this redirect URI";
 /// The `error_description` of `oauth-refresh-invalid-grant`'s 400.
 pub const REFRESH_REFUSED: &str = "The refresh token is invalid, expired or revoked";
 /// What `oauth-prm-malformed` and `oauth-as-metadata-malformed` serve as metadata, with
@@ -181,7 +182,10 @@ impl Site<'_> {
             Some(token) => match authz.access.get(token) {
                 Some(expiry) if Instant::now() < *expiry => return None,
                 Some(_) => Some(("invalid_token", "The access token expired")),
-                None => Some(("invalid_token", "The access token is not one this server issued")),
+                None => Some((
+                    "invalid_token",
+                    "The access token is not one this server issued",
+                )),
             },
         };
         let body = json!({"error": error.map_or("invalid_request", |e| e.0),
@@ -214,8 +218,7 @@ impl Site<'_> {
             }
             // Neither metadata nor endpoints: the authorization server is elsewhere, and only
             // the missing metadata would say where.
-            if metadata_path
-                || [REGISTRATION_PATH, AUTHORIZATION_PATH, TOKEN_PATH].contains(&path)
+            if metadata_path || [REGISTRATION_PATH, AUTHORIZATION_PATH, TOKEN_PATH].contains(&path)
             {
                 return Some(not_found());
             }
@@ -259,8 +262,7 @@ impl Site<'_> {
             _ => {}
         }
         // Only the root forms: the issuer has no path.
-        if path != AUTHORIZATION_SERVER_METADATA_PATH
-            && path != "/.well-known/openid-configuration"
+        if path != AUTHORIZATION_SERVER_METADATA_PATH && path != "/.well-known/openid-configuration"
         {
             return not_found();
         }
@@ -293,7 +295,11 @@ impl Site<'_> {
     /// `POST /register` (RFC 7591): a client id and a secret for the redirect URIs given.
     fn register(&self, authz: &mut Authz, method: &Method, body: &Bytes) -> Answered {
         if *method != Method::POST {
-            return oauth_error(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "POST only");
+            return oauth_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "invalid_request",
+                "POST only",
+            );
         }
         if self.mode == FaultMode::OAuthRegistrationRefused {
             return oauth_error(
@@ -354,7 +360,11 @@ impl Site<'_> {
     /// mode's fault); a request that is wrong gets 400 with the reason.
     fn authorize(&self, authz: &mut Authz, method: &Method, query: Option<&str>) -> Answered {
         if *method != Method::GET {
-            return oauth_error(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "GET only");
+            return oauth_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "invalid_request",
+                "GET only",
+            );
         }
         let query = form(query.unwrap_or_default().as_bytes());
         let get = |name: &str| query.get(name).map(String::as_str);
@@ -432,7 +442,11 @@ impl Site<'_> {
             _ => {}
         }
         if parts.method != Method::POST {
-            return oauth_error(StatusCode::METHOD_NOT_ALLOWED, "invalid_request", "POST only");
+            return oauth_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "invalid_request",
+                "POST only",
+            );
         }
         let form = form(body);
         let get = |name: &str| form.get(name).map(String::as_str);
@@ -626,12 +640,15 @@ fn malformed() -> Answered {
 
 fn page(status: StatusCode) -> Answered {
     let response = with_type(status, "text/html", TOKEN_PAGE);
-    (response, json!({"status": status.as_u16(), "body": TOKEN_PAGE}))
+    (
+        response,
+        json!({"status": status.as_u16(), "body": TOKEN_PAGE}),
+    )
 }
 
 /// An `application/x-www-form-urlencoded` body or query as a map (a repeated name: the last
-/// value).
-fn form(bytes: &[u8]) -> HashMap<String, String> {
+/// value), as the authorization server reads them.
+pub fn form(bytes: &[u8]) -> HashMap<String, String> {
     String::from_utf8_lossy(bytes)
         .split('&')
         .filter(|pair| !pair.is_empty())

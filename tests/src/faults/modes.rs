@@ -702,7 +702,10 @@ mod tests {
         );
         assert!(options.mode.is_oauth() && !FaultMode::Normal.is_oauth());
         assert_eq!(
-            parse(&["--mode", "oauth"]).expect("parses").expect("not help").token_lifetime,
+            parse(&["--mode", "oauth"])
+                .expect("parses")
+                .expect("not help")
+                .token_lifetime,
             Duration::from_secs(3600)
         );
         assert!(parse(&["--mode", "oauth", "--token-lifetime-s", "0"]).is_err());
