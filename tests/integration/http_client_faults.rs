@@ -127,8 +127,8 @@ async fn unauthorized_and_forbidden_without_credentials() {
                 "the MCP server/discover handshake with `URL` failed: the MCP server `URL` \
                  answered `server/discover` with HTTP {status}, challenge: {challenge}; supply \
                  credentials from the environment with `--bearer-env VAR` or `--header-env \
-                 'Name=VAR'` (manifest keys `bearer-env`, `header-env`); OAuth is not supported \
-                 yet"
+                 'Name=VAR'` (manifest keys `bearer-env`, `header-env`), or log in with OAuth \
+                 (manifest table `oauth`, `oma-mcp login`)"
             )
         );
         let Error::Connect(ConnectError::Handshake { source, .. }) = &err else {
@@ -141,7 +141,7 @@ async fn unauthorized_and_forbidden_without_credentials() {
         // A literal header is no credential from the environment: the hint stays the same.
         let err = connect_error(config(url).with_header("X-Team", "blue")).await;
         assert!(
-            chain(&err, url).ends_with("supply credentials from the environment with `--bearer-env VAR` or `--header-env 'Name=VAR'` (manifest keys `bearer-env`, `header-env`); OAuth is not supported yet"),
+            chain(&err, url).ends_with("supply credentials from the environment with `--bearer-env VAR` or `--header-env 'Name=VAR'` (manifest keys `bearer-env`, `header-env`), or log in with OAuth (manifest table `oauth`, `oma-mcp login`)"),
             "{}",
             chain(&err, url)
         );

@@ -153,7 +153,8 @@ async fn unauthorized_and_forbidden_do_not_fall_back() {
                 "the MCP server/discover handshake with `URL` failed: the MCP server `URL` \
                  answered `server/discover` with HTTP {status} ({word}); supply credentials from \
                  the environment with `--bearer-env VAR` or `--header-env 'Name=VAR'` (manifest \
-                 keys `bearer-env`, `header-env`); OAuth is not supported yet"
+                 keys `bearer-env`, `header-env`), or log in with OAuth (manifest table \
+                 `oauth`, `oma-mcp login`)"
             )
         );
         let Error::Connect(ConnectError::Handshake { source, .. }) = &err else {

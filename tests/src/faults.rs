@@ -28,7 +28,9 @@
 //! listener of `redirect-cross-origin`. In the `oauth*` modes, the entries of the
 //! authorization server's endpoints (metadata, `/register`, `/authorize`, `/token`) also hold
 //! `answer`: `{"status": 201, "json": {…}}` (the JSON sent, tokens and secrets included, so a
-//! test can look for them elsewhere), `{"status": 302, "location": "…"}`, or `{"status": 404}`.
+//! test can look for them elsewhere), `{"status": 302, "location": "…"}`, `{"status": 404}`,
+//! or `{"status": 200, "body": "…"}` for a body that is not JSON (the faults' pages and
+//! malformed metadata). The MCP endpoint's 401s are not annotated.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

@@ -452,7 +452,9 @@ impl Site<'_> {
         let get = |name: &str| form.get(name).map(String::as_str);
         let client_id = match authenticate(authz, parts, &form) {
             Ok(id) => id,
-            Err(answer) => return answer,
+            Err(description) => {
+                return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", description);
+            }
         };
         if get("resource") != Some(self.url) {
             return oauth_error(
@@ -553,12 +555,12 @@ impl Site<'_> {
 
 /// The client a token request authenticates as: HTTP basic (RFC 6749 section 2.3.1, the id and
 /// secret form-encoded) or the form's `client_id` and `client_secret`; a client with a secret
-/// must give it.
+/// must give it. The error is the `error_description` of the `invalid_client` answer.
 fn authenticate(
     authz: &Authz,
     parts: &Parts,
     form: &HashMap<String, String>,
-) -> Result<String, Answered> {
+) -> Result<String, &'static str> {
     let basic = parts
         .headers
         .get(header::AUTHORIZATION)
@@ -577,23 +579,16 @@ fn authenticate(
             form.get("client_secret").cloned(),
         ),
     };
-    let invalid = |description: &str| {
-        Err(oauth_error(
-            StatusCode::UNAUTHORIZED,
-            "invalid_client",
-            description,
-        ))
-    };
     let Some(client_id) = client_id else {
-        return invalid("no client authentication");
+        return Err("no client authentication");
     };
     let Some(client) = authz.clients.get(&client_id) else {
-        return invalid("unknown client");
+        return Err("unknown client");
     };
     match (&client.secret, secret) {
         (None, _) => Ok(client_id),
         (Some(expected), Some(given)) if *expected == given => Ok(client_id),
-        _ => invalid("the client secret is missing or wrong"),
+        _ => Err("the client secret is missing or wrong"),
     }
 }
 
@@ -721,7 +716,7 @@ mod tests {
     fn pkce_s256_as_rfc_7636_appendix_b() {
         assert_eq!(
             pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGjSstw-cM"
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         );
     }
 
