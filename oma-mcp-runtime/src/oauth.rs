@@ -33,10 +33,12 @@
 //! an error, a log line or `Debug` output.
 
 mod client;
+mod diagnose;
 mod failure;
 mod follow;
 mod persist;
 mod store;
+mod withhold;
 
 pub use client::OAuthClient;
 pub use follow::FollowRedirect;

@@ -17,7 +17,8 @@
 //! `http_client_notifications` checks that a server slow to accept
 //! notifications holds up no call, and `http_client_legacy` that a stateful server from
 //! before 2026-07-28 that rejects `server/discover` with an HTTP status is reached through
-//! `initialize`.
+//! `initialize`. `oauth` runs the client's OAuth flows (feature `oauth`) against the fault
+//! server's authorization server (`--mode oauth`) and each of its `oauth-*` faults.
 //!
 //! `soak` runs connect → call → disconnect cycles (also against a server that ignores EOF and
 //! SIGTERM and starts a grandchild), thousands of calls on one connection with timeouts and
@@ -48,6 +49,7 @@ mod http_faults;
 mod http_servers;
 mod invalid_entries;
 mod lifecycle;
+mod oauth;
 mod own_server;
 mod protocol;
 mod raw_http;

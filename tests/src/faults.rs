@@ -25,7 +25,12 @@
 //! `headers` holds every header with its name in lower case, in the order received (a
 //! repeated header's values joined with `, `); `body` is the body as text (lossy UTF-8) and
 //! `json` the body parsed, or `null`; `listener` is `main`, or `other` for the second
-//! listener of `redirect-cross-origin`.
+//! listener of `redirect-cross-origin`. In the `oauth*` modes, the entries of the
+//! authorization server's endpoints (metadata, `/register`, `/authorize`, `/token`) also hold
+//! `answer`: `{"status": 201, "json": {…}}` (the JSON sent, tokens and secrets included, so a
+//! test can look for them elsewhere), `{"status": 302, "location": "…"}`, `{"status": 404}`,
+//! or `{"status": 200, "body": "…"}` for a body that is not JSON (the faults' pages and
+//! malformed metadata). The MCP endpoint's 401s are not annotated.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -43,8 +48,16 @@ use serde_json::{Map, Value, json};
 
 use crate::listen::{self, Body};
 
+mod authz;
 mod modes;
 mod respond;
+
+pub use authz::{
+    AUTHORIZATION_PATH, AUTHORIZATION_SERVER_METADATA_PATH, DEFAULT_TOKEN_LIFETIME,
+    DENIED_DESCRIPTION, MACHINE_CLIENT_ID, MACHINE_CLIENT_SECRET, MALFORMED_METADATA, OAUTH_SCOPE,
+    OTHER_STATE, REFRESH_REFUSED, REGISTRATION_PATH, REGISTRATION_REFUSED, RESOURCE_METADATA_PATH,
+    TOKEN_PAGE, TOKEN_PATH, form, pkce_challenge,
+};
 
 pub use modes::{
     DEFAULT_AFTER, DEFAULT_DELAY, DEFAULT_REJECT_STATUS, DEFAULT_SIZE, FaultMode, FaultOptions,
@@ -97,6 +110,11 @@ struct State {
     sessions: Mutex<Sessions>,
     /// `resumable`: the response each dropped stream owes, by the event id it ended at.
     owed: Mutex<HashMap<String, (String, Value)>>,
+    /// The `oauth*` modes: the origin (`http://<addr>`, the issuer), the closed port's origin
+    /// that `oauth-as-unreachable` names, and the authorization server's records.
+    origin: String,
+    unreachable: String,
+    authz: Mutex<authz::Authz>,
 }
 
 /// `expire-session`: live sessions and the requests each has answered.
@@ -126,8 +144,17 @@ pub async fn serve_faults(
     } else {
         None
     };
+    let origin = url.trim_end_matches(listen::MCP_PATH).to_owned();
+    let unreachable = if options.mode == FaultMode::OAuthAsUnreachable {
+        closed_origin(options.addr)?
+    } else {
+        String::new()
+    };
     let state = Arc::new(State {
         options,
+        origin,
+        unreachable,
+        authz: Mutex::default(),
         url: url.clone(),
         other_url: other.as_ref().map(|(_, url)| url.clone()),
         log: Mutex::default(),
@@ -173,7 +200,19 @@ async fn handle(
     {
         tokio::time::sleep(delay).await;
     }
-    state.record(listener, &parts, &body);
+    let seq = state.record(listener, &parts, &body);
+    if state.options.mode.is_oauth() {
+        let site = state.site();
+        if let Some((response, answer)) = site.answer(&mut lock(&state.authz), &parts, &body) {
+            state.annotate(seq, answer);
+            return response;
+        }
+        if parts.uri.path() == listen::MCP_PATH
+            && let Some(refusal) = site.refuse(&lock(&state.authz), &parts)
+        {
+            return refusal;
+        }
+    }
     let slash = match state.options.mode {
         FaultMode::RedirectSlash307 => Some(StatusCode::TEMPORARY_REDIRECT),
         FaultMode::RedirectSlash308 => Some(StatusCode::PERMANENT_REDIRECT),
@@ -232,9 +271,37 @@ async fn handle(
     }
 }
 
+/// The origin of a loopback port nothing listens on (bound, then let go): the authorization
+/// server `oauth-as-unreachable` names.
+fn closed_origin(addr: SocketAddr) -> std::io::Result<String> {
+    let probe = std::net::TcpListener::bind(SocketAddr::new(addr.ip(), 0))?;
+    let closed = probe.local_addr()?;
+    drop(probe);
+    Ok(format!("http://{closed}"))
+}
+
 impl State {
-    /// Appends a request to the log.
-    fn record(&self, listener: Listener, parts: &Parts, body: &Bytes) {
+    /// What the authorization server of the `oauth*` modes needs.
+    fn site(&self) -> authz::Site<'_> {
+        authz::Site {
+            mode: self.options.mode,
+            url: &self.url,
+            origin: &self.origin,
+            unreachable: &self.unreachable,
+            lifetime: self.options.token_lifetime,
+        }
+    }
+
+    /// Adds what the server answered to the log entry `seq`.
+    fn annotate(&self, seq: u64, answer: Value) {
+        if let Some(entry) = lock(&self.log).iter_mut().rev().find(|e| e["seq"] == seq) {
+            entry["answer"] = answer;
+        }
+    }
+
+    /// Appends a request to the log; its `seq`.
+    fn record(&self, listener: Listener, parts: &Parts, body: &Bytes) -> u64 {
+        let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
         let mut headers = Map::new();
         for (name, value) in &parts.headers {
             let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
@@ -249,7 +316,7 @@ impl State {
             }
         }
         let entry = json!({
-            "seq": self.seq.fetch_add(1, Ordering::SeqCst) + 1,
+            "seq": seq,
             "listener": match listener { Listener::Main => "main", Listener::Other => "other" },
             "method": parts.method.as_str(),
             "path": parts.uri.path_and_query().map_or("/", |p| p.as_str()),
@@ -258,6 +325,7 @@ impl State {
             "json": serde_json::from_slice::<Value>(body).unwrap_or(Value::Null),
         });
         lock(&self.log).push(entry);
+        seq
     }
 }
 

@@ -146,9 +146,9 @@ pub enum ConnectError {
     /// The server answered `401 Unauthorized` or `403 Forbidden`. The message says how to
     /// supply credentials (`--bearer-env` / `--header-env`, or the manifest keys
     /// `bearer-env` / `header-env`), names the variables that were used, and quotes the
-    /// server's `WWW-Authenticate` challenge (cut to 300 chars). With OAuth (cargo feature
-    /// `oauth`, [`ConnectConfig::oauth`](crate::ConnectConfig::oauth)), it comes only after the
-    /// server refused new credentials 3 times for one request.
+    /// server's `WWW-Authenticate` challenge (cut to 300 chars). A connection with OAuth
+    /// reports a refusal it could not cure as [`ConnectError::Authorization`] or, after
+    /// repeated refusals of fresh tokens, as this error with a hint about permissions.
     #[error(
         "the MCP server `{server}` answered `{method}` with HTTP {status} ({}){}; {hint}",
         if *status == 401 { "unauthorized" } else { "forbidden" },

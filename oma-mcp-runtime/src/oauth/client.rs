@@ -5,16 +5,20 @@ use oma_mcp_core::config::{
     AuthFailure, Authorizer, BoxFuture, OAuthConfig, OAuthGrant, Refusal, Secret, TokenProvider,
 };
 use oma_mcp_core::redact::redact_url;
-use rmcp::transport::auth::{AuthorizationMetadata, OAuthClientConfig};
+use rmcp::transport::auth::{
+    AuthorizationMetadata, AuthorizationMetadataSource, OAuthClientConfig,
+};
 use rmcp::transport::{
     AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
     ClientCredentialsConfig, WWWAuthenticateParams,
 };
 use tokio::sync::Mutex;
 
+use super::diagnose;
 use super::failure::failure;
 use super::persist::{Identity, Persisting};
 use super::store::FileStore;
+use super::withhold::withholding_secrets;
 use crate::error::ConfigError;
 
 /// The [`TokenProvider`] of a connection with [`ConnectConfig::oauth`](crate::ConnectConfig::oauth):
@@ -227,10 +231,31 @@ impl OAuthClient {
         let mut manager = AuthorizationManager::new(self.url.as_str())
             .await
             .map_err(|e| failure(step, &e, &self.login))?;
-        let resolution = manager
-            .resolve_metadata_from_challenge(challenge)
-            .await
-            .map_err(|e| failure(step, &e, &self.login))?;
+        let resolution = match manager.resolve_metadata_from_challenge(challenge).await {
+            Ok(resolution) => resolution,
+            Err(AuthError::AuthorizationServersUnavailable {
+                resource_metadata_url,
+                authorization_servers,
+            }) => {
+                return Err(diagnose::unusable_server_metadata(
+                    &resource_metadata_url,
+                    &authorization_servers,
+                )
+                .await);
+            }
+            Err(e) => return Err(failure(step, &e, &self.login)),
+        };
+        // A server whose challenge names its resource metadata is no 2025-03-26 server: when
+        // that document is unusable, guessing default endpoints at its origin would send the
+        // user somewhere the resource never named.
+        let advertised = challenge
+            .map(|c| WWWAuthenticateParams::parse(c, &self.url))
+            .and_then(|p| p.resource_metadata_url);
+        if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback
+            && let Some(url) = advertised
+        {
+            return Err(diagnose::unusable_resource_metadata(&url).await);
+        }
         tracing::debug!(
             server = %self.label,
             issuer = resolution.metadata.issuer.as_deref().unwrap_or("(none)"),
@@ -369,6 +394,19 @@ impl OAuthClient {
                 format!("run `{}`", self.login),
             ));
         };
+        // rmcp checks this only when it registers or builds the request; checked first, the
+        // failure names the step it belongs to.
+        if metadata
+            .code_challenge_methods_supported
+            .as_ref()
+            .is_some_and(|methods| !methods.iter().any(|m| m == "S256"))
+        {
+            return Err(failure(
+                "checking the authorization server's metadata",
+                &AuthError::PkceUnsupported,
+                &self.login,
+            ));
+        }
         let issuer = metadata.issuer.clone();
         let redirect_uri = authorizer.0.redirect_uri();
         let scopes = if self.scopes.is_empty() {
@@ -434,10 +472,15 @@ impl OAuthClient {
         let redirect = self
             .approve(authorizer, session.get_authorization_url())
             .await?;
-        session
-            .handle_callback_url(&redirect)
+        withholding_secrets(session.handle_callback_url(&redirect))
             .await
-            .map_err(|e| failure("exchanging the authorization code", &e, &self.login))?;
+            .map_err(|e| {
+                let step = format!(
+                    "exchanging the authorization code at the token endpoint {}",
+                    redact_url(&metadata.token_endpoint)
+                );
+                failure(&step, &e, &self.login)
+            })?;
         Ok(session.auth_manager)
     }
 
@@ -447,9 +490,10 @@ impl OAuthClient {
         let redirect = authorizer.0.authorize(url).await.map_err(|message| {
             AuthFailure::new(format!("authorizing the client failed: {message}"), "")
         })?;
-        if let Ok(parsed) = reqwest::Url::parse(&redirect)
-            && let Some((_, error)) = parsed.query_pairs().find(|(k, _)| k == "error")
-        {
+        let Ok(parsed) = reqwest::Url::parse(&redirect) else {
+            return Ok(redirect);
+        };
+        if let Some((_, error)) = parsed.query_pairs().find(|(k, _)| k == "error") {
             let description = parsed
                 .query_pairs()
                 .find(|(k, _)| k == "error_description")
@@ -469,6 +513,25 @@ impl OAuthClient {
                     crate::quote::cut(&error, 100)
                 ),
                 hint,
+            ));
+        }
+        // rmcp finds no login for a foreign `state` and says only that its state was not
+        // found: the mismatch is named here, before anything is exchanged.
+        let state = |u: &reqwest::Url| {
+            u.query_pairs()
+                .find(|(k, _)| k == "state")
+                .map(|(_, v)| v.into_owned())
+        };
+        let sent = reqwest::Url::parse(url).ok().and_then(|u| state(&u));
+        if sent.is_some() && state(&parsed) != sent {
+            return Err(AuthFailure::new(
+                "the authorization server redirected with another `state` than the \
+                 authorization request carried (RFC 6749 section 10.12), so the redirect may be \
+                 forged or belong to another login; its code was not used",
+                format!(
+                    "run `{}` again; if it keeps happening, tell the server's operator",
+                    self.login
+                ),
             ));
         }
         Ok(redirect)
@@ -612,15 +675,16 @@ impl OAuthClient {
                                     &redirect,
                                 );
                             match callback {
-                                Ok(c) => manager
-                                    .exchange_code_for_token_with_issuer(
+                                Ok(c) => withholding_secrets(
+                                    manager.exchange_code_for_token_with_issuer(
                                         &c.code,
                                         &c.csrf_token,
                                         c.issuer.as_deref(),
-                                    )
-                                    .await
-                                    .map(|_| ())
-                                    .map_err(|e| failure(step, &e, &self.login)),
+                                    ),
+                                )
+                                .await
+                                .map(|_| ())
+                                .map_err(|e| failure(step, &e, &self.login)),
                                 Err(e) => Err(failure(step, &e, &self.login)),
                             }
                         }

@@ -11,7 +11,10 @@ const REASON_LIMIT: usize = 300;
 /// `error` of the step `step` (`discovering the authorization server`, `registering the
 /// client`, …) as a failure with a hint for the user; `login` is the command that logs in.
 pub(super) fn failure(step: &str, error: &AuthError, login: &str) -> AuthFailure {
-    let reason = format!("{step} failed: {}", cut(&error.to_string(), REASON_LIMIT));
+    let reason = format!(
+        "{step} failed: {}",
+        cut(&format!("{error}{}", causes(error)), REASON_LIMIT)
+    );
     let hint = match error {
         AuthError::AuthorizationRequired
         | AuthError::TokenRefreshRejected(_)
@@ -51,6 +54,10 @@ pub(super) fn failure(step: &str, error: &AuthError, login: &str) -> AuthFailure
         AuthError::InvalidScope(_) => "the server keeps asking for scopes this client was \
              not granted; check the account's permissions"
             .to_owned(),
+        AuthError::TokenExchangeFailed(_) => "the token endpoint did not answer with a token \
+             (a JSON object, RFC 6749 section 5.1), as when it fails or a proxy answers with a \
+             page; try again later, and tell the server's operator if it keeps failing"
+            .to_owned(),
         AuthError::ClientCredentialsError(_) => "check the client id and secret (or key) \
              given for the client credentials grant"
             .to_owned(),
@@ -58,6 +65,26 @@ pub(super) fn failure(step: &str, error: &AuthError, login: &str) -> AuthFailure
             .to_owned(),
     };
     AuthFailure::new(reason, hint)
+}
+
+/// The causes of `error` that its text leaves out (why a discovery request failed: the
+/// connection error), each after `: `, without the URL a request error repeats.
+fn causes(error: &AuthError) -> String {
+    let mut text = String::new();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let mut line = cause.to_string();
+        if let Some(url) = cause
+            .downcast_ref::<reqwest::Error>()
+            .and_then(reqwest::Error::url)
+        {
+            line = line.replace(&format!(" for url ({url})"), "");
+        }
+        text.push_str(": ");
+        text.push_str(&line);
+        source = cause.source();
+    }
+    text
 }
 
 #[cfg(test)]

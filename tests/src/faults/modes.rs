@@ -113,6 +113,59 @@ pub enum FaultMode {
     RedirectSlash307,
     /// `redirect-slash-308`: as `redirect-slash-307` with 308 (a permanent redirect).
     RedirectSlash308,
+    /// `oauth`: the MCP endpoint is a protected resource: every request without a live access
+    /// token this server issued gets 401 with `WWW-Authenticate: Bearer
+    /// resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"` (and
+    /// `error="invalid_token"` for a token it refuses). The same origin is the authorization
+    /// server ([`authz`](super::authz)): protected resource metadata (RFC 9728), its metadata
+    /// (RFC 8414, `code_challenge_methods_supported: ["S256"]`, issuer the origin), `POST
+    /// /register` (RFC 7591: a client id and secret), `GET /authorize` (redirects at once with
+    /// `code`, `state` and `iss`), `POST /token` (`authorization_code` with the PKCE S256
+    /// check, `refresh_token` with rotation, and `client_credentials` for
+    /// [`MACHINE_CLIENT_ID`](super::MACHINE_CLIENT_ID)); the `resource` of each must be the
+    /// MCP URL. Access tokens live `--token-lifetime-s`. The log records what these answered
+    /// (`answer`).
+    OAuth,
+    /// `oauth-as-unreachable`: as `oauth`, but the resource metadata names an authorization
+    /// server on a loopback port nothing listens on.
+    OAuthAsUnreachable,
+    /// `oauth-prm-missing`: the 401 names resource metadata that answers 404, and nothing
+    /// else of OAuth is served on the origin (no authorization server metadata, no
+    /// endpoints): only the missing document would say where the authorization server is.
+    OAuthPrmMissing,
+    /// `oauth-prm-malformed`: as `oauth-prm-missing`, the resource metadata answering `200
+    /// application/json` with [`MALFORMED_METADATA`](super::MALFORMED_METADATA) (not JSON).
+    OAuthPrmMalformed,
+    /// `oauth-as-metadata-missing`: as `oauth`, the authorization server metadata (every
+    /// well-known form) answering 404.
+    OAuthAsMetadataMissing,
+    /// `oauth-as-metadata-malformed`: as `oauth`, the authorization server metadata answering
+    /// `200 application/json` with [`MALFORMED_METADATA`](super::MALFORMED_METADATA).
+    OAuthAsMetadataMalformed,
+    /// `oauth-issuer-mismatch`: as `oauth`, the authorization server metadata's `issuer`
+    /// being `<origin>/elsewhere`, not the URL it was read from.
+    OAuthIssuerMismatch,
+    /// `oauth-no-pkce`: as `oauth`, the metadata advertising
+    /// `code_challenge_methods_supported: ["plain"]` (no S256).
+    OAuthNoPkce,
+    /// `oauth-registration-refused`: as `oauth`, `POST /register` answering 400
+    /// `invalid_client_metadata` ([`REGISTRATION_REFUSED`](super::REGISTRATION_REFUSED)).
+    OAuthRegistrationRefused,
+    /// `oauth-access-denied`: as `oauth`, the authorization endpoint redirecting with
+    /// `error=access_denied` (the user denied consent) and
+    /// [`DENIED_DESCRIPTION`](super::DENIED_DESCRIPTION).
+    OAuthAccessDenied,
+    /// `oauth-state-mismatch`: as `oauth`, the authorization endpoint's redirect carrying
+    /// `state=`[`OTHER_STATE`](super::OTHER_STATE) instead of the client's.
+    OAuthStateMismatch,
+    /// `oauth-refresh-invalid-grant`: as `oauth`, every `refresh_token` grant answered 400
+    /// `invalid_grant` ([`REFRESH_REFUSED`](super::REFRESH_REFUSED)).
+    OAuthRefreshInvalidGrant,
+    /// `oauth-token-html-200`: as `oauth`, the token endpoint answering `200 text/html` (a
+    /// login page, [`TOKEN_PAGE`](super::TOKEN_PAGE)).
+    OAuthTokenHtml200,
+    /// `oauth-token-html-500`: as `oauth-token-html-200` with status 500.
+    OAuthTokenHtml500,
 }
 
 /// The body of `json-not-jsonrpc`'s answer to `tools/call`.
@@ -290,6 +343,76 @@ pub const MODES: &[(&str, FaultMode, &str)] = &[
         FaultMode::RedirectSlash308,
         "308 from /mcp to /mcp/, which serves MCP",
     ),
+    (
+        "oauth",
+        FaultMode::OAuth,
+        "401 without a token it issued; OAuth metadata, /register, /authorize, /token",
+    ),
+    (
+        "oauth-as-unreachable",
+        FaultMode::OAuthAsUnreachable,
+        "oauth; the resource metadata names an authorization server on a closed port",
+    ),
+    (
+        "oauth-prm-missing",
+        FaultMode::OAuthPrmMissing,
+        "401 naming resource metadata that is 404; no other OAuth on the origin",
+    ),
+    (
+        "oauth-prm-malformed",
+        FaultMode::OAuthPrmMalformed,
+        "as oauth-prm-missing, the resource metadata 200 but not JSON",
+    ),
+    (
+        "oauth-as-metadata-missing",
+        FaultMode::OAuthAsMetadataMissing,
+        "oauth; the authorization server metadata is 404",
+    ),
+    (
+        "oauth-as-metadata-malformed",
+        FaultMode::OAuthAsMetadataMalformed,
+        "oauth; the authorization server metadata is 200 but not JSON",
+    ),
+    (
+        "oauth-issuer-mismatch",
+        FaultMode::OAuthIssuerMismatch,
+        "oauth; the metadata's issuer is not the URL it was read from",
+    ),
+    (
+        "oauth-no-pkce",
+        FaultMode::OAuthNoPkce,
+        "oauth; code_challenge_methods_supported is [\"plain\"], no S256",
+    ),
+    (
+        "oauth-registration-refused",
+        FaultMode::OAuthRegistrationRefused,
+        "oauth; /register answers 400 invalid_client_metadata",
+    ),
+    (
+        "oauth-access-denied",
+        FaultMode::OAuthAccessDenied,
+        "oauth; /authorize redirects with error=access_denied",
+    ),
+    (
+        "oauth-state-mismatch",
+        FaultMode::OAuthStateMismatch,
+        "oauth; /authorize redirects with another state",
+    ),
+    (
+        "oauth-refresh-invalid-grant",
+        FaultMode::OAuthRefreshInvalidGrant,
+        "oauth; every refresh_token grant answers 400 invalid_grant",
+    ),
+    (
+        "oauth-token-html-200",
+        FaultMode::OAuthTokenHtml200,
+        "oauth; /token answers 200 with an HTML page",
+    ),
+    (
+        "oauth-token-html-500",
+        FaultMode::OAuthTokenHtml500,
+        "oauth; /token answers 500 with an HTML page",
+    ),
 ];
 
 impl FaultMode {
@@ -335,6 +458,9 @@ pub struct FaultOptions {
     pub reject_status: u16,
     /// `--reject-body text|html|json`: `legacy-session`'s body for it (default `text`).
     pub reject_body: RejectBody,
+    /// `--token-lifetime-s S`: the `oauth*` modes' access token lifetime (`expires_in`,
+    /// default 3600), short to test a refresh.
+    pub token_lifetime: Duration,
 }
 
 impl FaultOptions {
@@ -351,6 +477,7 @@ impl FaultOptions {
             initialize_delay: Duration::ZERO,
             reject_status: DEFAULT_REJECT_STATUS,
             reject_body: RejectBody::Text,
+            token_lifetime: super::authz::DEFAULT_TOKEN_LIFETIME,
         }
     }
 
@@ -414,6 +541,14 @@ impl FaultOptions {
                         format!("{arg}: `{value}` is not one of text, html, json")
                     })?;
                 }
+                "--token-lifetime-s" => {
+                    let value = listen::value_of(&arg, &mut args)?;
+                    let seconds: u64 = listen::parse_number(&arg, &value)?;
+                    if seconds == 0 {
+                        return Err(format!("{arg}: the lifetime is at least 1 second"));
+                    }
+                    options.token_lifetime = Duration::from_secs(seconds);
+                }
                 "--notification-delay-ms" => {
                     let value = listen::value_of(&arg, &mut args)?;
                     options.notification_delay =
@@ -438,12 +573,15 @@ Usage:
   oma-mcp-http-faults --mode MODE [--listen ADDR] [--delay-ms MS] [--size BYTES] [--after N]
                       [--no-discover] [--notification-delay-ms MS] [--initialize-delay-ms MS]
                       [--reject-status N] [--reject-body text|html|json]
+                      [--token-lifetime-s S]
 
 Prints one line `listening on http://127.0.0.1:PORT/mcp` to stdout, then serves until killed
 or stdin closes. It answers initialize, server/discover, ping, tools/list (one tool, `echo`)
 and tools/call (`Echo: <message>`) correctly, except where MODE fails. Every request is
 recorded; GET /_log serves the records as JSON (method, path, headers, body), DELETE /_log
-empties them.
+empties them. The oauth* modes make /mcp an OAuth protected resource and serve, on the same
+origin, its authorization server (metadata, /register, /authorize, /token); their log entries
+also hold what those endpoints answered (`answer`).
 
 Modes:
 ",
@@ -469,6 +607,8 @@ Flags:
   --reject-body text|html|json
                     legacy-session: its body, plain text, an HTML page or a JSON object that is
                     not JSON-RPC (default text)
+  --token-lifetime-s S
+                    oauth*: the access tokens' lifetime in seconds (default 3600)
   --help            this text
 ",
     );
@@ -553,5 +693,21 @@ mod tests {
         );
         assert!(parse(&["--mode", "legacy-session", "--reject-status", "200"]).is_err());
         assert!(parse(&["--mode", "legacy-session", "--reject-body", "xml"]).is_err());
+        let options = parse(&["--mode", "oauth", "--token-lifetime-s", "1"])
+            .expect("parses")
+            .expect("not help");
+        assert_eq!(
+            (options.mode, options.token_lifetime),
+            (FaultMode::OAuth, Duration::from_secs(1))
+        );
+        assert!(options.mode.is_oauth() && !FaultMode::Normal.is_oauth());
+        assert_eq!(
+            parse(&["--mode", "oauth"])
+                .expect("parses")
+                .expect("not help")
+                .token_lifetime,
+            Duration::from_secs(3600)
+        );
+        assert!(parse(&["--mode", "oauth", "--token-lifetime-s", "0"]).is_err());
     }
 }
