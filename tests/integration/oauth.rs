@@ -680,7 +680,15 @@ async fn an_issuer_mismatch_is_refused() {
 
 #[tokio::test]
 async fn an_authorization_server_without_s256_is_refused_before_registering() {
-    let (text, sent, _) = fault("oauth-no-pkce").await;
+    // Advertising only `plain`, or no method at all (MCP 2025-11-25: the client refuses to
+    // proceed when `code_challenge_methods_supported` is absent).
+    for mode in ["oauth-no-pkce", "oauth-pkce-unadvertised"] {
+        no_s256(mode).await;
+    }
+}
+
+async fn no_s256(mode: &str) {
+    let (text, sent, _) = fault(mode).await;
     assert_eq!(
         text,
         format!(

@@ -262,8 +262,14 @@ impl OAuthClient {
             source = ?resolution.source,
             "discovered the OAuth authorization server"
         );
-        manager.set_metadata(resolution.metadata.clone());
-        Ok((manager, resolution.metadata))
+        let mut metadata = resolution.metadata;
+        if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+            // No metadata at all: the default endpoints of MCP 2025-03-26, which made PKCE
+            // with S256 mandatory for them.
+            metadata.code_challenge_methods_supported = Some(vec!["S256".to_owned()]);
+        }
+        manager.set_metadata(metadata.clone());
+        Ok((manager, metadata))
     }
 
     /// The stored login of this server as a manager, its token refreshed when it expired;
@@ -394,12 +400,14 @@ impl OAuthClient {
                 format!("run `{}`", self.login),
             ));
         };
-        // rmcp checks this only when it registers or builds the request; checked first, the
-        // failure names the step it belongs to.
-        if metadata
+        // PKCE with S256, which the authorization server must advertise (MCP 2025-11-25,
+        // "Authorization Code Protection": a client refuses to proceed when
+        // `code_challenge_methods_supported` is absent or lacks S256). rmcp only warns when it
+        // is absent; checked first, the failure names the step it belongs to.
+        if !metadata
             .code_challenge_methods_supported
             .as_ref()
-            .is_some_and(|methods| !methods.iter().any(|m| m == "S256"))
+            .is_some_and(|methods| methods.iter().any(|m| m == "S256"))
         {
             return Err(failure(
                 "checking the authorization server's metadata",

@@ -139,6 +139,7 @@ impl FaultMode {
                 | Self::OAuthAsMetadataMalformed
                 | Self::OAuthIssuerMismatch
                 | Self::OAuthNoPkce
+                | Self::OAuthPkceUnadvertised
                 | Self::OAuthRegistrationRefused
                 | Self::OAuthAccessDenied
                 | Self::OAuthStateMismatch
@@ -277,7 +278,7 @@ impl Site<'_> {
             json!(["S256"])
         };
         let origin = self.origin;
-        let metadata = json!({
+        let mut metadata = json!({
             "issuer": issuer,
             "authorization_endpoint": format!("{origin}{AUTHORIZATION_PATH}"),
             "token_endpoint": format!("{origin}{TOKEN_PATH}"),
@@ -289,6 +290,11 @@ impl Site<'_> {
             "scopes_supported": [OAUTH_SCOPE],
             "authorization_response_iss_parameter_supported": true,
         });
+        if self.mode == FaultMode::OAuthPkceUnadvertised
+            && let Some(fields) = metadata.as_object_mut()
+        {
+            fields.remove("code_challenge_methods_supported");
+        }
         answered(StatusCode::OK, metadata)
     }
 

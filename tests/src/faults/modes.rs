@@ -148,6 +148,9 @@ pub enum FaultMode {
     /// `oauth-no-pkce`: as `oauth`, the metadata advertising
     /// `code_challenge_methods_supported: ["plain"]` (no S256).
     OAuthNoPkce,
+    /// `oauth-pkce-unadvertised`: as `oauth`, the metadata without
+    /// `code_challenge_methods_supported`.
+    OAuthPkceUnadvertised,
     /// `oauth-registration-refused`: as `oauth`, `POST /register` answering 400
     /// `invalid_client_metadata` ([`REGISTRATION_REFUSED`](super::REGISTRATION_REFUSED)).
     OAuthRegistrationRefused,
@@ -382,6 +385,11 @@ pub const MODES: &[(&str, FaultMode, &str)] = &[
         "oauth-no-pkce",
         FaultMode::OAuthNoPkce,
         "oauth; code_challenge_methods_supported is [\"plain\"], no S256",
+    ),
+    (
+        "oauth-pkce-unadvertised",
+        FaultMode::OAuthPkceUnadvertised,
+        "oauth; the metadata has no code_challenge_methods_supported",
     ),
     (
         "oauth-registration-refused",
