@@ -249,7 +249,33 @@ fn login_then_every_command_uses_the_stored_token_and_logout_removes_it() {
             .starts_with("http://localhost:")
     );
 
-    for out in [&list, &call, &snapshot, &status] {
+    // A manifest's pin: `snapshot` writes the snapshot file, `check` finds no drift, and
+    // neither the files nor the outputs hold the token.
+    let project = tempfile::tempdir().unwrap();
+    let manifest = project.path().join("oma-mcp.toml");
+    std::fs::write(
+        &manifest,
+        format!("[servers.example]\nurl = \"{url}\"\n[servers.example.oauth]\n"),
+    )
+    .unwrap();
+    let pinned = |args: &[&str]| {
+        run(oma_mcp()
+            .args(args)
+            .arg("--manifest")
+            .arg(&manifest)
+            .env("OMA_MCP_CREDENTIALS_DIR", credentials.path()))
+    };
+    let pinned_snapshot = pinned(&["snapshot"]);
+    assert_exit(&pinned_snapshot, 0);
+    let check = pinned(&["check", "--format", "json"]);
+    assert_exit(&check, 0);
+    let snapshot_file =
+        std::fs::read_to_string(project.path().join("mcp/example.snapshot.json")).unwrap();
+    assert!(snapshot_file.contains("\"greet\""));
+    assert!(!snapshot_file.contains(&token));
+    assert!(!std::fs::read_to_string(&manifest).unwrap().contains(&token));
+
+    for out in [&list, &call, &snapshot, &status, &pinned_snapshot, &check] {
         assert!(!text(&out.stdout).contains(&token));
         assert!(!text(&out.stderr).contains(&token));
     }
@@ -266,4 +292,41 @@ fn login_then_every_command_uses_the_stored_token_and_logout_removes_it() {
         text(&out.stderr),
         format!("oma-mcp: no login is stored for {url}\n")
     );
+}
+
+/// No redirect within `--timeout-secs`: the login fails after that time and says where to open
+/// the URL; nothing is stored.
+#[test]
+fn a_login_without_the_browser_redirect_times_out_and_says_what_to_do() {
+    let Some(script) = example_server() else {
+        return;
+    };
+    let (_server, url) = start(&script);
+    let credentials = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = run(oma_mcp()
+        .args([
+            "login",
+            "--url",
+            &url,
+            "--no-browser",
+            "--timeout-secs",
+            "1",
+        ])
+        .env("OMA_MCP_CREDENTIALS_DIR", credentials.path()));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_exit(&out, 2);
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(
+            "authorizing the client failed: no redirect came back within 1 s; open the URL \
+             printed above in a browser on this machine (the redirect goes to 127.0.0.1), or \
+             give more time with --timeout-secs"
+        ),
+        "{said}"
+    );
+    assert!(said.contains(&format!(
+        "oma-mcp: to log in to {url}, open this URL in a browser on this machine:"
+    )));
+    assert_eq!(std::fs::read_dir(credentials.path()).unwrap().count(), 0);
 }
