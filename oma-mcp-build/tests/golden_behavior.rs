@@ -37,6 +37,14 @@ mod remote {
     include!("fixtures/remote.rs");
 }
 
+/// A server pinned by URL with an `oauth` table (see `it/golden.rs`): its module also calls
+/// `__require_oauth!`, which compiles only with oma-mcp-runtime's feature `oauth`.
+#[deny(warnings)]
+#[allow(dead_code)]
+mod remote_oauth {
+    include!("fixtures/remote_oauth.rs");
+}
+
 /// Two of server-memory's tools (see `it/golden.rs`): one entity shape in an argument and in
 /// two outputs, with `From` conversions between them.
 #[allow(dead_code)]
@@ -555,5 +563,25 @@ fn remote_connect_config_is_the_pinned_url() {
     assert_eq!(
         <remote::SearchRepositories as oma_mcp_runtime::McpTool>::NAME,
         "github_search_repositories"
+    );
+}
+
+/// The `connect_config()` of the OAuth pin: the grant, the client's variables and settings,
+/// the command that logs in; no secret (see `options` in `it/golden.rs`).
+#[test]
+fn remote_oauth_connect_config_carries_the_oauth_settings() {
+    use oma_mcp_runtime::ConnectConfig;
+    use oma_mcp_runtime::connect::OAuthConfig;
+    assert_eq!(
+        remote_oauth::connect_config(),
+        ConnectConfig::http("https://mcp.linear.app/mcp")
+            .with_oauth(
+                OAuthConfig::client_credentials("LINEAR_CLIENT_ID", "LINEAR_SECRET")
+                    .with_scopes(["read", "write"])
+                    .with_client_metadata_url("https://example.com/oma.json")
+                    .with_private_key_env("LINEAR_KEY", Some("ES256"))
+                    .with_login_command("oma-mcp login linear")
+            )
+            .with_name_prefix("linear")
     );
 }

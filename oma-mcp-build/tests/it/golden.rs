@@ -20,6 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use oma_mcp_build::codegen::{GenerateOptions, PinnedConnection, generate};
+use oma_mcp_runtime::connect::OAuthConfig;
 use oma_mcp_runtime::{ConnectConfig, Lifecycle, Snapshot};
 
 fn fixture(name: &str) -> PathBuf {
@@ -83,6 +84,20 @@ fn options(case: &str) -> GenerateOptions {
                     .with_header_env("X-Api-Key", "GITHUB_API_KEY")
                     .with_name_prefix("github"),
             )),
+        "remote_oauth" => GenerateOptions::default()
+            .with_name_prefix("linear")
+            .with_connection(PinnedConnection::new(
+                "linear",
+                ConnectConfig::http("https://mcp.linear.app/mcp")
+                    .with_oauth(
+                        OAuthConfig::client_credentials("LINEAR_CLIENT_ID", "LINEAR_SECRET")
+                            .with_scopes(["read", "write"])
+                            .with_client_metadata_url("https://example.com/oma.json")
+                            .with_private_key_env("LINEAR_KEY", Some("ES256"))
+                            .with_login_command("oma-mcp login linear"),
+                    )
+                    .with_name_prefix("linear"),
+            )),
         _ => GenerateOptions::default(),
     }
 }
@@ -125,7 +140,14 @@ fn every_case_matches_its_golden() {
     let cases = cases();
     assert_eq!(
         cases,
-        ["colliding_names", "golden", "hostile", "memory", "remote"]
+        [
+            "colliding_names",
+            "golden",
+            "hostile",
+            "memory",
+            "remote",
+            "remote_oauth"
+        ]
     );
     for case in &cases {
         check_golden(case);
