@@ -2,13 +2,12 @@
 //! browser (or a URL to open elsewhere), the login kept in the credential store for every
 //! later command.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest};
 use oma_mcp_runtime::ConnectConfig;
-use oma_mcp_runtime::connect::{Authorizer, OAuthConfig, OAuthGrant, redact_url};
+use oma_mcp_runtime::connect::{Authorizer, OAuthConfig, OAuthGrant};
 use oma_mcp_runtime::oauth::FileStore;
 
 use crate::error::CliError;
@@ -17,8 +16,7 @@ use crate::loopback::{Loopback, can_open_browser};
 use crate::server::connect::{cli_client, connect, stop_listed};
 use crate::server::http::{HttpFlags, Unchecked, checked_url, unchecked};
 use crate::server::kind::Flags;
-use crate::server::oauth::login_command;
-use crate::server::resolve::server_hint;
+use crate::server::oauth::{login_command, login_target};
 
 /// Flags of `login`.
 #[derive(Debug, Args)]
@@ -50,43 +48,20 @@ pub struct LoginArgs {
 pub async fn run(args: LoginArgs) -> Result<Outcome, CliError> {
     let no_env = crate::server::env::ServerEnv::default();
     let flags = Flags::validate(&no_env, &args.http)?;
-    let (config, label) = match &args.url {
-        Some(url) => {
-            let url = checked_url(url)?;
-            let label = redact_url(&url);
-            (
-                flags.apply(cli_client(ConnectConfig::http(url), None), None)?,
-                label,
-            )
-        }
-        None => {
-            let path = args
-                .manifest
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
-            let manifest = Manifest::read(&path)?;
-            let pin = manifest
-                .single(args.server.as_deref())
-                .map_err(server_hint)?;
-            if pin.url.is_none() {
-                return Err(CliError::BadInput {
-                    reason: format!(
-                        "server `{}` of {} is started by a command; a login is for a server \
-                         reached by `url`",
-                        pin.name,
-                        path.display()
-                    ),
-                });
-            }
-            (
-                flags.apply(
-                    cli_client(pin.connect_config(), Some(pin)),
-                    Some((Path::new(&path), pin)),
-                )?,
-                format!("`{}` ({})", pin.name, pin.target()),
-            )
-        }
-    };
+    let url = args.url.as_ref().map(checked_url).transpose()?;
+    let (config, label) = login_target(
+        url,
+        args.manifest.clone(),
+        args.server.as_deref(),
+        "; a login is for a server reached by `url`",
+        |pin, url, label| {
+            let pinned = match pin {
+                Some((_, pin)) => cli_client(pin.connect_config(), Some(pin)),
+                None => cli_client(ConnectConfig::http(url), None),
+            };
+            Ok((flags.apply(pinned, pin)?, label))
+        },
+    )?;
     let url = config.url.clone().unwrap_or_default();
     let Some(oauth) = config.oauth.clone() else {
         return Err(CliError::BadInput {

@@ -3,14 +3,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest};
-use oma_mcp_runtime::connect::redact_url;
 use oma_mcp_runtime::oauth::FileStore;
 
 use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::server::http::{Unchecked, checked_url, unchecked};
-use crate::server::resolve::server_hint;
+use crate::server::oauth::login_target;
 
 /// Flags of `logout`.
 #[derive(Debug, Args)]
@@ -36,14 +34,8 @@ pub fn run(args: &LogoutArgs) -> Result<Outcome, CliError> {
     if args.all {
         let logins = store.list().map_err(store_error)?;
         let mut removed = 0;
-        for entry in std::fs::read_dir(store.dir())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            let path = entry.path();
-            if path.extension().is_some_and(|e| e == "json") && std::fs::remove_file(&path).is_ok()
-            {
+        for (path, _) in &logins {
+            if std::fs::remove_file(path).is_ok() {
                 removed += 1;
             }
         }
@@ -64,33 +56,14 @@ pub fn run(args: &LogoutArgs) -> Result<Outcome, CliError> {
         );
         return Ok(Outcome::Success);
     }
-    let (url, label) = match &args.url {
-        Some(url) => {
-            let url = checked_url(url)?;
-            let label = redact_url(&url);
-            (url, label)
-        }
-        None => {
-            let path = args
-                .manifest
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
-            let manifest = Manifest::read(&path)?;
-            let pin = manifest
-                .single(args.server.as_deref())
-                .map_err(server_hint)?;
-            let Some(url) = pin.url.clone() else {
-                return Err(CliError::BadInput {
-                    reason: format!(
-                        "server `{}` of {} is started by a command and has no login",
-                        pin.name,
-                        path.display()
-                    ),
-                });
-            };
-            (url, format!("`{}` ({})", pin.name, pin.target()))
-        }
-    };
+    let url = args.url.as_ref().map(checked_url).transpose()?;
+    let (url, label) = login_target(
+        url,
+        args.manifest.clone(),
+        args.server.as_deref(),
+        " and has no login",
+        |_, url, label| Ok((url, label)),
+    )?;
     if store.remove(&url).map_err(store_error)? {
         eprintln!("oma-mcp: logged out of {label} (the stored login was removed)");
     } else {

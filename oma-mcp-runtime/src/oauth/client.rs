@@ -312,7 +312,7 @@ impl OAuthClient {
             .configure_client(config)
             .map_err(|e| failure("reading the stored login", &e, &self.login))?;
         let persisting = Persisting::new(self.store.clone(), self.url.as_str(), identity);
-        persisting.seed(login.credentials).await;
+        persisting.start_with(login.credentials).await;
         let rejected = persisting.rejected();
         manager.set_credential_store(persisting);
         match manager.get_access_token().await {
@@ -363,6 +363,20 @@ impl OAuthClient {
                 (self.client_credentials(manager, &scopes).await?, scopes)
             }
         };
+        self.hold(state, manager, issuer, granted).await?;
+        tracing::info!(server = %self.label, grant = self.grant.as_str(), "obtained an OAuth access token");
+        Ok(())
+    }
+
+    /// Holds the token `manager` has just obtained, granted by `issuer` for `granted` (the
+    /// scopes a client credentials grant asked for), in `state` from now on.
+    async fn hold(
+        &self,
+        state: &mut State,
+        manager: AuthorizationManager,
+        issuer: Option<String>,
+        granted: Vec<String>,
+    ) -> Result<(), AuthFailure> {
         let token = manager
             .get_access_token()
             .await
@@ -376,7 +390,6 @@ impl OAuthClient {
             restored: true,
             dropped: None,
         };
-        tracing::info!(server = %self.label, grant = self.grant.as_str(), "obtained an OAuth access token");
         Ok(())
     }
 
@@ -650,56 +663,34 @@ impl OAuthClient {
     /// challenged scopes, through the user's approval again (or a new client credentials
     /// grant), at most 3 times.
     async fn step_up(&self, state: &mut State, required: &str) -> Result<(), AuthFailure> {
-        let step = "asking for more scope";
-        let Some(manager) = state.manager.take() else {
+        let shown = crate::quote::cut(required, 200);
+        let Some(manager) = &state.manager else {
             return Err(AuthFailure::new(
                 format!(
-                    "the MCP server `{}` asked for the scope `{}` before any token was granted",
-                    self.label,
-                    crate::quote::cut(required, 200)
+                    "the MCP server `{}` asked for the scope `{shown}` before any token was \
+                     granted",
+                    self.label
                 ),
                 "check the server's OAuth configuration",
             ));
         };
-        let result = match self.grant {
+        match self.grant {
             OAuthGrant::AuthorizationCode => {
                 let Some(authorizer) = &self.authorizer else {
-                    state.manager = Some(manager);
                     return Err(AuthFailure::new(
                         format!(
-                            "the MCP server `{}` needs the scope `{}`, which the stored login \
-                             lacks",
-                            self.label,
-                            crate::quote::cut(required, 200)
+                            "the MCP server `{}` needs the scope `{shown}`, which the stored \
+                             login lacks",
+                            self.label
                         ),
                         format!("run `{}` again", self.login),
                     ));
                 };
-                match manager.request_scope_upgrade(required).await {
-                    Ok(url) => match self.approve(authorizer, &url).await {
-                        Ok(redirect) => {
-                            let callback =
-                                rmcp::transport::auth::AuthorizationCallback::from_redirect_url(
-                                    &redirect,
-                                );
-                            match callback {
-                                Ok(c) => withholding_secrets(
-                                    manager.exchange_code_for_token_with_issuer(
-                                        &c.code,
-                                        &c.csrf_token,
-                                        c.issuer.as_deref(),
-                                    ),
-                                )
-                                .await
-                                .map(|_| ())
-                                .map_err(|e| failure(step, &e, &self.login)),
-                                Err(e) => Err(failure(step, &e, &self.login)),
-                            }
-                        }
-                        Err(f) => Err(f),
-                    },
-                    Err(e) => Err(failure(step, &e, &self.login)),
-                }
+                self.upgrade(manager, authorizer, required).await?;
+                let token = manager.get_access_token().await.ok();
+                state.token = token;
+                state.refreshed = false;
+                Ok(())
             }
             OAuthGrant::ClientCredentials => {
                 let mut scopes = state.granted.clone();
@@ -708,9 +699,8 @@ impl OAuthClient {
                         scopes.push(scope.to_owned());
                     }
                 }
-                let before = scopes.len();
-                if before == state.granted.len() {
-                    Err(AuthFailure::new(
+                if scopes.len() == state.granted.len() {
+                    return Err(AuthFailure::new(
                         format!(
                             "the MCP server `{}` refused the scopes this client was granted \
                              ({})",
@@ -718,34 +708,39 @@ impl OAuthClient {
                             scopes.join(" ")
                         ),
                         "check the client's permissions with the authorization server",
-                    ))
-                } else {
-                    let (fresh, metadata) = self.discover(None).await?;
-                    let issuer = metadata.issuer;
-                    let manager = self.client_credentials(fresh, &scopes).await?;
-                    let token = manager
-                        .get_access_token()
-                        .await
-                        .map_err(|e| failure(step, &e, &self.login))?;
-                    *state = State {
-                        manager: Some(manager),
-                        issuer,
-                        token: Some(token),
-                        refreshed: false,
-                        granted: scopes,
-                        restored: true,
-                        dropped: None,
-                    };
-                    return Ok(());
+                    ));
                 }
+                let (fresh, metadata) = self.discover(None).await?;
+                let manager = self.client_credentials(fresh, &scopes).await?;
+                self.hold(state, manager, metadata.issuer, scopes).await
             }
-        };
-        if result.is_ok() {
-            state.token = manager.get_access_token().await.ok();
-            state.refreshed = false;
         }
-        state.manager = Some(manager);
-        result
+    }
+
+    /// The authorization code grant's step-up with `manager`: the union of the granted scopes
+    /// and `required` (rmcp counts the attempts), the user's approval, the code exchanged.
+    async fn upgrade(
+        &self,
+        manager: &AuthorizationManager,
+        authorizer: &Authorizer,
+        required: &str,
+    ) -> Result<(), AuthFailure> {
+        let step = "asking for more scope";
+        let url = manager
+            .request_scope_upgrade(required)
+            .await
+            .map_err(|e| failure(step, &e, &self.login))?;
+        let redirect = self.approve(authorizer, &url).await?;
+        let callback = rmcp::transport::auth::AuthorizationCallback::from_redirect_url(&redirect)
+            .map_err(|e| failure(step, &e, &self.login))?;
+        withholding_secrets(manager.exchange_code_for_token_with_issuer(
+            &callback.code,
+            &callback.csrf_token,
+            callback.issuer.as_deref(),
+        ))
+        .await
+        .map(|_| ())
+        .map_err(|e| failure(step, &e, &self.login))
     }
 }
 

@@ -46,7 +46,7 @@ impl Persisting {
     }
 
     /// Starts from `credentials` read from the file store (not written back).
-    pub(super) async fn seed(&self, credentials: StoredCredentials) {
+    pub(super) async fn start_with(&self, credentials: StoredCredentials) {
         *self.credentials.write().await = Some(credentials);
     }
 

@@ -699,12 +699,12 @@ fn encode(text: &str) -> String {
 /// 24 random hex digits: the secret part of codes, tokens and client secrets.
 fn random_hex() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let seed = std::collections::hash_map::RandomState::new().hash_one((
+    let entropy = std::collections::hash_map::RandomState::new().hash_one((
         COUNTER.fetch_add(1, Ordering::Relaxed),
         std::process::id(),
         std::time::SystemTime::now(),
     ));
-    let digest = Sha256::digest(seed.to_le_bytes());
+    let digest = Sha256::digest(entropy.to_le_bytes());
     digest[..12].iter().map(|b| format!("{b:02x}")).collect()
 }
 
