@@ -9,7 +9,9 @@ use oma_mcp_core::config::Secret;
 use rmcp::transport::{AuthError, CredentialStore, StoredCredentials};
 use tokio::sync::RwLock;
 
-use super::store::{FileStore, StoredLogin, server_label};
+use oma_mcp_core::redact::redact_url;
+
+use super::store::{FileStore, StoredLogin};
 
 /// The client identity a grant was made with.
 #[derive(Debug, Clone)]
@@ -57,7 +59,7 @@ impl Persisting {
 
     fn login(&self, credentials: StoredCredentials) -> StoredLogin {
         StoredLogin {
-            server: server_label(&self.url),
+            server: redact_url(&self.url),
             issuer: self.identity.issuer.clone(),
             client_id: self.identity.client_id.clone(),
             client_secret: self

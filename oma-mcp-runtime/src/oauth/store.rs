@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use oma_mcp_core::redact::redact_url;
 use rmcp::transport::StoredCredentials;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -32,7 +31,8 @@ pub struct StoreError {
 /// `Debug` shows no secret.
 #[derive(Clone, Serialize, Deserialize)]
 pub struct StoredLogin {
-    /// The MCP server's URL, redacted ([`redact_url`]): what `oma-mcp auth status` shows.
+    /// The MCP server's URL, redacted ([`redact_url`](oma_mcp_core::redact::redact_url)): what
+    /// `oma-mcp auth status` shows.
     pub server: String,
     /// The issuer of the authorization server that granted the tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -271,9 +271,4 @@ fn error(path: &Path, what: String) -> StoreError {
         path: path.to_owned(),
         what,
     }
-}
-
-/// The label a login shows for `url`.
-pub(super) fn server_label(url: &str) -> String {
-    redact_url(url)
 }
