@@ -33,7 +33,7 @@
 //!   streamable HTTP servers (MCP "Authorization"): [`ConnectConfig::with_oauth`] answers a
 //!   server's `401` with discovery, registration, the user's approval (an
 //!   [`Authorize`](connect::Authorize)), the token exchange, refresh and step-up; logins
-//!   persist in [`oauth::FileStore`]; [`connect::TokenProvider`] is the seam for a program's
+//!   persist in [`oauth::LoginStore`]; [`connect::TokenProvider`] is the seam for a program's
 //!   own tokens.
 //!
 //! Cargo feature `schemars`: re-exports `schemars` for generated code made with

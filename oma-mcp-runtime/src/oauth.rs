@@ -36,13 +36,19 @@ mod client;
 mod diagnose;
 mod failure;
 mod follow;
+#[cfg(feature = "keyring")]
+mod keyring;
 mod persist;
 mod store;
 mod withhold;
 
 pub use client::OAuthClient;
 pub use follow::FollowRedirect;
-pub use store::{CREDENTIALS_DIR_ENV, FileStore, StoreError, StoredLogin};
+#[cfg(feature = "keyring")]
+pub use keyring::KEYRING_TIMEOUT;
+pub use store::{
+    CREDENTIAL_STORE_ENV, CREDENTIALS_DIR_ENV, LoginStore, SecretsIn, StoreError, StoredLogin,
+};
 
 pub use crate::connect::{
     AuthFailure, Authorize, Authorizer, OAuthConfig, OAuthGrant, Refusal, Secret, TokenProvider,

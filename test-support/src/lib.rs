@@ -26,6 +26,7 @@
 //! packaged manifest).
 
 pub mod http;
+pub mod secret_service;
 
 pub use http::{HttpServer, Ready, free_port, spawn_http_server};
 

@@ -1,7 +1,7 @@
 //! oma-mcp's OAuth client (`oma-mcp-runtime`, cargo feature `oauth`) against the fault
 //! server's authorization server (`oma-mcp-http-faults --mode oauth` and its `oauth-*` faults):
 //! the authorization code grant with PKCE and dynamic registration, a refresh, a login kept in
-//! a [`FileStore`] and used by a later client, a refresh token the authorization server
+//! a [`LoginStore`] and used by a later client, a refresh token the authorization server
 //! refuses, the client credentials grant, and each fault of the MCP specification's
 //! "Authorization" as the error it must be, word for word (the server's URL written `URL`, its
 //! origin `ORIGIN`), within 5 s. Logins go to temporary directories: each test passes its own
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use oma_mcp_runtime::error::ConnectError;
 use oma_mcp_runtime::oauth::{
-    Authorizer, CREDENTIALS_DIR_ENV, FileStore, FollowRedirect, OAuthClient, OAuthConfig,
+    Authorizer, CREDENTIALS_DIR_ENV, FollowRedirect, LoginStore, OAuthClient, OAuthConfig,
     OAuthGrant, Secret, TokenSource,
 };
 use oma_mcp_runtime::{ConnectConfig, Error, connect_mcp_tools};
@@ -61,7 +61,7 @@ fn provider(url: &str, oauth: &OAuthConfig, dir: &Path) -> TokenSource {
     TokenSource::new(
         OAuthClient::new(url, oauth, "oma-mcp-tests")
             .unwrap()
-            .with_store(FileStore::new(dir)),
+            .with_store(LoginStore::new(dir)),
     )
 }
 
@@ -232,7 +232,7 @@ async fn the_authorization_code_grant_logs_in_lists_and_calls() {
         ]
     );
     // The login is stored, with its refresh token.
-    let login = FileStore::new(&store).load(url).unwrap().unwrap();
+    let login = LoginStore::new(&store).load(url).unwrap().unwrap();
     assert_eq!(
         (login.client_id.as_str(), login.has_refresh_token()),
         ("client-1", true)

@@ -2,7 +2,7 @@
 //! scopes, expiry), never a token.
 
 use clap::{Args, Subcommand};
-use oma_mcp_runtime::oauth::FileStore;
+use oma_mcp_runtime::oauth::{LoginStore, SecretsIn};
 use serde_json::{Value, json};
 
 use super::logout::store_error;
@@ -35,7 +35,7 @@ pub enum AuthCommand {
 /// Runs `auth`.
 pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
     let AuthCommand::Status { format } = args.command;
-    let store = FileStore::locate().map_err(store_error)?;
+    let store = LoginStore::locate().map_err(store_error)?;
     let logins = store.list().map_err(store_error)?;
     let rows: Vec<Value> = logins
         .iter()
@@ -43,6 +43,7 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
             json!({
                 "server": l.server,
                 "file": file,
+                "secrets": l.secrets,
                 "issuer": l.issuer,
                 "clientId": l.client_id,
                 "scopes": l.scopes(),
@@ -52,7 +53,11 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
         })
         .collect();
     let text = match format {
-        Format::Json => pretty(&json!({"store": store.dir(), "logins": rows})),
+        Format::Json => pretty(&json!({
+            "store": store.dir(),
+            "secretsIn": store.secrets_location(),
+            "logins": rows,
+        })),
         Format::Text if logins.is_empty() => {
             format!("no stored logins (in {})\n", store.dir().display())
         }
@@ -66,7 +71,7 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
                 };
                 text.push_str(&format!(
                     "  {}\n    authorization server {}, client {}\n    scopes: {}; {expiry}; {}\n    \
-                     file: {}\n",
+                     file: {}{}\n",
                     terminal::safe(&l.server),
                     terminal::safe(l.issuer.as_deref().unwrap_or("(no issuer)")),
                     terminal::safe(&l.client_id),
@@ -80,7 +85,11 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
                     } else {
                         "no refresh token (log in again when it expires)"
                     },
-                    terminal::safe(&file.display().to_string())
+                    terminal::safe(&file.display().to_string()),
+                    match l.secrets {
+                        SecretsIn::Keyring => " (tokens in the system keyring)".to_owned(),
+                        SecretsIn::File => String::new(),
+                    }
                 ));
             }
             text

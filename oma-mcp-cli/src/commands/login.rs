@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use oma_mcp_runtime::ConnectConfig;
 use oma_mcp_runtime::connect::{Authorizer, OAuthConfig, OAuthGrant};
-use oma_mcp_runtime::oauth::FileStore;
+use oma_mcp_runtime::oauth::{LoginStore, SecretsIn};
 
 use crate::error::CliError;
 use crate::exit::Outcome;
@@ -79,7 +79,7 @@ pub async fn run(args: LoginArgs) -> Result<Outcome, CliError> {
             ),
         });
     }
-    let store = FileStore::locate().map_err(|e| CliError::BadInput {
+    let store = LoginStore::locate().map_err(|e| CliError::BadInput {
         reason: e.to_string(),
     })?;
     store.remove(&url).map_err(|e| CliError::BadInput {
@@ -122,7 +122,14 @@ pub async fn run(args: LoginArgs) -> Result<Outcome, CliError> {
                 } else {
                     ""
                 },
-                store.dir().display()
+                match login.secrets {
+                    SecretsIn::Keyring => format!(
+                        "{} (the rest in {})",
+                        store.secrets_location(),
+                        store.dir().display()
+                    ),
+                    SecretsIn::File => store.dir().display().to_string(),
+                }
             );
         }
         None => eprintln!(

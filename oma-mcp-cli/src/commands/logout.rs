@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use oma_mcp_runtime::oauth::FileStore;
+use oma_mcp_runtime::oauth::LoginStore;
 
 use crate::error::CliError;
 use crate::exit::Outcome;
@@ -30,12 +30,12 @@ pub struct LogoutArgs {
 /// Runs `logout`: the stored login of the server (or every one with `--all`) is removed from
 /// the credential store; the tokens are not revoked at the authorization server.
 pub fn run(args: &LogoutArgs) -> Result<Outcome, CliError> {
-    let store = FileStore::locate().map_err(store_error)?;
+    let store = LoginStore::locate().map_err(store_error)?;
     if args.all {
         let logins = store.list().map_err(store_error)?;
         let mut removed = 0;
         for (path, _) in &logins {
-            if std::fs::remove_file(path).is_ok() {
+            if store.remove_file(path).map_err(store_error)? {
                 removed += 1;
             }
         }

@@ -8,9 +8,13 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The `oma-mcp` binary under test.
+/// The `oma-mcp` binary under test, with OAuth logins kept in their files
+/// (`OMA_MCP_CREDENTIAL_STORE=file`), so no test reads or writes the keyring of the session it
+/// runs in; the keyring tests set their own.
 pub fn oma_mcp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_oma-mcp"));
+    command.env("OMA_MCP_CREDENTIAL_STORE", "file");
+    command
 }
 
 /// The workspace root.

@@ -11,6 +11,8 @@
 //! - `url_cli`: servers pinned by URL (flags, errors, secrets);
 //! - `oauth_cli`: `login`, `logout`, `auth status` and the stored login, against the
 //!   TypeScript SDK's example server with its OAuth authorization server;
+//! - `keyring_cli`: logins whose tokens the operating system's keyring keeps, against a
+//!   Secret Service of the test's own (GNOME Keyring, which `scripts/test` installs);
 //! - `help`: the `--help` goldens in `fixtures/help/`.
 //!
 //! `common` holds the helpers. The tests need the project's test server
@@ -25,5 +27,6 @@ mod drift_cli;
 mod generate_cli;
 mod help;
 mod hostile;
+mod keyring_cli;
 mod oauth_cli;
 mod url_cli;

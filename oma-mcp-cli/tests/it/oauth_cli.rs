@@ -20,7 +20,7 @@ use crate::common::{assert_exit, oma_mcp, run, text, workspace};
 
 /// The example server of the TypeScript SDK, or `None` (one printed line) when the pinned npm
 /// packages are not installed.
-fn example_server() -> Option<PathBuf> {
+pub(crate) fn example_server() -> Option<PathBuf> {
     let path = workspace().join(
         "tests/servers/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/\
          simpleStreamableHttp.js",
@@ -35,7 +35,7 @@ fn example_server() -> Option<PathBuf> {
 
 /// The example server with its OAuth authorization server, on two free ports; its MCP URL is
 /// `http://localhost:<port>/mcp`, as its protected resource metadata names it.
-fn start(script: &Path) -> (HttpServer, String) {
+pub(crate) fn start(script: &Path) -> (HttpServer, String) {
     let port = free_port().unwrap();
     let auth_port = free_port().unwrap();
     let mut command = Command::new("node");
@@ -99,7 +99,13 @@ fn get(url: &str) -> (u16, Option<String>) {
 
 /// `oma-mcp login --url url --no-browser`, with the test as the browser: returns its stderr.
 fn login(url: &str, credentials: &Path) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_oma-mcp"))
+    login_with(url, credentials, &[])
+}
+
+/// [`login`] with more environment variables (`OMA_MCP_CREDENTIAL_STORE` is `file` unless
+/// `env` says otherwise).
+pub(crate) fn login_with(url: &str, credentials: &Path, env: &[(&str, &str)]) -> String {
+    let mut child = oma_mcp()
         .args([
             "login",
             "--url",
@@ -109,6 +115,7 @@ fn login(url: &str, credentials: &Path) -> String {
             "60",
         ])
         .env("OMA_MCP_CREDENTIALS_DIR", credentials)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

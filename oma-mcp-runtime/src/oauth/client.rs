@@ -17,7 +17,7 @@ use tokio::sync::Mutex;
 use super::diagnose;
 use super::failure::failure;
 use super::persist::{Identity, Persisting};
-use super::store::FileStore;
+use super::store::LoginStore;
 use super::withhold::withholding_secrets;
 use crate::error::ConfigError;
 
@@ -47,7 +47,7 @@ pub struct OAuthClient {
     /// The command that logs in to this server, for hints.
     login: String,
     /// Where logins of the authorization code grant are kept between runs.
-    store: Option<FileStore>,
+    store: Option<LoginStore>,
     state: Mutex<State>,
 }
 
@@ -209,7 +209,7 @@ impl OAuthClient {
     /// (and refreshed) before a new one is asked for, and a new one is stored. Tokens of the
     /// client credentials grant are never stored.
     #[must_use]
-    pub fn with_store(mut self, store: FileStore) -> Self {
+    pub fn with_store(mut self, store: LoginStore) -> Self {
         self.store = Some(store);
         self
     }

@@ -1,5 +1,5 @@
 //! [`Persisting`]: rmcp's credential store for one grant, which keeps the credentials in
-//! memory and, for a client with a [`FileStore`], writes each new token to disk with the client
+//! memory and, for a client with a [`LoginStore`], writes each new token to disk with the client
 //! identity that can refresh it.
 
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use tokio::sync::RwLock;
 
 use oma_mcp_core::redact::redact_url;
 
-use super::store::{FileStore, StoredLogin};
+use super::store::{LoginStore, SecretsIn, StoredLogin};
 
 /// The client identity a grant was made with.
 #[derive(Debug, Clone)]
@@ -24,9 +24,9 @@ pub(super) struct Identity {
     pub(super) redirect_uri: String,
 }
 
-/// The credentials of one grant: in memory, and in the [`FileStore`] when there is one.
+/// The credentials of one grant: in memory, and in the [`LoginStore`] when there is one.
 pub(super) struct Persisting {
-    store: Option<FileStore>,
+    store: Option<LoginStore>,
     url: String,
     identity: Identity,
     credentials: RwLock<Option<StoredCredentials>>,
@@ -37,7 +37,7 @@ pub(super) struct Persisting {
 
 impl Persisting {
     /// The store of a grant for the server at `url` with `identity`.
-    pub(super) fn new(store: Option<FileStore>, url: &str, identity: Identity) -> Self {
+    pub(super) fn new(store: Option<LoginStore>, url: &str, identity: Identity) -> Self {
         Self {
             store,
             url: url.to_owned(),
@@ -69,6 +69,7 @@ impl Persisting {
                 .map(|s| s.expose().to_owned()),
             redirect_uri: self.identity.redirect_uri.clone(),
             credentials,
+            secrets: SecretsIn::File,
         }
     }
 }

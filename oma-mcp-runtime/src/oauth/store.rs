@@ -1,16 +1,35 @@
-//! [`FileStore`]: OAuth logins kept on disk between runs, one file per server, readable by the
-//! user only.
+//! [`LoginStore`]: OAuth logins kept between runs: one file per server, readable by the user
+//! only, with the secrets in that file or in the operating system's keyring.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rmcp::transport::StoredCredentials;
+use rmcp::transport::auth::OAuthTokenResponse;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The environment variable that moves the credential directory: [`FileStore::locate`] uses
+/// The environment variable that moves the credential directory: [`LoginStore::locate`] uses
 /// its value as the directory when set (tests, CI, several accounts on one machine).
 pub const CREDENTIALS_DIR_ENV: &str = "OMA_MCP_CREDENTIALS_DIR";
+
+/// The environment variable that chooses where a login's secrets go: `keyring` (the
+/// operating system's keyring; an error when it is not available), `file` (the login's file),
+/// or unset / `auto` (the keyring when this build has one, cargo feature `keyring`, and it
+/// answers; else the file).
+pub const CREDENTIAL_STORE_ENV: &str = "OMA_MCP_CREDENTIAL_STORE";
+
+/// Where a login's secrets (tokens and client secret) are kept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SecretsIn {
+    /// In the login's file, beside the rest.
+    #[default]
+    File,
+    /// In the operating system's keyring (service `oma-mcp`, user the file's stem); the file
+    /// holds the rest.
+    Keyring,
+}
 
 /// Why the credential store could not be read or written: the file and the OS error, never a
 /// file's content.
@@ -46,6 +65,23 @@ pub struct StoredLogin {
     pub redirect_uri: String,
     /// The tokens.
     pub credentials: StoredCredentials,
+    /// Where the secrets are kept. [`LoginStore::load`] and [`LoginStore::list`] return
+    /// logins with their secrets whichever it is.
+    #[serde(default, skip_serializing_if = "is_file")]
+    pub secrets: SecretsIn,
+}
+
+fn is_file(secrets: &SecretsIn) -> bool {
+    *secrets == SecretsIn::File
+}
+
+/// The secrets of a login, as the keyring keeps them (one JSON object per login).
+#[derive(Serialize, Deserialize)]
+struct KeyringSecrets {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_secret: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    token_response: Option<OAuthTokenResponse>,
 }
 
 impl std::fmt::Debug for StoredLogin {
@@ -57,6 +93,7 @@ impl std::fmt::Debug for StoredLogin {
             .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
             .field("redirect_uri", &self.redirect_uri)
             .field("credentials", &self.credentials)
+            .field("secrets", &self.secrets)
             .finish()
     }
 }
@@ -85,33 +122,106 @@ impl StoredLogin {
     }
 }
 
-/// OAuth logins on disk: one JSON file per MCP server in a directory that only the user can
-/// read (`0700`; files `0600`, written to a temporary file and renamed, so a reader never
-/// sees half a file).
+/// OAuth logins between runs: one JSON file per MCP server in a directory that only the user
+/// can read (`0700`; files `0600`, written to a temporary file and renamed, so a reader never
+/// sees half a file), with the login's secrets (tokens, client secret) in that file or, with
+/// [`LoginStore::with_keyring`], in the operating system's keyring.
 ///
-/// The directory ([`FileStore::locate`]): `$OMA_MCP_CREDENTIALS_DIR`, else
+/// The directory ([`LoginStore::locate`]): `$OMA_MCP_CREDENTIALS_DIR`, else
 /// `$XDG_CONFIG_HOME/oma-mcp/credentials`, else `~/.config/oma-mcp/credentials`
 /// (`%APPDATA%\oma-mcp\credentials` on Windows). A file's name is the SHA-256 of the server's
 /// URL, so no URL (which may carry a key) shows in a file name.
 #[derive(Debug, Clone)]
-pub struct FileStore {
+pub struct LoginStore {
     dir: PathBuf,
+    #[cfg(feature = "keyring")]
+    keyring: Option<super::keyring::Keyring>,
 }
 
-impl FileStore {
-    /// A store in `dir` (created when a login is saved).
+impl LoginStore {
+    /// A store in `dir` (created when a login is saved), with the secrets in the files.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into() }
+        Self {
+            dir: dir.into(),
+            #[cfg(feature = "keyring")]
+            keyring: None,
+        }
     }
 
-    /// The store in the user's credential directory (see [`FileStore`]).
+    /// The same store with the secrets of the logins it saves in the operating system's
+    /// keyring (cargo feature `keyring`): the Secret Service on Linux, the Keychain on macOS,
+    /// the Credential Manager on Windows.
     ///
     /// # Errors
-    /// [`StoreError`] when no home or configuration directory is known.
+    /// [`StoreError`] when the keyring does not answer (no D-Bus session or no Secret Service
+    /// on Linux, a locked keyring, a platform without a back end).
+    #[cfg(feature = "keyring")]
+    pub fn with_keyring(mut self) -> Result<Self, StoreError> {
+        let keyring = super::keyring::Keyring::system()
+            .map_err(|why| error(&self.dir, format!("cannot use the system keyring: {why}")))?;
+        self.keyring = Some(keyring);
+        Ok(self)
+    }
+
+    /// The store in the user's credential directory (see [`LoginStore`]), with the secrets
+    /// where [`CREDENTIAL_STORE_ENV`] says: by default the system keyring when this build has
+    /// one (cargo feature `keyring`) and it answers, else the files.
+    ///
+    /// # Errors
+    /// [`StoreError`] when no home or configuration directory is known, when
+    /// `OMA_MCP_CREDENTIAL_STORE` has another value than `keyring`, `file` or `auto`, or when
+    /// it is `keyring` and the keyring is not available.
     pub fn locate() -> Result<Self, StoreError> {
+        let store = Self::new(Self::credentials_dir()?);
+        let choice = std::env::var(CREDENTIAL_STORE_ENV).unwrap_or_default();
+        match choice.as_str() {
+            "file" => Ok(store),
+            "" | "auto" => Ok(store.keyring_if_available()),
+            "keyring" => store.keyring_required(),
+            other => Err(error(
+                &store.dir,
+                format!(
+                    "{CREDENTIAL_STORE_ENV} is {:?}; set it to `keyring`, `file` or `auto`",
+                    crate::quote::cut(other, 40)
+                ),
+            )),
+        }
+    }
+
+    #[cfg(feature = "keyring")]
+    fn keyring_if_available(self) -> Self {
+        let dir = self.dir.clone();
+        self.with_keyring().unwrap_or_else(|e| {
+            tracing::debug!("{}; OAuth logins keep their secrets in their files", e.what);
+            Self::new(dir)
+        })
+    }
+
+    #[cfg(not(feature = "keyring"))]
+    fn keyring_if_available(self) -> Self {
+        self
+    }
+
+    #[cfg(feature = "keyring")]
+    fn keyring_required(self) -> Result<Self, StoreError> {
+        self.with_keyring()
+    }
+
+    #[cfg(not(feature = "keyring"))]
+    fn keyring_required(self) -> Result<Self, StoreError> {
+        Err(error(
+            &self.dir,
+            format!(
+                "{CREDENTIAL_STORE_ENV} is `keyring`, and this build has no keyring support \
+                 (oma-mcp-runtime's cargo feature `keyring`); set it to `file`"
+            ),
+        ))
+    }
+
+    fn credentials_dir() -> Result<PathBuf, StoreError> {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         if let Some(dir) = var(CREDENTIALS_DIR_ENV) {
-            return Ok(Self::new(dir));
+            return Ok(PathBuf::from(dir));
         }
         let config = if cfg!(windows) {
             var("APPDATA").map(PathBuf::from)
@@ -121,7 +231,7 @@ impl FileStore {
                 .or_else(|| var("HOME").map(|home| Path::new(&home).join(".config")))
         };
         config
-            .map(|c| Self::new(c.join("oma-mcp").join("credentials")))
+            .map(|c| c.join("oma-mcp").join("credentials"))
             .ok_or_else(|| StoreError {
                 path: PathBuf::from("~/.config/oma-mcp/credentials"),
                 what: format!(
@@ -129,6 +239,16 @@ impl FileStore {
                      {CREDENTIALS_DIR_ENV} to a directory for OAuth logins"
                 ),
             })
+    }
+
+    /// Where the secrets of the logins this store saves go: `the Secret Service`, `the macOS
+    /// Keychain`, `the Windows Credential Manager`, or the directory.
+    pub fn secrets_location(&self) -> String {
+        #[cfg(feature = "keyring")]
+        if let Some(keyring) = &self.keyring {
+            return keyring.name().to_owned();
+        }
+        self.dir.display().to_string()
     }
 
     /// The directory.
@@ -143,38 +263,32 @@ impl FileStore {
         self.dir.join(format!("{}.json", &hex[..32]))
     }
 
-    /// The login for the server at `url`, if one is stored.
+    /// The login for the server at `url`, if one is stored, with its secrets (read from the
+    /// keyring when it keeps them there).
     ///
     /// # Errors
     /// [`StoreError`] when the file cannot be read or is not a login (it is then left as it
-    /// is: `oma-mcp logout` removes it).
+    /// is: `oma-mcp logout` removes it), or when its secrets are in a keyring that cannot be
+    /// read. Secrets the keyring no longer holds make no login (`None`, with a warning).
     pub fn load(&self, url: &str) -> Result<Option<StoredLogin>, StoreError> {
         let path = self.path(url);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(error(&path, format!("cannot be read: {e}"))),
+        let Some(login) = read_login(&path)? else {
+            return Ok(None);
         };
-        serde_json::from_str(&text).map(Some).map_err(|e| {
-            error(
-                &path,
-                format!(
-                    "is not a stored login (line {}, column {}); remove it with `oma-mcp logout`",
-                    e.line(),
-                    e.column()
-                ),
-            )
-        })
+        self.with_secrets(&path, login)
     }
 
-    /// Stores `login` for the server at `url`, replacing what was stored.
+    /// Stores `login` for the server at `url`, replacing what was stored: its secrets in the
+    /// keyring when this store has one (or in the file, with a warning, when the keyring
+    /// refuses them), the rest in the file.
     ///
     /// # Errors
     /// [`StoreError`] when the directory or the file cannot be written.
     pub fn save(&self, url: &str, login: &StoredLogin) -> Result<(), StoreError> {
         self.create_dir()?;
         let path = self.path(url);
-        let text = serde_json::to_string_pretty(login)
+        let on_disk = self.keep_secrets(&path, login);
+        let text = serde_json::to_string_pretty(&on_disk)
             .map_err(|e| error(&path, format!("cannot be written: {e}")))?;
         let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
         let written = private_file(&temporary)
@@ -190,21 +304,42 @@ impl FileStore {
         Ok(())
     }
 
-    /// Removes the login of the server at `url`; `false` when none was stored.
+    /// Removes the login of the server at `url`, its secrets in the keyring too; `false` when
+    /// none was stored.
     ///
     /// # Errors
-    /// [`StoreError`] when the file exists and cannot be removed.
+    /// [`StoreError`] when the file exists and cannot be removed, or its secrets cannot be
+    /// removed from the keyring (the file is then kept, so a later `logout` can retry).
     pub fn remove(&self, url: &str) -> Result<bool, StoreError> {
-        let path = self.path(url);
-        match std::fs::remove_file(&path) {
+        self.remove_file(&self.path(url))
+    }
+
+    /// Removes the login stored in `file` (one of [`list`](Self::list)'s), as
+    /// [`remove`](Self::remove) does.
+    ///
+    /// # Errors
+    /// As [`remove`](Self::remove).
+    pub fn remove_file(&self, file: &Path) -> Result<bool, StoreError> {
+        let secrets = match read_login(file) {
+            Ok(login) => login.map(|l| l.secrets),
+            // Not a login: the file goes, and no keyring entry is known.
+            Err(_) => Some(SecretsIn::File),
+        };
+        let Some(secrets) = secrets else {
+            return Ok(false);
+        };
+        if secrets == SecretsIn::Keyring {
+            self.forget_secrets(file)?;
+        }
+        match std::fs::remove_file(file) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(error(&path, format!("cannot be removed: {e}"))),
+            Err(e) => Err(error(file, format!("cannot be removed: {e}"))),
         }
     }
 
-    /// Every stored login with its file, ordered by server; files that are not logins are
-    /// skipped with a warning.
+    /// Every stored login with its file and its secrets, ordered by server; files that are
+    /// not logins, and logins whose secrets cannot be read, are skipped with a warning.
     ///
     /// # Errors
     /// [`StoreError`] when the directory exists and cannot be read.
@@ -220,20 +355,143 @@ impl FileStore {
             if path.extension().is_none_or(|e| e != "json") {
                 continue;
             }
-            let parsed = std::fs::read_to_string(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|t| serde_json::from_str::<StoredLogin>(&t).map_err(|e| e.to_string()));
-            match parsed {
-                Ok(login) => logins.push((path, login)),
-                Err(e) => tracing::warn!(
-                    "skipped {}: not a stored OAuth login ({})",
-                    path.display(),
-                    crate::quote::cut(&e, 200)
-                ),
+            match read_login(&path).and_then(|l| match l {
+                Some(login) => self.with_secrets(&path, login),
+                None => Ok(None),
+            }) {
+                Ok(Some(login)) => logins.push((path, login)),
+                Ok(None) => {}
+                Err(e) => tracing::warn!("skipped {e}"),
             }
         }
         logins.sort_by(|a, b| a.1.server.cmp(&b.1.server));
         Ok(logins)
+    }
+
+    /// `login` with its secrets, from the keyring when the file says they are there.
+    fn with_secrets(
+        &self,
+        path: &Path,
+        mut login: StoredLogin,
+    ) -> Result<Option<StoredLogin>, StoreError> {
+        if login.secrets == SecretsIn::File {
+            return Ok(Some(login));
+        }
+        let text = self.read_secrets(path)?;
+        let Some(text) = text else {
+            tracing::warn!(
+                "the stored login for {} keeps its secrets in the system keyring, which no \
+                 longer holds them; log in again",
+                login.server
+            );
+            return Ok(None);
+        };
+        let secrets: KeyringSecrets = serde_json::from_str(&text).map_err(|e| {
+            error(
+                path,
+                format!(
+                    "keeps its secrets in the system keyring, where they are not a stored \
+                     login's (line {}, column {}); remove it with `oma-mcp logout`",
+                    e.line(),
+                    e.column()
+                ),
+            )
+        })?;
+        login.client_secret = secrets.client_secret;
+        login.credentials.token_response = secrets.token_response;
+        Ok(Some(login))
+    }
+
+    /// What the file to write for `login` holds: without its secrets when the keyring took
+    /// them.
+    fn keep_secrets(&self, path: &Path, login: &StoredLogin) -> StoredLogin {
+        let mut on_disk = login.clone();
+        on_disk.secrets = SecretsIn::File;
+        #[cfg(feature = "keyring")]
+        if let Some(keyring) = &self.keyring {
+            let secrets = KeyringSecrets {
+                client_secret: login.client_secret.clone(),
+                token_response: login.credentials.token_response.clone(),
+            };
+            let stored = serde_json::to_string(&secrets)
+                .map_err(|e| e.to_string())
+                .and_then(|text| keyring.set(&stem(path), &text));
+            match stored {
+                Ok(()) => {
+                    on_disk.client_secret = None;
+                    on_disk.credentials.token_response = None;
+                    on_disk.secrets = SecretsIn::Keyring;
+                }
+                Err(why) => tracing::warn!(
+                    "{} refused the secrets of the login for {} ({why}); they are kept in {}, \
+                     readable by you only",
+                    keyring.name(),
+                    login.server,
+                    path.display()
+                ),
+            }
+        }
+        #[cfg(not(feature = "keyring"))]
+        let _ = path;
+        on_disk
+    }
+
+    #[cfg(feature = "keyring")]
+    fn keyring_for(&self, path: &Path) -> Result<super::keyring::Keyring, StoreError> {
+        match &self.keyring {
+            Some(keyring) => Ok(keyring.clone()),
+            None => super::keyring::Keyring::system().map_err(|why| {
+                error(
+                    path,
+                    format!(
+                        "keeps its secrets in the system keyring, which is not available: {why}"
+                    ),
+                )
+            }),
+        }
+    }
+
+    #[cfg(feature = "keyring")]
+    fn read_secrets(&self, path: &Path) -> Result<Option<String>, StoreError> {
+        let keyring = self.keyring_for(path)?;
+        keyring.get(&stem(path)).map_err(|why| {
+            error(
+                path,
+                format!(
+                    "keeps its secrets in {}, which cannot be read: {why}",
+                    keyring.name()
+                ),
+            )
+        })
+    }
+
+    #[cfg(feature = "keyring")]
+    fn forget_secrets(&self, path: &Path) -> Result<(), StoreError> {
+        let keyring = self.keyring_for(path)?;
+        keyring.delete(&stem(path)).map(|_| ()).map_err(|why| {
+            error(
+                path,
+                format!(
+                    "keeps its secrets in {}, which cannot remove them: {why}",
+                    keyring.name()
+                ),
+            )
+        })
+    }
+
+    #[cfg(not(feature = "keyring"))]
+    fn read_secrets(&self, path: &Path) -> Result<Option<String>, StoreError> {
+        Err(no_keyring(path))
+    }
+
+    #[cfg(not(feature = "keyring"))]
+    fn forget_secrets(&self, path: &Path) -> Result<(), StoreError> {
+        tracing::warn!(
+            "{} kept its secrets in the system keyring, where they stay: this build has no \
+             keyring support (oma-mcp-runtime's cargo feature `keyring`)",
+            path.display()
+        );
+        Ok(())
     }
 
     /// Creates the directory, readable by the user only (an existing one is made so).
@@ -253,6 +511,45 @@ impl FileStore {
         }
         Ok(())
     }
+}
+
+/// The login in `path`, without the secrets it keeps in the keyring; `None` when there is no
+/// such file.
+fn read_login(path: &Path) -> Result<Option<StoredLogin>, StoreError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(error(path, format!("cannot be read: {e}"))),
+    };
+    serde_json::from_str(&text).map(Some).map_err(|e| {
+        error(
+            path,
+            format!(
+                "is not a stored login (line {}, column {}); remove it with `oma-mcp logout`",
+                e.line(),
+                e.column()
+            ),
+        )
+    })
+}
+
+/// The keyring entry's user name of the login in `path`: the file's stem (a hash of the URL).
+#[cfg(feature = "keyring")]
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+#[cfg(not(feature = "keyring"))]
+fn no_keyring(path: &Path) -> StoreError {
+    error(
+        path,
+        "keeps its secrets in the system keyring, and this build has no keyring support \
+         (oma-mcp-runtime's cargo feature `keyring`); remove the login with `oma-mcp logout` and \
+         log in again"
+            .to_owned(),
+    )
 }
 
 /// A new file at `path`, readable and writable by the user only (`0600` on Unix), replacing

@@ -458,7 +458,7 @@ fn token_source(
         // Logins of the authorization code grant persist in the user's credential store
         // (`oma-mcp login` writes it); without a home directory, for this session only.
         if oauth.grant == super::super::config::OAuthGrant::AuthorizationCode {
-            match crate::oauth::FileStore::locate() {
+            match crate::oauth::LoginStore::locate() {
                 Ok(store) => client = client.with_store(store),
                 Err(e) => {
                     tracing::warn!(server = %label, "{e}; OAuth tokens last for this session only")
