@@ -19,7 +19,7 @@ use oma_mcp_runtime::oauth::{
     Authorizer, CREDENTIALS_DIR_ENV, FollowRedirect, LoginStore, OAuthClient, OAuthConfig,
     OAuthGrant, Secret, TokenSource,
 };
-use oma_mcp_runtime::{ConnectConfig, Error, connect_mcp_tools};
+use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use oma_mcp_test_server::faults::{
     AUTHORIZATION_PATH, AUTHORIZATION_SERVER_METADATA_PATH, MACHINE_CLIENT_ID,
     MACHINE_CLIENT_SECRET, REGISTRATION_PATH, RESOURCE_METADATA_PATH, TOKEN_PATH, form,
@@ -283,6 +283,40 @@ async fn an_expired_access_token_is_refreshed() {
     let stored = std::fs::read_to_string(&files(dir.path())[0]).unwrap();
     assert!(stored.contains(second["refresh_token"].as_str().unwrap()));
     assert!(!stored.contains(first["refresh_token"].as_str().unwrap()));
+}
+
+/// The stream of server messages (a `GET` after the `initialize` handshake) is authorized as
+/// requests are: a `GET` whose token the server refused (revoked) goes to the token provider,
+/// which refreshes it, and the `GET` is sent again with the new token.
+#[tokio::test]
+async fn a_refused_server_stream_is_opened_again_with_a_refreshed_token() {
+    let server = faults("oauth-get-refused-once", &[]);
+    let url = server.url();
+    let dir = tempfile::tempdir().unwrap();
+    let config = oauth_config(url, &login(), dir.path()).with_lifecycle(Lifecycle::Initialize);
+    let client = connect_mcp_tools(config).await.unwrap();
+    assert_eq!(echo(&client, "after").await.data, "Echo: after");
+    client.disconnect().await;
+
+    let entries = log(url).await;
+    let tokens = on(&entries, TOKEN_PATH);
+    let grants: Vec<String> = tokens
+        .iter()
+        .map(|e| token_form(e)["grant_type"].clone())
+        .collect();
+    assert_eq!(grants, ["authorization_code", "refresh_token"]);
+    let bearer = |t: &Value| {
+        json!(format!(
+            "Bearer {}",
+            t["answer"]["json"]["access_token"].as_str().unwrap()
+        ))
+    };
+    let gets: Vec<Value> = on(&entries, "/mcp")
+        .iter()
+        .filter(|e| e["method"] == "GET")
+        .map(|e| e["headers"]["authorization"].clone())
+        .collect();
+    assert_eq!(gets, [bearer(tokens[0]), bearer(tokens[1])]);
 }
 
 /// A second client with the same store connects with the stored login: no registration, no

@@ -208,7 +208,7 @@ async fn handle(
             return response;
         }
         if parts.uri.path() == listen::MCP_PATH
-            && let Some(refusal) = site.refuse(&lock(&state.authz), &parts)
+            && let Some(refusal) = site.refuse(&mut lock(&state.authz), &parts)
         {
             return refusal;
         }

@@ -75,6 +75,8 @@ pub(super) struct Authz {
     refresh: HashMap<String, String>,
     /// Registrations so far (client ids are `client-<n>`).
     registered: u64,
+    /// `oauth-get-refused-once`: whether the first `GET` was refused.
+    get_refused: bool,
 }
 
 struct Client {
@@ -107,6 +109,7 @@ impl Default for Authz {
             access: HashMap::new(),
             refresh: HashMap::new(),
             registered: 0,
+            get_refused: false,
         }
     }
 }
@@ -146,6 +149,7 @@ impl FaultMode {
                 | Self::OAuthRefreshInvalidGrant
                 | Self::OAuthTokenHtml200
                 | Self::OAuthTokenHtml500
+                | Self::OAuthGetRefusedOnce
         )
     }
 
@@ -171,15 +175,23 @@ impl Site<'_> {
     }
 
     /// The MCP endpoint's check: `None` when the request carries a live access token this
-    /// server issued, else the 401.
-    pub(super) fn refuse(&self, authz: &Authz, parts: &Parts) -> Option<Response<Body>> {
+    /// server issued, else the 401 (`oauth-get-refused-once`: also for the first `GET`, the
+    /// token revoked).
+    pub(super) fn refuse(&self, authz: &mut Authz, parts: &Parts) -> Option<Response<Body>> {
         let bearer = parts
             .headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "));
+        let revoke = self.mode == FaultMode::OAuthGetRefusedOnce
+            && parts.method == Method::GET
+            && !authz.get_refused;
         let error = match bearer {
             None => None,
+            Some(token) if revoke && authz.access.remove(token).is_some() => {
+                authz.get_refused = true;
+                Some(("invalid_token", "The access token was revoked"))
+            }
             Some(token) => match authz.access.get(token) {
                 Some(expiry) if Instant::now() < *expiry => return None,
                 Some(_) => Some(("invalid_token", "The access token expired")),

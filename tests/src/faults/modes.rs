@@ -169,6 +169,9 @@ pub enum FaultMode {
     OAuthTokenHtml200,
     /// `oauth-token-html-500`: as `oauth-token-html-200` with status 500.
     OAuthTokenHtml500,
+    /// `oauth-get-refused-once`: as `oauth`, the first `GET` of the stream of server messages
+    /// answered 401 `invalid_token`, its token revoked.
+    OAuthGetRefusedOnce,
 }
 
 /// The body of `json-not-jsonrpc`'s answer to `tools/call`.
@@ -415,6 +418,11 @@ pub const MODES: &[(&str, FaultMode, &str)] = &[
         "oauth-token-html-200",
         FaultMode::OAuthTokenHtml200,
         "oauth; /token answers 200 with an HTML page",
+    ),
+    (
+        "oauth-get-refused-once",
+        FaultMode::OAuthGetRefusedOnce,
+        "oauth; the first GET stream is refused with 401, its token revoked",
     ),
     (
         "oauth-token-html-500",

@@ -49,7 +49,14 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
                     "::oma_mcp_runtime::__require_oauth!({});",
                     Lit(server)
                 ));
-                calls.push(format!(".with_oauth({})", oauth_config(oauth)));
+                // One setter a line, under `OAuthConfig::authorization_code()`.
+                let mut lines = vec![
+                    ".with_oauth(".to_owned(),
+                    "    ::oma_mcp_runtime::connect::OAuthConfig::authorization_code()".to_owned(),
+                ];
+                lines.extend(oauth_setters(oauth).iter().map(|s| format!("        {s}")));
+                lines.push(")".to_owned());
+                calls.push(lines.join("\n"));
             }
             (
                 format!("::oma_mcp_runtime::ConnectConfig::http({})", Lit(url)),
@@ -125,19 +132,21 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
     w.open("pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig");
     w.line(start);
     w.deeper(|w| {
-        for call in &calls {
-            w.line(call);
+        for line in calls.iter().flat_map(|call| call.lines()) {
+            w.line(line);
         }
     });
     w.close("");
 }
 
-/// The expression of `oauth`: `OAuthConfig::authorization_code()` and a setter for each
-/// setting (variable names and the client id only; a manifest holds no secret).
-fn oauth_config(oauth: &OAuthConfig) -> String {
-    let mut expr = "::oma_mcp_runtime::connect::OAuthConfig::authorization_code()".to_owned();
+/// The setters of `oauth` after `OAuthConfig::authorization_code()`, one per setting that
+/// differs from it (variable names and the client id only; a manifest holds no secret).
+fn oauth_setters(oauth: &OAuthConfig) -> Vec<String> {
+    let mut setters = Vec::new();
     if oauth.grant == OAuthGrant::ClientCredentials {
-        expr.push_str(".with_grant(::oma_mcp_runtime::connect::OAuthGrant::ClientCredentials)");
+        setters.push(
+            ".with_grant(::oma_mcp_runtime::connect::OAuthGrant::ClientCredentials)".to_owned(),
+        );
     }
     let settings = [
         ("with_client_id", &oauth.client_id),
@@ -148,20 +157,20 @@ fn oauth_config(oauth: &OAuthConfig) -> String {
     ];
     for (setter, value) in settings {
         if let Some(value) = value {
-            expr.push_str(&format!(".{setter}({})", Lit(value)));
+            setters.push(format!(".{setter}({})", Lit(value)));
         }
     }
     if !oauth.scopes.is_empty() {
-        expr.push_str(&format!(".with_scopes({})", array(&oauth.scopes)));
+        setters.push(format!(".with_scopes({})", array(&oauth.scopes)));
     }
     if let Some(var) = &oauth.private_key_env {
         let algorithm = match &oauth.signing_algorithm {
             Some(a) => format!("::core::option::Option::Some({})", Lit(a)),
             None => "::core::option::Option::None".to_owned(),
         };
-        expr.push_str(&format!(".with_private_key_env({}, {algorithm})", Lit(var)));
+        setters.push(format!(".with_private_key_env({}, {algorithm})", Lit(var)));
     }
-    expr
+    setters
 }
 
 /// `connect(policy)`: connects with `connect_config()` and checks drift against `SNAPSHOT` (in

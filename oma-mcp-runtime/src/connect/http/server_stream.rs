@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use reqwest::Response;
+use reqwest::{Response, StatusCode};
 
 use super::super::config::MAX_RESUMES;
 use super::super::inbox::Inbox;
 use super::body::{content_encoding, is_event_stream};
-use super::endpoint::Http;
+use super::endpoint::{Http, MAX_REFUSALS};
 use super::outgoing::Queue;
 use super::sse::{self, DEFAULT_RETRY, StreamEnd};
 use super::state::Connection;
@@ -66,16 +66,50 @@ impl Http {
         }
     }
 
+    /// The `GET` of the stream of server messages (resumed after `last_event_id` when given),
+    /// with the token provider's current token. A `401`, or a `403` with
+    /// `insufficient_scope`, goes to the provider as a refused `POST` does, and the `GET` is
+    /// sent again with the new token ([`MAX_REFUSALS`] times in a row at most). `None` when the
+    /// request fails or no token can be had (the stream is then not opened; requests carry on).
+    async fn stream_get(&self, last_event_id: Option<&str>) -> Option<Response> {
+        let mut refusals = 0;
+        loop {
+            let token = match self.authorize("GET").await {
+                Ok(token) => token,
+                Err(e) => {
+                    tracing::debug!(server = %self.label, "no server stream: {}", e.chain());
+                    return None;
+                }
+            };
+            let response = match self.event_stream_get(last_event_id).send().await {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::debug!(server = %self.label, "no server stream: {}", e.without_url());
+                    return None;
+                }
+            };
+            let status = response.status();
+            if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
+                && refusals < MAX_REFUSALS
+            {
+                refusals += 1;
+                match self.refused("GET", &response, token).await {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(e) => {
+                        tracing::debug!(server = %self.label, "no server stream: {}", e.chain());
+                        return None;
+                    }
+                }
+            }
+            return Some(response);
+        }
+    }
+
     /// Opens the stream of server messages with `GET`. `None` when the server offers none
     /// (`405`, another status, not SSE).
     async fn open_server_stream(&self) -> Option<Response> {
-        let response = match self.event_stream_get(None).send().await {
-            Ok(r) => r,
-            Err(e) => {
-                tracing::debug!(server = %self.label, "no server stream: {}", e.without_url());
-                return None;
-            }
-        };
+        let response = self.stream_get(None).await?;
         if let Some(encoding) = content_encoding(&response) {
             tracing::warn!(
                 server = %self.label,
@@ -119,8 +153,8 @@ impl Http {
                 return;
             }
             tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY)).await;
-            response = match self.event_stream_get(Some(&id)).send().await {
-                Ok(r) if r.status().is_success() && is_event_stream(&r) => r,
+            response = match self.stream_get(Some(&id)).await {
+                Some(r) if r.status().is_success() && is_event_stream(&r) => r,
                 _ => return,
             };
         }
