@@ -27,6 +27,7 @@
 //! replays on every `cargo test`. [`sample`] compiles generated code from random schemas.
 
 pub mod generators;
+pub mod providers;
 pub mod runner;
 pub mod sample;
 pub mod targets;

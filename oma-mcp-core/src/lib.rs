@@ -178,6 +178,7 @@ pub mod drift;
 pub mod error;
 pub mod naming;
 pub mod pointer;
+pub mod provider;
 pub mod quote;
 pub mod redact;
 #[cfg(test)]

@@ -247,7 +247,7 @@ pub mod validate;
 
 #[doc(hidden)]
 pub use oma_mcp_core::quote;
-pub use oma_mcp_core::{call_outcome, descriptor, naming, pointer, result, snapshot};
+pub use oma_mcp_core::{call_outcome, descriptor, naming, pointer, provider, result, snapshot};
 
 pub use call::{Confirmed, Permit, ToolCall, Typed, Unconfirmed, Untyped};
 pub use connect::{
