@@ -13,7 +13,9 @@
 //! - `framing`: a byte stream split anywhere yields the same messages as unsplit;
 //! - `snapshot`: canonicalizing twice equals once, the digest ignores key order and
 //!   whitespace, `parse(write(s)) == s`;
-//! - `manifest` and `validation`: an error or a value, never a panic.
+//! - `manifest` and `validation`: an error or a value, never a panic;
+//! - `provider`: each provider's form of a tool breaks none of its rules, or is refused for
+//!   an expected reason, and the argument converter round-trips ([`providers`]).
 //!
 //! Why proptest (not `cargo-fuzz`, `arbitrary` or `bolero`): `cargo-fuzz` needs a nightly
 //! toolchain; the inputs here are structured (JSON Schemas, tool lists, TOML), which

@@ -27,8 +27,11 @@ pub enum Outcome {
 }
 
 /// The reasons a schema may be refused (anything else is a converter bug).
-const EXPECTED: [&str; 11] = [
+const EXPECTED: [&str; 14] = [
     "is recursive, and Gemini",
+    "points to the root, which is not",
+    "a fixed set of argument objects",
+    "branch is `false`",
     "points to nothing",
     "is not a local JSON pointer",
     "the schema is `false`",
@@ -242,8 +245,14 @@ impl Example<'_> {
                 let mut out = Map::new();
                 if let Some(Value::Object(properties)) = map.get("properties") {
                     for (name, property) in properties {
-                        if self.all || required.contains(&name.as_str()) {
-                            out.insert(name.clone(), self.of(property, depth + 1));
+                        let is_required = required.contains(&name.as_str());
+                        if self.all || is_required {
+                            // An optional property is left out rather than sent as `null`
+                            // (which OpenAI's strict form reads as "absent").
+                            let value = self.of(property, depth + 1);
+                            if is_required || !value.is_null() {
+                                out.insert(name.clone(), value);
+                            }
                         }
                     }
                 }
@@ -299,7 +308,8 @@ impl Example<'_> {
                     return json!(matching(pattern).unwrap_or(text));
                 }
                 let mut text = text.to_owned();
-                while (text.chars().count() as u64) < min {
+                // A length no real argument has is left unmet (the example then fails).
+                while (text.chars().count() as u64) < min.min(256) {
                     text.push('x');
                 }
                 json!(text)

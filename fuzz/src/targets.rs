@@ -70,6 +70,11 @@ pub const TARGETS: &[Target] = &[
         strategy: validation_input,
         check: check_validation,
     },
+    Target {
+        name: "provider",
+        strategy: provider_input,
+        check: check_provider,
+    },
 ];
 
 /// The target called `name`.
@@ -707,6 +712,27 @@ pub fn check_validation(input: &Value) -> Result<(), String> {
     }
     if validator.validate(instance) != first {
         return Err("validating twice gave different answers".into());
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// provider
+
+fn provider_input() -> BoxedStrategy<Value> {
+    generators::tool()
+}
+
+/// For each provider: the tool's form breaks none of the provider's rules (or is refused for
+/// an expected reason), is the same twice, and its arguments round-trip
+/// ([`crate::providers::check`]).
+pub fn check_provider(input: &Value) -> Result<(), String> {
+    let Some(descriptor) = oma_mcp_runtime::descriptor::ToolDescriptor::from_mcp(None, input)
+    else {
+        return Ok(());
+    };
+    for provider in oma_mcp_runtime::provider::Provider::ALL {
+        crate::providers::check(&descriptor, provider).map_err(|e| format!("{provider}: {e}"))?;
     }
     Ok(())
 }

@@ -58,6 +58,8 @@ pub(super) enum Back {
     },
     /// An array's items.
     Array(Box<Back>),
+    /// A tuple's items, by position (the rest unchanged).
+    Tuple(Vec<Back>),
     /// `anyOf`: the first branch whose kinds admit the value.
     Union(Vec<Branch>),
     /// A `$defs` entry, by its original `$ref` pointer.
@@ -202,6 +204,16 @@ impl Arguments {
                     })
                     .collect::<Result<_, _>>()?,
             ),
+            (Back::Tuple(positions), Value::Array(values)) => Value::Array(
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let back = positions.get(i).unwrap_or(&Back::Keep);
+                        self.back_to_server(back, v, &push(at, &i.to_string()), depth + 1)
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
             (Back::Union(branches), _) => {
                 match branches.iter().find(|b| b.provider_kinds.admits(value)) {
                     Some(branch) => self.back_to_server(&branch.back, value, at, depth)?,
@@ -263,6 +275,16 @@ impl Arguments {
                     .enumerate()
                     .map(|(i, v)| {
                         self.back_to_model(items, v, &push(at, &i.to_string()), depth + 1)
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            (Back::Tuple(positions), Value::Array(values)) => Value::Array(
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let back = positions.get(i).unwrap_or(&Back::Keep);
+                        self.back_to_model(back, v, &push(at, &i.to_string()), depth + 1)
                     })
                     .collect::<Result<_, _>>()?,
             ),

@@ -118,6 +118,19 @@ impl Converter<'_> {
                 }
             }
         }
+        if let Some(Value::Array(branches)) = root.get("allOf").cloned() {
+            if let Value::Object(merged) = self.merge_all_of(&root, &branches, "", 0)? {
+                root = merged;
+            }
+        }
+        if root.contains_key("const") || root.contains_key("enum") {
+            return Err((
+                String::new(),
+                "the root is a fixed set of argument objects (`const` or `enum`), which no \
+                 provider's parameters schema expresses"
+                    .to_owned(),
+            ));
+        }
         // Providers refuse a combinator beside the root's `type: object`; the properties
         // still show what to send, and the server checks the rest.
         for key in [
@@ -129,19 +142,9 @@ impl Converter<'_> {
         }
         root.insert("type".to_owned(), json!("object"));
         if self.provider == Provider::Anthropic {
-            let (mut out, back) = self.lenient(&root, "", 0)?;
-            // Definitions as converted (property names fitted inside them too).
-            for key in ["$defs", "definitions"] {
-                let Some(Value::Object(defs)) = root.get(key) else {
-                    continue;
-                };
-                let mut converted = Map::new();
-                for (name, def) in defs {
-                    let at = push(&push("", key), name);
-                    converted.insert(name.clone(), self.schema(def, &at, 1)?.0);
-                }
-                out[key] = Value::Object(converted);
-            }
+            let (out, back) = self.lenient(&root, "", 0)?;
+            // `"$ref": "#"` inside: the root's converter.
+            self.backs.insert(String::new(), back.clone());
             return Ok((out, back));
         }
         let root = Value::Object(root);
@@ -332,8 +335,9 @@ impl Converter<'_> {
             .unwrap_or_default();
         let closed = map.get("additionalProperties") == Some(&Value::Bool(false));
         let no_properties = properties.is_none_or(Map::is_empty) && required.is_empty();
-        if no_properties && !closed && !root {
-            // A free-form object (`{"type": "object"}`, a map): JSON text.
+        if no_properties && !root && (!closed || self.provider == Provider::Gemini) {
+            // A free-form object (`{"type": "object"}`, a map), or for Gemini, whose `OBJECT`
+            // needs properties, the empty one: JSON text.
             return Ok(self.any(description(map)));
         }
         let mut listed: Vec<(String, Value)> = properties
@@ -358,7 +362,7 @@ impl Converter<'_> {
             // leaving a property out is the cautious reading, and strict mode has no way to
             // say both).
             let null_is_absent = self.provider == Provider::OpenAi && !required.contains(name);
-            if null_is_absent && !admits_null(property) {
+            if null_is_absent && !admits_null(&converted) {
                 converted = self.with_null((converted, Back::Keep)).0;
             }
             out_properties.insert(provider_name.clone(), converted);
@@ -450,15 +454,9 @@ impl Converter<'_> {
         if converted.is_empty() {
             return Err((at.to_owned(), format!("`{key}` has no branch but `null`")));
         }
-        // A branch sent as JSON text beside a string branch: a string from the model could be
-        // either, so the whole value is JSON text.
-        let string = Kinds::of_types(["string"]);
-        if backs.iter().any(|b| b.back == Back::JsonText)
-            && backs
-                .iter()
-                .filter(|b| b.back != Back::JsonText)
-                .any(|b| b.provider_kinds.0 & string.0 != 0)
-        {
+        // A branch sent as JSON text: which branch a value of the model's stands for could
+        // not be told apart, so the whole value is JSON text.
+        if backs.iter().any(|b| b.back == Back::JsonText) {
             let out = self.any(description(map));
             return Ok(if nullable { self.with_null(out) } else { out });
         }
@@ -497,44 +495,46 @@ impl Converter<'_> {
         }
         let mut out = Map::new();
         let mut back = Back::Keep;
-        match self.provider {
-            Provider::Gemini => {
-                let mut pairs = Vec::new();
-                let strings: Vec<Value> = values
-                    .iter()
-                    .map(|v| match v {
-                        Value::String(_) => v.clone(),
-                        other => {
-                            let text = Value::String(other.to_string());
-                            pairs.push((text.clone(), other.clone()));
-                            text
-                        }
-                    })
-                    .collect();
-                out.insert("type".to_owned(), self.ty("string"));
-                if !pairs.is_empty() {
-                    out.insert("format".to_owned(), json!("enum"));
-                    back = Back::Enum(pairs);
-                }
-                out.insert("enum".to_owned(), Value::Array(strings));
+        let all_strings = values.iter().all(Value::is_string);
+        let complex = values.iter().any(|v| v.is_array() || v.is_object());
+        if !all_strings && (self.provider == Provider::Gemini || complex) {
+            // Gemini takes string values only, and no subset takes array or object values:
+            // each value as its JSON text (strings too, so `"1"` and `1` stay apart), mapped
+            // back by the converter.
+            let pairs: Vec<(Value, Value)> = values
+                .iter()
+                .map(|v| (Value::String(v.to_string()), v.clone()))
+                .collect();
+            out.insert("type".to_owned(), self.ty("string"));
+            if self.provider == Provider::Gemini {
+                out.insert("format".to_owned(), json!("enum"));
             }
-            _ => {
-                let mut types: Vec<&str> = values.iter().map(kind_name).collect();
-                types.dedup();
-                let all_same = types.windows(2).all(|w| w[0] == w[1]);
-                if all_same {
-                    out.insert("type".to_owned(), json!(types[0]));
-                } else {
-                    let mut unique: Vec<&str> = Vec::new();
-                    for t in types {
-                        if !unique.contains(&t) {
-                            unique.push(t);
-                        }
-                    }
-                    out.insert("type".to_owned(), json!(unique));
+            out.insert(
+                "enum".to_owned(),
+                Value::Array(pairs.iter().map(|(text, _)| text.clone()).collect()),
+            );
+            back = Back::Enum(pairs);
+        } else if self.provider == Provider::Gemini {
+            out.insert("type".to_owned(), self.ty("string"));
+            out.insert("enum".to_owned(), Value::Array(values));
+        } else {
+            let mut unique: Vec<&str> = Vec::new();
+            for t in values.iter().map(kind_name) {
+                if !unique.contains(&t) {
+                    unique.push(t);
                 }
-                out.insert("enum".to_owned(), Value::Array(values));
             }
+            // `1` and `1.0` are one number: `integer` goes when `number` is there.
+            if unique.contains(&"number") {
+                unique.retain(|t| *t != "integer");
+            }
+            let ty = if unique.len() == 1 {
+                json!(unique[0])
+            } else {
+                json!(unique)
+            };
+            out.insert("type".to_owned(), ty);
+            out.insert("enum".to_owned(), Value::Array(values));
         }
         if let Some(d) = description(map) {
             out.insert("description".to_owned(), json!(d));
@@ -636,6 +636,14 @@ impl Converter<'_> {
                     format!("`$ref` {reference:?} is not a local JSON pointer (`#/…`)"),
                 )
             })?;
+        if pointer.is_empty() && self.root.get("type") != Some(&json!("object")) {
+            return Err((
+                at.to_owned(),
+                "`$ref` \"#\" points to the root, which is not `type: object` (a provider's \
+                 parameters root must be, so the reference would change meaning)"
+                    .to_owned(),
+            ));
+        }
         let target = self.root.pointer(&pointer).cloned().ok_or_else(|| {
             (
                 at.to_owned(),
@@ -666,7 +674,12 @@ impl Converter<'_> {
             let mut branch = match branch {
                 Value::Object(b) => b.clone(),
                 Value::Bool(true) => continue,
-                _ => return Err((push(at, "allOf"), "an `allOf` branch is `false`".to_owned())),
+                _ => {
+                    return Err((
+                        push(at, "allOf"),
+                        "an `allOf` branch is `false` (no value is valid)".to_owned(),
+                    ));
+                }
             };
             if let Some(Value::String(reference)) = branch.remove("$ref") {
                 let (_, target) = self.resolve(&reference, at)?;
@@ -812,8 +825,67 @@ impl Converter<'_> {
         at: &str,
         depth: usize,
     ) -> Result<Out, Failure> {
+        if let Some(Value::Array(branches)) = map.get("allOf") {
+            let merged = self.merge_all_of(map, branches, at, depth)?;
+            return self.schema(&merged, at, depth + 1);
+        }
         let mut out = map.clone();
+        // Constraints that shape no value (the server still checks them), whose subschemas
+        // could hold property keys Anthropic refuses.
+        for key in [
+            "not",
+            "if",
+            "then",
+            "else",
+            "dependentSchemas",
+            "patternProperties",
+            "contains",
+            "propertyNames",
+            "unevaluatedProperties",
+            "unevaluatedItems",
+            "dependencies",
+        ] {
+            out.remove(key);
+        }
+        // Definitions as converted (property names fitted inside them too), wherever they are.
+        for key in ["$defs", "definitions"] {
+            if let Some(Value::Object(defs)) = map.get(key) {
+                let mut converted = Map::new();
+                for (name, def) in defs {
+                    let at = push(&push(at, key), name);
+                    converted.insert(name.clone(), self.schema(def, &at, depth + 1)?.0);
+                }
+                out.insert(key.to_owned(), Value::Object(converted));
+            }
+        }
         let mut back = Back::Keep;
+        if let Some(extra @ Value::Object(_)) = map.get("additionalProperties") {
+            let (converted, extra_back) =
+                self.schema(extra, &push(at, "additionalProperties"), depth + 1)?;
+            out.insert("additionalProperties".to_owned(), converted);
+            if extra_back != Back::Keep {
+                back = Back::Object {
+                    fields: Vec::new(),
+                    extra: Box::new(extra_back),
+                };
+            }
+        }
+        for key in ["prefixItems", "items"] {
+            if let Some(Value::Array(positions)) = map.get(key) {
+                let mut converted = Vec::new();
+                let mut backs = Vec::new();
+                for (i, position) in positions.iter().enumerate() {
+                    let (c, b) =
+                        self.schema(position, &push(&push(at, key), &i.to_string()), depth + 1)?;
+                    converted.push(c);
+                    backs.push(b);
+                }
+                out.insert(key.to_owned(), Value::Array(converted));
+                if backs.iter().any(|b| *b != Back::Keep) {
+                    back = Back::Tuple(backs);
+                }
+            }
+        }
         if let Some(Value::String(reference)) = map.get("$ref") {
             let (pointer, target) = self.resolve(reference, at)?;
             if !self.backs.contains_key(&pointer) && !self.def_names.contains_key(&pointer) {
@@ -855,14 +927,16 @@ impl Converter<'_> {
                 }
             }
             out.insert("properties".to_owned(), Value::Object(renamed));
+            let extra = match std::mem::take(&mut back) {
+                Back::Object { extra, .. } => extra,
+                _ => Box::new(Back::Keep),
+            };
             if fields
                 .iter()
                 .any(|f| f.provider != f.server || f.back != Back::Keep)
+                || *extra != Back::Keep
             {
-                back = Back::Object {
-                    fields,
-                    extra: Box::new(Back::Keep),
-                };
+                back = Back::Object { fields, extra };
             }
         }
         if let Some(items @ Value::Object(_)) = map.get("items") {
@@ -872,8 +946,14 @@ impl Converter<'_> {
                 back = Back::Array(Box::new(items_back));
             }
         }
+        // `oneOf` as `anyOf`: a branch rewritten above may admit more than before, and two
+        // branches admitting one value would fail `oneOf`.
+        if let Some(branches) = out.remove("oneOf") {
+            out.insert("anyOf".to_owned(), branches);
+        }
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = map.get(key) {
+                let key = "anyOf";
                 let mut converted = Vec::new();
                 let mut backs = Vec::new();
                 for (i, branch) in branches.iter().enumerate() {
@@ -934,7 +1014,7 @@ fn is_null_schema(schema: &Value) -> bool {
         })
 }
 
-/// Whether a schema admits `null` of its own (so `null` from the model is a value).
+/// Whether a (converted) schema admits `null` already.
 fn admits_null(schema: &Value) -> bool {
     let Some(map) = schema.as_object() else {
         return schema == &Value::Bool(true);
