@@ -27,8 +27,9 @@
 //! `error="insufficient_scope"` asks for the union of the granted and the challenged scopes
 //! (step-up), at most 3 times per client.
 //!
-//! Scopes: [`OAuthConfig::scopes`](crate::connect::OAuthConfig::scopes) when set, else the
-//! challenge's `scope`, else the protected resource's `scopes_supported`, else none.
+//! Scopes, for either grant: [`OAuthConfig::scopes`](crate::connect::OAuthConfig::scopes)
+//! when set, else the challenge's `scope`, else the protected resource's `scopes_supported`,
+//! else none.
 //!
 //! Secrets (client secrets, private keys, tokens, codes, the PKCE verifier) never appear in
 //! an error, a log line or `Debug` output.

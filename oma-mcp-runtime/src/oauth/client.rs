@@ -359,7 +359,19 @@ impl OAuthClient {
                 Vec::new(),
             ),
             OAuthGrant::ClientCredentials => {
-                let scopes = self.scopes.clone();
+                let scopes = if self.scopes.is_empty() {
+                    // The order of a login: the challenge's scope, else the resource's
+                    // `scopes_supported`; not rmcp's `offline_access`, as this grant gets no
+                    // refresh token (RFC 6749 section 4.4.3).
+                    manager
+                        .select_initial_scopes(&[])
+                        .await
+                        .into_iter()
+                        .filter(|s| s != "offline_access")
+                        .collect()
+                } else {
+                    self.scopes.clone()
+                };
                 (self.client_credentials(manager, &scopes).await?, scopes)
             }
         };
