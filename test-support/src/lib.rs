@@ -274,6 +274,54 @@ mod tests {
         )
     }
 
+    /// Run only by [`a_missing_npm_package_skips_locally_and_fails_under_ci`].
+    #[test]
+    #[ignore = "a probe run by the test below in a child process"]
+    fn npm_probe() {
+        println!(
+            "npm probe got {:?}",
+            npm_package("oma-mcp-no-such-package").is_some()
+        );
+    }
+
+    #[test]
+    fn a_missing_npm_package_skips_locally_and_fails_under_ci() {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let run = |ci: Option<&str>| {
+            let mut cmd = Command::new(&exe);
+            cmd.args(["tests::npm_probe", "--exact", "--ignored", "--nocapture"])
+                .env_remove(CI_VAR);
+            if let Some(ci) = ci {
+                cmd.env(CI_VAR, ci);
+            }
+            let out = cmd.output().expect("the test binary runs");
+            (
+                out.status.success(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        let missing = "the npm package oma-mcp-no-such-package is not installed in \
+                       tests/servers/node_modules (run `npm ci --prefix tests/servers \
+                       --ignore-scripts`)";
+        let (ok, stdout, stderr) = run(None);
+        assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+        assert!(
+            stdout.contains(&format!("skipped tests::npm_probe: {missing}\n")),
+            "{stdout}"
+        );
+        assert!(stdout.contains("npm probe got false\n"), "{stdout}");
+        let (ok, stdout, stderr) = run(Some("true"));
+        assert!(!ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "tests::npm_probe: {missing}, and CI is set, so this fails instead of skipping"
+            )),
+            "{stderr}"
+        );
+        assert!(!stdout.contains("npm probe got"), "{stdout}");
+    }
+
     #[test]
     fn locally_a_missing_folder_skips_with_one_line() {
         let (ok, stdout, stderr) = run_probe(None);
