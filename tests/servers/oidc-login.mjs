@@ -25,6 +25,7 @@
 // `authorization <client id>` (a code issued), `grant <grant type>` (a token issued);
 // errors go to stderr as `error <event>: <message>`.
 
+import fs from 'node:fs';
 import http from 'node:http';
 
 import Provider, { errors } from 'oidc-provider';
@@ -322,6 +323,10 @@ mcpServer.on('request', app);
 console.log(`issuer ${ISSUER}`);
 console.log(`listening on ${MCP_URL}`);
 
-// The test kills this process; a closed stdin (the parent gone) ends it too.
-process.stdin.on('end', () => process.exit(0));
-process.stdin.resume();
+// The test kills this process; when stdin is a pipe (as a test starts it), its end (the test
+// gone) ends it too. Started by hand (a terminal, or /dev/null in the background), it runs
+// until killed.
+if (fs.fstatSync(0).isFIFO()) {
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.resume();
+}
