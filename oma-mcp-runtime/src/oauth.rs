@@ -17,7 +17,8 @@
 //!   secret (`client_secret_basic`/`client_secret_post`, as the server advertises) or a signed
 //!   JWT (`private_key_jwt`, RFC 7523);
 //! - sends the resource indicator (RFC 8707) on authorization and token requests, and asks
-//!   for `offline_access` where the authorization server advertises it.
+//!   for `offline_access` where the authorization server advertises it (with `prompt=consent`,
+//!   without which an OpenID provider ignores it and issues no refresh token).
 //!
 //! A held token that the server refuses is refreshed (when the authorization server is still
 //! the one that issued it and a refresh token is held), else replaced by a new grant; a token
@@ -26,8 +27,9 @@
 //! `error="insufficient_scope"` asks for the union of the granted and the challenged scopes
 //! (step-up), at most 3 times per client.
 //!
-//! Scopes: [`OAuthConfig::scopes`](crate::connect::OAuthConfig::scopes) when set, else the
-//! challenge's `scope`, else the protected resource's `scopes_supported`, else none.
+//! Scopes, for either grant: [`OAuthConfig::scopes`](crate::connect::OAuthConfig::scopes)
+//! when set, else the challenge's `scope`, else the protected resource's `scopes_supported`,
+//! else none.
 //!
 //! Secrets (client secrets, private keys, tokens, codes, the PKCE verifier) never appear in
 //! an error, a log line or `Debug` output.

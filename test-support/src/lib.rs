@@ -17,7 +17,10 @@
 //!
 //! It also starts MCP servers that listen on loopback HTTP for a test ([`http`]:
 //! [`spawn_http_server`] waits for the server's `listening on <url>` line or its port, and
-//! kills it on drop).
+//! kills it on drop), plays the browser of an OAuth login ([`browser`]: follows redirects with
+//! cookies and submits the login page's form), and runs the OpenID provider test server
+//! ([`oidc`]: `tests/servers/oidc-login.mjs`). Tests that need the pinned npm packages ask
+//! with [`npm_package`], which skips or fails as [`shared_dir`] does.
 //!
 //! One crate, a dev-dependency of `oma-mcp-runtime`, `oma-mcp-build` and
 //! `oma-mcp-test-server` (a normal dependency of the benches): the only place that knows where
@@ -25,7 +28,9 @@
 //! their builds, and it is not published (cargo drops a path-only dev-dependency from a
 //! packaged manifest).
 
+pub mod browser;
 pub mod http;
+pub mod oidc;
 pub mod secret_service;
 
 pub use http::{HttpServer, Ready, free_port, spawn_http_server};
@@ -125,6 +130,44 @@ pub fn missing_message(test: &str, tried: &Tried, ci: bool) -> String {
              to the folder that holds corpus/ to run them)"
         )
     }
+}
+
+/// The workspace root (this crate is `<workspace>/test-support`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
+}
+
+/// The folder of the npm package `package` pinned in `tests/servers/package.json` and
+/// installed in `tests/servers/node_modules/` (`npm ci --prefix tests/servers
+/// --ignore-scripts`), for the test running on this thread.
+///
+/// When it is not installed: under CI (see [`ci_is_set`]) this panics, failing the test;
+/// otherwise it prints one line naming the test and what to run, and returns `None`, and the
+/// caller skips.
+///
+/// # Panics
+/// Under CI when the package is not installed.
+#[track_caller]
+pub fn npm_package(package: &str) -> Option<PathBuf> {
+    let path = workspace_root()
+        .join("tests/servers/node_modules")
+        .join(package);
+    if path.join("package.json").is_file() {
+        return Some(path);
+    }
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("this test");
+    let missing = format!(
+        "the npm package {package} is not installed in tests/servers/node_modules (run `npm ci \
+         --prefix tests/servers --ignore-scripts`)"
+    );
+    if ci_is_set(std::env::var_os(CI_VAR).as_deref()) {
+        panic!("{test}: {missing}, and {CI_VAR} is set, so this fails instead of skipping");
+    }
+    println!("skipped {test}: {missing}");
+    None
 }
 
 /// The default: `shared` in the directory that holds the workspace.
@@ -229,6 +272,54 @@ mod tests {
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
+    }
+
+    /// Run only by [`a_missing_npm_package_skips_locally_and_fails_under_ci`].
+    #[test]
+    #[ignore = "a probe run by the test below in a child process"]
+    fn npm_probe() {
+        println!(
+            "npm probe got {:?}",
+            npm_package("oma-mcp-no-such-package").is_some()
+        );
+    }
+
+    #[test]
+    fn a_missing_npm_package_skips_locally_and_fails_under_ci() {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let run = |ci: Option<&str>| {
+            let mut cmd = Command::new(&exe);
+            cmd.args(["tests::npm_probe", "--exact", "--ignored", "--nocapture"])
+                .env_remove(CI_VAR);
+            if let Some(ci) = ci {
+                cmd.env(CI_VAR, ci);
+            }
+            let out = cmd.output().expect("the test binary runs");
+            (
+                out.status.success(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        let missing = "the npm package oma-mcp-no-such-package is not installed in \
+                       tests/servers/node_modules (run `npm ci --prefix tests/servers \
+                       --ignore-scripts`)";
+        let (ok, stdout, stderr) = run(None);
+        assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+        assert!(
+            stdout.contains(&format!("skipped tests::npm_probe: {missing}\n")),
+            "{stdout}"
+        );
+        assert!(stdout.contains("npm probe got false\n"), "{stdout}");
+        let (ok, stdout, stderr) = run(Some("true"));
+        assert!(!ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "tests::npm_probe: {missing}, and CI is set, so this fails instead of skipping"
+            )),
+            "{stderr}"
+        );
+        assert!(!stdout.contains("npm probe got"), "{stdout}");
     }
 
     #[test]

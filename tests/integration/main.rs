@@ -18,7 +18,9 @@
 //! notifications holds up no call, and `http_client_legacy` that a stateful server from
 //! before 2026-07-28 that rejects `server/discover` with an HTTP status is reached through
 //! `initialize`. `oauth` runs the client's OAuth flows (feature `oauth`) against the fault
-//! server's authorization server (`--mode oauth`) and each of its `oauth-*` faults.
+//! server's authorization server (`--mode oauth`) and each of its `oauth-*` faults; `oidc` runs
+//! them, through the code generated for the pin `oidc`, against `oidc-provider`, a certified
+//! OpenID provider (`tests/servers/oidc-login.mjs`).
 //!
 //! `soak` runs connect → call → disconnect cycles (also against a server that ignores EOF and
 //! SIGTERM and starts a grandchild), thousands of calls on one connection with timeouts and
@@ -50,6 +52,7 @@ mod http_servers;
 mod invalid_entries;
 mod lifecycle;
 mod oauth;
+mod oidc;
 mod own_server;
 mod protocol;
 mod raw_http;

@@ -22,8 +22,8 @@ use oma_mcp_runtime::oauth::{
 use oma_mcp_runtime::{ConnectConfig, Error, Lifecycle, connect_mcp_tools};
 use oma_mcp_test_server::faults::{
     AUTHORIZATION_PATH, AUTHORIZATION_SERVER_METADATA_PATH, MACHINE_CLIENT_ID,
-    MACHINE_CLIENT_SECRET, REGISTRATION_PATH, RESOURCE_METADATA_PATH, TOKEN_PATH, form,
-    pkce_challenge,
+    MACHINE_CLIENT_SECRET, OAUTH_SCOPE, REGISTRATION_PATH, RESOURCE_METADATA_PATH, TOKEN_PATH,
+    form, pkce_challenge,
 };
 use serde_json::{Value, json};
 
@@ -468,7 +468,7 @@ async fn clear_log(url: &str) {
 }
 
 /// The client credentials grant of a known client: one token request (HTTP basic, the
-/// resource), no registration, no authorization, no refresh token, nothing stored; a wrong
+/// resource, the scope the resource advertises), no registration, no authorization, no refresh token, nothing stored; a wrong
 /// secret is refused by name.
 #[tokio::test]
 async fn the_client_credentials_grant_connects() {
@@ -508,9 +508,10 @@ async fn the_client_credentials_grant_connects() {
         (
             token["grant_type"].as_str(),
             token["resource"].as_str(),
+            token.get("scope").map(String::as_str),
             entries[3]["answer"]["json"]["refresh_token"].is_null()
         ),
-        ("client_credentials", url, true)
+        ("client_credentials", url, Some(OAUTH_SCOPE), true)
     );
     assert_eq!(files(dir.path()), Vec::<std::path::PathBuf>::new());
 

@@ -16,21 +16,14 @@ use std::time::Duration;
 
 use oma_mcp_test_support::http::{HttpServer, Ready, free_port, spawn_http_server};
 
-use crate::common::{assert_exit, oma_mcp, run, text, workspace};
+use crate::common::{assert_exit, oma_mcp, run, text};
 
 /// The example server of the TypeScript SDK, or `None` (one printed line) when the pinned npm
-/// packages are not installed.
+/// packages are not installed; under `CI` that fails the test instead
+/// (`oma_mcp_test_support::npm_package`).
 pub(crate) fn example_server() -> Option<PathBuf> {
-    let path = workspace().join(
-        "tests/servers/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/\
-         simpleStreamableHttp.js",
-    );
-    if path.exists() {
-        Some(path)
-    } else {
-        println!("skipped: the TypeScript SDK is not installed (npm ci --prefix tests/servers)");
-        None
-    }
+    let sdk = oma_mcp_test_support::npm_package("@modelcontextprotocol/sdk")?;
+    Some(sdk.join("dist/esm/examples/server/simpleStreamableHttp.js"))
 }
 
 /// The example server with its OAuth authorization server, on two free ports; its MCP URL is

@@ -359,7 +359,19 @@ impl OAuthClient {
                 Vec::new(),
             ),
             OAuthGrant::ClientCredentials => {
-                let scopes = self.scopes.clone();
+                let scopes = if self.scopes.is_empty() {
+                    // The order of a login: the challenge's scope, else the resource's
+                    // `scopes_supported`; not rmcp's `offline_access`, as this grant gets no
+                    // refresh token (RFC 6749 section 4.4.3).
+                    manager
+                        .select_initial_scopes(&[])
+                        .await
+                        .into_iter()
+                        .filter(|s| s != "offline_access")
+                        .collect()
+                } else {
+                    self.scopes.clone()
+                };
                 (self.client_credentials(manager, &scopes).await?, scopes)
             }
         };
@@ -508,6 +520,7 @@ impl OAuthClient {
     /// The user's approval: the redirect URL from the authorizer, or the authorization
     /// server's `error` on it (RFC 6749 section 4.1.2.1) as a failure.
     async fn approve(&self, authorizer: &Authorizer, url: &str) -> Result<String, AuthFailure> {
+        let url = &with_consent_prompt(url);
         let redirect = authorizer.0.authorize(url).await.map_err(|message| {
             AuthFailure::new(format!("authorizing the client failed: {message}"), "")
         })?;
@@ -744,6 +757,24 @@ impl OAuthClient {
     }
 }
 
+/// `url` with `prompt=consent` added when its `scope` asks for `offline_access` (which rmcp
+/// adds where the authorization server advertises it, MCP SEP-2207) and it has no `prompt`:
+/// an OpenID provider ignores `offline_access` without it (OpenID Connect Core 1.0 section 11)
+/// and then issues no refresh token. The official TypeScript SDK does the same.
+fn with_consent_prompt(url: &str) -> String {
+    let Ok(mut parsed) = reqwest::Url::parse(url) else {
+        return url.to_owned();
+    };
+    let offline = parsed
+        .query_pairs()
+        .any(|(k, v)| k == "scope" && v.split(' ').any(|s| s == "offline_access"));
+    if !offline || parsed.query_pairs().any(|(k, _)| k == "prompt") {
+        return url.to_owned();
+    }
+    parsed.query_pairs_mut().append_pair("prompt", "consent");
+    parsed.into()
+}
+
 /// Whether the authorization server of `manager` accepts a Client ID Metadata Document URL as
 /// a client id (`client_id_metadata_document_supported`).
 fn supports_client_metadata(metadata: &AuthorizationMetadata) -> bool {
@@ -812,5 +843,27 @@ impl TokenProvider for OAuthClient {
             }
             self.unauthorized(&mut state, refusal).await
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_consent_prompt;
+
+    #[test]
+    fn offline_access_asks_for_consent() {
+        let base = "https://as.example/authorize?response_type=code&client_id=c&state=s";
+        assert_eq!(
+            with_consent_prompt(&format!("{base}&scope=mcp%3Atools+offline_access")),
+            format!("{base}&scope=mcp%3Atools+offline_access&prompt=consent")
+        );
+        for unchanged in [
+            format!("{base}&scope=mcp%3Atools"),
+            format!("{base}&scope=offline_access&prompt=login"),
+            base.to_owned(),
+            "not a URL".to_owned(),
+        ] {
+            assert_eq!(with_consent_prompt(&unchanged), unchanged);
+        }
     }
 }
