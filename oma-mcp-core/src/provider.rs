@@ -118,7 +118,7 @@ impl Provider {
     /// ```
     /// use oma_mcp_core::provider::Provider;
     /// assert_eq!(Provider::OpenAi.fit_name("gh_search-code"), "gh_search-code");
-    /// assert_eq!(Provider::Gemini.fit_name("gh_search-code"), "gh_search_code_5ac64c9b");
+    /// assert_eq!(Provider::Gemini.fit_name("gh_search-code"), "gh_search_code_222543d1");
     /// assert_eq!(Provider::OpenAi.fit_name(&"x".repeat(70)).len(), 64);
     /// ```
     pub fn fit_name(self, name: &str) -> String {
@@ -238,7 +238,8 @@ impl ProviderTool {
     /// - OpenAI (Chat Completions): `{"type": "function", "function": {"name",
     ///   "description", "parameters", "strict": true}}`;
     /// - Anthropic: `{"name", "description", "input_schema"}`;
-    /// - Gemini: `{"name", "description", "parameters"}` (one of a `functionDeclarations`).
+    /// - Gemini: `{"name", "description", "parameters"}` (one of a `functionDeclarations`;
+    ///   without `parameters` when the tool takes none).
     pub fn request_json(&self) -> Value {
         match self.provider {
             Provider::OpenAi => json!({
@@ -255,6 +256,14 @@ impl ProviderTool {
                 "description": self.description,
                 "input_schema": self.parameters,
             }),
+            // A function without parameters has none (an empty `OBJECT` is refused).
+            Provider::Gemini
+                if self.parameters["properties"]
+                    .as_object()
+                    .is_none_or(serde_json::Map::is_empty) =>
+            {
+                json!({"name": self.name, "description": self.description})
+            }
             Provider::Gemini => json!({
                 "name": self.name,
                 "description": self.description,

@@ -7,6 +7,7 @@ mod call;
 mod check;
 mod completions;
 mod diff;
+mod export;
 mod generate;
 mod list;
 mod login;
@@ -60,6 +61,9 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Compare two snapshot (or bare `{"tools": [...]}`) files; exit codes as `check`.
     Diff(diff::DiffArgs),
+    /// Write a snapshot's tools as a model provider's tool definitions (OpenAI strict,
+    /// Anthropic, Gemini): a JSON array in the provider's own request format.
+    Export(export::ExportArgs),
     /// Log in to a server that asks for OAuth (MCP "Authorization"): open the authorization
     /// URL in a browser (or print it), receive the redirect on 127.0.0.1, and store the
     /// tokens for every later command.
@@ -92,6 +96,7 @@ impl Command {
             | Command::Logout(_)
             | Command::Auth(_)
             | Command::Diff(_)
+            | Command::Export(_)
             | Command::Schema(_)
             | Command::Completions(_) => false,
         }
@@ -107,6 +112,7 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
         Command::Call(args) => call::run(args).await,
         Command::Check(args) => check::run(args).await,
         Command::Diff(args) => diff::run(args),
+        Command::Export(args) => export::run(&args),
         Command::Login(args) => login::run(args).await,
         Command::Logout(args) => logout::run(&args),
         Command::Auth(args) => auth::run(&args),

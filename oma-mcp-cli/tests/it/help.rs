@@ -20,13 +20,14 @@ use std::path::{Path, PathBuf};
 use crate::common::{assert_exit, oma_mcp, run, text};
 
 /// The subcommands, in `oma-mcp --help` order.
-const SUBCOMMANDS: [&str; 11] = [
+const SUBCOMMANDS: [&str; 12] = [
     "snapshot",
     "generate",
     "list",
     "call",
     "check",
     "diff",
+    "export",
     "login",
     "logout",
     "auth",

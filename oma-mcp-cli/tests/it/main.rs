@@ -7,6 +7,7 @@
 //! - `connect_cli`: `--lifecycle`, a server that exits on `server/discover`, a quiet
 //!   shutdown, a byte-order mark, the progress bar of `call`;
 //! - `drift_cli`: `check`, `diff`, `schema` and `completions` as a CI job runs them;
+//! - `export_cli`: `export`, a snapshot's tools in each model provider's request format;
 //! - `hostile`: what a server sends never reaches the terminal as control sequences;
 //! - `url_cli`: servers pinned by URL (flags, errors, secrets);
 //! - `oauth_cli`: `login`, `logout`, `auth status` and the stored login, against the
@@ -27,6 +28,7 @@ mod cli;
 mod common;
 mod connect_cli;
 mod drift_cli;
+mod export_cli;
 mod generate_cli;
 mod help;
 mod hostile;

@@ -118,10 +118,10 @@ impl Converter<'_> {
                 }
             }
         }
-        if let Some(Value::Array(branches)) = root.get("allOf").cloned() {
-            if let Value::Object(merged) = self.merge_all_of(&root, &branches, "", 0)? {
-                root = merged;
-            }
+        if let Some(Value::Array(branches)) = root.get("allOf").cloned()
+            && let Value::Object(merged) = self.merge_all_of(&root, &branches, "", 0)?
+        {
+            root = merged;
         }
         if root.contains_key("const") || root.contains_key("enum") {
             return Err((
@@ -558,7 +558,7 @@ impl Converter<'_> {
                 return Err((
                     at.to_owned(),
                     format!(
-                        "`$ref` {reference} is recursive, and Gemini's parameters schema has no \
+                        "`$ref` {reference:?} is recursive, and Gemini's parameters schema has no \
                          `$ref` to express recursion"
                     ),
                 ));

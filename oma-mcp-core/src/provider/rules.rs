@@ -108,8 +108,11 @@ const JSON_TYPES: [&str; 7] = [
 /// ```
 /// use oma_mcp_core::provider::{Provider, check};
 /// let loose = serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}});
-/// let found = check(Provider::OpenAi, &loose);
-/// assert_eq!(found[0].to_string(), "at the root: an object needs `additionalProperties: false`");
+/// let found: Vec<String> = check(Provider::OpenAi, &loose).iter().map(|v| v.to_string()).collect();
+/// assert_eq!(found, [
+///     "at the root: every property must be listed in `required`",
+///     "at the root: an object needs `additionalProperties: false`",
+/// ]);
 /// assert!(check(Provider::Anthropic, &loose).is_empty());
 /// ```
 pub fn check(provider: Provider, parameters: &Value) -> Vec<Violation> {
@@ -367,13 +370,12 @@ impl Checker<'_> {
         {
             self.violation(at, format!("the format `{f}` is not supported"));
         }
-        if let Some(values) = map.get("enum") {
-            if !values
+        if let Some(values) = map.get("enum")
+            && !values
                 .as_array()
                 .is_some_and(|v| v.iter().all(Value::is_string))
-            {
-                self.violation(at, "`enum` values must be strings");
-            }
+        {
+            self.violation(at, "`enum` values must be strings");
         }
         match t.as_deref() {
             Some("OBJECT") => match map.get("properties") {

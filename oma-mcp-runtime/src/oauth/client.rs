@@ -758,7 +758,7 @@ impl OAuthClient {
 }
 
 /// `url` with `prompt=consent` added when its `scope` asks for `offline_access` (which rmcp
-/// adds where the authorization server advertises it, MCP SEP-2207) and it has no `prompt`:
+/// adds where the authorization server advertises it) and it has no `prompt`:
 /// an OpenID provider ignores `offline_access` without it (OpenID Connect Core 1.0 section 11)
 /// and then issues no refresh token. The official TypeScript SDK does the same.
 fn with_consent_prompt(url: &str) -> String {
