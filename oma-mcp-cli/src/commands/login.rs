@@ -16,7 +16,8 @@ use crate::loopback::{Loopback, can_open_browser};
 use crate::server::connect::{cli_client, connect, stop_listed};
 use crate::server::http::{HttpFlags, Unchecked, checked_url, unchecked};
 use crate::server::kind::Flags;
-use crate::server::oauth::{login_command, login_target};
+use crate::server::oauth::login_command;
+use crate::server::resolve::login_target;
 
 /// Flags of `login`.
 #[derive(Debug, Args)]

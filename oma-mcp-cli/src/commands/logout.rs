@@ -8,7 +8,7 @@ use oma_mcp_runtime::oauth::LoginStore;
 use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::server::http::{Unchecked, checked_url, unchecked};
-use crate::server::oauth::login_target;
+use crate::server::resolve::login_target;
 
 /// Flags of `logout`.
 #[derive(Debug, Args)]

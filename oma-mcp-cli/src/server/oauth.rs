@@ -5,9 +5,9 @@
 //! login (`oma-mcp login`) is used and refreshed, and a server that asks for a login without
 //! one fails with the command that logs in. A server that does not ask sees no difference.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
+use oma_mcp_build::manifest::{DEFAULT_MANIFEST, ServerPin};
 use oma_mcp_runtime::ConnectConfig;
 use oma_mcp_runtime::connect::{OAuthConfig, OAuthGrant, redact_url};
 
@@ -128,43 +128,6 @@ pub fn login_command(pin: Option<(&Path, &ServerPin)>, url: &str) -> String {
         Some((path, pin)) => format!("oma-mcp login {} --manifest {}", pin.name, path.display()),
         None => format!("oma-mcp login --url {}", redact_url(url)),
     }
-}
-
-/// The server that `login` or `logout` concerns, handed to `with`: the pin `server` of the
-/// manifest at `manifest` (default `./oma-mcp.toml`; with the manifest's path), or `None` for
-/// `--url` (`url`, already checked); then the server's URL and its label for messages
-/// (`` `name` (URL) `` for a pin, the redacted URL otherwise).
-///
-/// # Errors
-/// The manifest's errors; [`CliError::BadInput`] saying `started` when the pin is started by
-/// a command; what `with` returns.
-pub fn login_target<R>(
-    url: Option<String>,
-    manifest: Option<PathBuf>,
-    server: Option<&str>,
-    started: &str,
-    with: impl FnOnce(Option<(&Path, &ServerPin)>, String, String) -> Result<R, CliError>,
-) -> Result<R, CliError> {
-    if let Some(url) = url {
-        let label = redact_url(&url);
-        return with(None, url, label);
-    }
-    let path = manifest.unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
-    let manifest = Manifest::read(&path)?;
-    let pin = manifest
-        .single(server)
-        .map_err(super::resolve::server_hint)?;
-    let Some(url) = pin.url.clone() else {
-        return Err(CliError::BadInput {
-            reason: format!(
-                "server `{}` of {} is started by a command{started}",
-                pin.name,
-                path.display()
-            ),
-        });
-    };
-    let label = format!("`{}` ({})", pin.name, pin.target());
-    with(Some((&path, pin)), url, label)
 }
 
 /// Whether `config` sends an `Authorization` header of its own (`--bearer-env`, the

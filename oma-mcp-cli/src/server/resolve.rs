@@ -130,3 +130,38 @@ fn by_prefix<'m>(manifest: &'m Manifest, tool: &str) -> Result<&'m ServerPin, Cl
         }),
     }
 }
+
+/// The server that `login` or `logout` concerns, handed to `with`: the pin `server` of the
+/// manifest at `manifest` (default `./oma-mcp.toml`; with the manifest's path), or `None` for
+/// `--url` (`url`, already checked); then the server's URL and its label for messages
+/// (`` `name` (URL) `` for a pin, the redacted URL otherwise).
+///
+/// # Errors
+/// The manifest's errors; [`CliError::BadInput`] saying `started` when the pin is started by
+/// a command; what `with` returns.
+pub fn login_target<R>(
+    url: Option<String>,
+    manifest: Option<PathBuf>,
+    server: Option<&str>,
+    started: &str,
+    with: impl FnOnce(Option<(&Path, &ServerPin)>, String, String) -> Result<R, CliError>,
+) -> Result<R, CliError> {
+    if let Some(url) = url {
+        let label = oma_mcp_runtime::connect::redact_url(&url);
+        return with(None, url, label);
+    }
+    let path = manifest.unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
+    let manifest = Manifest::read(&path)?;
+    let pin = manifest.single(server).map_err(server_hint)?;
+    let Some(url) = pin.url.clone() else {
+        return Err(CliError::BadInput {
+            reason: format!(
+                "server `{}` of {} is started by a command{started}",
+                pin.name,
+                path.display()
+            ),
+        });
+    };
+    let label = format!("`{}` ({})", pin.name, pin.target());
+    with(Some((&path, pin)), url, label)
+}
