@@ -204,29 +204,50 @@ impl ProviderTool {
     /// recursive `$ref` (Gemini), a `$ref` that points nowhere, a `false` schema, more than
     /// the provider's limits allow.
     pub fn new(descriptor: &ToolDescriptor, provider: Provider) -> Result<Self, Unexpressible> {
-        let (parameters, arguments) = convert::convert(&descriptor.input_schema, provider)
-            .map_err(|(pointer, why)| Unexpressible {
-                tool: descriptor.name.clone(),
+        let mut tool = Self::from_schema(
+            &descriptor.name,
+            &descriptor.description,
+            &descriptor.input_schema,
+            provider,
+        )?;
+        tool.mcp_name.clone_from(&descriptor.mcp_name);
+        Ok(tool)
+    }
+
+    /// Any tool in `provider`'s form, from its name (which is also its
+    /// [`mcp_name`](Self::mcp_name)), description and input schema: a tool of the runtime's
+    /// tool layer that is not an MCP tool, say.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn from_schema(
+        name: &str,
+        description: &str,
+        input_schema: &Value,
+        provider: Provider,
+    ) -> Result<Self, Unexpressible> {
+        let (parameters, arguments) =
+            convert::convert(input_schema, provider).map_err(|(pointer, why)| Unexpressible {
+                tool: name.to_owned(),
                 provider,
                 pointer,
                 why,
             })?;
         let description = match provider {
-            Provider::OpenAi if descriptor.description.chars().count() > OPENAI_MAX_DESCRIPTION => {
-                let cut: String = descriptor
-                    .description
+            Provider::OpenAi if description.chars().count() > OPENAI_MAX_DESCRIPTION => {
+                let cut: String = description
                     .chars()
                     .take(OPENAI_MAX_DESCRIPTION - 1)
                     .collect();
                 format!("{cut}…")
             }
-            _ => descriptor.description.clone(),
+            _ => description.to_owned(),
         };
         Ok(Self {
             provider,
-            name: provider.fit_name(&descriptor.name),
-            tool_name: descriptor.name.clone(),
-            mcp_name: descriptor.mcp_name.clone(),
+            name: provider.fit_name(name),
+            tool_name: name.to_owned(),
+            mcp_name: name.to_owned(),
             description,
             parameters,
             arguments,

@@ -13,6 +13,9 @@
 //!   input validation, the per-call gate with consequential confirmation, execution, output
 //!   truncation), every message exactly open-multi-agent's.
 //! - [`truncate_tool_output`]: the open-multi-agent's head/tail truncation in UTF-16 units.
+//! - [`ProviderToolbox`]: the granted tools in a model provider's own tool format (OpenAI
+//!   strict, Anthropic, Gemini; [`provider`](crate::provider)), and the model's calls run back
+//!   through the executor, gate included.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
@@ -41,6 +44,7 @@
 
 mod definition;
 mod executor;
+mod provider;
 mod registry;
 mod truncate;
 
@@ -59,6 +63,7 @@ pub use executor::{
 };
 /// Re-exported from [`oma_mcp_core::descriptor`], where the contract's rule lives.
 pub use oma_mcp_core::descriptor::mcp_llm_input_schema;
+pub use provider::{ProviderToolbox, ToolArguments};
 pub use registry::{ToolGrants, ToolRegistry};
 pub use truncate::{truncate_result, truncate_tool_output};
 

@@ -444,3 +444,96 @@ async fn consequential_confirmation_with_a_gate() {
     );
     client.disconnect().await;
 }
+
+/// The granted tools in a provider's form (`ProviderToolbox`), with a scripted model's tool
+/// calls in that form: the model's arguments are turned back into the server's, and the gate
+/// holds for a consequential tool (refused, then approved).
+#[tokio::test]
+async fn provider_toolbox_runs_a_scripted_models_calls_through_the_gate() {
+    use oma_mcp_runtime::provider::Provider;
+    use oma_mcp_runtime::tool::ProviderToolbox;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (config, log) = logged(dir.path());
+    let client = Arc::new(connect_mcp_tools(config).await.unwrap());
+    let registry = Arc::new(ToolRegistry::new());
+    for def in oma_mcp_runtime::tool::tool_definitions(&client) {
+        let consequential = def.name == "own_add";
+        registry
+            .register(def.with_consequential(consequential))
+            .unwrap();
+    }
+    let grants = ToolGrants::new().allow(["own_add", "own_echo"]);
+    let confirm = ToolContext::new("agent").with_consequential_confirmation(true);
+    let gate = gate_fn(|call| {
+        let approve = !call.consequential || call.input["a"] == 40;
+        async move {
+            Ok(if approve {
+                ToolCallDecision::Allow
+            } else {
+                ToolCallDecision::deny_because("the user said no")
+            })
+        }
+    });
+    let executor = ToolExecutor::new(Arc::clone(&registry), grants).with_gate(gate);
+
+    let openai = ProviderToolbox::new(executor.clone(), Provider::OpenAi).unwrap();
+    assert!(openai.refused().is_empty());
+    let names: Vec<&str> = openai.tools().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["own_add", "own_echo"]);
+    let echo = openai
+        .definitions()
+        .into_iter()
+        .find(|d| d["function"]["name"] == "own_echo")
+        .unwrap();
+    assert_eq!(echo["function"]["strict"], true);
+    assert_eq!(
+        echo["function"]["parameters"]["additionalProperties"],
+        false
+    );
+
+    // The scripted model: OpenAI sends arguments as JSON text.
+    let r = openai
+        .call("own_echo", r#"{"message":"hi"}"#, &confirm)
+        .await;
+    assert_eq!((r.data.as_str(), r.is_error), ("Echo: hi", false));
+    let r = openai.call("own_add", r#"{"a":1,"b":2}"#, &confirm).await;
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        (
+            "Tool \"own_add\" denied by onToolCall: the user said no",
+            true
+        )
+    );
+    let r = openai.call("own_add", r#"{"a":40,"b":-2}"#, &confirm).await;
+    assert_eq!((r.data.as_str(), r.is_error), ("38", false));
+    let r = openai.call("own_sub", "{}", &confirm).await;
+    assert_eq!(
+        r.data,
+        "Tool \"own_sub\" is not one of the tools given to the model."
+    );
+    let r = openai.call("own_echo", "{\"message\":", &confirm).await;
+    assert_eq!(
+        r.data,
+        "The arguments of tool \"own_echo\" are not JSON: EOF while parsing a value at line 1 \
+         column 11"
+    );
+
+    // Anthropic sends a JSON value.
+    let anthropic = ProviderToolbox::new(executor, Provider::Anthropic).unwrap();
+    let r = anthropic
+        .call("own_echo", json!({"message": "from claude"}), &confirm)
+        .await;
+    assert_eq!(r.data, "Echo: from claude");
+
+    let sent = calls_through(&log, ("echo", json!({"message": "from claude"}))).await;
+    assert_eq!(
+        sent,
+        [
+            ("echo".to_owned(), json!({"message": "hi"})),
+            ("add".to_owned(), json!({"a": 40, "b": -2})),
+            ("echo".to_owned(), json!({"message": "from claude"})),
+        ]
+    );
+    client.disconnect().await;
+}
