@@ -537,3 +537,59 @@ async fn provider_toolbox_runs_a_scripted_models_calls_through_the_gate() {
     );
     client.disconnect().await;
 }
+
+/// The same over streamable HTTP: Gemini's form of the own server's tools, its calls (JSON
+/// values, an integer as `40.0`) run through the executor and its gate.
+#[tokio::test]
+async fn provider_toolbox_over_http() {
+    use oma_mcp_runtime::provider::Provider;
+    use oma_mcp_runtime::tool::ProviderToolbox;
+
+    let server = crate::own_http("normal", &[]);
+    let client = Arc::new(
+        connect_mcp_tools(
+            ConnectConfig::http(server.url())
+                .with_name_prefix("own")
+                .with_request_timeout(Duration::from_secs(20)),
+        )
+        .await
+        .unwrap(),
+    );
+    let registry = Arc::new(ToolRegistry::new());
+    for def in oma_mcp_runtime::tool::tool_definitions(&client) {
+        let consequential = def.name == "own_add";
+        registry
+            .register(def.with_consequential(consequential))
+            .unwrap();
+    }
+    let gate = gate_fn(|call| {
+        let approve = call.input["a"] == 40;
+        async move {
+            Ok(if approve {
+                ToolCallDecision::Allow
+            } else {
+                ToolCallDecision::deny_because("not that sum")
+            })
+        }
+    });
+    let executor =
+        ToolExecutor::new(registry, ToolGrants::new().allow(["own_add"])).with_gate(gate);
+    let gemini = ProviderToolbox::new(executor, Provider::Gemini).unwrap();
+    assert_eq!(
+        gemini.definitions()[0]["parameters"]["properties"]["a"]["type"],
+        "INTEGER"
+    );
+    let confirm = ToolContext::new("agent").with_consequential_confirmation(true);
+    let r = gemini
+        .call("own_add", json!({"a": 40.0, "b": -2}), &confirm)
+        .await;
+    assert_eq!((r.data.as_str(), r.is_error), ("38", false));
+    let r = gemini
+        .call("own_add", json!({"a": 1, "b": 2}), &confirm)
+        .await;
+    assert_eq!(
+        r.data,
+        "Tool \"own_add\" denied by onToolCall: not that sum"
+    );
+    client.disconnect().await;
+}
