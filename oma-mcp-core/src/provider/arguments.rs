@@ -123,13 +123,22 @@ impl Kinds {
     }
 }
 
+/// Which way a value is converted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    /// The model's arguments → the server's.
+    ToServer,
+    /// The server's arguments → what the model would send.
+    ToModel,
+}
+
 impl Arguments {
     /// The server's arguments for what the model sent (`model`, already parsed from JSON).
     ///
     /// # Errors
     /// [`ArgumentError`] when a value that must be JSON text is a string that does not parse.
     pub fn to_server(&self, model: &Value) -> Result<Value, ArgumentError> {
-        self.back_to_server(&self.root, model, "", 0)
+        self.convert(Direction::ToServer, &self.root, model, "", 0)
     }
 
     /// What the model would send for the server's arguments `server`: the inverse of
@@ -138,27 +147,35 @@ impl Arguments {
     /// # Errors
     /// [`ArgumentError`] when a value cannot be written as JSON text (never for parsed JSON).
     pub fn to_model(&self, server: &Value) -> Result<Value, ArgumentError> {
-        self.back_to_model(&self.root, server, "", 0)
+        self.convert(Direction::ToModel, &self.root, server, "", 0)
     }
 
     /// The converter of a `$ref`, or `Keep` past a depth no real argument reaches (a
     /// recursive schema is followed only as deep as the value is).
     fn def(&self, pointer: &str, depth: usize) -> &Back {
-        const KEEP: &Back = &Back::Keep;
         if depth > 256 {
-            return KEEP;
+            return &Back::Keep;
         }
-        self.defs.get(pointer).unwrap_or(KEEP)
+        self.defs.get(pointer).unwrap_or(&Back::Keep)
     }
 
-    fn back_to_server(
+    /// `value` converted by `back` in `direction`; `at` is its JSON pointer.
+    fn convert(
         &self,
+        direction: Direction,
         back: &Back,
         value: &Value,
         at: &str,
         depth: usize,
     ) -> Result<Value, ArgumentError> {
+        let to_server = direction == Direction::ToServer;
         Ok(match (back, value) {
+            (Back::JsonText, _) if !to_server => {
+                Value::String(serde_json::to_string(value).map_err(|e| ArgumentError {
+                    pointer: at.to_owned(),
+                    why: format!("cannot be written as JSON text: {e}"),
+                })?)
+            }
             (Back::Keep, _) | (_, Value::Null) => value.clone(),
             (Back::JsonText, Value::String(text)) => {
                 serde_json::from_str(text).map_err(|e| ArgumentError {
@@ -166,7 +183,7 @@ impl Arguments {
                     why: format!("is not JSON text, as its schema asks: {e}"),
                 })?
             }
-            (Back::Integer, Value::Number(n)) => match n.as_f64() {
+            (Back::Integer, Value::Number(n)) if to_server => match n.as_f64() {
                 Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
                     // Exact: |f| < 2^53, so the cast keeps every digit.
                     #[allow(clippy::cast_possible_truncation)]
@@ -176,83 +193,44 @@ impl Arguments {
             },
             (Back::Enum(pairs), _) => pairs
                 .iter()
-                .find(|(provider, _)| provider == value)
-                .map_or_else(|| value.clone(), |(_, server)| server.clone()),
-            (Back::Object { fields, extra }, Value::Object(map)) => {
+                .map(|(provider, server)| {
+                    if to_server {
+                        (provider, server)
+                    } else {
+                        (server, provider)
+                    }
+                })
+                .find(|(from, _)| *from == value)
+                .map_or_else(|| value.clone(), |(_, to)| to.clone()),
+            (Back::Object { fields, extra }, Value::Object(map)) if to_server => {
                 let mut out = Map::new();
                 for (key, v) in map {
                     let at = push(at, key);
                     match fields.iter().find(|f| &f.provider == key) {
                         Some(field) if field.null_is_absent && v.is_null() => {}
                         Some(field) => {
-                            let converted = self.back_to_server(&field.back, v, &at, depth + 1)?;
+                            let converted =
+                                self.convert(direction, &field.back, v, &at, depth + 1)?;
                             out.insert(field.server.clone(), converted);
                         }
                         None => {
-                            out.insert(key.clone(), self.back_to_server(extra, v, &at, depth + 1)?);
+                            out.insert(
+                                key.clone(),
+                                self.convert(direction, extra, v, &at, depth + 1)?,
+                            );
                         }
                     }
                 }
                 Value::Object(out)
             }
-            (Back::Array(items), Value::Array(values)) => Value::Array(
-                values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        self.back_to_server(items, v, &push(at, &i.to_string()), depth + 1)
-                    })
-                    .collect::<Result<_, _>>()?,
-            ),
-            (Back::Tuple(positions), Value::Array(values)) => Value::Array(
-                values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        let back = positions.get(i).unwrap_or(&Back::Keep);
-                        self.back_to_server(back, v, &push(at, &i.to_string()), depth + 1)
-                    })
-                    .collect::<Result<_, _>>()?,
-            ),
-            (Back::Union(branches), _) => {
-                match branches.iter().find(|b| b.provider_kinds.admits(value)) {
-                    Some(branch) => self.back_to_server(&branch.back, value, at, depth)?,
-                    None => value.clone(),
-                }
-            }
-            (Back::Ref(pointer), _) => {
-                self.back_to_server(self.def(pointer, depth), value, at, depth + 1)?
-            }
-            _ => value.clone(),
-        })
-    }
-
-    fn back_to_model(
-        &self,
-        back: &Back,
-        value: &Value,
-        at: &str,
-        depth: usize,
-    ) -> Result<Value, ArgumentError> {
-        Ok(match (back, value) {
-            (Back::JsonText, _) => {
-                Value::String(serde_json::to_string(value).map_err(|e| ArgumentError {
-                    pointer: at.to_owned(),
-                    why: format!("cannot be written as JSON text: {e}"),
-                })?)
-            }
-            (Back::Keep | Back::Integer, _) | (_, Value::Null) => value.clone(),
-            (Back::Enum(pairs), _) => pairs
-                .iter()
-                .find(|(_, server)| server == value)
-                .map_or_else(|| value.clone(), |(provider, _)| provider.clone()),
             (Back::Object { fields, extra }, Value::Object(map)) => {
                 let mut out = Map::new();
                 for field in fields {
                     match map.get(&field.server) {
                         Some(v) => {
                             let at = push(at, &field.server);
-                            let converted = self.back_to_model(&field.back, v, &at, depth + 1)?;
+                            let converted =
+                                self.convert(direction, &field.back, v, &at, depth + 1)?;
                             out.insert(field.provider.clone(), converted);
                         }
                         None if field.null_is_absent => {
@@ -264,38 +242,44 @@ impl Arguments {
                 for (key, v) in map {
                     if fields.iter().all(|f| &f.server != key) {
                         let at = push(at, key);
-                        out.insert(key.clone(), self.back_to_model(extra, v, &at, depth + 1)?);
+                        out.insert(
+                            key.clone(),
+                            self.convert(direction, extra, v, &at, depth + 1)?,
+                        );
                     }
                 }
                 Value::Object(out)
             }
-            (Back::Array(items), Value::Array(values)) => Value::Array(
+            (Back::Array(_) | Back::Tuple(_), Value::Array(values)) => Value::Array(
                 values
                     .iter()
                     .enumerate()
                     .map(|(i, v)| {
-                        self.back_to_model(items, v, &push(at, &i.to_string()), depth + 1)
-                    })
-                    .collect::<Result<_, _>>()?,
-            ),
-            (Back::Tuple(positions), Value::Array(values)) => Value::Array(
-                values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        let back = positions.get(i).unwrap_or(&Back::Keep);
-                        self.back_to_model(back, v, &push(at, &i.to_string()), depth + 1)
+                        let item = match back {
+                            Back::Tuple(positions) => positions.get(i).unwrap_or(&Back::Keep),
+                            Back::Array(items) => items,
+                            _ => &Back::Keep,
+                        };
+                        self.convert(direction, item, v, &push(at, &i.to_string()), depth + 1)
                     })
                     .collect::<Result<_, _>>()?,
             ),
             (Back::Union(branches), _) => {
-                match branches.iter().find(|b| b.server_kinds.admits(value)) {
-                    Some(branch) => self.back_to_model(&branch.back, value, at, depth)?,
+                let branch = branches.iter().find(|b| {
+                    if to_server {
+                        b.provider_kinds
+                    } else {
+                        b.server_kinds
+                    }
+                    .admits(value)
+                });
+                match branch {
+                    Some(branch) => self.convert(direction, &branch.back, value, at, depth)?,
                     None => value.clone(),
                 }
             }
             (Back::Ref(pointer), _) => {
-                self.back_to_model(self.def(pointer, depth), value, at, depth + 1)?
+                self.convert(direction, self.def(pointer, depth), value, at, depth + 1)?
             }
             _ => value.clone(),
         })

@@ -674,38 +674,21 @@ pub fn form(bytes: &[u8]) -> HashMap<String, String> {
 
 /// Percent-decodes a form value (`+` is a space; a `%` without two hex digits stays).
 fn decode(text: &str) -> String {
-    let hex = |b: u8| char::from(b).to_digit(16);
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                (Some(high), Some(low)) => {
-                    out.push(u8::try_from(high * 16 + low).unwrap_or(b'?'));
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            byte => out.push(byte),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(&text.replace('+', " "))
+        .decode_utf8_lossy()
+        .into_owned()
 }
+
+/// RFC 3986's unreserved characters are the only ones left as they are.
+const RESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// Percent-encodes everything but RFC 3986's unreserved characters.
 fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(text, RESERVED).to_string()
 }
 
 /// 24 random hex digits: the secret part of codes, tokens and client secrets.
