@@ -305,10 +305,26 @@ pub fn provider_tools(
     descriptors: &[ToolDescriptor],
     provider: Provider,
 ) -> Result<(Vec<ProviderTool>, Vec<Unexpressible>), ProviderNameCollision> {
+    collect_provider_tools(
+        provider,
+        descriptors.iter().map(|d| ProviderTool::new(d, provider)),
+    )
+}
+
+/// The conversions `results` (each a [`ProviderTool`] of `provider`, or why not) split into
+/// the tools, in order, and the refusals; what [`provider_tools`] does for descriptors, for
+/// tools from elsewhere ([`ProviderTool::from_schema`]).
+///
+/// # Errors
+/// [`ProviderNameCollision`] when two tools have the same provider name.
+pub fn collect_provider_tools(
+    provider: Provider,
+    results: impl IntoIterator<Item = Result<ProviderTool, Unexpressible>>,
+) -> Result<(Vec<ProviderTool>, Vec<Unexpressible>), ProviderNameCollision> {
     let mut tools: Vec<ProviderTool> = Vec::new();
     let mut unexpressible = Vec::new();
-    for descriptor in descriptors {
-        match ProviderTool::new(descriptor, provider) {
+    for result in results {
+        match result {
             Ok(tool) => {
                 if let Some(other) = tools.iter().find(|t| t.name == tool.name) {
                     return Err(ProviderNameCollision {

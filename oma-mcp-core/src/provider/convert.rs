@@ -6,36 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use super::arguments::{Arguments, Back, Branch, Field, Kinds};
+use super::rules::{GEMINI_FORMATS, OPENAI_FORMATS};
 use super::{Provider, tag};
 use crate::pointer::{decode_fragment, push};
 
 /// Where and why a schema cannot be expressed: `(JSON pointer, reason)`.
 pub(super) type Failure = (String, String);
 
-/// String formats OpenAI's strict mode supports.
-const OPENAI_FORMATS: [&str; 9] = [
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
-/// Formats of Gemini's `Schema` (OpenAPI 3.0).
-const GEMINI_FORMATS: [&str; 9] = [
-    "email",
-    "byte",
-    "date",
-    "date-time",
-    "password",
-    "float",
-    "double",
-    "int32",
-    "int64",
-];
 /// Keywords a value of any JSON Schema draft may carry that shape the value (the rest only
 /// annotate or narrow it).
 const SHAPING: [&str; 12] = [
@@ -323,7 +300,7 @@ impl Converter<'_> {
         let empty = Map::new();
         let map = schema.as_object().unwrap_or(&empty);
         let properties = map.get("properties").and_then(Value::as_object);
-        let mut required: BTreeSet<String> = map
+        let required: BTreeSet<String> = map
             .get("required")
             .and_then(Value::as_array)
             .map(|r| {
@@ -386,7 +363,6 @@ impl Converter<'_> {
                 .map(|f| json!(f.provider))
                 .collect(),
         };
-        required.clear();
         out.insert("properties".to_owned(), Value::Object(out_properties));
         if !provider_required.is_empty() || self.provider == Provider::OpenAi {
             out.insert("required".to_owned(), Value::Array(provider_required));
@@ -445,7 +421,7 @@ impl Converter<'_> {
             let (out, back) =
                 self.schema(branch, &push(&push(at, key), &i.to_string()), depth + 1)?;
             backs.push(Branch {
-                provider_kinds: kinds(&out, self.provider),
+                provider_kinds: kinds(&out),
                 server_kinds: server_kinds(branch),
                 back,
             });
@@ -1050,7 +1026,7 @@ fn kind_name(value: &Value) -> &'static str {
 }
 
 /// The kinds a converted schema admits.
-fn kinds(out: &Value, _provider: Provider) -> Kinds {
+fn kinds(out: &Value) -> Kinds {
     let Some(map) = out.as_object() else {
         return Kinds::ALL;
     };

@@ -33,7 +33,7 @@ const OPENAI_MAX_DEPTH: usize = 10;
 const OPENAI_MAX_ENUM_VALUES: usize = 1000;
 const OPENAI_MAX_TEXT: usize = 120_000;
 
-const OPENAI_KEYS: [&str; 17] = [
+const OPENAI_KEYS: [&str; 18] = [
     "type",
     "description",
     "properties",
@@ -51,8 +51,10 @@ const OPENAI_KEYS: [&str; 17] = [
     "exclusiveMaximum",
     "multipleOf",
     "minItems",
+    "maxItems",
 ];
-const OPENAI_FORMATS: [&str; 9] = [
+/// String formats OpenAI's strict mode supports (the converter keeps only these).
+pub(super) const OPENAI_FORMATS: [&str; 9] = [
     "date-time",
     "time",
     "date",
@@ -86,7 +88,9 @@ const GEMINI_KEYS: [&str; 20] = [
     "title",
 ];
 const GEMINI_TYPES: [&str; 6] = ["STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"];
-const GEMINI_FORMATS: [&str; 10] = [
+/// Formats of Gemini's `Schema` (OpenAPI 3.0) the converter keeps; `enum` is allowed too
+/// (the converter writes it for enums of non-string values).
+pub(super) const GEMINI_FORMATS: [&str; 9] = [
     "email",
     "byte",
     "date",
@@ -96,7 +100,6 @@ const GEMINI_FORMATS: [&str; 10] = [
     "double",
     "int32",
     "int64",
-    "enum",
 ];
 const JSON_TYPES: [&str; 7] = [
     "string", "number", "integer", "boolean", "object", "array", "null",
@@ -260,8 +263,7 @@ impl Checker<'_> {
         };
         for key in map.keys() {
             let ok = allowed.contains(&key.as_str())
-                || (self.provider == Provider::OpenAi
-                    && (key == "maxItems" || (root && key == "$defs")));
+                || (self.provider == Provider::OpenAi && root && key == "$defs");
             if !ok {
                 self.violation(at, format!("`{key}` is not supported"));
             }
@@ -366,6 +368,7 @@ impl Checker<'_> {
             }
         };
         if let Some(Value::String(f)) = map.get("format")
+            && f != "enum"
             && !GEMINI_FORMATS.contains(&f.as_str())
         {
             self.violation(at, format!("the format `{f}` is not supported"));

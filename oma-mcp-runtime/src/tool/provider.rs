@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use oma_mcp_core::provider::{Provider, ProviderNameCollision, ProviderTool, Unexpressible};
+use oma_mcp_core::provider::{
+    Provider, ProviderNameCollision, ProviderTool, Unexpressible, collect_provider_tools,
+};
 use serde_json::Value;
 
 use super::{ToolContext, ToolExecutor};
@@ -48,31 +50,22 @@ impl ProviderToolbox {
     /// # Errors
     /// [`ProviderNameCollision`] when two granted tools get one provider name.
     pub fn new(executor: ToolExecutor, provider: Provider) -> Result<Self, ProviderNameCollision> {
-        let mut tools = Vec::new();
-        let mut by_name = BTreeMap::new();
-        let mut refused = Vec::new();
-        for definition in executor.granted_tools() {
-            match ProviderTool::from_schema(
-                &definition.name,
-                &definition.description,
-                &definition.llm_input_schema,
-                provider,
-            ) {
-                Ok(tool) => {
-                    if let Some(&other) = by_name.get(&tool.name) {
-                        let other: &ProviderTool = &tools[other];
-                        return Err(ProviderNameCollision {
-                            provider,
-                            name: tool.name.clone(),
-                            tools: [other.tool_name.clone(), tool.tool_name.clone()],
-                        });
-                    }
-                    by_name.insert(tool.name.clone(), tools.len());
-                    tools.push(tool);
-                }
-                Err(e) => refused.push(e),
-            }
-        }
+        let (tools, refused) = collect_provider_tools(
+            provider,
+            executor.granted_tools().iter().map(|definition| {
+                ProviderTool::from_schema(
+                    &definition.name,
+                    &definition.description,
+                    &definition.llm_input_schema,
+                    provider,
+                )
+            }),
+        )?;
+        let by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, tool)| (tool.name.clone(), i))
+            .collect();
         Ok(Self {
             provider,
             executor,
