@@ -5,8 +5,9 @@
 
 #![allow(dead_code)] // each user takes a different subset
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The `oma-mcp` binary under test, with OAuth logins kept in their files
 /// (`OMA_MCP_CREDENTIAL_STORE=file`), so no test reads or writes the keyring of the session it
@@ -77,4 +78,54 @@ pub fn assert_exit(out: &Output, code: i32) {
         text(&out.stdout),
         text(&out.stderr)
     );
+}
+
+/// `oma-mcp login --url url --no-browser --timeout-secs 60` with its logins in `credentials`
+/// and `env`, and `browse` as the browser: it gets the authorization URL the command prints
+/// and must bring the authorization server's redirect to the command's loopback listener.
+/// Returns the command's stderr; the test fails when the login does.
+#[allow(clippy::unwrap_used)]
+pub fn login_as_browser(
+    url: &str,
+    credentials: &Path,
+    env: &[(&str, &str)],
+    browse: impl FnOnce(&str),
+) -> String {
+    let mut child = oma_mcp()
+        .args([
+            "login",
+            "--url",
+            url,
+            "--no-browser",
+            "--timeout-secs",
+            "60",
+        ])
+        .env("OMA_MCP_CREDENTIALS_DIR", credentials)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut lines = Vec::new();
+    let authorization_url = loop {
+        let mut line = String::new();
+        assert_ne!(
+            stderr.read_line(&mut line).unwrap(),
+            0,
+            "login ended before printing the URL: {lines:?}"
+        );
+        lines.push(line.clone());
+        if let Some(url) = line.trim().strip_prefix("http://") {
+            break format!("http://{url}");
+        }
+    };
+    browse(&authorization_url);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    let all = lines.concat() + &rest;
+    assert!(status.success(), "login failed: {all}");
+    all
 }

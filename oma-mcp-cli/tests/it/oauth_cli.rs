@@ -8,15 +8,15 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use oma_mcp_test_support::http::{HttpServer, Ready, free_port, spawn_http_server};
 
-use crate::common::{assert_exit, oma_mcp, run, text};
+use crate::common::{assert_exit, login_as_browser, oma_mcp, run, text};
 
 /// The example server of the TypeScript SDK, or `None` (one printed line) when the pinned npm
 /// packages are not installed; under `CI` that fails the test instead
@@ -98,50 +98,16 @@ fn login(url: &str, credentials: &Path) -> String {
 /// [`login`] with more environment variables (`OMA_MCP_CREDENTIAL_STORE` is `file` unless
 /// `env` says otherwise).
 pub(crate) fn login_with(url: &str, credentials: &Path, env: &[(&str, &str)]) -> String {
-    let mut child = oma_mcp()
-        .args([
-            "login",
-            "--url",
-            url,
-            "--no-browser",
-            "--timeout-secs",
-            "60",
-        ])
-        .env("OMA_MCP_CREDENTIALS_DIR", credentials)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut lines = Vec::new();
-    let authorization_url = loop {
-        let mut line = String::new();
-        assert_ne!(
-            stderr.read_line(&mut line).unwrap(),
-            0,
-            "login ended before printing the URL: {lines:?}"
+    login_as_browser(url, credentials, env, |authorization_url| {
+        let (status, location) = get(authorization_url);
+        assert_eq!(
+            status, 302,
+            "the demo authorization server redirects at once"
         );
-        lines.push(line.clone());
-        if let Some(url) = line.trim().strip_prefix("http://") {
-            break format!("http://{url}");
-        }
-    };
-    let (status, location) = get(&authorization_url);
-    assert_eq!(
-        status, 302,
-        "the demo authorization server redirects at once"
-    );
-    let callback = location.unwrap();
-    assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
-    assert_eq!(get(&callback).0, 200);
-    let mut rest = String::new();
-    stderr.read_to_string(&mut rest).unwrap();
-    let status = child.wait().unwrap();
-    let all = lines.concat() + &rest;
-    assert!(status.success(), "login failed: {all}");
-    all
+        let callback = location.unwrap();
+        assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
+        assert_eq!(get(&callback).0, 200);
+    })
 }
 
 /// The access token stored for the one login in `credentials`.

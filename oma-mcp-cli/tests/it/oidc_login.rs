@@ -13,15 +13,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
 use oma_mcp_test_support::browser::Browser;
 use oma_mcp_test_support::oidc::{self, ACCOUNT, CLIENT_ID, CLIENT_SECRET, OidcServer};
 
-use crate::common::{assert_exit, oma_mcp, run, text};
+use crate::common::{assert_exit, login_as_browser, oma_mcp, run, text};
 
 /// The access token lifetime, in seconds.
 const TTL: u64 = 3;
@@ -31,47 +30,14 @@ const EXPIRED: Duration = Duration::from_millis(3100);
 
 /// `oma-mcp login --url url --no-browser`, with the test as the browser: returns its stderr.
 fn login(server: &OidcServer, credentials: &Path) -> String {
-    let mut child = oma_mcp()
-        .args([
-            "login",
-            "--url",
-            server.url(),
-            "--no-browser",
-            "--timeout-secs",
-            "60",
-        ])
-        .env("OMA_MCP_CREDENTIALS_DIR", credentials)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut lines = Vec::new();
-    let authorization_url = loop {
-        let mut line = String::new();
-        assert_ne!(
-            stderr.read_line(&mut line).unwrap(),
-            0,
-            "login ended before printing the URL: {lines:?}"
-        );
-        lines.push(line.clone());
-        if let Some(url) = line.trim().strip_prefix("http://") {
-            break format!("http://{url}");
-        }
-    };
-    let mut browser = Browser::new();
-    let callback = browser
-        .authorize(&authorization_url)
-        .unwrap_or_else(|e| panic!("{e}\nserver:\n{}", server.output()));
-    assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
-    assert_eq!(browser.get(&callback).unwrap().status, 200);
-    let mut rest = String::new();
-    stderr.read_to_string(&mut rest).unwrap();
-    let status = child.wait().unwrap();
-    let all = lines.concat() + &rest;
-    assert!(status.success(), "login failed: {all}");
-    all
+    login_as_browser(server.url(), credentials, &[], |authorization_url| {
+        let mut browser = Browser::new();
+        let callback = browser
+            .authorize(authorization_url)
+            .unwrap_or_else(|e| panic!("{e}\nserver:\n{}", server.output()));
+        assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
+        assert_eq!(browser.get(&callback).unwrap().status, 200);
+    })
 }
 
 /// The stored login file in `credentials` (the only `.json` file there), if any.
