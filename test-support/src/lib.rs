@@ -255,12 +255,13 @@ mod tests {
         println!("probe got {:?}", shared_dir());
     }
 
-    /// Runs [`probe`] in a child process of this test binary with `CI` as given and the
-    /// shared folder pointing nowhere; returns its exit success, stdout and stderr.
-    fn run_probe(ci: Option<&str>) -> (bool, String, String) {
+    /// Runs the ignored test `probe` (`tests::probe`, `tests::npm_probe`) in a child process
+    /// of this test binary with `CI` as given and the shared folder pointing nowhere; returns
+    /// its exit success, stdout and stderr.
+    fn run_probe(probe: &str, ci: Option<&str>) -> (bool, String, String) {
         let exe = std::env::current_exe().expect("the test binary's path");
         let mut cmd = Command::new(exe);
-        cmd.args(["tests::probe", "--exact", "--ignored", "--nocapture"])
+        cmd.args([probe, "--exact", "--ignored", "--nocapture"])
             .env(VAR, "/nonexistent/oma-mcp-shared")
             .env_remove(CI_VAR);
         if let Some(ci) = ci {
@@ -286,21 +287,7 @@ mod tests {
 
     #[test]
     fn a_missing_npm_package_skips_locally_and_fails_under_ci() {
-        let exe = std::env::current_exe().expect("the test binary's path");
-        let run = |ci: Option<&str>| {
-            let mut cmd = Command::new(&exe);
-            cmd.args(["tests::npm_probe", "--exact", "--ignored", "--nocapture"])
-                .env_remove(CI_VAR);
-            if let Some(ci) = ci {
-                cmd.env(CI_VAR, ci);
-            }
-            let out = cmd.output().expect("the test binary runs");
-            (
-                out.status.success(),
-                String::from_utf8_lossy(&out.stdout).into_owned(),
-                String::from_utf8_lossy(&out.stderr).into_owned(),
-            )
-        };
+        let run = |ci: Option<&str>| run_probe("tests::npm_probe", ci);
         let missing = "the npm package oma-mcp-no-such-package is not installed in \
                        tests/servers/node_modules (run `npm ci --prefix tests/servers \
                        --ignore-scripts`)";
@@ -324,7 +311,7 @@ mod tests {
 
     #[test]
     fn locally_a_missing_folder_skips_with_one_line() {
-        let (ok, stdout, stderr) = run_probe(None);
+        let (ok, stdout, stderr) = run_probe("tests::probe", None);
         assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
         let lines: Vec<&str> = stdout
             .lines()
@@ -344,7 +331,7 @@ mod tests {
     #[test]
     fn under_ci_a_missing_folder_fails_the_test() {
         for ci in ["true", "1"] {
-            let (ok, stdout, stderr) = run_probe(Some(ci));
+            let (ok, stdout, stderr) = run_probe("tests::probe", Some(ci));
             assert!(
                 !ok,
                 "CI={ci}: the probe passed\nstdout:\n{stdout}\nstderr:\n{stderr}"
@@ -361,7 +348,7 @@ mod tests {
             assert!(!stdout.contains("probe got"), "{stdout}");
         }
         // `CI=false` is not CI.
-        let (ok, stdout, stderr) = run_probe(Some("false"));
+        let (ok, stdout, stderr) = run_probe("tests::probe", Some("false"));
         assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
     }
 }
