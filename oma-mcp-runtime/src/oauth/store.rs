@@ -204,7 +204,13 @@ impl LoginStore {
 
     #[cfg(feature = "keyring")]
     fn keyring_required(self) -> Result<Self, StoreError> {
-        self.with_keyring()
+        self.with_keyring().map_err(|mut e| {
+            e.what.push_str(&format!(
+                "; unlock or start it, or set {CREDENTIAL_STORE_ENV}=file to keep logins in \
+                 their files"
+            ));
+            e
+        })
     }
 
     #[cfg(not(feature = "keyring"))]
@@ -444,7 +450,8 @@ impl LoginStore {
                 error(
                     path,
                     format!(
-                        "keeps its secrets in the system keyring, which is not available: {why}"
+                        "keeps its secrets in the system keyring, which is not available: {why}; \
+                         make it available, or delete this file and log in again"
                     ),
                 )
             }),
@@ -458,7 +465,8 @@ impl LoginStore {
             error(
                 path,
                 format!(
-                    "keeps its secrets in {}, which cannot be read: {why}",
+                    "keeps its secrets in {}, which cannot be read: {why}; unlock it, or \
+                     delete this file and log in again",
                     keyring.name()
                 ),
             )
@@ -472,7 +480,8 @@ impl LoginStore {
             error(
                 path,
                 format!(
-                    "keeps its secrets in {}, which cannot remove them: {why}",
+                    "keeps its secrets in {}, which cannot remove them: {why}; unlock it \
+                     and run `oma-mcp logout` again (the file is kept until then)",
                     keyring.name()
                 ),
             )
