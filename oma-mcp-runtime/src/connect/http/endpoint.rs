@@ -219,18 +219,28 @@ impl Http {
         Ok(token)
     }
 
-    /// The server refused the credentials of a request of `method` that carried `token` with
-    /// `response`'s status (`401`/`403`): `Ok(true)` when the token provider has new ones to
-    /// send it again with, `Ok(false)` when there is no provider (the answer is the error).
+    /// Whether to send a request of `method` that carried `token` again after `response`: when
+    /// its status is `401`/`403` (the server refused the credentials), fewer than
+    /// [`MAX_REFUSALS`] refusals came in a row (`refusals` counts them), and the token provider
+    /// has new credentials. `Ok(false)` for any other answer, past the limit, or without a
+    /// provider (the answer is then the error).
     ///
     /// # Errors
-    /// [`ConnectError::Authorization`] when the provider cannot obtain them.
-    pub(super) async fn refused(
+    /// [`ConnectError::Authorization`] when the provider cannot obtain new credentials.
+    pub(super) async fn send_again(
         &self,
         method: &str,
         response: &Response,
         token: Option<String>,
+        refusals: &mut usize,
     ) -> Result<bool, Error> {
+        let status = response.status();
+        if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN
+            || *refusals >= MAX_REFUSALS
+        {
+            return Ok(false);
+        }
+        *refusals += 1;
         let Some(auth) = &self.auth else {
             return Ok(false);
         };
@@ -240,11 +250,11 @@ impl Http {
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
         tracing::debug!(
             server = %self.label,
-            status = response.status().as_u16(),
+            status = status.as_u16(),
             challenge = challenge.as_deref().unwrap_or("(none)"),
             "`{method}`: the server refused the request's credentials"
         );
-        let refusal = Refusal::new(response.status().as_u16(), challenge, token);
+        let refusal = Refusal::new(status.as_u16(), challenge, token);
         auth.0
             .refused(&refusal)
             .await

@@ -16,7 +16,7 @@ use super::body::{
     BODY_EXCERPT, ERROR_BODY_LIMIT, content_encoding, content_type, excerpt_text, is_event_stream,
     is_json, read_excerpt, read_prefix,
 };
-use super::endpoint::{Http, MAX_REFUSALS};
+use super::endpoint::Http;
 use super::headers::SESSION_ID;
 use super::outgoing::{Post, Queue};
 use super::sse::{self, DEFAULT_RETRY, StreamEnd};
@@ -66,16 +66,13 @@ impl Http {
                 &response,
                 post.is_initialize() || method == "server/discover",
             );
-            let status = response.status();
-            if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
-                && refusals < MAX_REFUSALS
+            match self
+                .send_again(method, &response, token, &mut refusals)
+                .await
             {
-                refusals += 1;
-                match self.refused(method, &response, token).await {
-                    Ok(true) => continue,
-                    Ok(false) => {}
-                    Err(error) => return self.report(inbox, id, method, error),
-                }
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(error) => return self.report(inbox, id, method, error),
             }
             if response.status() == StatusCode::NOT_FOUND
                 && had_session

@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use reqwest::{Response, StatusCode};
+use reqwest::Response;
 
 use super::super::config::MAX_RESUMES;
 use super::super::inbox::Inbox;
 use super::body::{content_encoding, is_event_stream};
-use super::endpoint::{Http, MAX_REFUSALS};
+use super::endpoint::Http;
 use super::outgoing::Queue;
 use super::sse::{self, DEFAULT_RETRY, StreamEnd};
 use super::state::Connection;
@@ -88,21 +88,17 @@ impl Http {
                     return None;
                 }
             };
-            let status = response.status();
-            if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
-                && refusals < MAX_REFUSALS
+            match self
+                .send_again("GET", &response, token, &mut refusals)
+                .await
             {
-                refusals += 1;
-                match self.refused("GET", &response, token).await {
-                    Ok(true) => continue,
-                    Ok(false) => {}
-                    Err(e) => {
-                        tracing::debug!(server = %self.label, "no server stream: {}", e.chain());
-                        return None;
-                    }
+                Ok(true) => {}
+                Ok(false) => return Some(response),
+                Err(e) => {
+                    tracing::debug!(server = %self.label, "no server stream: {}", e.chain());
+                    return None;
                 }
             }
-            return Some(response);
         }
     }
 
