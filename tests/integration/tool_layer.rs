@@ -71,6 +71,18 @@ pub(crate) async fn calls_through(log: &Path, last: (&str, Value)) -> Vec<(Strin
     }
 }
 
+/// A registry with every tool of `client`, `own_add` marked consequential.
+fn registry_with_consequential_add(client: &Arc<McpClient>) -> Arc<ToolRegistry> {
+    let registry = Arc::new(ToolRegistry::new());
+    for def in oma_mcp_runtime::tool::tool_definitions(client) {
+        let consequential = def.name == "own_add";
+        registry
+            .register(def.with_consequential(consequential))
+            .unwrap();
+    }
+    registry
+}
+
 /// A registry with every tool of `client` and an executor granting them all.
 fn executor_for(client: &Arc<McpClient>) -> ToolExecutor {
     let registry = Arc::new(ToolRegistry::new());
@@ -384,13 +396,7 @@ async fn consequential_confirmation_with_a_gate() {
     let dir = tempfile::tempdir().unwrap();
     let (config, log) = logged(dir.path());
     let client = Arc::new(connect_mcp_tools(config).await.unwrap());
-    let registry = Arc::new(ToolRegistry::new());
-    for def in oma_mcp_runtime::tool::tool_definitions(&client) {
-        let consequential = def.name == "own_add";
-        registry
-            .register(def.with_consequential(consequential))
-            .unwrap();
-    }
+    let registry = registry_with_consequential_add(&client);
     let grants = ToolGrants::new().allow(["own_add", "own_echo"]);
     let confirm = ToolContext::new("agent").with_consequential_confirmation(true);
     let add = || json!({"a": 40, "b": -2});
@@ -456,13 +462,7 @@ async fn provider_toolbox_runs_a_scripted_models_calls_through_the_gate() {
     let dir = tempfile::tempdir().unwrap();
     let (config, log) = logged(dir.path());
     let client = Arc::new(connect_mcp_tools(config).await.unwrap());
-    let registry = Arc::new(ToolRegistry::new());
-    for def in oma_mcp_runtime::tool::tool_definitions(&client) {
-        let consequential = def.name == "own_add";
-        registry
-            .register(def.with_consequential(consequential))
-            .unwrap();
-    }
+    let registry = registry_with_consequential_add(&client);
     let grants = ToolGrants::new().allow(["own_add", "own_echo"]);
     let confirm = ToolContext::new("agent").with_consequential_confirmation(true);
     let gate = gate_fn(|call| {
@@ -555,13 +555,7 @@ async fn provider_toolbox_over_http() {
         .await
         .unwrap(),
     );
-    let registry = Arc::new(ToolRegistry::new());
-    for def in oma_mcp_runtime::tool::tool_definitions(&client) {
-        let consequential = def.name == "own_add";
-        registry
-            .register(def.with_consequential(consequential))
-            .unwrap();
-    }
+    let registry = registry_with_consequential_add(&client);
     let gate = gate_fn(|call| {
         let approve = call.input["a"] == 40;
         async move {
