@@ -144,6 +144,25 @@ impl Provider {
     }
 }
 
+/// A tool name every [`Provider`] takes: `name` itself when all of them take it, else
+/// [`Provider::Gemini`]'s [`fit_name`](Provider::fit_name) (Gemini's rules are the strictest:
+/// what it takes, OpenAI and Anthropic take too). For frameworks that send one name to any
+/// provider, such as rig's typed tools (a `const NAME`); oma-mcp-build writes it into
+/// generated code as `McpTool::MODEL_NAME`.
+///
+/// ```
+/// use oma_mcp_core::provider::portable_name;
+/// assert_eq!(portable_name("gh_search_code"), "gh_search_code");
+/// assert_eq!(portable_name("gh_search-code"), "gh_search_code_222543d1");
+/// ```
+pub fn portable_name(name: &str) -> String {
+    if Provider::ALL.iter().all(|p| p.accepts_name(name)) {
+        name.to_owned()
+    } else {
+        Provider::Gemini.fit_name(name)
+    }
+}
+
 impl std::fmt::Display for Provider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -65,6 +65,12 @@ pub trait McpTool {
     /// The framework tool name (open-multi-agent's `docs/mcp.md`, "Tool names"):
     /// `<prefix>_<MCP_NAME>` when a prefix was given at generation, with every `/` replaced by `_`.
     const NAME: &'static str;
+    /// The name a model provider is given for the tool where one name must serve every
+    /// provider (rig's `Tool::NAME`): [`NAME`](Self::NAME) when OpenAI, Anthropic and Gemini
+    /// all take it, else its deterministic portable form
+    /// ([`portable_name`](crate::provider::portable_name): refused characters as `_`, cut to
+    /// 63 characters, tagged with 8 hex digits of its SHA-256).
+    const MODEL_NAME: &'static str = Self::NAME;
     /// The tool's `description` as the server sent it, or `None` when it sent none.
     const DESCRIPTION: Option<&'static str>;
     /// The tool's `inputSchema` as canonical JSON text (keys sorted, no whitespace);

@@ -189,3 +189,21 @@ fn names_are_fitted_per_provider_and_collisions_reported() {
     assert!(Provider::Gemini.accepts_name("_9lives_275451e2"));
     assert_eq!(Provider::from_name("gemini"), Some(Provider::Gemini));
 }
+
+#[test]
+fn portable_names_are_taken_by_every_provider() {
+    let long = "a".repeat(64);
+    for (name, portable) in [
+        ("gh_search_code", "gh_search_code"),
+        ("gh_search-code", "gh_search_code_222543d1"),
+        ("a.b", "a_b_12734df7"),
+        ("9lives", "_9lives_275451e2"),
+        (long.as_str(), &format!("{}_659184ac", "a".repeat(54))),
+    ] {
+        assert_eq!(portable_name(name), portable, "{name}");
+        assert!(
+            Provider::ALL.iter().all(|p| p.accepts_name(portable)),
+            "{portable}"
+        );
+    }
+}

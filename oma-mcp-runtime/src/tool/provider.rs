@@ -80,6 +80,11 @@ impl ProviderToolbox {
         self.provider
     }
 
+    /// The executor the calls run through.
+    pub fn executor(&self) -> &ToolExecutor {
+        &self.executor
+    }
+
     /// The tools in the provider's form, in the executor's order.
     pub fn tools(&self) -> &[ProviderTool] {
         &self.tools

@@ -62,6 +62,13 @@ pub(super) fn items(w: &mut Writer, tool: &ToolModel) -> Result<(), Error> {
         "const NAME: &'static str = {};",
         Lit(&tool.name)
     ));
+    let model_name = oma_mcp_core::provider::portable_name(&tool.name);
+    if model_name != tool.name {
+        w.line(format_args!(
+            "const MODEL_NAME: &'static str = {};",
+            Lit(&model_name)
+        ));
+    }
     const OPTION_STR: &str = "::core::option::Option<&'static str>";
     match &tool.description {
         Some(d) => w.line(format_args!(
