@@ -58,6 +58,7 @@ mod protocol;
 mod raw_http;
 mod reach;
 mod replayed_cases;
+mod rig;
 mod soak;
 mod tool_layer;
 mod typed;
