@@ -238,6 +238,8 @@ pub mod connect;
 #[cfg(feature = "drift")]
 pub mod drift;
 pub mod error;
+#[cfg(feature = "fake")]
+pub mod fake;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 #[cfg(feature = "tools")]
@@ -493,6 +495,28 @@ macro_rules! drift_items {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! drift_items {
+    ($($item:item)*) => {};
+}
+
+/// The items of a generated module that use fakes (`fake()`): with cargo feature `fake`
+/// (this build) they are emitted as written; without it they are left out. The code
+/// `oma-mcp-build` generates wraps those items in it; it is not meant to be called by hand.
+#[cfg(feature = "fake")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! fake_items {
+    ($($item:item)*) => {
+        $($item)*
+    };
+}
+
+/// The items of a generated module that use fakes (`fake()`): with cargo feature `fake` they
+/// are emitted as written; without it (this build) they are left out. The code
+/// `oma-mcp-build` generates wraps those items in it; it is not meant to be called by hand.
+#[cfg(not(feature = "fake"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! fake_items {
     ($($item:item)*) => {};
 }
 

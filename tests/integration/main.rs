@@ -39,6 +39,7 @@ mod bad_servers;
 mod calls;
 mod everything;
 mod failures;
+mod fake;
 mod filesystem;
 mod hostile;
 mod http_client;

@@ -544,6 +544,7 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
         &header(snapshot),
         &snapshot.to_canonical_string(),
         &tools,
+        options.name_prefix.as_deref(),
         options.connection.as_ref(),
     )?;
     Ok(Generated { code, warnings })

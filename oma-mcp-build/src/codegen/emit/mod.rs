@@ -79,8 +79,9 @@ const SCHEMARS: &str = "::oma_mcp_runtime::__private::schemars";
 const PRIVATE_FIELD: &str = "_non_exhaustive";
 
 /// The whole file: `header`, `TOOL_NAMES`, the embedded `SNAPSHOT`, each tool's items, the
-/// same-shape conversions, `connect_config()` when a connection is given, then the
-/// `drift_items!` block with `drift()` (and `connect()` with a connection).
+/// same-shape conversions, `connect_config()` when a connection is given, the
+/// `drift_items!` block with `drift()` (and `connect()` with a connection), then the
+/// `fake_items!` block with `fake()`.
 ///
 /// # Errors
 /// [`Error::InvalidIdentifier`] when a name computed for the code is not an identifier (a bug
@@ -89,6 +90,7 @@ pub(crate) fn file(
     header: &str,
     snapshot: &str,
     tools: &[ToolModel],
+    prefix: Option<&str>,
     connection: Option<&PinnedConnection>,
 ) -> Result<String, Error> {
     let mut w = Writer::new();
@@ -106,6 +108,10 @@ pub(crate) fn file(
     if let Some(connection) = connection {
         connection::connect(&mut w, connection);
     }
+    w.close("");
+    w.item();
+    w.open("::oma_mcp_runtime::fake_items!");
+    module::fake(&mut w, prefix);
     w.close("");
     let body = w.finish();
     let mut out = String::with_capacity(header.len() + body.len());

@@ -83,3 +83,31 @@ pub(super) fn drift(w: &mut Writer) {
     w.line("client.drift_against_embedded(SNAPSHOT)");
     w.close("");
 }
+
+/// `fake()`: a fake of the server serving `SNAPSHOT` (in the `fake_items!` block: it needs
+/// oma-mcp-runtime's feature `fake`), with the module's tool name prefix.
+pub(super) fn fake(w: &mut Writer, prefix: Option<&str>) {
+    w.item();
+    w.docs(&[
+        " Starts a fake of this server for tests: it serves [`SNAPSHOT`] over a real MCP",
+        " session on loopback streamable HTTP and answers calls with the handlers registered",
+        " with `on::<Tool>(..)`, checked against the pinned schemas (see",
+        " [`oma_mcp_runtime::fake`]). Connect with `fake.connect()`.",
+        "",
+        " # Errors",
+        " When no loopback port can be opened.",
+    ]);
+    w.allow(UNUSED);
+    w.open(
+        "pub async fn fake() -> ::core::result::Result<::oma_mcp_runtime::fake::FakeServer, \
+         ::oma_mcp_runtime::fake::FakeError>",
+    );
+    let prefix = match prefix {
+        Some(prefix) => format!("::core::option::Option::Some({})", Lit(prefix)),
+        None => "::core::option::Option::None".to_owned(),
+    };
+    w.line(format_args!(
+        "::oma_mcp_runtime::fake::FakeServer::start(SNAPSHOT, {prefix}).await"
+    ));
+    w.close("");
+}

@@ -1,0 +1,305 @@
+//! The fake's MCP server side, without I/O: one JSON-RPC message in, the answer out.
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::{Value, json};
+
+use super::{FakeCall, lock};
+use crate::snapshot::{Snapshot, SnapshotTool};
+use crate::validate::{Problem, Validator};
+
+/// A registered handler: validated `arguments` in, the `CallToolResult` (or why there is
+/// none) out.
+pub(super) type Handler = Box<dyn Fn(Value) -> Result<Value, String> + Send + Sync>;
+
+/// The revision the fake speaks in `initialize` when the client asks for one it does not know
+/// and the snapshot's has no `initialize`.
+const FALLBACK_REVISION: &str = "2025-11-25";
+
+/// The revisions with the `initialize` handshake that the fake accepts as asked.
+const REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// The `_meta` key of `serverInfo` in a `server/discover` result (MCP 2026-07-28).
+const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+/// One tool of the snapshot and its schemas, compiled on first use.
+struct FakeTool {
+    tool: SnapshotTool,
+    input: OnceLock<Option<Validator>>,
+    output: OnceLock<Option<Validator>>,
+}
+
+impl FakeTool {
+    fn input(&self) -> Option<&Validator> {
+        self.input
+            .get_or_init(|| compile(self.tool.name(), self.tool.input_schema()))
+            .as_ref()
+    }
+
+    fn output(&self) -> Option<&Validator> {
+        self.output
+            .get_or_init(|| compile(self.tool.name(), self.tool.output_schema()))
+            .as_ref()
+    }
+}
+
+/// A schema that is a JSON object and compiles; anything else validates nothing (as the
+/// client's own validation, [`crate::validate`]).
+fn compile(tool: &str, schema: Option<&Value>) -> Option<Validator> {
+    let schema = schema.filter(|s| s.is_object())?;
+    Validator::new(tool, schema).ok()
+}
+
+/// What the fake serves and what it saw.
+pub(super) struct State {
+    snapshot: Snapshot,
+    tools: BTreeMap<String, FakeTool>,
+    handlers: Mutex<BTreeMap<String, Handler>>,
+    calls: Mutex<Vec<FakeCall>>,
+}
+
+impl State {
+    pub(super) fn new(snapshot: Snapshot) -> Self {
+        let tools = snapshot
+            .tools
+            .iter()
+            .map(|tool| {
+                let fake = FakeTool {
+                    tool: tool.clone(),
+                    input: OnceLock::new(),
+                    output: OnceLock::new(),
+                };
+                (tool.name().to_owned(), fake)
+            })
+            .collect();
+        Self {
+            snapshot,
+            tools,
+            handlers: Mutex::new(BTreeMap::new()),
+            calls: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The `serverInfo.name` of the snapshot, quoted, or `the server` when it has none.
+    pub(super) fn server_name(&self) -> String {
+        self.snapshot
+            .server_info
+            .as_ref()
+            .and_then(|info| info.get("name"))
+            .and_then(Value::as_str)
+            .map_or_else(|| "the server".to_owned(), |name| format!("\"{name}\""))
+    }
+
+    /// The snapshot's digest of tool `name`.
+    pub(super) fn digest(&self, name: &str) -> Option<String> {
+        self.tools.get(name).map(|t| t.tool.digest.clone())
+    }
+
+    pub(super) fn set_handler(&self, name: &str, handler: Handler) {
+        lock(&self.handlers).insert(name.to_owned(), handler);
+    }
+
+    pub(super) fn calls(&self) -> Vec<FakeCall> {
+        lock(&self.calls).clone()
+    }
+
+    pub(super) fn problems(&self) -> Vec<String> {
+        lock(&self.calls)
+            .iter()
+            .filter_map(|c| c.answer.as_ref().err().cloned())
+            .collect()
+    }
+
+    /// The answer to one JSON-RPC message: `None` for a notification or a response (the
+    /// client's answer to nothing the fake asked).
+    pub(super) fn answer(&self, message: &Value) -> Option<Value> {
+        let id = message.get("id").filter(|id| !id.is_null())?.clone();
+        let method = message.get("method").and_then(Value::as_str)?;
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        let outcome = match method {
+            "initialize" => Ok(self.initialize(&params)),
+            "server/discover" => self.discover(),
+            "ping" => Ok(json!({})),
+            "tools/list" => Ok(json!({
+                "tools": self.snapshot.tools.iter().map(|t| &t.descriptor).collect::<Vec<_>>()
+            })),
+            "tools/call" => self.call(&params),
+            other => Err((-32601, format!("Method not found: {other}"))),
+        };
+        Some(match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, message)) => json!({
+                "jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}
+            }),
+        })
+    }
+
+    /// The snapshot's `serverInfo`, or the fake's own.
+    fn server_info(&self) -> Value {
+        self.snapshot.server_info.clone().unwrap_or_else(
+            || json!({"name": "oma-mcp-fake", "version": env!("CARGO_PKG_VERSION")}),
+        )
+    }
+
+    /// The snapshot's revision when it has no `initialize` handshake (MCP 2026-07-28 and
+    /// later), which the fake then offers in `server/discover`.
+    fn discover_revision(&self) -> Option<&str> {
+        self.snapshot
+            .protocol_version
+            .as_deref()
+            .filter(|v| !REVISIONS.contains(v))
+    }
+
+    /// `initialize`: the revision the client asks for when the fake knows it, else the
+    /// snapshot's (when it has the handshake), else 2025-11-25.
+    fn initialize(&self, params: &Value) -> Value {
+        let asked = params.get("protocolVersion").and_then(Value::as_str);
+        let pinned = self
+            .snapshot
+            .protocol_version
+            .as_deref()
+            .filter(|v| REVISIONS.contains(v));
+        let revision = asked
+            .filter(|v| REVISIONS.contains(v))
+            .or(pinned)
+            .unwrap_or(FALLBACK_REVISION);
+        json!({
+            "protocolVersion": revision,
+            "capabilities": {"tools": {"listChanged": false}},
+            "serverInfo": self.server_info(),
+        })
+    }
+
+    /// `server/discover` (MCP 2026-07-28): the snapshot's revision, when the snapshot was
+    /// taken on one without `initialize`; else "Method not found", as servers before it answer
+    /// (the client then sends `initialize`).
+    fn discover(&self) -> Result<Value, (i64, String)> {
+        let Some(revision) = self.discover_revision() else {
+            return Err((-32601, "Method not found: server/discover".to_owned()));
+        };
+        Ok(json!({
+            "supportedVersions": [revision],
+            "capabilities": {"tools": {"listChanged": false}},
+            "_meta": {SERVER_INFO_META_KEY: self.server_info()},
+        }))
+    }
+
+    /// `tools/call`: every outcome is kept; a problem is a JSON-RPC error (-32602 for the
+    /// caller's mistakes, -32603 for the handler's).
+    fn call(&self, params: &Value) -> Result<Value, (i64, String)> {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+        let (code, answer) = self.run(name, &arguments);
+        lock(&self.calls).push(FakeCall {
+            tool: name.to_owned(),
+            arguments,
+            answer: answer.clone(),
+        });
+        answer.map_err(|message| (code, message))
+    }
+
+    fn run(&self, name: &str, arguments: &Value) -> (i64, Result<Value, String>) {
+        let Some(tool) = self.tools.get(name) else {
+            let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+            return (
+                -32602,
+                Err(format!(
+                    "Unknown tool \"{name}\": the snapshot of {} has {}",
+                    self.server_name(),
+                    quoted_list(&known)
+                )),
+            );
+        };
+        let instance = if arguments.is_null() {
+            json!({})
+        } else {
+            arguments.clone()
+        };
+        if let Some(validator) = tool.input()
+            && let Err(problems) = validator.validate(&instance)
+        {
+            return (
+                -32602,
+                Err(format!(
+                    "tool \"{name}\": the arguments do not match its pinned inputSchema: {}",
+                    problem_list(&problems)
+                )),
+            );
+        }
+        let handlers = lock(&self.handlers);
+        let Some(handler) = handlers.get(name) else {
+            return (
+                -32603,
+                Err(format!(
+                    "tool \"{name}\" was called, but the fake has no handler for it (register \
+                     one with `on::<Tool>` or `on_raw`)"
+                )),
+            );
+        };
+        let result = match handler(instance) {
+            Ok(result) => result,
+            Err(message) => return (-32603, Err(message)),
+        };
+        drop(handlers);
+        (-32603, self.check_result(tool, result))
+    }
+
+    /// A handler's `CallToolResult`, checked: an object with a `content` array, and when the
+    /// tool declares an `outputSchema` and the result is no error, `structuredContent` that
+    /// validates against it.
+    fn check_result(&self, tool: &FakeTool, result: Value) -> Result<Value, String> {
+        let name = tool.tool.name();
+        if !result.get("content").is_some_and(Value::is_array) {
+            return Err(format!(
+                "tool \"{name}\": the handler's result has no `content` array, so it is no \
+                 CallToolResult: {}",
+                crate::quote::excerpt(&result)
+            ));
+        }
+        let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+        if is_error || tool.tool.output_schema().is_none() {
+            return Ok(result);
+        }
+        let Some(structured) = result.get("structuredContent") else {
+            return Err(format!(
+                "tool \"{name}\" declares an outputSchema, so its result needs \
+                 `structuredContent` (MCP 2025-06-18, \"Structured Content\"): reply with \
+                 `Reply::Output`"
+            ));
+        };
+        if let Some(validator) = tool.output()
+            && let Err(problems) = validator.validate(structured)
+        {
+            return Err(format!(
+                "tool \"{name}\": the handler's output does not match its pinned outputSchema: {}",
+                problem_list(&problems)
+            ));
+        }
+        Ok(result)
+    }
+}
+
+/// `"a", "b"`, or `no tools`.
+fn quoted_list(names: &[&str]) -> String {
+    if names.is_empty() {
+        return "no tools".to_owned();
+    }
+    names
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `<pointer>: <message>` per problem, joined by `; `.
+fn problem_list(problems: &[Problem]) -> String {
+    problems
+        .iter()
+        .map(|p| format!("{}: {}", p.pointer, p.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
