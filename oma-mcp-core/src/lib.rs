@@ -172,6 +172,7 @@
 //! old name stops compiling, or, for a name that moved, would call the other tool.
 
 pub mod call_outcome;
+pub mod cassette;
 pub mod config;
 pub mod descriptor;
 pub mod drift;

@@ -234,6 +234,8 @@
 //! JSON-RPC error -32601; notifications are logged at `DEBUG` and otherwise ignored.
 
 pub mod call;
+#[cfg(feature = "validate")]
+pub mod cassette;
 pub mod connect;
 #[cfg(feature = "drift")]
 pub mod drift;
