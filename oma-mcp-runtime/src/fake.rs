@@ -18,6 +18,12 @@
 //!   with an invalid output are answered with a JSON-RPC error and kept as problems
 //!   ([`FakeServer::problems`], [`FakeServer::verify`]).
 //!
+//! Recorded sessions: [`FakeServer::record`] is a proxy in front of a real server that keeps
+//! every call and its answer in a [`Cassette`] (canonical JSON, credentials redacted);
+//! [`FakeServer::replay_file`] answers from one, matching calls by tool and arguments, and a
+//! call it has not recorded is a problem. A cassette that no longer fits the snapshot is
+//! refused when loaded ([`FakeError::StaleCassette`]), and `oma-mcp check` reports it.
+//!
 //! A generated module offers `fake()` for its pin (with this feature, typically turned on in
 //! `[dev-dependencies]`):
 //!
@@ -40,17 +46,19 @@ mod reply;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::cassette::{Cassette, CassetteError, Redaction, stale_calls};
 use crate::snapshot::{Snapshot, SnapshotError};
 use crate::{ConnectConfig, Error, McpClient, McpTool};
 
 pub use reply::Reply;
 
-use dispatch::{Handler, State};
+use dispatch::{Fallback, Handler, State};
 
 /// What went wrong setting up a fake.
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +70,29 @@ pub enum FakeError {
     /// The loopback listener could not be opened.
     #[error("the fake could not listen on 127.0.0.1: {0}")]
     Listen(std::io::Error),
+    /// A cassette could not be read or written, or is no cassette.
+    #[error(transparent)]
+    Cassette(#[from] CassetteError),
+    /// A cassette holds calls that no longer fit the fake's snapshot.
+    #[error(
+        "the cassette {file} no longer fits the pinned snapshot; record it again:\n- {}",
+        calls.join("\n- ")
+    )]
+    StaleCassette {
+        /// The cassette file.
+        file: String,
+        /// One line per stale call (index, tool, JSON pointer into the file, why).
+        calls: Vec<String>,
+    },
+    /// The connected server's tools make no snapshot to serve.
+    #[error("the recording proxy cannot serve the server's tools: {0}")]
+    Record(String),
+    /// [`FakeServer::save_cassette`] on a fake that does not record.
+    #[error(
+        "this fake does not record: start a recording proxy with `FakeServer::record` to save \
+         a cassette"
+    )]
+    NotRecording,
     /// A handler was registered for a tool the snapshot does not have.
     #[error(
         "the fake's snapshot has no tool \"{tool}\": the marker type was generated from another \
@@ -97,8 +128,12 @@ pub struct FakeCall {
     /// The `arguments` as received (`null` when none were sent).
     pub arguments: Value,
     /// What the fake answered: `Ok` with the `CallToolResult`, or `Err` with the JSON-RPC
-    /// error's message (a problem, also in [`FakeServer::problems`]).
-    pub answer: Result<Value, String>,
+    /// error's code and message.
+    pub answer: Result<Value, (i64, String)>,
+    /// Why the fake could not answer as the server would (also in
+    /// [`FakeServer::problems`]); `None` when it could (a handler's valid answer, a recorded
+    /// or forwarded one, errors included).
+    pub problem: Option<String>,
 }
 
 /// Calls the fake could not answer as the server would, in arrival order: each says what,
@@ -144,7 +179,36 @@ impl FakeServer {
     /// [`FakeError::Snapshot`] for text that is not a snapshot, [`FakeError::Listen`] when no
     /// loopback port can be opened.
     pub async fn start(snapshot: &str, prefix: Option<&str>) -> Result<Self, FakeError> {
-        let snapshot = Snapshot::parse_embedded(snapshot)?;
+        Self::serve(Snapshot::parse_embedded(snapshot)?, prefix).await
+    }
+
+    /// A recording proxy of `client`'s server: it serves the tools `client` discovered, and
+    /// forwards every call no handler takes to the server through `client`, recording it
+    /// (with `redaction`) into the cassette that [`cassette`](Self::cassette) returns and
+    /// [`save_cassette`](Self::save_cassette) writes. Code under test connects to the proxy
+    /// as to the server; `prefix` as in [`start`](Self::start).
+    ///
+    /// # Errors
+    /// [`FakeError::Snapshot`] when `client`'s tools make no snapshot (two with one name),
+    /// [`FakeError::Listen`] as in [`start`](Self::start).
+    pub async fn record(
+        client: Arc<McpClient>,
+        redaction: Redaction,
+        prefix: Option<&str>,
+    ) -> Result<Self, FakeError> {
+        let snapshot = client
+            .snapshot()
+            .map_err(|e| FakeError::Record(e.to_string()))?;
+        let cassette = Cassette::new(snapshot.server_info.clone(), redaction);
+        let fake = Self::serve(snapshot, prefix).await?;
+        *lock(&fake.state.fallback) = Arc::new(Fallback::Record {
+            client,
+            cassette: Mutex::new(cassette),
+        });
+        Ok(fake)
+    }
+
+    async fn serve(snapshot: Snapshot, prefix: Option<&str>) -> Result<Self, FakeError> {
         let state = Arc::new(State::new(snapshot));
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
             .await
@@ -211,7 +275,7 @@ impl FakeServer {
                 marker: T::DIGEST.to_owned(),
             });
         }
-        let handler: Handler = Box::new(move |arguments: Value| {
+        let handler: Handler = Arc::new(move |arguments: Value| {
             let args = serde_json::from_value::<T::Args>(arguments).map_err(|e| {
                 format!(
                     "tool \"{}\": the arguments do not fit the generated `{}`: {e}",
@@ -242,7 +306,62 @@ impl FakeServer {
             });
         }
         self.state
-            .set_handler(tool, Box::new(move |arguments| Ok(handler(arguments))));
+            .set_handler(tool, Arc::new(move |arguments| Ok(handler(arguments))));
+        Ok(())
+    }
+
+    /// Answers every call no handler takes from `cassette` (its file named `file` in
+    /// messages): the recorded answer to the same tool and arguments (compared after the
+    /// cassette's redaction); a call it has not recorded is a problem, answered with a
+    /// JSON-RPC error that names the cassette and what it holds for the tool.
+    ///
+    /// # Errors
+    /// [`FakeError::StaleCassette`] when a recorded call no longer fits the snapshot (a tool
+    /// it lacks, arguments or an output its schemas refuse), each with the JSON pointer into
+    /// the cassette file.
+    pub fn replay(&self, cassette: Cassette, file: &str) -> Result<(), FakeError> {
+        let stale = stale_calls(&cassette, self.state.snapshot());
+        if !stale.is_empty() {
+            return Err(FakeError::StaleCassette {
+                file: file.to_owned(),
+                calls: stale.iter().map(ToString::to_string).collect(),
+            });
+        }
+        *lock(&self.state.fallback) = Arc::new(Fallback::Replay {
+            cassette,
+            file: file.to_owned(),
+        });
+        Ok(())
+    }
+
+    /// [`replay`](Self::replay) of the cassette file at `path`.
+    ///
+    /// # Errors
+    /// [`FakeError::Cassette`] when the file cannot be read or is no cassette; as
+    /// [`replay`](Self::replay).
+    pub fn replay_file(&self, path: impl AsRef<Path>) -> Result<(), FakeError> {
+        let path = path.as_ref();
+        let cassette = Cassette::read(path)?;
+        self.replay(cassette, &path.display().to_string())
+    }
+
+    /// What a recording proxy ([`record`](Self::record)) recorded so far; `None` for a fake
+    /// that does not record.
+    pub fn cassette(&self) -> Option<Cassette> {
+        match &**lock(&self.state.fallback) {
+            Fallback::Record { cassette, .. } => Some(lock(cassette).clone()),
+            _ => None,
+        }
+    }
+
+    /// Writes what a recording proxy recorded to `path` (canonical cassette text).
+    ///
+    /// # Errors
+    /// [`FakeError::NotRecording`] for a fake that does not record; [`FakeError::Cassette`]
+    /// when the file cannot be written.
+    pub fn save_cassette(&self, path: impl AsRef<Path>) -> Result<(), FakeError> {
+        let cassette = self.cassette().ok_or(FakeError::NotRecording)?;
+        cassette.write(path.as_ref())?;
         Ok(())
     }
 
@@ -251,8 +370,8 @@ impl FakeServer {
         self.state.calls()
     }
 
-    /// The arguments of every call of `T` that reached its handler, as the generated argument
-    /// struct, in arrival order.
+    /// The arguments of every call of `T` that was answered as the server would (by a handler,
+    /// a cassette or the server), as the generated argument struct, in arrival order.
     pub fn calls_of<T>(&self) -> Vec<T::Args>
     where
         T: McpTool,
@@ -261,7 +380,7 @@ impl FakeServer {
         self.state
             .calls()
             .into_iter()
-            .filter(|c| c.tool == T::MCP_NAME && c.answer.is_ok())
+            .filter(|c| c.tool == T::MCP_NAME && c.problem.is_none())
             .filter_map(|c| serde_json::from_value(c.arguments).ok())
             .collect()
     }

@@ -4,11 +4,136 @@
 //! refuses: arguments outside the pinned `inputSchema`, outputs outside the `outputSchema`,
 //! calls without a handler, handlers of another snapshot's tools.
 
-use oma_mcp_runtime::McpTool;
-use oma_mcp_runtime::fake::{FakeError, Reply};
+use std::sync::Arc;
+
+use oma_mcp_runtime::cassette::{Cassette, Redaction};
+use oma_mcp_runtime::fake::{FakeError, FakeServer, Reply};
+use oma_mcp_runtime::{McpClient, McpTool, connect_mcp_tools};
 use serde_json::json;
 
 use crate::typed::{everything, own};
+use crate::workspace_root;
+
+/// The committed cassette of `a_users_agent` against the own server.
+const OWN_CASSETTE: &str = "tests/cassettes/own.cassette.json";
+
+/// The code under test: an agent step that calls the own server's tools and reports what it
+/// saw, one line per call.
+async fn a_users_agent(client: &McpClient) -> Vec<String> {
+    let mut seen = Vec::new();
+    let r = client.call(own::EchoArgs::new("hi")).mapped().await;
+    seen.push(format!("echo: {}", r.data));
+    let r = client.call(own::AddArgs::new(40, 2)).mapped().await;
+    seen.push(format!("add: {}", r.data));
+    let r = client.call(own::FailArgs::new()).mapped().await;
+    seen.push(format!("fail: {} (error: {})", r.data, r.is_error));
+    let r = client
+        .call(own::StructuredArgs::new("Oslo"))
+        .typed()
+        .await
+        .map(|typed| typed.output.temperature_c);
+    seen.push(format!("structured: {r:?}"));
+    seen
+}
+
+/// What `a_users_agent` sees, from the server or a replay of it.
+fn what_the_agent_saw() -> Vec<String> {
+    vec![
+        "echo: Echo: hi".into(),
+        "add: 42".into(),
+        "fail: This tool always fails (error: true)".into(),
+        "structured: Ok(21)".into(),
+    ]
+}
+
+/// Records `a_users_agent` against the real own server through a recording proxy; the
+/// cassette must equal the committed one byte for byte (`OMA_MCP_BLESS=1` rewrites it).
+#[tokio::test]
+async fn recording_a_session_gives_the_committed_cassette() {
+    let server = Arc::new(
+        connect_mcp_tools(crate::own("normal").with_name_prefix("demo"))
+            .await
+            .unwrap(),
+    );
+    let proxy = FakeServer::record(Arc::clone(&server), Redaction::default(), Some("demo"))
+        .await
+        .unwrap();
+    let client = proxy.connect().await.unwrap();
+    assert_eq!(a_users_agent(&client).await, what_the_agent_saw());
+    proxy.verify().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let recorded = dir.path().join("own.cassette.json");
+    proxy.save_cassette(&recorded).unwrap();
+    let recorded = std::fs::read_to_string(&recorded).unwrap();
+    let committed = workspace_root().join(OWN_CASSETTE);
+    if std::env::var_os("OMA_MCP_BLESS").is_some() {
+        std::fs::write(&committed, &recorded).unwrap();
+    }
+    assert_eq!(
+        recorded,
+        std::fs::read_to_string(&committed).unwrap(),
+        "the own server answers differently from {OWN_CASSETTE}: record it again with \
+         OMA_MCP_BLESS=1"
+    );
+    client.disconnect().await;
+    server.disconnect().await;
+}
+
+/// The same code under test against a replay of the committed cassette, without the server.
+#[tokio::test]
+async fn a_users_test_against_a_replayed_cassette() {
+    let fake = own::fake().await.unwrap();
+    fake.replay_file(workspace_root().join(OWN_CASSETTE))
+        .unwrap();
+    let client = fake.connect().await.unwrap();
+    assert_eq!(a_users_agent(&client).await, what_the_agent_saw());
+    fake.verify().unwrap();
+    assert_eq!(fake.calls_of::<own::Add>(), [own::AddArgs::new(40, 2)]);
+
+    // A call the cassette has not recorded fails loudly.
+    let r = client.call(own::EchoArgs::new("bye")).mapped().await;
+    assert_eq!(
+        r.data,
+        format!(
+            "MCP tool \"echo\" failed: MCP error -32603: tool \"echo\" was called with \
+             arguments {{\"message\":\"bye\"}} that the cassette {} has not recorded \
+             (recorded for it: {{\"message\":\"hi\"}}); record the session again, or add a \
+             handler",
+            workspace_root().join(OWN_CASSETTE).display()
+        )
+    );
+    assert_eq!(fake.problems().len(), 1);
+    client.disconnect().await;
+}
+
+/// Cassettes edited by hand into something else are refused with file and pointer.
+#[tokio::test]
+async fn broken_and_stale_cassettes_are_refused() {
+    let fake = own::fake().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.cassette.json");
+    std::fs::write(&path, "{\"format\": \"oma-mcp-cassette/1\", \"calls\": [").unwrap();
+    let err = fake.replay_file(&path).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cassette {} is not valid: at /: not JSON: EOF while parsing a list at line 1 \
+             column 43; fix it or record it again",
+            path.display()
+        )
+    );
+    let mut stale: Cassette = Cassette::read(&workspace_root().join(OWN_CASSETTE)).unwrap();
+    stale.calls[0].tool = "shout".into();
+    stale.calls[1].arguments = json!({"a": "forty", "b": 2});
+    let err = fake.replay(stale, "stale.cassette.json").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the cassette stale.cassette.json no longer fits the pinned snapshot; record it again:\n\
+         - call 0 of tool \"shout\" (at /calls/0/tool): the snapshot has no tool \"shout\"\n\
+         - call 1 of tool \"add\" (at /calls/1/arguments/a): \"forty\" is not of type \
+         \"integer\" (the tool's inputSchema)"
+    );
+}
 
 #[tokio::test]
 async fn a_users_test_against_the_generated_fake() {

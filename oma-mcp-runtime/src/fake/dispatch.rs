@@ -1,17 +1,50 @@
 //! The fake's MCP server side, without I/O: one JSON-RPC message in, the answer out.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
 
 use super::{FakeCall, lock};
+use crate::McpClient;
+use crate::cassette::{Cassette, RecordedAnswer};
 use crate::snapshot::{Snapshot, SnapshotTool};
 use crate::validate::{Problem, Validator};
 
 /// A registered handler: validated `arguments` in, the `CallToolResult` (or why there is
 /// none) out.
-pub(super) type Handler = Box<dyn Fn(Value) -> Result<Value, String> + Send + Sync>;
+pub(super) type Handler = Arc<dyn Fn(Value) -> Result<Value, String> + Send + Sync>;
+
+/// The fake's answer to one `tools/call`.
+enum Answer {
+    /// A `CallToolResult`.
+    Result(Value),
+    /// A JSON-RPC error the server sent (recorded, or forwarded).
+    Error(i64, String),
+    /// A JSON-RPC error for a call the fake cannot answer as the server would (kept as a
+    /// problem).
+    Problem(i64, String),
+}
+
+/// Who answers a call no handler takes.
+pub(super) enum Fallback {
+    /// Nobody: the call is a problem.
+    None,
+    /// A cassette: the recorded answer to the same tool and arguments.
+    Replay {
+        /// The cassette.
+        cassette: Cassette,
+        /// Its file, for messages.
+        file: String,
+    },
+    /// The real server: the call is forwarded and recorded.
+    Record {
+        /// The connection to the real server.
+        client: Arc<McpClient>,
+        /// What was recorded so far.
+        cassette: Mutex<Cassette>,
+    },
+}
 
 /// The revision the fake speaks in `initialize` when the client asks for one it does not know
 /// and the snapshot's has no `initialize`.
@@ -56,6 +89,7 @@ pub(super) struct State {
     snapshot: Snapshot,
     tools: BTreeMap<String, FakeTool>,
     handlers: Mutex<BTreeMap<String, Handler>>,
+    pub(super) fallback: Mutex<Arc<Fallback>>,
     calls: Mutex<Vec<FakeCall>>,
 }
 
@@ -77,6 +111,7 @@ impl State {
             snapshot,
             tools,
             handlers: Mutex::new(BTreeMap::new()),
+            fallback: Mutex::new(Arc::new(Fallback::None)),
             calls: Mutex::new(Vec::new()),
         }
     }
@@ -89,6 +124,11 @@ impl State {
             .and_then(|info| info.get("name"))
             .and_then(Value::as_str)
             .map_or_else(|| "the server".to_owned(), |name| format!("\"{name}\""))
+    }
+
+    /// The snapshot served.
+    pub(super) fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
     }
 
     /// The snapshot's digest of tool `name`.
@@ -107,13 +147,13 @@ impl State {
     pub(super) fn problems(&self) -> Vec<String> {
         lock(&self.calls)
             .iter()
-            .filter_map(|c| c.answer.as_ref().err().cloned())
+            .filter_map(|c| c.problem.clone())
             .collect()
     }
 
     /// The answer to one JSON-RPC message: `None` for a notification or a response (the
     /// client's answer to nothing the fake asked).
-    pub(super) fn answer(&self, message: &Value) -> Option<Value> {
+    pub(super) async fn answer(&self, message: &Value) -> Option<Value> {
         let id = message.get("id").filter(|id| !id.is_null())?.clone();
         let method = message.get("method").and_then(Value::as_str)?;
         let params = message.get("params").cloned().unwrap_or(Value::Null);
@@ -124,7 +164,7 @@ impl State {
             "tools/list" => Ok(json!({
                 "tools": self.snapshot.tools.iter().map(|t| &t.descriptor).collect::<Vec<_>>()
             })),
-            "tools/call" => self.call(&params),
+            "tools/call" => self.call(&params).await,
             other => Err((-32601, format!("Method not found: {other}"))),
         };
         Some(match outcome {
@@ -187,31 +227,37 @@ impl State {
 
     /// `tools/call`: every outcome is kept; a problem is a JSON-RPC error (-32602 for the
     /// caller's mistakes, -32603 for the handler's).
-    fn call(&self, params: &Value) -> Result<Value, (i64, String)> {
+    async fn call(&self, params: &Value) -> Result<Value, (i64, String)> {
         let name = params
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
         let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-        let (code, answer) = self.run(name, &arguments);
+        let answer = self.run(name, &arguments).await;
+        let (result, problem) = match answer {
+            Answer::Result(result) => (Ok(result), None),
+            Answer::Error(code, message) => (Err((code, message)), None),
+            Answer::Problem(code, message) => (Err((code, message.clone())), Some(message)),
+        };
         lock(&self.calls).push(FakeCall {
             tool: name.to_owned(),
             arguments,
-            answer: answer.clone(),
+            answer: result.clone(),
+            problem,
         });
-        answer.map_err(|message| (code, message))
+        result
     }
 
-    fn run(&self, name: &str, arguments: &Value) -> (i64, Result<Value, String>) {
+    async fn run(&self, name: &str, arguments: &Value) -> Answer {
         let Some(tool) = self.tools.get(name) else {
             let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
-            return (
+            return Answer::Problem(
                 -32602,
-                Err(format!(
+                format!(
                     "Unknown tool \"{name}\": the snapshot of {} has {}",
                     self.server_name(),
                     quoted_list(&known)
-                )),
+                ),
             );
         };
         let instance = if arguments.is_null() {
@@ -222,30 +268,67 @@ impl State {
         if let Some(validator) = tool.input()
             && let Err(problems) = validator.validate(&instance)
         {
-            return (
+            return Answer::Problem(
                 -32602,
-                Err(format!(
+                format!(
                     "tool \"{name}\": the arguments do not match its pinned inputSchema: {}",
                     problem_list(&problems)
-                )),
+                ),
             );
         }
-        let handlers = lock(&self.handlers);
-        let Some(handler) = handlers.get(name) else {
-            return (
+        let handler = lock(&self.handlers).get(name).cloned();
+        if let Some(handler) = handler {
+            return match handler(instance).and_then(|result| self.check_result(tool, result)) {
+                Ok(result) => Answer::Result(result),
+                Err(message) => Answer::Problem(-32603, message),
+            };
+        }
+        let fallback = Arc::clone(&lock(&self.fallback));
+        match &*fallback {
+            Fallback::None => Answer::Problem(
                 -32603,
-                Err(format!(
+                format!(
                     "tool \"{name}\" was called, but the fake has no handler for it (register \
                      one with `on::<Tool>` or `on_raw`)"
-                )),
-            );
-        };
-        let result = match handler(instance) {
-            Ok(result) => result,
-            Err(message) => return (-32603, Err(message)),
-        };
-        drop(handlers);
-        (-32603, self.check_result(tool, result))
+                ),
+            ),
+            Fallback::Replay { cassette, file } => match cassette.find(name, arguments) {
+                Some(call) => match &call.answer {
+                    RecordedAnswer::Result(result) => Answer::Result(result.clone()),
+                    RecordedAnswer::Error { code, message } => {
+                        Answer::Error(*code, message.clone())
+                    }
+                },
+                None => Answer::Problem(
+                    -32603,
+                    format!(
+                        "tool \"{name}\" was called with arguments {} that the cassette {file} \
+                         has not recorded ({}); record the session again, or add a handler",
+                        crate::quote::excerpt(&cassette.redaction.apply(arguments)),
+                        recorded_for(cassette, name)
+                    ),
+                ),
+            },
+            Fallback::Record { client, cassette } => {
+                let answer = client
+                    .call_tool(name)
+                    .arguments(arguments.as_object().cloned())
+                    .raw()
+                    .await;
+                let recorded = match &answer {
+                    Ok(result) => RecordedAnswer::Result(result.clone()),
+                    Err(e) => RecordedAnswer::Error {
+                        code: e.rpc_code().unwrap_or(-32603),
+                        message: e.to_string(),
+                    },
+                };
+                lock(cassette).record(name, arguments, recorded.clone());
+                match recorded {
+                    RecordedAnswer::Result(result) => Answer::Result(result),
+                    RecordedAnswer::Error { code, message } => Answer::Error(code, message),
+                }
+            }
+        }
     }
 
     /// A handler's `CallToolResult`, checked: an object with a `content` array, and when the
@@ -280,6 +363,21 @@ impl State {
             ));
         }
         Ok(result)
+    }
+}
+
+/// What a cassette holds for `tool`: `recorded for it: {…}, {…}` or `it holds no call of it`.
+fn recorded_for(cassette: &Cassette, tool: &str) -> String {
+    let recorded: Vec<String> = cassette
+        .calls
+        .iter()
+        .filter(|c| c.tool == tool)
+        .map(|c| crate::quote::excerpt(&c.arguments))
+        .collect();
+    if recorded.is_empty() {
+        "it holds no call of this tool".to_owned()
+    } else {
+        format!("recorded for it: {}", recorded.join(", "))
     }
 }
 

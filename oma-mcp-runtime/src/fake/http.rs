@@ -78,7 +78,7 @@ async fn handle(state: &State, request: Request<Incoming>) -> Response<Full<Byte
             );
         }
     };
-    match state.answer(&message) {
+    match state.answer(&message).await {
         Some(answer) => json_response(StatusCode::OK, &answer),
         None => Response::builder()
             .status(StatusCode::ACCEPTED)
