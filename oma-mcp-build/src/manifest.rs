@@ -19,6 +19,7 @@
 //! client-name = "my-agent"                          # clientInfo of connect_config(); default:
 //! client-version = "1.2.0"                          #   the runtime's (open-multi-agent 0.0.0)
 //! lifecycle = "auto"                                # or "initialize", "discover"; default: "auto"
+//! cassettes = ["tests/cassettes"]                   # recorded sessions `oma-mcp check` checks
 //!
 //! # The Rust names of tools whose names would meet (`search-a`, `search_a`): raw MCP name →
 //! # the stem of the marker type (`SearchHyphen`, `SearchHyphenArgs`, `SearchHyphenOutput`).
@@ -115,6 +116,9 @@ pub struct ServerPin {
     pub prefix: Option<String>,
     /// The snapshot file.
     pub snapshot: PathBuf,
+    /// Cassettes of recorded sessions with this server (files, or directories whose
+    /// `*.json` files are all cassettes) that `oma-mcp check` checks against the snapshot.
+    pub cassettes: Vec<PathBuf>,
     /// Raw MCP tool names or globs of consequential tools.
     pub consequential: Vec<String>,
     /// Raw MCP tool names or globs of tools that are not consequential whatever their
@@ -207,6 +211,10 @@ struct RawServer {
     prefix: Option<String>,
     /// The snapshot file (default: `mcp/<name>.snapshot.json`).
     snapshot: Option<PathBuf>,
+    /// Cassettes of recorded sessions (files or directories of `*.json` files) that
+    /// `oma-mcp check` checks against the snapshot.
+    #[serde(default)]
+    cassettes: Vec<PathBuf>,
     /// Raw MCP tool names or globs of consequential tools (they need confirmation).
     #[serde(default)]
     consequential: Vec<String>,
@@ -441,6 +449,7 @@ impl Manifest {
                     oauth,
                     prefix: raw.prefix,
                     snapshot,
+                    cassettes: raw.cassettes.iter().map(|c| base.join(c)).collect(),
                     consequential: raw.consequential,
                     not_consequential: raw.not_consequential,
                     consequential_annotations: match raw.consequential_annotations {
@@ -805,7 +814,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `cassettes`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),

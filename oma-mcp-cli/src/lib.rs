@@ -58,6 +58,7 @@
 //! - `terminal`, `progress`, `interrupt`, `logging`: text safe for a terminal, the spinner
 //!   and the progress bar, the signals that stop started servers, the runtime's warnings.
 
+mod cassette_drift;
 mod commands;
 mod error;
 mod exit;

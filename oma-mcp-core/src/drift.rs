@@ -127,6 +127,7 @@ pub enum ChangeKind {
     InvalidSchema,
     RustNameChanged,
     InvalidToolsChanged,
+    CassetteStale,
 }
 
 impl ChangeKind {
@@ -184,6 +185,7 @@ impl ChangeKind {
             InvalidSchema => "invalid_schema",
             RustNameChanged => "rust_name_changed",
             InvalidToolsChanged => "invalid_tools_changed",
+            CassetteStale => "cassette_stale",
         }
     }
 }
@@ -222,6 +224,23 @@ impl Change {
             tool: tool.into(),
             pointer: String::new(),
             kind: ChangeKind::RustNameChanged,
+            severity: Severity::Breaking,
+            direction: Direction::Tool,
+            message: message.into(),
+        }
+    }
+}
+
+impl Change {
+    /// A breaking [`ChangeKind::CassetteStale`] change of `tool` (empty: the whole cassette):
+    /// a recorded session no longer fits the snapshot, so a test replaying it proves nothing.
+    /// `message` names the cassette file and the JSON pointer into it; the change's `pointer`
+    /// is empty (it points into no descriptor).
+    pub fn cassette_stale(tool: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            tool: tool.into(),
+            pointer: String::new(),
+            kind: ChangeKind::CassetteStale,
             severity: Severity::Breaking,
             direction: Direction::Tool,
             message: message.into(),

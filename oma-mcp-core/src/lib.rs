@@ -170,6 +170,10 @@
 //! than before, and a property in both whose field is named differently → breaking
 //! (`rust_name_changed`; direction `tool`, or `input`/`output` for a field). Code using the
 //! old name stops compiling, or, for a name that moved, would call the other tool.
+//!
+//! Cassettes of recorded sessions (`oma-mcp check`, a pin's `cassettes`): a recorded call of a
+//! tool the snapshot lacks, with arguments its `inputSchema` refuses, or with an output its
+//! `outputSchema` refuses, and a cassette that cannot be read → breaking (`cassette_stale`).
 
 pub mod call_outcome;
 pub mod cassette;

@@ -1,5 +1,6 @@
 //! `oma-mcp check`: connect to the pinned servers of a manifest and diff their live
-//! `tools/list` against the committed snapshots.
+//! `tools/list` against the committed snapshots, and check each pin's cassettes against its
+//! snapshot.
 
 use std::path::PathBuf;
 
@@ -13,12 +14,12 @@ use crate::exit::Outcome;
 use crate::output::{error_chain, print, print_error};
 use crate::progress::Progress;
 use crate::report::{self, Compared, FailOn, Failed, Outputs, ReportFormat};
-use crate::rust_name_drift;
 use crate::server::connect::{cli_client, connect, stop_listed};
 use crate::server::env::ServerEnv;
 use crate::server::http::HttpFlags;
 use crate::server::kind::{Flags, Reached};
 use crate::server::target::LifecycleArg;
+use crate::{cassette_drift, rust_name_drift};
 
 /// Flags of `check`.
 #[derive(Debug, Args)]
@@ -184,6 +185,7 @@ async fn check_one(
         &live,
         &pin.generate_options(),
     )?);
+    drift.extend(cassette_drift::changes(&pin.cassettes, &snapshot));
     Ok((drift, tools.into_iter().collect()))
 }
 
