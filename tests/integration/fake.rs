@@ -14,36 +14,83 @@ use serde_json::json;
 use crate::typed::{everything, own};
 use crate::workspace_root;
 
-/// The committed cassette of `a_users_agent` against the own server.
-const OWN_CASSETTE: &str = "tests/cassettes/own.cassette.json";
+// README: begin (the README's "Testing your agent" shows this region verbatim)
+/// A session of `a_users_agent` with the real server, recorded (see below), committed.
+const OWN_CASSETTE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/cassettes/own.cassette.json");
 
-/// The code under test: an agent step that calls the own server's tools and reports what it
-/// saw, one line per call.
+/// The code under test: an agent step that calls the server's tools and reports what it saw.
 async fn a_users_agent(client: &McpClient) -> Vec<String> {
-    let mut seen = Vec::new();
-    let r = client.call(own::EchoArgs::new("hi")).mapped().await;
-    seen.push(format!("echo: {}", r.data));
-    let r = client.call(own::AddArgs::new(40, 2)).mapped().await;
-    seen.push(format!("add: {}", r.data));
-    let r = client.call(own::FailArgs::new()).mapped().await;
-    seen.push(format!("fail: {} (error: {})", r.data, r.is_error));
-    let r = client
-        .call(own::StructuredArgs::new("Oslo"))
-        .typed()
-        .await
-        .map(|typed| typed.output.temperature_c);
-    seen.push(format!("structured: {r:?}"));
-    seen
+    let echo = client.call(own::EchoArgs::new("hi")).mapped().await;
+    let sum = client.call(own::AddArgs::new(40, 2)).mapped().await;
+    let fail = client.call(own::FailArgs::new()).mapped().await;
+    let weather = client.call(own::StructuredArgs::new("Oslo")).typed().await;
+    vec![
+        format!("echo: {}", echo.data),
+        format!("add: {}", sum.data),
+        format!("fail: {} (error: {})", fail.data, fail.is_error),
+        format!("weather: {:?}", weather.map(|w| w.output.temperature_c)),
+    ]
 }
 
-/// What `a_users_agent` sees, from the server or a replay of it.
+/// What the agent sees from the server, a fake or a replay of a recorded session.
 fn what_the_agent_saw() -> Vec<String> {
     vec![
         "echo: Echo: hi".into(),
         "add: 42".into(),
         "fail: This tool always fails (error: true)".into(),
-        "structured: Ok(21)".into(),
+        "weather: Ok(21)".into(),
     ]
+}
+
+#[tokio::test]
+async fn the_agent_against_a_fake() {
+    let fake = own::fake().await.unwrap();
+    fake.on::<own::Echo>(|args| Reply::Text(format!("Echo: {}", args.message)))
+        .unwrap();
+    fake.on::<own::Add>(|args| Reply::Text((args.a + args.b).to_string()))
+        .unwrap();
+    fake.on::<own::Fail>(|_| Reply::Error("This tool always fails".into()))
+        .unwrap();
+    fake.on::<own::Structured>(|args| {
+        Reply::Output(own::StructuredOutput::new(args.city, 21, "sunny"))
+    })
+    .unwrap();
+    let client = fake.connect().await.unwrap();
+
+    assert_eq!(a_users_agent(&client).await, what_the_agent_saw());
+    assert_eq!(fake.calls_of::<own::Add>(), [own::AddArgs::new(40, 2)]);
+    fake.verify().unwrap(); // no call without a handler, nothing outside the schemas
+}
+
+#[tokio::test]
+async fn the_agent_against_a_recorded_session() {
+    let fake = own::fake().await.unwrap();
+    fake.replay_file(OWN_CASSETTE).unwrap();
+    let client = fake.connect().await.unwrap();
+
+    assert_eq!(a_users_agent(&client).await, what_the_agent_saw());
+    fake.verify().unwrap(); // every call was recorded
+}
+// README: end
+
+/// The README shows the region above as it is here.
+#[test]
+fn the_readme_shows_the_tested_agent() {
+    let source =
+        std::fs::read_to_string(workspace_root().join("tests/integration/fake.rs")).unwrap();
+    let region = source
+        .split(
+            "// README: begin (the README's \"Testing your agent\" shows this region verbatim)\n",
+        )
+        .nth(1)
+        .and_then(|rest| rest.split("// README: end").next())
+        .unwrap();
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(region),
+        "README.md no longer shows the tests of `a_users_agent` in tests/integration/fake.rs \
+         verbatim: copy the region between its README markers into the README"
+    );
 }
 
 /// Records `a_users_agent` against the real own server through a recording proxy; the
@@ -65,13 +112,12 @@ async fn recording_a_session_gives_the_committed_cassette() {
     let recorded = dir.path().join("own.cassette.json");
     proxy.save_cassette(&recorded).unwrap();
     let recorded = std::fs::read_to_string(&recorded).unwrap();
-    let committed = workspace_root().join(OWN_CASSETTE);
     if std::env::var_os("OMA_MCP_BLESS").is_some() {
-        std::fs::write(&committed, &recorded).unwrap();
+        std::fs::write(OWN_CASSETTE, &recorded).unwrap();
     }
     assert_eq!(
         recorded,
-        std::fs::read_to_string(&committed).unwrap(),
+        std::fs::read_to_string(OWN_CASSETTE).unwrap(),
         "the own server answers differently from {OWN_CASSETTE}: record it again with \
          OMA_MCP_BLESS=1"
     );
@@ -81,15 +127,10 @@ async fn recording_a_session_gives_the_committed_cassette() {
 
 /// The same code under test against a replay of the committed cassette, without the server.
 #[tokio::test]
-async fn a_users_test_against_a_replayed_cassette() {
+async fn a_replayed_cassette_refuses_an_unrecorded_call() {
     let fake = own::fake().await.unwrap();
-    fake.replay_file(workspace_root().join(OWN_CASSETTE))
-        .unwrap();
+    fake.replay_file(OWN_CASSETTE).unwrap();
     let client = fake.connect().await.unwrap();
-    assert_eq!(a_users_agent(&client).await, what_the_agent_saw());
-    fake.verify().unwrap();
-    assert_eq!(fake.calls_of::<own::Add>(), [own::AddArgs::new(40, 2)]);
-
     // A call the cassette has not recorded fails loudly.
     let r = client.call(own::EchoArgs::new("bye")).mapped().await;
     assert_eq!(
@@ -99,7 +140,7 @@ async fn a_users_test_against_a_replayed_cassette() {
              arguments {{\"message\":\"bye\"}} that the cassette {} has not recorded \
              (recorded for it: {{\"message\":\"hi\"}}); record the session again, or add a \
              handler",
-            workspace_root().join(OWN_CASSETTE).display()
+            OWN_CASSETTE
         )
     );
     assert_eq!(fake.problems().len(), 1);
@@ -122,7 +163,7 @@ async fn broken_and_stale_cassettes_are_refused() {
             path.display()
         )
     );
-    let mut stale: Cassette = Cassette::read(&workspace_root().join(OWN_CASSETTE)).unwrap();
+    let mut stale: Cassette = Cassette::read(std::path::Path::new(OWN_CASSETTE)).unwrap();
     stale.calls[0].tool = "shout".into();
     stale.calls[1].arguments = json!({"a": "forty", "b": 2});
     let err = fake.replay(stale, "stale.cassette.json").unwrap_err();
@@ -136,7 +177,7 @@ async fn broken_and_stale_cassettes_are_refused() {
 }
 
 #[tokio::test]
-async fn a_users_test_against_the_generated_fake() {
+async fn a_fake_serves_the_pinned_tools_and_counts_calls() {
     let fake = own::fake().await.unwrap();
     fake.on::<own::Echo>(|args| Reply::Text(format!("Echo: {}", args.message)))
         .unwrap();
@@ -191,6 +232,8 @@ async fn the_fake_refuses_what_the_server_would_not_take() {
     .unwrap();
     fake.on::<own::Echo>(|_| Reply::Text("never".into()))
         .unwrap();
+    fake.on::<own::Add>(|_| panic!("not implemented in this test"))
+        .unwrap();
     let client = fake.connect().await.unwrap();
 
     let r = client.call(own::StructuredArgs::new("Oslo")).mapped().await;
@@ -211,6 +254,13 @@ async fn the_fake_refuses_what_the_server_would_not_take() {
         "MCP tool \"echo\" failed: MCP error -32602: tool \"echo\": the arguments do not match its pinned \
          inputSchema: /message: 7 is not of type \"string\""
     );
+    // A handler that panics is a problem too; the fake goes on serving.
+    let r = client.call(own::AddArgs::new(1, 2)).mapped().await;
+    assert_eq!(
+        r.data,
+        "MCP tool \"add\" failed: MCP error -32603: tool \"add\": the handler panicked: not \
+         implemented in this test"
+    );
     // A tool without a handler, and a tool the snapshot lacks.
     let r = client.call(own::FailArgs::new()).mapped().await;
     assert_eq!(
@@ -224,12 +274,12 @@ async fn the_fake_refuses_what_the_server_would_not_take() {
          \"oma-mcp-test-server\" has \"add\", \"audio\""
     ));
 
-    assert_eq!(fake.calls().len(), 4);
+    assert_eq!(fake.calls().len(), 5);
     assert!(fake.calls_of::<own::Echo>().is_empty());
     let problems = fake.verify().unwrap_err();
-    assert_eq!(problems.problems.len(), 4);
+    assert_eq!(problems.problems.len(), 5);
     assert!(problems.to_string().starts_with(
-        "the fake of \"oma-mcp-test-server\" saw 4 problem(s):\n- tool \"structured\": "
+        "the fake of \"oma-mcp-test-server\" saw 5 problem(s):\n- tool \"structured\": "
     ));
 
     // Handlers of a tool generated from another server's snapshot are refused.

@@ -278,7 +278,17 @@ impl State {
         }
         let handler = lock(&self.handlers).get(name).cloned();
         if let Some(handler) = handler {
-            return match handler(instance).and_then(|result| self.check_result(tool, result)) {
+            let answered =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(instance)))
+                    .unwrap_or_else(|panic| {
+                        let why = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| (*s).to_owned())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "no message".to_owned());
+                        Err(format!("tool \"{name}\": the handler panicked: {why}"))
+                    });
+            return match answered.and_then(|result| self.check_result(tool, result)) {
                 Ok(result) => Answer::Result(result),
                 Err(message) => Answer::Problem(-32603, message),
             };
