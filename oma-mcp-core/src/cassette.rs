@@ -19,17 +19,19 @@
 //!     }
 //!   ],
 //!   "format": "oma-mcp-cassette/1",
-//!   "redacted": [ "authorization", "token" ],
+//!   "redacted": [ "apikey", "authorization", "token" ],
 //!   "serverInfo": { "name": "example", "version": "1.0.0" }
 //! }
 //! ```
 //!
 //! Each call holds the raw tool name, the `arguments` as sent (`null` when none were) and
-//! either the raw `CallToolResult` (`result`) or the JSON-RPC error (`error`). Before anything
-//! is written, the value of every object member whose name is in `redacted` (compared without
-//! regard to case) becomes `"<redacted>"`, in arguments and results alike ([`Redaction`]);
-//! a replay redacts the arguments it receives the same way before it looks them up
-//! ([`Cassette::find`]), so a recorded call still matches.
+//! either the raw `CallToolResult` (`result`) or the JSON-RPC error the server sent (`error`,
+//! with `data` when it had one). Before anything is written, the value of every object member
+//! whose name ends with one of `redacted` (compared lowercase, without `-` and `_`) becomes
+//! `"<redacted>"`, in arguments, results and error data alike, and each value removed that way
+//! is also replaced wherever a string repeats it (a text block holding `structuredContent` as
+//! JSON text, an error message) ([`Redaction`]); a replay redacts the arguments it receives the
+//! same way before it looks them up ([`Cassette::find`]), so a recorded call still matches.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -44,19 +46,23 @@ pub const CASSETTE_FORMAT: &str = "oma-mcp-cassette/1";
 /// What a redacted value is replaced with.
 pub const REDACTED: &str = "<redacted>";
 
-/// The member names redacted by default: credentials a tool call may carry.
-pub const DEFAULT_REDACTED: [&str; 10] = [
-    "access_token",
-    "api_key",
+/// The member names redacted by default: credentials a tool call may carry. A member is
+/// redacted when its name, lowercase and without `-` and `_`, ends with one of these (so
+/// `accessToken`, `client_secret`, `X-Api-Key` and `github_token` are).
+pub const DEFAULT_REDACTED: [&str; 8] = [
     "apikey",
     "authorization",
     "cookie",
+    "credential",
     "password",
-    "refresh_token",
+    "privatekey",
     "secret",
-    "set-cookie",
     "token",
 ];
+
+/// Secret values shorter than this many bytes are only redacted where their member is, not
+/// wherever the same text occurs (a short value such as `1` would blank out unrelated text).
+const MIN_SECRET_LEN: usize = 4;
 
 /// A cassette could not be read, parsed or written.
 #[derive(Debug, thiserror::Error)]
@@ -88,8 +94,16 @@ pub enum CassetteError {
 /// The member names whose values a cassette never holds (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redaction {
-    /// Lowercase member names.
+    /// Names as written (for the file's `redacted`), and normalized for matching.
     fields: BTreeSet<String>,
+}
+
+/// `name` lowercase, without `-` and `_`.
+fn normalized(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 impl Default for Redaction {
@@ -100,48 +114,129 @@ impl Default for Redaction {
 }
 
 impl Redaction {
-    /// Redacts exactly `fields` (member names, compared without regard to case).
+    /// Redacts members whose normalized name (lowercase, without `-` and `_`) ends with the
+    /// normalized form of one of `fields`.
     pub fn new(fields: impl IntoIterator<Item = impl AsRef<str>>) -> Self {
         Self {
             fields: fields
                 .into_iter()
-                .map(|f| f.as_ref().to_lowercase())
+                .map(|f| normalized(f.as_ref()))
+                .filter(|f| !f.is_empty())
                 .collect(),
         }
     }
 
-    /// [`DEFAULT_REDACTED`] and `more`.
+    /// This redaction's names and `more`.
     #[must_use]
     pub fn with(mut self, more: impl IntoIterator<Item = impl AsRef<str>>) -> Self {
-        self.fields
-            .extend(more.into_iter().map(|f| f.as_ref().to_lowercase()));
+        self.fields.extend(
+            more.into_iter()
+                .map(|f| normalized(f.as_ref()))
+                .filter(|f| !f.is_empty()),
+        );
         self
     }
 
-    /// The member names, lowercase and sorted.
+    /// The normalized names, sorted.
     pub fn fields(&self) -> impl Iterator<Item = &str> {
         self.fields.iter().map(String::as_str)
     }
 
-    /// `value` with the value of every member named in this redaction, at any depth,
-    /// replaced by [`REDACTED`].
+    /// Whether the member `name` is redacted.
+    pub fn redacts(&self, name: &str) -> bool {
+        let name = normalized(name);
+        self.fields.iter().any(|f| name.ends_with(f.as_str()))
+    }
+
+    /// `values` with every redacted member's value replaced by [`REDACTED`], at any depth,
+    /// and then every secret found that way (a string, or the JSON text of another value, of
+    /// at least 4 bytes) replaced by [`REDACTED`] wherever it occurs in a string of any of
+    /// `values`: a server that repeats `structuredContent` as JSON text in a text block, or
+    /// echoes a token in a message, does not leak it.
+    pub fn apply_all(&self, values: &[&Value]) -> Vec<Value> {
+        let mut secrets = BTreeSet::new();
+        let masked: Vec<Value> = values.iter().map(|v| self.mask(v, &mut secrets)).collect();
+        let secrets: Vec<String> = secrets
+            .into_iter()
+            .filter(|s| s.len() >= MIN_SECRET_LEN && s != REDACTED)
+            .collect();
+        masked
+            .into_iter()
+            .map(|v| replace_secrets(v, &secrets))
+            .collect()
+    }
+
+    /// [`apply_all`](Self::apply_all) of one value.
     pub fn apply(&self, value: &Value) -> Value {
+        self.apply_all(&[value]).pop().unwrap_or(Value::Null)
+    }
+
+    /// `text` with every secret of `values` (as [`apply_all`](Self::apply_all) finds them)
+    /// replaced by [`REDACTED`].
+    pub fn apply_text(&self, text: &str, values: &[&Value]) -> String {
+        let mut secrets = BTreeSet::new();
+        for v in values {
+            self.mask(v, &mut secrets);
+        }
+        let mut text = text.to_owned();
+        for secret in secrets.iter().filter(|s| s.len() >= MIN_SECRET_LEN) {
+            text = text.replace(secret.as_str(), REDACTED);
+        }
+        text
+    }
+
+    fn mask(&self, value: &Value, secrets: &mut BTreeSet<String>) -> Value {
         match value {
             Value::Object(map) => Value::Object(
                 map.iter()
                     .map(|(k, v)| {
-                        let v = if self.fields.contains(&k.to_lowercase()) {
+                        let v = if self.redacts(k) {
+                            secrets.insert(match v {
+                                Value::String(s) => s.clone(),
+                                other => other.to_string(),
+                            });
                             Value::from(REDACTED)
                         } else {
-                            self.apply(v)
+                            self.mask(v, secrets)
                         };
                         (k.clone(), v)
                     })
                     .collect(),
             ),
-            Value::Array(items) => Value::Array(items.iter().map(|v| self.apply(v)).collect()),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|v| self.mask(v, secrets)).collect())
+            }
             other => other.clone(),
         }
+    }
+}
+
+/// `value` with each of `secrets` replaced by [`REDACTED`] in every string.
+fn replace_secrets(value: Value, secrets: &[String]) -> Value {
+    if secrets.is_empty() {
+        return value;
+    }
+    match value {
+        Value::String(mut s) => {
+            for secret in secrets {
+                if s.contains(secret.as_str()) {
+                    s = s.replace(secret.as_str(), REDACTED);
+                }
+            }
+            Value::String(s)
+        }
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, replace_secrets(v, secrets)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| replace_secrets(v, secrets))
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -150,12 +245,14 @@ impl Redaction {
 pub enum RecordedAnswer {
     /// The raw `CallToolResult`.
     Result(Value),
-    /// A JSON-RPC error.
+    /// A JSON-RPC error the server sent.
     Error {
         /// The error code.
         code: i64,
-        /// The error message.
+        /// The error message, as the server sent it.
         message: String,
+        /// The error's `data` member, when it had one.
+        data: Option<Value>,
     },
 }
 
@@ -191,15 +288,41 @@ impl Cassette {
         }
     }
 
-    /// Records a call: `arguments` and the answer are redacted first.
+    /// Records a call: `arguments` and the answer are redacted first, together (a secret in
+    /// the arguments is also redacted where the answer repeats it).
     pub fn record(&mut self, tool: &str, arguments: &Value, answer: RecordedAnswer) {
-        let answer = match answer {
-            RecordedAnswer::Result(result) => RecordedAnswer::Result(self.redaction.apply(&result)),
-            error @ RecordedAnswer::Error { .. } => error,
+        let (arguments, answer) = match answer {
+            RecordedAnswer::Result(result) => {
+                let mut both = self.redaction.apply_all(&[arguments, &result]);
+                let result = both.pop().unwrap_or(Value::Null);
+                let arguments = both.pop().unwrap_or(Value::Null);
+                (arguments, RecordedAnswer::Result(result))
+            }
+            RecordedAnswer::Error {
+                code,
+                message,
+                data,
+            } => {
+                let data_value = data.clone().unwrap_or(Value::Null);
+                let mut both = self.redaction.apply_all(&[arguments, &data_value]);
+                let data = data.map(|_| both.pop().unwrap_or(Value::Null));
+                let message = self
+                    .redaction
+                    .apply_text(&message, &[arguments, &data_value]);
+                let arguments = both.swap_remove(0);
+                (
+                    arguments,
+                    RecordedAnswer::Error {
+                        code,
+                        message,
+                        data,
+                    },
+                )
+            }
         };
         self.calls.push(RecordedCall {
             tool: tool.to_owned(),
-            arguments: self.redaction.apply(arguments),
+            arguments,
             answer,
         });
     }
@@ -226,10 +349,17 @@ impl Cassette {
                     RecordedAnswer::Result(result) => {
                         entry.insert("result".into(), result.clone());
                     }
-                    RecordedAnswer::Error { code, message } => {
+                    RecordedAnswer::Error {
+                        code,
+                        message,
+                        data,
+                    } => {
                         let mut error = Map::new();
                         error.insert("code".into(), Value::from(*code));
                         error.insert("message".into(), Value::from(message.as_str()));
+                        if let Some(data) = data {
+                            error.insert("data".into(), data.clone());
+                        }
                         entry.insert("error".into(), Value::Object(error));
                     }
                 }
@@ -321,6 +451,7 @@ impl Cassette {
                     RecordedAnswer::Error {
                         code,
                         message: message.to_owned(),
+                        data: error.get("data").cloned(),
                     }
                 }
                 _ => {
@@ -385,7 +516,10 @@ mod tests {
         cassette.record(
             "login",
             &json!({"user": "ada", "Token": "s3cret", "nested": [{"x-session": "abc"}]}),
-            RecordedAnswer::Result(json!({"content": [], "structuredContent": {"password": "pw"}})),
+            RecordedAnswer::Result(json!({
+                "content": [{"type": "text", "text": "{\"user\":\"ada\",\"accessToken\":\"s3cret\"}"}],
+                "structuredContent": {"user": "ada", "accessToken": "s3cret", "password": "pw"}
+            })),
         );
         cassette.record(
             "read",
@@ -393,10 +527,13 @@ mod tests {
             RecordedAnswer::Error {
                 code: -32602,
                 message: "No such file".into(),
+                data: Some(json!({"client_secret": "abcd1234"})),
             },
         );
         let text = cassette.to_canonical_string();
-        assert!(!text.contains("s3cret") && !text.contains("abc") && !text.contains("\"pw\""));
+        for secret in ["s3cret", "abc", "\"pw\"", "abcd1234"] {
+            assert!(!text.contains(secret), "{secret} leaked:\n{text}");
+        }
         let back = Cassette::parse(&text, Path::new("c.json")).unwrap();
         assert_eq!(back, cassette);
         assert_eq!(back.to_canonical_string(), text);
@@ -417,8 +554,30 @@ mod tests {
             back.find("read", &Value::Null).unwrap().answer,
             RecordedAnswer::Error {
                 code: -32602,
-                message: "No such file".into()
+                message: "No such file".into(),
+                data: Some(json!({"client_secret": "<redacted>"})),
             }
+        );
+        assert_eq!(
+            back.calls[0].answer,
+            RecordedAnswer::Result(json!({
+                "content": [{"type": "text", "text": "{\"user\":\"ada\",\"accessToken\":\"<redacted>\"}"}],
+                "structuredContent": {"user": "ada", "accessToken": "<redacted>", "password": "<redacted>"}
+            }))
+        );
+        assert_eq!(
+            back.redaction.fields().collect::<Vec<_>>(),
+            [
+                "apikey",
+                "authorization",
+                "cookie",
+                "credential",
+                "password",
+                "privatekey",
+                "secret",
+                "token",
+                "xsession"
+            ]
         );
     }
 

@@ -136,9 +136,13 @@ impl McpDynamicTools {
 /// [`McpDynamicTools::allow_consequential`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "the tools {} are consequential: call `allow_consequential()` to give them to the agent (each \
-     call then runs only when the executor's gate approves it), or leave them out of the grants",
-    tools.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", ")
+    "{} consequential: call `allow_consequential()` to give {} to the agent (each call then runs \
+     only when the executor's gate approves it), or leave {} out of the grants",
+    if tools.len() == 1 { format!("the tool \"{}\" is", tools[0]) } else {
+        format!("the tools {} are", tools.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", "))
+    },
+    if tools.len() == 1 { "it" } else { "them" },
+    if tools.len() == 1 { "it" } else { "them" }
 )]
 #[non_exhaustive]
 pub struct ConsequentialTools {

@@ -3,7 +3,7 @@
 //! open-multi-agent's `connectMCPTools()` exists to give an agent its MCP tools; this crate
 //! gives them to rig's agents, with the same rules as oma-mcp's tool layer
 //! ([`ToolExecutor`](oma_mcp_runtime::ToolExecutor)): local validation against the tool's
-//! `inputSchema`, open-multi-agent's result mapping and output cut, grants, and the
+//! `inputSchema`, open-multi-agent's result mapping (and an executor's output cut), grants, and the
 //! consequential gate ([`ToolCallGate`]).
 //!
 //! - [`McpRigTool<T>`]: a tool `oma-mcp-build` generated from a pinned snapshot, as rig's

@@ -25,8 +25,7 @@ use crate::DEFAULT_AGENT_NAME;
 /// - `Args`: [`ModelArgs<T>`]: what the model sends (turned back into the server's arguments
 ///   by the provider form's converter), or `T`'s generated argument struct for a direct call;
 /// - `call()`: the tool layer's pipeline ([`ToolExecutor`]: local validation against the
-///   exact `inputSchema`, the gate, `tools/call`, open-multi-agent's result mapping, the
-///   output cut); `Ok` is the mapped result's text, and a result with `isError` (or a
+///   exact `inputSchema`, the gate, `tools/call`, open-multi-agent's result mapping); `Ok` is the mapped result's text, and a result with `isError` (or a
 ///   refusal on the way) is an [`McpToolError`] that rig hands the model with exactly that
 ///   text.
 ///
@@ -299,6 +298,10 @@ impl<T: McpTool> std::fmt::Debug for ModelArgs<T> {
 
 impl<'de, T: McpTool> Deserialize<'de> for ModelArgs<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Value::deserialize(deserializer).map(Self::model)
+        // rig reads a `null` from the model as no arguments (`{}`); so does this.
+        Value::deserialize(deserializer).map(|value| match value {
+            Value::Null => Self::model(Value::Object(Default::default())),
+            other => Self::model(other),
+        })
     }
 }

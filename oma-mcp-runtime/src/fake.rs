@@ -128,12 +128,44 @@ pub struct FakeCall {
     /// The `arguments` as received (`null` when none were sent).
     pub arguments: Value,
     /// What the fake answered: `Ok` with the `CallToolResult`, or `Err` with the JSON-RPC
-    /// error's code and message.
-    pub answer: Result<Value, (i64, String)>,
+    /// error.
+    pub answer: Result<Value, FakeRpcError>,
     /// Why the fake could not answer as the server would (also in
     /// [`FakeServer::problems`]); `None` when it could (a handler's valid answer, a recorded
     /// or forwarded one, errors included).
     pub problem: Option<String>,
+}
+
+/// A JSON-RPC error the fake answered a call with.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FakeRpcError {
+    /// The error code (`-32602` for a call the server would refuse, `-32603` for a handler's
+    /// problem, or the code a recorded or forwarded server error had).
+    pub code: i64,
+    /// The message.
+    pub message: String,
+    /// The `data` member, when there is one (a recorded or forwarded server error's).
+    pub data: Option<Value>,
+}
+
+impl FakeRpcError {
+    pub(crate) fn new(code: i64, message: String) -> Self {
+        Self {
+            code,
+            message,
+            data: None,
+        }
+    }
+
+    /// The JSON-RPC `error` object.
+    pub(crate) fn to_json(&self) -> Value {
+        let mut error = serde_json::json!({"code": self.code, "message": self.message});
+        if let Some(data) = &self.data {
+            error["data"] = data.clone();
+        }
+        error
+    }
 }
 
 /// Calls the fake could not answer as the server would, in arrival order: each says what,
@@ -188,8 +220,11 @@ impl FakeServer {
     /// [`save_cassette`](Self::save_cassette) writes. Code under test connects to the proxy
     /// as to the server; `prefix` as in [`start`](Self::start).
     ///
+    /// A call the server gives no answer to (a timeout, a lost connection) is a problem, not
+    /// recorded; a JSON-RPC error it answers with is recorded and forwarded.
+    ///
     /// # Errors
-    /// [`FakeError::Snapshot`] when `client`'s tools make no snapshot (two with one name),
+    /// [`FakeError::Record`] when `client`'s tools make no snapshot (two with one name),
     /// [`FakeError::Listen`] as in [`start`](Self::start).
     pub async fn record(
         client: Arc<McpClient>,
@@ -400,7 +435,9 @@ impl FakeServer {
         self.state.problems()
     }
 
-    /// `Ok` when every call was answered by a handler with a valid answer.
+    /// `Ok` when every call was answered as the server would answer it: by a handler with an
+    /// answer that fits the schemas, from a cassette that recorded it, or by the server
+    /// behind a recording proxy.
     ///
     /// # Errors
     /// [`FakeProblems`] listing each problem.

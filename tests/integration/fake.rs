@@ -307,3 +307,112 @@ async fn the_fake_refuses_what_the_server_would_not_take() {
     );
     client.disconnect().await;
 }
+
+/// The fake's streamable HTTP side with plain HTTP: a request gets its answer, a notification
+/// and a response `202`, a batch and a message that is none `400` with `-32600`, `GET` `405`,
+/// a page from another origin `403`.
+#[tokio::test]
+async fn the_fakes_http_side() {
+    use crate::raw_http::{post, request};
+    use hyper::Method;
+
+    let fake = own::fake().await.unwrap();
+    let url = fake.url();
+    let r = post(
+        &url,
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (200, json!({"jsonrpc": "2.0", "id": 7, "result": {}}))
+    );
+    let r = post(
+        &url,
+        &[],
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!((r.status, r.body.as_str()), (202, ""));
+    let r = post(&url, &[], &json!({"jsonrpc": "2.0", "id": 1, "result": {}})).await;
+    assert_eq!(r.status, 202);
+    let r = post(
+        &url,
+        &[],
+        &json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.json()["error"],
+        json!({"code": -32600, "message": "Invalid Request: JSON-RPC batches are not supported \
+               (MCP 2025-06-18 removed them): send one message per POST"})
+    );
+    let r = post(
+        &url,
+        &[],
+        &json!({"jsonrpc": "2.0", "id": null, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["error"]["message"].clone()),
+        (
+            400,
+            json!("Invalid Request: a request `id` must be a string or an integer")
+        )
+    );
+    let r = request(&url, Method::GET, &[("accept", "text/event-stream")], None).await;
+    assert_eq!((r.status, r.header("allow")), (405, Some("POST")));
+    let evil = [("origin", "http://evil.example")];
+    let r = post(
+        &url,
+        &evil,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(r.status, 403);
+    let local = [("origin", "http://localhost:3000")];
+    let r = post(
+        &url,
+        &local,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+}
+
+/// A JSON-RPC error the server answered is recorded (redacted) and replayed as it was sent.
+#[tokio::test]
+async fn a_recorded_json_rpc_error_is_replayed_as_sent() {
+    use oma_mcp_runtime::cassette::RecordedAnswer;
+
+    let mut cassette = Cassette::new(None, Redaction::default());
+    cassette.record(
+        "echo",
+        &json!({"message": "hush-hush-token"}),
+        RecordedAnswer::Error {
+            code: -32602,
+            message: "Rejected: hush-hush-token".into(),
+            data: Some(json!({"api_key": "k-123456"})),
+        },
+    );
+    let fake = own::fake().await.unwrap();
+    fake.replay(cassette, "errors.cassette.json").unwrap();
+    let client = fake.connect().await.unwrap();
+    let r = client
+        .call(own::EchoArgs::new("hush-hush-token"))
+        .mapped()
+        .await;
+    assert_eq!(
+        (r.data.as_str(), r.is_error),
+        (
+            "MCP tool \"echo\" failed: MCP error -32602: Rejected: hush-hush-token",
+            true
+        )
+    );
+    fake.verify().unwrap();
+    let answer = fake.calls()[0].answer.clone().unwrap_err();
+    assert_eq!(answer.data, Some(json!({"api_key": "<redacted>"})));
+    client.disconnect().await;
+}

@@ -219,9 +219,9 @@ async fn discovered_tools_as_dynamic_tools_over_http() {
     let refused = McpDynamicTools::new(toolbox).into_tools().unwrap_err();
     assert_eq!(
         refused.to_string(),
-        "the tools \"demo_add\" are consequential: call `allow_consequential()` to give them to \
-         the agent (each call then runs only when the executor's gate approves it), or leave \
-         them out of the grants"
+        "the tool \"demo_add\" is consequential: call `allow_consequential()` to give it to the \
+         agent (each call then runs only when the executor's gate approves it), or leave it out \
+         of the grants"
     );
 
     let toolbox = ProviderToolbox::new(executor(true), Provider::Gemini).unwrap();

@@ -480,16 +480,22 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
          ::oma_mcp_runtime::DriftReport), ::oma_mcp_runtime::Error> {\n        \
          ::oma_mcp_runtime::connect_checked(connect_config(), SNAPSHOT, \"own\", policy)\
          .await\n    }\n";
-    // `connect_config()` ends the plain items; `connect(policy)` ends the module, as the last
-    // item of the `drift_items!` block.
+    // `connect_config()` ends the plain items; `connect(policy)` is the last item of the
+    // `drift_items!` block, and `fake()` in the `fake_items!` block ends the module.
     assert!(
         expected_code.contains(&config_text),
         "the module does not hold\n{config_text}\n--- module ---\n{expected_code}"
     );
-    let drift_end = format!("{indented}}}\n");
+    let drift_end = format!("{indented}}}\n\n::oma_mcp_runtime::fake_items! {{\n");
     assert!(
-        expected_code.ends_with(&drift_end),
-        "the module does not end with\n{drift_end}\n--- module ---\n{expected_code}"
+        expected_code.contains(&drift_end),
+        "the module does not hold\n{drift_end}\n--- module ---\n{expected_code}"
+    );
+    let fake_end = "::oma_mcp_runtime::fake::FakeServer::start(SNAPSHOT, \
+                    ::core::option::Option::Some(\"own\")).await\n    }\n}\n";
+    assert!(
+        expected_code.ends_with(fake_end),
+        "the module does not end with\n{fake_end}\n--- module ---\n{expected_code}"
     );
     assert_eq!(
         std::fs::read_to_string(d.generated()).expect("generated file"),

@@ -185,7 +185,14 @@ async fn check_one(
         &live,
         &pin.generate_options(),
     )?);
-    drift.extend(cassette_drift::changes(&pin.cassettes, &snapshot));
+    let cassettes = cassette_drift::changes(&pin.cassettes, &snapshot);
+    // A stale call may name a tool neither side has; the JUnit report lists it too.
+    let tools = tools
+        .into_iter()
+        .chain(cassettes.iter().map(|c| c.tool.clone()))
+        .filter(|t| !t.is_empty())
+        .collect::<std::collections::BTreeSet<String>>();
+    drift.extend(cassettes);
     Ok((drift, tools.into_iter().collect()))
 }
 

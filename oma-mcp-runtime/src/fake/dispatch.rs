@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
 
-use super::{FakeCall, lock};
+use super::{FakeCall, FakeRpcError, lock};
 use crate::McpClient;
 use crate::cassette::{Cassette, RecordedAnswer};
 use crate::snapshot::{Snapshot, SnapshotTool};
@@ -20,10 +20,20 @@ enum Answer {
     /// A `CallToolResult`.
     Result(Value),
     /// A JSON-RPC error the server sent (recorded, or forwarded).
-    Error(i64, String),
+    Error(FakeRpcError),
     /// A JSON-RPC error for a call the fake cannot answer as the server would (kept as a
     /// problem).
     Problem(i64, String),
+}
+
+/// What the transport does with one message.
+pub(super) enum Handled {
+    /// `200` with this JSON-RPC answer.
+    Answer(Value),
+    /// `202 Accepted`, no body.
+    Accepted,
+    /// `400 Bad Request` with this JSON-RPC error.
+    Invalid(Value),
 }
 
 /// Who answers a call no handler takes.
@@ -151,12 +161,52 @@ impl State {
             .collect()
     }
 
-    /// The answer to one JSON-RPC message: `None` for a notification or a response (the
-    /// client's answer to nothing the fake asked).
-    pub(super) async fn answer(&self, message: &Value) -> Option<Value> {
-        let id = message.get("id").filter(|id| !id.is_null())?.clone();
-        let method = message.get("method").and_then(Value::as_str)?;
-        let params = message.get("params").cloned().unwrap_or(Value::Null);
+    /// What one message `POST`ed to the fake gets (MCP 2025-11-25, "Streamable HTTP"):
+    /// a request its answer; a notification or a response `202 Accepted`; anything else
+    /// (a batch, which MCP 2025-06-18 removed, a value that is no JSON-RPC message, a request
+    /// whose `id` is no string or integer) a `-32600` error with `400 Bad Request`.
+    pub(super) async fn handle(&self, message: &Value) -> Handled {
+        let invalid = |id: &Value, why: &str| {
+            Handled::Invalid(json!({"jsonrpc": "2.0", "id": id, "error": {
+                "code": -32600, "message": format!("Invalid Request: {why}")
+            }}))
+        };
+        let Value::Object(object) = message else {
+            return invalid(
+                &Value::Null,
+                if message.is_array() {
+                    "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one \
+                     message per POST"
+                } else {
+                    "the body is no JSON-RPC message object"
+                },
+            );
+        };
+        let Some(method) = object.get("method") else {
+            if object.contains_key("result") || object.contains_key("error") {
+                return Handled::Accepted;
+            }
+            return invalid(
+                object.get("id").unwrap_or(&Value::Null),
+                "no `method`, and no `result` or `error`",
+            );
+        };
+        let Some(method) = method.as_str() else {
+            return invalid(
+                object.get("id").unwrap_or(&Value::Null),
+                "`method` is not a string",
+            );
+        };
+        let Some(id) = object.get("id") else {
+            return Handled::Accepted;
+        };
+        if !(id.is_string() || id.is_i64() || id.is_u64()) {
+            return invalid(
+                &Value::Null,
+                "a request `id` must be a string or an integer",
+            );
+        }
+        let params = object.get("params").cloned().unwrap_or(Value::Null);
         let outcome = match method {
             "initialize" => Ok(self.initialize(&params)),
             "server/discover" => self.discover(),
@@ -165,13 +215,14 @@ impl State {
                 "tools": self.snapshot.tools.iter().map(|t| &t.descriptor).collect::<Vec<_>>()
             })),
             "tools/call" => self.call(&params).await,
-            other => Err((-32601, format!("Method not found: {other}"))),
+            other => Err(FakeRpcError::new(
+                -32601,
+                format!("Method not found: {other}"),
+            )),
         };
-        Some(match outcome {
+        Handled::Answer(match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err((code, message)) => json!({
-                "jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}
-            }),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()}),
         })
     }
 
@@ -214,9 +265,12 @@ impl State {
     /// `server/discover` (MCP 2026-07-28): the snapshot's revision, when the snapshot was
     /// taken on one without `initialize`; else "Method not found", as servers before it answer
     /// (the client then sends `initialize`).
-    fn discover(&self) -> Result<Value, (i64, String)> {
+    fn discover(&self) -> Result<Value, FakeRpcError> {
         let Some(revision) = self.discover_revision() else {
-            return Err((-32601, "Method not found: server/discover".to_owned()));
+            return Err(FakeRpcError::new(
+                -32601,
+                "Method not found: server/discover".to_owned(),
+            ));
         };
         Ok(json!({
             "supportedVersions": [revision],
@@ -227,7 +281,7 @@ impl State {
 
     /// `tools/call`: every outcome is kept; a problem is a JSON-RPC error (-32602 for the
     /// caller's mistakes, -32603 for the handler's).
-    async fn call(&self, params: &Value) -> Result<Value, (i64, String)> {
+    async fn call(&self, params: &Value) -> Result<Value, FakeRpcError> {
         let name = params
             .get("name")
             .and_then(Value::as_str)
@@ -236,8 +290,10 @@ impl State {
         let answer = self.run(name, &arguments).await;
         let (result, problem) = match answer {
             Answer::Result(result) => (Ok(result), None),
-            Answer::Error(code, message) => (Err((code, message)), None),
-            Answer::Problem(code, message) => (Err((code, message.clone())), Some(message)),
+            Answer::Error(error) => (Err(error), None),
+            Answer::Problem(code, message) => {
+                (Err(FakeRpcError::new(code, message.clone())), Some(message))
+            }
         };
         lock(&self.calls).push(FakeCall {
             tool: name.to_owned(),
@@ -305,9 +361,15 @@ impl State {
             Fallback::Replay { cassette, file } => match cassette.find(name, arguments) {
                 Some(call) => match &call.answer {
                     RecordedAnswer::Result(result) => Answer::Result(result.clone()),
-                    RecordedAnswer::Error { code, message } => {
-                        Answer::Error(*code, message.clone())
-                    }
+                    RecordedAnswer::Error {
+                        code,
+                        message,
+                        data,
+                    } => Answer::Error(FakeRpcError {
+                        code: *code,
+                        message: message.clone(),
+                        data: data.clone(),
+                    }),
                 },
                 None => Answer::Problem(
                     -32603,
@@ -325,18 +387,44 @@ impl State {
                     .arguments(arguments.as_object().cloned())
                     .raw()
                     .await;
-                let recorded = match &answer {
-                    Ok(result) => RecordedAnswer::Result(result.clone()),
-                    Err(e) => RecordedAnswer::Error {
-                        code: e.rpc_code().unwrap_or(-32603),
-                        message: e.to_string(),
+                let recorded = match answer {
+                    Ok(result) => RecordedAnswer::Result(result),
+                    Err(crate::Error::Request(crate::error::RequestError::Rpc {
+                        code,
+                        message,
+                        data,
+                    })) => RecordedAnswer::Error {
+                        code,
+                        message,
+                        data,
                     },
+                    // Not the server's answer (a timeout, a lost connection): not recorded.
+                    Err(e) => {
+                        return Answer::Problem(
+                            -32603,
+                            format!(
+                                "tool \"{name}\": the recorded server gave no answer, so the call \
+                                 was not recorded: {}",
+                                e.chain()
+                            ),
+                        );
+                    }
                 };
-                lock(cassette).record(name, arguments, recorded.clone());
-                match recorded {
-                    RecordedAnswer::Result(result) => Answer::Result(result),
-                    RecordedAnswer::Error { code, message } => Answer::Error(code, message),
-                }
+                // The code under test gets the server's answer; the cassette its redacted copy.
+                let answer = match &recorded {
+                    RecordedAnswer::Result(result) => Answer::Result(result.clone()),
+                    RecordedAnswer::Error {
+                        code,
+                        message,
+                        data,
+                    } => Answer::Error(FakeRpcError {
+                        code: *code,
+                        message: message.clone(),
+                        data: data.clone(),
+                    }),
+                };
+                lock(cassette).record(name, arguments, recorded);
+                answer
             }
         }
     }

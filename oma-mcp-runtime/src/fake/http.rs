@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{ALLOW, CONTENT_TYPE};
+use hyper::header::{ALLOW, CONTENT_TYPE, ORIGIN};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
-use super::dispatch::State;
+use super::dispatch::{Handled, State};
 
 /// The largest request body the fake reads (64 MiB).
 const MAX_BODY: usize = 64 * 1024 * 1024;
@@ -48,6 +48,15 @@ pub(super) async fn serve(listener: TcpListener, state: Arc<State>) {
 }
 
 async fn handle(state: &State, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    if let Some(origin) = request.headers().get(ORIGIN)
+        && !loopback_origin(origin.to_str().unwrap_or_default())
+    {
+        return plain(
+            StatusCode::FORBIDDEN,
+            "the fake only answers requests from loopback origins (MCP 2025-11-25, \
+             \"Security Warning\": DNS rebinding)",
+        );
+    }
     if request.method() != Method::POST {
         let mut response = plain(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -61,10 +70,12 @@ async fn handle(state: &State, request: Request<Incoming>) -> Response<Full<Byte
     let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
         Ok(body) => body.to_bytes(),
         Err(e) => {
-            return plain(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &format!("the request body could not be read: {e}"),
-            );
+            let status = if e.is::<http_body_util::LengthLimitError>() {
+                StatusCode::PAYLOAD_TOO_LARGE
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            return plain(status, &format!("the request body could not be read: {e}"));
         }
     };
     let message: Value = match serde_json::from_slice(&body) {
@@ -78,9 +89,10 @@ async fn handle(state: &State, request: Request<Incoming>) -> Response<Full<Byte
             );
         }
     };
-    match state.answer(&message).await {
-        Some(answer) => json_response(StatusCode::OK, &answer),
-        None => Response::builder()
+    match state.handle(&message).await {
+        Handled::Answer(answer) => json_response(StatusCode::OK, &answer),
+        Handled::Invalid(error) => json_response(StatusCode::BAD_REQUEST, &error),
+        Handled::Accepted => Response::builder()
             .status(StatusCode::ACCEPTED)
             .body(Full::new(Bytes::new()))
             .unwrap_or_default(),
@@ -101,4 +113,24 @@ fn plain(status: StatusCode, text: &str) -> Response<Full<Bytes>> {
         .header(CONTENT_TYPE, "text/plain; charset=utf-8")
         .body(Full::new(Bytes::from(text.to_owned())))
         .unwrap_or_default()
+}
+
+/// Whether an `Origin` header names a loopback host (`http://127.0.0.1:…`, `http://[::1]`,
+/// `http://localhost…`); a browser page elsewhere must not reach the fake (or the server a
+/// recording proxy stands in front of).
+fn loopback_origin(origin: &str) -> bool {
+    let host = origin
+        .split_once("://")
+        .map_or(origin, |(_, rest)| rest)
+        .trim_end_matches('/');
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next().unwrap_or_default()
+    } else {
+        host.split(':').next().unwrap_or_default()
+    };
+    host == "localhost"
+        || host == "::1"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
