@@ -615,11 +615,6 @@ fn a_signal_ends_a_command_that_starts_no_server() {
     assert_eq!(status.signal(), Some(15), "{status:?}");
 }
 
-/// A TOML basic string of a path.
-fn toml_path(path: &std::path::Path) -> String {
-    serde_json::to_string(&path.display().to_string()).expect("a path is a JSON string")
-}
-
 /// `--env NAME=VALUE` reaches the server and nothing else: not the snapshot (its `source`
 /// records the command only), not stdout, not stderr; `--pass-env NAME` copies a variable of
 /// oma-mcp's own environment. `-- env NAME=VALUE server` still works and is warned about, by
@@ -747,7 +742,7 @@ fn call_reports_a_missing_yes_and_bad_arguments_together() {
         &manifest,
         format!(
             "[servers.own]\ncommand = {}\nprefix = \"own\"\nconsequential = [\"echo\"]\n",
-            toml_path(&test_server())
+            crate::common::toml_string(&test_server())
         ),
     )
     .unwrap();
@@ -778,7 +773,7 @@ fn call_reports_a_missing_yes_and_bad_arguments_together() {
 #[test]
 fn list_and_call_default_to_the_manifest_here_and_call_picks_by_prefix() {
     let dir = tempfile::tempdir().unwrap();
-    let server = toml_path(&test_server());
+    let server = crate::common::toml_string(&test_server());
     std::fs::write(
         dir.path().join("oma-mcp.toml"),
         format!(
@@ -842,7 +837,7 @@ fn client_info_is_oma_mcp_unless_the_manifest_sets_it() {
     let pin = |extra: &str| {
         format!(
             "[servers.own]\ncommand = {}\nenv = {{ OMA_TEST_SERVER_MODE = \"client-info\" }}\n{extra}",
-            toml_path(&test_server())
+            crate::common::toml_string(&test_server())
         )
     };
     std::fs::write(

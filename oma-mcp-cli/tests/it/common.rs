@@ -51,6 +51,16 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The JSON a command printed on stdout.
+pub fn json_out(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+/// `path` as a TOML basic string (a JSON string is one), for manifests written by tests.
+pub fn toml_string(path: &Path) -> String {
+    serde_json::to_string(&path.display().to_string()).expect("a path is a JSON string")
+}
+
 /// Runs `cmd` to completion, capturing its output.
 pub fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("oma-mcp runs")

@@ -7,6 +7,7 @@
 //! - `connect_cli`: `--lifecycle`, a server that exits on `server/discover`, a quiet
 //!   shutdown, a byte-order mark, the progress bar of `call`;
 //! - `drift_cli`: `check`, `diff`, `schema` and `completions` as a CI job runs them;
+//! - `cassette_cli`: `check` of a pin's recorded sessions (`cassettes`);
 //! - `export_cli`: `export`, a snapshot's tools in each model provider's request format;
 //! - `hostile`: what a server sends never reaches the terminal as control sequences;
 //! - `url_cli`: servers pinned by URL (flags, errors, secrets);
@@ -24,6 +25,7 @@
 //! pass, except that `oauth_cli` and `oidc_login` fail under `CI`. Run one module's tests with
 //! a filter: `cargo test -p oma-mcp-cli --test it drift_cli::`.
 
+mod cassette_cli;
 mod cli;
 mod common;
 mod connect_cli;
