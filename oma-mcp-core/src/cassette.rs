@@ -27,11 +27,14 @@
 //! Each call holds the raw tool name, the `arguments` as sent (`null` when none were) and
 //! either the raw `CallToolResult` (`result`) or the JSON-RPC error the server sent (`error`,
 //! with `data` when it had one). Before anything is written, the value of every object member
-//! whose name ends with one of `redacted` (compared lowercase, without `-` and `_`) becomes
-//! `"<redacted>"`, in arguments, results and error data alike, and each value removed that way
-//! is also replaced wherever a string repeats it (a text block holding `structuredContent` as
-//! JSON text, an error message) ([`Redaction`]); a replay redacts the arguments it receives the
-//! same way before it looks them up ([`Cassette::find`]), so a recorded call still matches.
+//! whose name ends with one of `redacted` (compared lowercase, without `-` and `_`; pagination
+//! cursors such as `nextPageToken` excepted) becomes `"<redacted>"`, in arguments, results and
+//! error data alike, as do such URL query parameters and `name`/`value` pairs; each value
+//! removed that way is also replaced wherever a string of the recording repeats it (a text
+//! block holding `structuredContent` as JSON text, an error message, a later call)
+//! ([`Redaction`]). A replay redacts the arguments it receives the same way before it looks
+//! them up ([`Cassette::matching`]), so a recorded call still matches; identical calls are
+//! answered in recorded order.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -48,17 +51,27 @@ pub const REDACTED: &str = "<redacted>";
 
 /// The member names redacted by default: credentials a tool call may carry. A member is
 /// redacted when its name, lowercase and without `-` and `_`, ends with one of these (so
-/// `accessToken`, `client_secret`, `X-Api-Key` and `github_token` are).
-pub const DEFAULT_REDACTED: [&str; 8] = [
+/// `accessToken`, `client_secret`, `X-Api-Key`, `aws_secret_access_key` and `github_token`
+/// are), unless it names a pagination cursor ([`NOT_SECRET`]).
+pub const DEFAULT_REDACTED: [&str; 11] = [
+    "accesskey",
     "apikey",
     "authorization",
     "cookie",
     "credential",
+    "credentials",
+    "passphrase",
     "password",
     "privatekey",
     "secret",
     "token",
 ];
+
+/// Names that end like a redacted name but hold no credential: the pagination cursors of
+/// common APIs (`nextPageToken`, `pageToken`, `NextToken`, `continuationToken`). A replay
+/// must see them as recorded, or a paginating client asks for the same page forever. They are
+/// still redacted when a redacted name is one of them (or ends with one of them).
+pub const NOT_SECRET: [&str; 4] = ["pagetoken", "nexttoken", "continuationtoken", "synctoken"];
 
 /// Secret values shorter than this many bytes are only redacted where their member is, not
 /// wherever the same text occurs (a short value such as `1` would blank out unrelated text).
@@ -113,6 +126,9 @@ impl Default for Redaction {
     }
 }
 
+/// Secrets found while redacting: the values removed, to be removed wherever they recur.
+type Secrets = BTreeSet<String>;
+
 impl Redaction {
     /// Redacts members whose normalized name (lowercase, without `-` and `_`) ends with the
     /// normalized form of one of `fields`.
@@ -142,27 +158,37 @@ impl Redaction {
         self.fields.iter().map(String::as_str)
     }
 
-    /// Whether the member `name` is redacted.
+    /// Whether the member (or URL query parameter, or `name` of a `name`/`value` pair)
+    /// `name` is redacted: its normalized form ends with one of the names, and not with a
+    /// longer [`NOT_SECRET`] name that ends with that one (`nextPageToken` is not redacted by
+    /// `token`, but is by `pagetoken`).
     pub fn redacts(&self, name: &str) -> bool {
         let name = normalized(name);
-        self.fields.iter().any(|f| name.ends_with(f.as_str()))
+        self.fields.iter().any(|f| {
+            name.ends_with(f.as_str())
+                && !NOT_SECRET
+                    .iter()
+                    .any(|e| e.len() > f.len() && e.ends_with(f.as_str()) && name.ends_with(e))
+        })
     }
 
-    /// `values` with every redacted member's value replaced by [`REDACTED`], at any depth,
-    /// and then every secret found that way (a string, or the JSON text of another value, of
-    /// at least 4 bytes) replaced by [`REDACTED`] wherever it occurs in a string of any of
-    /// `values`: a server that repeats `structuredContent` as JSON text in a text block, or
-    /// echoes a token in a message, does not leak it.
+    /// `values` with every redacted value replaced by [`REDACTED`], at any depth, and then
+    /// every secret found that way (a string, or the JSON text of a number, array or object,
+    /// of at least 4 bytes) replaced by [`REDACTED`] wherever it occurs in a string of any of
+    /// `values`, as written or JSON-escaped: a server that repeats `structuredContent` as JSON
+    /// text in a text block, or echoes a token in a message, does not leak it.
+    ///
+    /// A redacted value is that of a member with a redacted name; the `value` of an object
+    /// whose `name` (or `key`) is a redacted name (`{"name": "Authorization", "value": …}`,
+    /// as HTTP header lists are written); and a URL query parameter with a redacted name
+    /// (`?access_token=…`) in any string. `null` and booleans are kept: they are no secrets.
     pub fn apply_all(&self, values: &[&Value]) -> Vec<Value> {
-        let mut secrets = BTreeSet::new();
+        let mut secrets = Secrets::new();
         let masked: Vec<Value> = values.iter().map(|v| self.mask(v, &mut secrets)).collect();
-        let secrets: Vec<String> = secrets
-            .into_iter()
-            .filter(|s| s.len() >= MIN_SECRET_LEN && s != REDACTED)
-            .collect();
+        let forms = search_forms(&secrets);
         masked
             .into_iter()
-            .map(|v| replace_secrets(v, &secrets))
+            .map(|v| replace_secrets(v, &forms))
             .collect()
     }
 
@@ -171,69 +197,142 @@ impl Redaction {
         self.apply_all(&[value]).pop().unwrap_or(Value::Null)
     }
 
-    /// `text` with every secret of `values` (as [`apply_all`](Self::apply_all) finds them)
-    /// replaced by [`REDACTED`].
+    /// `text` with every secret of `values` and of `text`'s own URL queries (as
+    /// [`apply_all`](Self::apply_all) finds them) replaced by [`REDACTED`].
     pub fn apply_text(&self, text: &str, values: &[&Value]) -> String {
-        let mut secrets = BTreeSet::new();
+        let mut secrets = Secrets::new();
         for v in values {
             self.mask(v, &mut secrets);
         }
-        let mut text = text.to_owned();
-        for secret in secrets.iter().filter(|s| s.len() >= MIN_SECRET_LEN) {
-            text = text.replace(secret.as_str(), REDACTED);
-        }
-        text
+        self.query_secrets(text, &mut secrets);
+        replace_in_text(text, &search_forms(&secrets))
     }
 
-    fn mask(&self, value: &Value, secrets: &mut BTreeSet<String>) -> Value {
+    /// `value` with redacted values replaced, the values removed added to `secrets`.
+    fn mask(&self, value: &Value, secrets: &mut Secrets) -> Value {
         match value {
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .map(|(k, v)| {
-                        let v = if self.redacts(k) {
-                            secrets.insert(match v {
-                                Value::String(s) => s.clone(),
-                                other => other.to_string(),
-                            });
-                            Value::from(REDACTED)
-                        } else {
-                            self.mask(v, secrets)
-                        };
-                        (k.clone(), v)
-                    })
-                    .collect(),
-            ),
+            Value::Object(map) => {
+                let pair_secret = ["name", "key"].iter().any(|k| {
+                    map.get(*k)
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| self.redacts(n))
+                });
+                Value::Object(
+                    map.iter()
+                        .map(|(k, v)| {
+                            let v = if self.redacts(k) || (pair_secret && k == "value") {
+                                redacted(v, secrets)
+                            } else {
+                                self.mask(v, secrets)
+                            };
+                            (k.clone(), v)
+                        })
+                        .collect(),
+                )
+            }
             Value::Array(items) => {
                 Value::Array(items.iter().map(|v| self.mask(v, secrets)).collect())
+            }
+            Value::String(s) => {
+                self.query_secrets(s, secrets);
+                value.clone()
             }
             other => other.clone(),
         }
     }
+
+    /// Adds the values of redacted URL query (or form body) parameters in `s` to `secrets`:
+    /// `x` of `…?access_token=x&…`.
+    fn query_secrets(&self, s: &str, secrets: &mut Secrets) {
+        for (i, _) in s.match_indices(['?', '&', ';']) {
+            let rest = &s[i + 1..];
+            let Some(eq) = rest.find('=') else { continue };
+            let name = &rest[..eq];
+            let is_name = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            if !is_name || !self.redacts(name) {
+                continue;
+            }
+            let value = &rest[eq + 1..];
+            let end = value
+                .find(|c: char| {
+                    matches!(c, '&' | '#' | ';' | '"' | '\'' | '<' | '>' | '\\')
+                        || c.is_whitespace()
+                })
+                .unwrap_or(value.len());
+            if end > 0 {
+                secrets.insert(value[..end].to_owned());
+            }
+        }
+    }
 }
 
-/// `value` with each of `secrets` replaced by [`REDACTED`] in every string.
-fn replace_secrets(value: Value, secrets: &[String]) -> Value {
-    if secrets.is_empty() {
+/// [`REDACTED`] for a redacted `value` (kept as is when `null` or a boolean, which hold no
+/// secret), adding what it held to `secrets`.
+fn redacted(value: &Value, secrets: &mut Secrets) -> Value {
+    match value {
+        Value::Null | Value::Bool(_) => value.clone(),
+        Value::String(s) => {
+            secrets.insert(s.clone());
+            Value::from(REDACTED)
+        }
+        other => {
+            secrets.insert(other.to_string());
+            Value::from(REDACTED)
+        }
+    }
+}
+
+/// What to search strings for: each secret of at least [`MIN_SECRET_LEN`] bytes, as written
+/// and JSON-escaped (a secret with a `"` inside JSON text in a text block), longest first (a
+/// secret that holds another goes as a whole).
+fn search_forms(secrets: &Secrets) -> Vec<String> {
+    let mut forms: Vec<String> = Vec::new();
+    for secret in secrets
+        .iter()
+        .filter(|s| s.len() >= MIN_SECRET_LEN && *s != REDACTED)
+    {
+        forms.push(secret.clone());
+        let escaped = Value::from(secret.as_str()).to_string();
+        let escaped = &escaped[1..escaped.len() - 1];
+        if escaped != secret {
+            forms.push(escaped.to_owned());
+        }
+    }
+    forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    forms.dedup();
+    forms
+}
+
+/// `text` with each of `forms` replaced by [`REDACTED`].
+fn replace_in_text(text: &str, forms: &[String]) -> String {
+    let mut text = text.to_owned();
+    for form in forms {
+        if text.contains(form.as_str()) {
+            text = text.replace(form.as_str(), REDACTED);
+        }
+    }
+    text
+}
+
+/// `value` with each of `forms` replaced by [`REDACTED`] in every string.
+fn replace_secrets(value: Value, forms: &[String]) -> Value {
+    if forms.is_empty() {
         return value;
     }
     match value {
-        Value::String(mut s) => {
-            for secret in secrets {
-                if s.contains(secret.as_str()) {
-                    s = s.replace(secret.as_str(), REDACTED);
-                }
-            }
-            Value::String(s)
-        }
+        Value::String(s) => Value::String(replace_in_text(&s, forms)),
         Value::Object(map) => Value::Object(
             map.into_iter()
-                .map(|(k, v)| (k, replace_secrets(v, secrets)))
+                .map(|(k, v)| (k, replace_secrets(v, forms)))
                 .collect(),
         ),
         Value::Array(items) => Value::Array(
             items
                 .into_iter()
-                .map(|v| replace_secrets(v, secrets))
+                .map(|v| replace_secrets(v, forms))
                 .collect(),
         ),
         other => other,
@@ -267,8 +366,39 @@ pub struct RecordedCall {
     pub answer: RecordedAnswer,
 }
 
+impl RecordedCall {
+    /// Each of `forms` replaced by [`REDACTED`] in every string of the call.
+    fn redact_recurrences(&mut self, forms: &[String]) {
+        self.arguments = replace_secrets(std::mem::take(&mut self.arguments), forms);
+        match &mut self.answer {
+            RecordedAnswer::Result(result) => {
+                *result = replace_secrets(std::mem::take(result), forms);
+            }
+            RecordedAnswer::Error { message, data, .. } => {
+                *message = replace_in_text(message, forms);
+                if let Some(data) = data {
+                    *data = replace_secrets(std::mem::take(data), forms);
+                }
+            }
+        }
+    }
+}
+
+/// The secrets a recording removed so far. Never written, never shown: its `Debug` gives only
+/// their number.
+#[derive(Clone, Default)]
+struct Learned(Secrets);
+
+impl std::fmt::Debug for Learned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} secrets", self.0.len())
+    }
+}
+
 /// A recorded session (see the [module docs](self)).
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Two cassettes are equal when their `serverInfo`, redaction and calls are.
+#[derive(Debug, Clone)]
 pub struct Cassette {
     /// The `serverInfo` of the recorded server, raw.
     pub server_info: Option<Value>,
@@ -276,6 +406,16 @@ pub struct Cassette {
     pub redaction: Redaction,
     /// The calls, in the order they were made.
     pub calls: Vec<RecordedCall>,
+    /// What [`record`](Self::record) removed, to remove it from later calls too.
+    learned: Learned,
+}
+
+impl PartialEq for Cassette {
+    fn eq(&self, other: &Self) -> bool {
+        self.server_info == other.server_info
+            && self.redaction == other.redaction
+            && self.calls == other.calls
+    }
 }
 
 impl Cassette {
@@ -285,39 +425,33 @@ impl Cassette {
             server_info,
             redaction,
             calls: Vec::new(),
+            learned: Learned::default(),
         }
     }
 
-    /// Records a call: `arguments` and the answer are redacted first, together (a secret in
-    /// the arguments is also redacted where the answer repeats it).
+    /// Records a call: `arguments` and the answer are redacted first ([`Redaction::apply_all`]),
+    /// and every secret removed in any call of this recording so far is removed wherever it
+    /// recurs in any call (a token sent in the first call and echoed in the tenth does not
+    /// leak, nor one learned in the tenth that an earlier answer held).
     pub fn record(&mut self, tool: &str, arguments: &Value, answer: RecordedAnswer) {
-        let (arguments, answer) = match answer {
+        let secrets = &mut self.learned.0;
+        let before = secrets.len();
+        let arguments = self.redaction.mask(arguments, secrets);
+        let answer = match answer {
             RecordedAnswer::Result(result) => {
-                let mut both = self.redaction.apply_all(&[arguments, &result]);
-                let result = both.pop().unwrap_or(Value::Null);
-                let arguments = both.pop().unwrap_or(Value::Null);
-                (arguments, RecordedAnswer::Result(result))
+                RecordedAnswer::Result(self.redaction.mask(&result, secrets))
             }
             RecordedAnswer::Error {
                 code,
                 message,
                 data,
             } => {
-                let data_value = data.clone().unwrap_or(Value::Null);
-                let mut both = self.redaction.apply_all(&[arguments, &data_value]);
-                let data = data.map(|_| both.pop().unwrap_or(Value::Null));
-                let message = self
-                    .redaction
-                    .apply_text(&message, &[arguments, &data_value]);
-                let arguments = both.swap_remove(0);
-                (
-                    arguments,
-                    RecordedAnswer::Error {
-                        code,
-                        message,
-                        data,
-                    },
-                )
+                self.redaction.query_secrets(&message, secrets);
+                RecordedAnswer::Error {
+                    code,
+                    message,
+                    data: data.map(|d| self.redaction.mask(&d, secrets)),
+                }
             }
         };
         self.calls.push(RecordedCall {
@@ -325,15 +459,29 @@ impl Cassette {
             arguments,
             answer,
         });
+        let forms = search_forms(&self.learned.0);
+        let from = if self.learned.0.len() > before {
+            0
+        } else {
+            self.calls.len() - 1
+        };
+        for call in &mut self.calls[from..] {
+            call.redact_recurrences(&forms);
+        }
     }
 
-    /// The first recorded call of `tool` whose arguments equal `arguments` once redacted
-    /// (JSON equality: key order does not matter, `1` and `1.0` differ).
-    pub fn find(&self, tool: &str, arguments: &Value) -> Option<&RecordedCall> {
+    /// The indices of the recorded calls of `tool` whose arguments equal `arguments` once
+    /// redacted (JSON equality: key order does not matter, `1` and `1.0` differ), in recorded
+    /// order. A replay answers the n-th identical call with the n-th of them, and every later
+    /// one with the last (a client that polls sees the recorded sequence, then its end).
+    pub fn matching(&self, tool: &str, arguments: &Value) -> Vec<usize> {
         let arguments = self.redaction.apply(arguments);
         self.calls
             .iter()
-            .find(|c| c.tool == tool && c.arguments == arguments)
+            .enumerate()
+            .filter(|(_, c)| c.tool == tool && c.arguments == arguments)
+            .map(|(i, _)| i)
+            .collect()
     }
 
     /// The cassette as canonical file text.
@@ -403,12 +551,23 @@ impl Cassette {
         };
         match root.get("format").and_then(Value::as_str) {
             Some(CASSETTE_FORMAT) => {}
+            Some(other) if other.starts_with("oma-mcp-cassette/") => {
+                return Err(bad(
+                    "/format",
+                    format!(
+                        "{} was written by another version of oma-mcp; this one reads \
+                         \"{CASSETTE_FORMAT}\" (update oma-mcp, or record the session with this \
+                         one)",
+                        Value::from(other)
+                    ),
+                ));
+            }
             other => {
                 return Err(bad(
                     "/format",
                     format!(
                         "expected \"{CASSETTE_FORMAT}\", found {}",
-                        other.map_or_else(|| "none".to_owned(), |f| format!("\"{f}\""))
+                        other.map_or_else(|| "none".to_owned(), |f| Value::from(f).to_string())
                     ),
                 ));
             }
@@ -471,6 +630,7 @@ impl Cassette {
             server_info: root.get("serverInfo").cloned(),
             redaction,
             calls,
+            learned: Learned::default(),
         })
     }
 
@@ -542,16 +702,16 @@ mod tests {
             json!({"user": "ada", "Token": "<redacted>", "nested": [{"x-session": "<redacted>"}]})
         );
         // Lookup redacts what it receives: another token still finds the call.
-        let found = back
-            .find(
+        assert_eq!(
+            back.matching(
                 "login",
                 &json!({"nested": [{"x-session": "zzz"}], "Token": "other", "user": "ada"}),
-            )
-            .unwrap();
-        assert_eq!(found.tool, "login");
-        assert!(back.find("login", &json!({"user": "bob"})).is_none());
+            ),
+            [0]
+        );
+        assert!(back.matching("login", &json!({"user": "bob"})).is_empty());
         assert_eq!(
-            back.find("read", &Value::Null).unwrap().answer,
+            back.calls[back.matching("read", &Value::Null)[0]].answer,
             RecordedAnswer::Error {
                 code: -32602,
                 message: "No such file".into(),
@@ -568,10 +728,13 @@ mod tests {
         assert_eq!(
             back.redaction.fields().collect::<Vec<_>>(),
             [
+                "accesskey",
                 "apikey",
                 "authorization",
                 "cookie",
                 "credential",
+                "credentials",
+                "passphrase",
                 "password",
                 "privatekey",
                 "secret",
@@ -579,6 +742,89 @@ mod tests {
                 "xsession"
             ]
         );
+    }
+
+    /// What hostile or careless servers send does not leak: escaped secrets in JSON text,
+    /// credentials under other names, header pairs, URL queries, secrets learned in one call
+    /// and echoed in another; and what is no secret stays (cursors, `null`, booleans).
+    #[test]
+    fn secrets_do_not_leak_and_the_rest_stays() {
+        let mut cassette = Cassette::new(None, Redaction::default());
+        cassette.record(
+            "early",
+            &json!({"q": "x"}),
+            RecordedAnswer::Result(
+                json!({"content": [{"type": "text", "text": "then: pa55-later"}]}),
+            ),
+        );
+        cassette.record(
+            "login",
+            &json!({
+                "password": "q\"uote\\d",
+                "credentials": {"user": "ada", "pin": 1234},
+                "passphrase": "open sesame",
+                "aws_secret_access_key": "AKIAXYZ",
+                "headers": [{"name": "Authorization", "value": "Bearer abcdef"}, {"name": "Accept", "value": "text/plain"}],
+                "url": "https://h.example/cb?state=1&access_token=tok123&x=2",
+                "nextPageToken": "page-2",
+                "refresh_token": null,
+                "remember_token": true,
+                "session": "pa55-later"
+            }),
+            RecordedAnswer::Result(json!({"content": [{"type": "text",
+                "text": "{\"password\":\"q\\\"uote\\\\d\",\"key\":\"AKIAXYZ\"} open sesame"}]})),
+        );
+        cassette.record(
+            "later",
+            &json!({"apiKey": "pa55-later"}),
+            RecordedAnswer::Error {
+                code: -1,
+                message: "bad key AKIAXYZ at https://h.example/?api_key=zz99zz".into(),
+                data: None,
+            },
+        );
+        let text = cassette.to_canonical_string();
+        for secret in [
+            "uote", "1234", "sesame", "AKIAXYZ", "abcdef", "tok123", "pa55", "zz99zz",
+        ] {
+            assert!(!text.contains(secret), "{secret} leaked:\n{text}");
+        }
+        assert_eq!(
+            cassette.calls[1].arguments,
+            json!({
+                "password": "<redacted>",
+                "credentials": "<redacted>",
+                "passphrase": "<redacted>",
+                "aws_secret_access_key": "<redacted>",
+                "headers": [{"name": "Authorization", "value": "<redacted>"}, {"name": "Accept", "value": "text/plain"}],
+                "url": "https://h.example/cb?state=1&access_token=<redacted>&x=2",
+                "nextPageToken": "page-2",
+                "refresh_token": null,
+                "remember_token": true,
+                "session": "<redacted>"
+            })
+        );
+        assert_eq!(
+            cassette.calls[0].answer,
+            RecordedAnswer::Result(
+                json!({"content": [{"type": "text", "text": "then: <redacted>"}]})
+            )
+        );
+        assert_eq!(
+            cassette.calls[2].answer,
+            RecordedAnswer::Error {
+                code: -1,
+                message: "bad key <redacted> at https://h.example/?api_key=<redacted>".into(),
+                data: None,
+            }
+        );
+        // A cursor is redacted when asked for by name; `Debug` shows no secret.
+        assert!(
+            Redaction::default()
+                .with(["pageToken"])
+                .redacts("nextPageToken")
+        );
+        assert!(!format!("{cassette:?}").contains("AKIAXYZ"));
     }
 
     #[test]
@@ -592,6 +838,12 @@ mod tests {
             err("{"),
             "cassette t.json is not valid: at /: not JSON: EOF while parsing an object at line 1 \
              column 1; fix it or record it again"
+        );
+        assert_eq!(
+            err(r#"{"format": "oma-mcp-cassette/2", "calls": []}"#),
+            "cassette t.json is not valid: at /format: \"oma-mcp-cassette/2\" was written by \
+             another version of oma-mcp; this one reads \"oma-mcp-cassette/1\" (update oma-mcp, \
+             or record the session with this one); fix it or record it again"
         );
         assert_eq!(
             err(r#"{"format": "x", "calls": []}"#),
