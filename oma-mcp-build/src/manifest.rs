@@ -117,7 +117,7 @@ pub struct ServerPin {
     /// The snapshot file.
     pub snapshot: PathBuf,
     /// Cassettes of recorded sessions with this server (files, or directories whose
-    /// `*.json` files are all cassettes) that `oma-mcp check` checks against the snapshot.
+    /// `*.json` files, in subdirectories too, are all cassettes) that `oma-mcp check` checks against the snapshot.
     pub cassettes: Vec<PathBuf>,
     /// Raw MCP tool names or globs of consequential tools.
     pub consequential: Vec<String>,

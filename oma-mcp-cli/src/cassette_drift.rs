@@ -10,7 +10,7 @@ use oma_mcp_runtime::{Change, Snapshot};
 use crate::report::relative;
 
 /// The `cassette_stale` changes of the cassettes at `paths` (files, or directories whose
-/// `*.json` files are cassettes, in name order) against `snapshot`.
+/// `*.json` files, in subdirectories too, are cassettes, in path order) against `snapshot`.
 pub fn changes(paths: &[PathBuf], snapshot: &Snapshot) -> Vec<Change> {
     let mut changes = Vec::new();
     for path in paths {
@@ -49,8 +49,8 @@ pub fn changes(paths: &[PathBuf], snapshot: &Snapshot) -> Vec<Change> {
     changes
 }
 
-/// The cassette files at `path`: the file itself, or a directory's `*.json` files; a path
-/// that cannot be read is a change.
+/// The cassette files at `path`: the file itself, or the `*.json` files (any case) of a
+/// directory and its subdirectories, sorted; a path that cannot be read is a change.
 fn cassette_files(path: &Path, changes: &mut Vec<Change>) -> Vec<PathBuf> {
     if !path.is_dir() {
         if !path.exists() {
@@ -66,22 +66,34 @@ fn cassette_files(path: &Path, changes: &mut Vec<Change>) -> Vec<PathBuf> {
         }
         return vec![path.to_owned()];
     }
-    match std::fs::read_dir(path) {
-        Ok(entries) => {
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "json") && p.is_file())
-                .collect();
-            files.sort();
-            files
-        }
-        Err(e) => {
-            changes.push(Change::cassette_stale(
+    let mut files = Vec::new();
+    let mut dirs = vec![path.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        match std::fs::read_dir(&dir) {
+            Ok(entries) => {
+                for entry in entries.filter_map(Result::ok) {
+                    let p = entry.path();
+                    // `file_type` does not follow symbolic links: a link loop cannot recurse.
+                    let Ok(kind) = entry.file_type() else {
+                        continue;
+                    };
+                    if kind.is_dir() {
+                        dirs.push(p);
+                    } else if p
+                        .extension()
+                        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+                        && p.is_file()
+                    {
+                        files.push(p);
+                    }
+                }
+            }
+            Err(e) => changes.push(Change::cassette_stale(
                 "",
-                format!("cassettes {} cannot be listed: {e}", relative(path)),
-            ));
-            Vec::new()
+                format!("cassettes {} cannot be listed: {e}", relative(&dir)),
+            )),
         }
     }
+    files.sort();
+    files
 }

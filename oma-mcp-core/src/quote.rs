@@ -31,6 +31,32 @@ pub fn excerpt(value: &impl std::fmt::Display) -> String {
     cut(&value.to_string(), EXCERPT_CHARS)
 }
 
+/// A name (a tool's, a file's) as a message quotes it: in double quotes, JSON-escaped (a
+/// control character as `\n` or `\u001b`), a bidirectional formatting character
+/// ([`is_bidi_control`]) as `\u202e`, cut to [`EXCERPT_CHARS`] characters ([`cut`]), so a
+/// hostile name can neither rewrite a terminal line nor flood a log.
+///
+/// ```
+/// use oma_mcp_core::quote::quoted;
+/// assert_eq!(quoted("echo"), "\"echo\"");
+/// assert_eq!(quoted("a\u{1b}[2Jb\u{202e}"), "\"a\\u001b[2Jb\\u202e\"");
+/// ```
+pub fn quoted(s: &str) -> String {
+    let json = serde_json::Value::from(cut(s, EXCERPT_CHARS)).to_string();
+    if !json.chars().any(is_bidi_control) {
+        return json;
+    }
+    json.chars()
+        .map(|c| {
+            if is_bidi_control(c) {
+                format!("\\u{:04x}", u32::from(c))
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// The kind of a JSON value as a message names it: `null`, `a boolean`, `a number`,
 /// `a string`, `an array` or `an object` (`expected a schema, found a string`).
 ///

@@ -27,14 +27,18 @@ impl std::fmt::Display for StaleCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "call {} of tool \"{}\" (at {}): {}",
-            self.index, self.tool, self.pointer, self.why
+            "call {} of tool {} (at {}): {}",
+            self.index,
+            oma_mcp_core::quote::quoted(&self.tool),
+            self.pointer,
+            self.why
         )
     }
 }
 
 /// The calls of `cassette` that no longer fit `snapshot`, in cassette order: a tool the
-/// snapshot lacks; arguments that fail the tool's `inputSchema`; a result's
+/// snapshot lacks; arguments that fail the tool's `inputSchema`; a result that is no
+/// `CallToolResult` (no `content` array); a result's
 /// `structuredContent` that fails its `outputSchema` (or is missing though the tool declares
 /// one). A problem at a value the cassette redacted is not reported.
 pub fn stale_calls(cassette: &Cassette, snapshot: &Snapshot) -> Vec<StaleCall> {
@@ -49,7 +53,10 @@ pub fn stale_calls(cassette: &Cassette, snapshot: &Snapshot) -> Vec<StaleCall> {
         let Some(tool) = snapshot.tools.iter().find(|t| t.name() == call.tool) else {
             stale.push(at(
                 "/tool".into(),
-                format!("the snapshot has no tool \"{}\"", call.tool),
+                format!(
+                    "the snapshot has no tool {}",
+                    oma_mcp_core::quote::quoted(&call.tool)
+                ),
             ));
             continue;
         };
@@ -66,6 +73,15 @@ pub fn stale_calls(cassette: &Cassette, snapshot: &Snapshot) -> Vec<StaleCall> {
         let RecordedAnswer::Result(result) = &call.answer else {
             continue;
         };
+        if !result.get("content").is_some_and(Value::is_array) {
+            stale.push(at(
+                "/result".into(),
+                "no `content` array, so it is no CallToolResult (MCP 2025-11-25, \"Calling \
+                 Tools\")"
+                    .into(),
+            ));
+            continue;
+        }
         if result.get("isError").and_then(Value::as_bool) == Some(true) {
             continue;
         }
@@ -147,6 +163,16 @@ mod tests {
             RecordedAnswer::Result(json!({"content": [], "structuredContent": {"t": "warm"}})),
         );
         cassette.record("weather", &Value::Null, ok);
+        cassette.record(
+            "echo\u{1b}[2J",
+            &Value::Null,
+            RecordedAnswer::Result(json!({"text": "hi"})),
+        );
+        cassette.record(
+            "echo",
+            &json!({"message": "hi"}),
+            RecordedAnswer::Result(json!({"text": "hi"})),
+        );
         let stale: Vec<String> = stale_calls(&cassette, &snapshot)
             .iter()
             .map(ToString::to_string)
@@ -163,6 +189,10 @@ mod tests {
                  is not of type \"integer\" (the tool's outputSchema)",
                 "call 5 of tool \"weather\" (at /calls/5/result): no `structuredContent`, but \
                  the tool now declares an outputSchema",
+                "call 6 of tool \"echo\\u001b[2J\" (at /calls/6/tool): the snapshot has no tool \
+                 \"echo\\u001b[2J\"",
+                "call 7 of tool \"echo\" (at /calls/7/result): no `content` array, so it is no \
+                 CallToolResult (MCP 2025-11-25, \"Calling Tools\")",
             ]
         );
     }

@@ -95,8 +95,9 @@ pub enum FakeError {
     NotRecording,
     /// A handler was registered for a tool the snapshot does not have.
     #[error(
-        "the fake's snapshot has no tool \"{tool}\": the marker type was generated from another \
-         snapshot (regenerate, or use the generated module of this server's pin)"
+        "the fake's snapshot has no tool {}: the marker type was generated from another \
+         snapshot (regenerate, or use the generated module of this server's pin)",
+        crate::quote::quoted(tool)
     )]
     UnknownTool {
         /// The raw MCP name.
@@ -105,9 +106,10 @@ pub enum FakeError {
     /// A handler was registered with a marker type generated from another version of the
     /// tool.
     #[error(
-        "the tool \"{tool}\" of the fake's snapshot is not the one the marker type was \
-         generated from (digest {snapshot} in the snapshot, {marker} in the code): regenerate \
-         the code from this snapshot"
+        "the tool {} of the fake's snapshot is not the one the marker type was generated \
+         from (digest {snapshot} in the snapshot, {marker} in the code): regenerate the code \
+         from this snapshot",
+        crate::quote::quoted(tool)
     )]
     DigestMismatch {
         /// The raw MCP name.
@@ -313,8 +315,8 @@ impl FakeServer {
         let handler: Handler = Arc::new(move |arguments: Value| {
             let args = serde_json::from_value::<T::Args>(arguments).map_err(|e| {
                 format!(
-                    "tool \"{}\": the arguments do not fit the generated `{}`: {e}",
-                    T::MCP_NAME,
+                    "tool {}: the arguments do not fit the generated `{}`: {e}",
+                    crate::quote::quoted(T::MCP_NAME),
                     std::any::type_name::<T::Args>()
                 )
             })?;
@@ -347,7 +349,8 @@ impl FakeServer {
 
     /// Answers every call no handler takes from `cassette` (its file named `file` in
     /// messages): the recorded answer to the same tool and arguments (compared after the
-    /// cassette's redaction); a call it has not recorded is a problem, answered with a
+    /// cassette's redaction; identical calls get the recorded answers in order, and the last
+    /// one once those are used up); a call it has not recorded is a problem, answered with a
     /// JSON-RPC error that names the cassette and what it holds for the tool.
     ///
     /// # Errors
@@ -365,6 +368,7 @@ impl FakeServer {
         *lock(&self.state.fallback) = Arc::new(Fallback::Replay {
             cassette,
             file: file.to_owned(),
+            replayed: std::sync::Mutex::default(),
         });
         Ok(())
     }

@@ -416,3 +416,76 @@ async fn a_recorded_json_rpc_error_is_replayed_as_sent() {
     assert_eq!(answer.data, Some(json!({"api_key": "<redacted>"})));
     client.disconnect().await;
 }
+
+/// A replay answers identical calls in recorded order, then the last answer again (a client
+/// that polls sees the recorded sequence end); the fake's messages list at most 5 recorded
+/// calls, quote hostile names escaped and never quote a secret; a `tools/call` without a name
+/// is a `-32602` problem.
+#[tokio::test]
+async fn replays_in_order_and_messages_stay_safe() {
+    use oma_mcp_runtime::cassette::RecordedAnswer;
+
+    let text = |t: &str| RecordedAnswer::Result(json!({"content": [{"type": "text", "text": t}]}));
+    let mut cassette = Cassette::new(None, Redaction::default());
+    cassette.record("echo", &json!({"message": "poll"}), text("pending"));
+    cassette.record("echo", &json!({"message": "poll"}), text("done"));
+    for i in 0..7 {
+        cassette.record("add", &json!({"a": i, "b": 0}), text(&i.to_string()));
+    }
+    let fake = own::fake().await.unwrap();
+    fake.replay(cassette, "poll.cassette.json").unwrap();
+    let client = fake.connect().await.unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        seen.push(client.call(own::EchoArgs::new("poll")).mapped().await.data);
+    }
+    assert_eq!(seen, ["pending", "done", "done"]);
+
+    let r = client.call(own::AddArgs::new(1, 1)).mapped().await;
+    assert_eq!(
+        r.data,
+        "MCP tool \"add\" failed: MCP error -32603: tool \"add\" was called with arguments \
+         {\"a\":1,\"b\":1} that the cassette poll.cassette.json has not recorded (recorded for \
+         it: {\"a\":0,\"b\":0}, {\"a\":1,\"b\":0}, {\"a\":2,\"b\":0}, {\"a\":3,\"b\":0}, \
+         {\"a\":4,\"b\":0} and 2 more); record the session again, or add a handler"
+    );
+    let r = client
+        .call_tool("echo")
+        .arguments(
+            json!({"message": {"token": "sk-live-999"}})
+                .as_object()
+                .cloned(),
+        )
+        .mapped()
+        .await;
+    assert_eq!(
+        r.data,
+        "MCP tool \"echo\" failed: MCP error -32602: tool \"echo\": the arguments do not match \
+         its pinned inputSchema: /message: {\"token\":\"<redacted>\"} is not of type \"string\""
+    );
+    let r = client.call_tool("nope\u{1b}[2J\u{202e}").mapped().await;
+    assert!(r.is_error);
+    let shown = r.data.split_once("Unknown tool ").unwrap().1;
+    assert!(
+        shown.starts_with(
+            "\"nope\\u001b[2J\\u202e\": the snapshot of \"oma-mcp-test-server\" has \"add\", \
+             \"audio\", "
+        ),
+        "{shown}"
+    );
+    assert!(shown.ends_with(" more"), "{shown}");
+
+    let r = crate::raw_http::post(
+        &fake.url(),
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {}}),
+    )
+    .await;
+    assert_eq!(
+        r.json()["error"],
+        json!({"code": -32602, "message": "tools/call without a tool: `params.name` is missing \
+               or not a string (MCP 2025-11-25, \"Calling Tools\")"})
+    );
+    assert_eq!(fake.problems().len(), 4);
+    client.disconnect().await;
+}

@@ -4,8 +4,8 @@
 use crate::common::{assert_exit, json_out, oma_mcp, run, test_server, toml_string, workspace};
 
 /// A pin's cassettes are checked against its snapshot: the committed cassette of the own
-/// server passes; one edited into a stale state, one that is no JSON and a missing one are
-/// breaking `cassette_stale` changes naming the file and the JSON pointer.
+/// server passes; one edited into a stale state (in a subdirectory), one that is no JSON and a
+/// missing one are breaking `cassette_stale` changes naming the file and the JSON pointer.
 #[test]
 fn check_reports_stale_cassettes() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -22,7 +22,9 @@ fn check_reports_stale_cassettes() {
     let stale = text
         .replacen("\"tool\": \"echo\"", "\"tool\": \"shout\"", 1)
         .replacen("\"a\": 40", "\"a\": \"forty\"", 1);
-    std::fs::write(cassettes.join("b-stale.json"), stale).expect("write");
+    // Subdirectories are searched, and `.JSON` is JSON.
+    std::fs::create_dir(cassettes.join("old")).expect("mkdir");
+    std::fs::write(cassettes.join("old/b-stale.JSON"), stale).expect("write");
     std::fs::write(cassettes.join("c-broken.json"), "{\"calls\": [").expect("write");
     let manifest = dir.path().join("oma-mcp.toml");
     let toml = |list: &str| {
@@ -71,13 +73,13 @@ fn check_reports_stale_cassettes() {
             ),
             s(
                 "add",
-                "cassette cassettes/b-stale.json: call 1 of tool \"add\" (at \
+                "cassette cassettes/old/b-stale.JSON: call 1 of tool \"add\" (at \
                  /calls/1/arguments/a): \"forty\" is not of type \"integer\" (the tool's \
                  inputSchema); record the session again"
             ),
             s(
                 "shout",
-                "cassette cassettes/b-stale.json: call 0 of tool \"shout\" (at /calls/0/tool): \
+                "cassette cassettes/old/b-stale.JSON: call 0 of tool \"shout\" (at /calls/0/tool): \
                  the snapshot has no tool \"shout\"; record the session again"
             ),
         ]

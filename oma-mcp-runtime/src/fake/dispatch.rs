@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use super::{FakeCall, FakeRpcError, lock};
 use crate::McpClient;
-use crate::cassette::{Cassette, RecordedAnswer};
+use crate::cassette::{Cassette, RecordedAnswer, Redaction};
+use crate::quote::{excerpt, quoted};
 use crate::snapshot::{Snapshot, SnapshotTool};
 use crate::validate::{Problem, Validator};
 
@@ -46,6 +47,8 @@ pub(super) enum Fallback {
         cassette: Cassette,
         /// Its file, for messages.
         file: String,
+        /// The indices of the recorded calls replayed so far.
+        replayed: Mutex<std::collections::BTreeSet<usize>>,
     },
     /// The real server: the call is forwarded and recorded.
     Record {
@@ -62,6 +65,9 @@ const FALLBACK_REVISION: &str = "2025-11-25";
 
 /// The revisions with the `initialize` handshake that the fake accepts as asked.
 const REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// The most recorded calls (or tools) a message lists.
+const LISTED: usize = 5;
 
 /// The `_meta` key of `serverInfo` in a `server/discover` result (MCP 2026-07-28).
 const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
@@ -133,7 +139,17 @@ impl State {
             .as_ref()
             .and_then(|info| info.get("name"))
             .and_then(Value::as_str)
-            .map_or_else(|| "the server".to_owned(), |name| format!("\"{name}\""))
+            .map_or_else(|| "the server".to_owned(), quoted)
+    }
+
+    /// The redaction of the cassette replayed or recorded, or the default one: what no
+    /// message of the fake quotes.
+    fn redaction(&self) -> Redaction {
+        match &**lock(&self.fallback) {
+            Fallback::Replay { cassette, .. } => cassette.redaction.clone(),
+            Fallback::Record { cassette, .. } => lock(cassette).redaction.clone(),
+            Fallback::None => Redaction::default(),
+        }
     }
 
     /// The snapshot served.
@@ -282,12 +298,18 @@ impl State {
     /// `tools/call`: every outcome is kept; a problem is a JSON-RPC error (-32602 for the
     /// caller's mistakes, -32603 for the handler's).
     async fn call(&self, params: &Value) -> Result<Value, FakeRpcError> {
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let name = params.get("name").and_then(Value::as_str);
         let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-        let answer = self.run(name, &arguments).await;
+        let answer = match name {
+            Some(name) => self.run(name, &arguments).await,
+            None => Answer::Problem(
+                -32602,
+                "tools/call without a tool: `params.name` is missing or not a string (MCP \
+                 2025-11-25, \"Calling Tools\")"
+                    .to_owned(),
+            ),
+        };
+        let name = name.unwrap_or_default();
         let (result, problem) = match answer {
             Answer::Result(result) => (Ok(result), None),
             Answer::Error(error) => (Err(error), None),
@@ -306,13 +328,14 @@ impl State {
 
     async fn run(&self, name: &str, arguments: &Value) -> Answer {
         let Some(tool) = self.tools.get(name) else {
-            let known: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+            let known: Vec<String> = self.tools.keys().map(|k| quoted(k)).collect();
             return Answer::Problem(
                 -32602,
                 format!(
-                    "Unknown tool \"{name}\": the snapshot of {} has {}",
+                    "Unknown tool {}: the snapshot of {} has {}",
+                    quoted(name),
                     self.server_name(),
-                    quoted_list(&known)
+                    bounded_list(&known, "no tools")
                 ),
             );
         };
@@ -324,13 +347,13 @@ impl State {
         if let Some(validator) = tool.input()
             && let Err(problems) = validator.validate(&instance)
         {
-            return Answer::Problem(
-                -32602,
-                format!(
-                    "tool \"{name}\": the arguments do not match its pinned inputSchema: {}",
-                    problem_list(&problems)
-                ),
+            // The problems quote the values: none of a secret's.
+            let message = format!(
+                "tool {}: the arguments do not match its pinned inputSchema: {}",
+                quoted(name),
+                problem_list(&problems)
             );
+            return Answer::Problem(-32602, self.redaction().apply_text(&message, &[arguments]));
         }
         let handler = lock(&self.handlers).get(name).cloned();
         if let Some(handler) = handler {
@@ -342,7 +365,11 @@ impl State {
                             .map(|s| (*s).to_owned())
                             .or_else(|| panic.downcast_ref::<String>().cloned())
                             .unwrap_or_else(|| "no message".to_owned());
-                        Err(format!("tool \"{name}\": the handler panicked: {why}"))
+                        Err(format!(
+                            "tool {}: the handler panicked: {}",
+                            quoted(name),
+                            excerpt(&why)
+                        ))
                     });
             return match answered.and_then(|result| self.check_result(tool, result)) {
                 Ok(result) => Answer::Result(result),
@@ -354,12 +381,17 @@ impl State {
             Fallback::None => Answer::Problem(
                 -32603,
                 format!(
-                    "tool \"{name}\" was called, but the fake has no handler for it (register \
-                     one with `on::<Tool>` or `on_raw`)"
+                    "tool {} was called, but the fake has no handler for it (register one with \
+                     `on::<Tool>` or `on_raw`)",
+                    quoted(name)
                 ),
             ),
-            Fallback::Replay { cassette, file } => match cassette.find(name, arguments) {
-                Some(call) => match &call.answer {
+            Fallback::Replay {
+                cassette,
+                file,
+                replayed,
+            } => match replay_index(cassette, replayed, name, arguments) {
+                Some(index) => match &cassette.calls[index].answer {
                     RecordedAnswer::Result(result) => Answer::Result(result.clone()),
                     RecordedAnswer::Error {
                         code,
@@ -374,9 +406,10 @@ impl State {
                 None => Answer::Problem(
                     -32603,
                     format!(
-                        "tool \"{name}\" was called with arguments {} that the cassette {file} \
-                         has not recorded ({}); record the session again, or add a handler",
-                        crate::quote::excerpt(&cassette.redaction.apply(arguments)),
+                        "tool {} was called with arguments {} that the cassette {file} has not \
+                         recorded ({}); record the session again, or add a handler",
+                        quoted(name),
+                        excerpt(&cassette.redaction.apply(arguments)),
                         recorded_for(cassette, name)
                     ),
                 ),
@@ -403,8 +436,9 @@ impl State {
                         return Answer::Problem(
                             -32603,
                             format!(
-                                "tool \"{name}\": the recorded server gave no answer, so the call \
-                                 was not recorded: {}",
+                                "tool {}: the recorded server gave no answer, so the call was \
+                                 not recorded: {}",
+                                quoted(name),
                                 e.chain()
                             ),
                         );
@@ -433,12 +467,12 @@ impl State {
     /// tool declares an `outputSchema` and the result is no error, `structuredContent` that
     /// validates against it.
     fn check_result(&self, tool: &FakeTool, result: Value) -> Result<Value, String> {
-        let name = tool.tool.name();
+        let name = quoted(tool.tool.name());
         if !result.get("content").is_some_and(Value::is_array) {
             return Err(format!(
-                "tool \"{name}\": the handler's result has no `content` array, so it is no \
+                "tool {name}: the handler's result has no `content` array, so it is no \
                  CallToolResult: {}",
-                crate::quote::excerpt(&result)
+                excerpt(&result)
             ));
         }
         let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
@@ -447,7 +481,7 @@ impl State {
         }
         let Some(structured) = result.get("structuredContent") else {
             return Err(format!(
-                "tool \"{name}\" declares an outputSchema, so its result needs \
+                "tool {name} declares an outputSchema, so its result needs \
                  `structuredContent` (MCP 2025-06-18, \"Structured Content\"): reply with \
                  `Reply::Output`"
             ));
@@ -456,7 +490,7 @@ impl State {
             && let Err(problems) = validator.validate(structured)
         {
             return Err(format!(
-                "tool \"{name}\": the handler's output does not match its pinned outputSchema: {}",
+                "tool {name}: the handler's output does not match its pinned outputSchema: {}",
                 problem_list(&problems)
             ));
         }
@@ -464,31 +498,57 @@ impl State {
     }
 }
 
-/// What a cassette holds for `tool`: `recorded for it: {…}, {…}` or `it holds no call of it`.
+/// The recorded call that answers this call of `tool` with `arguments`: of the matching
+/// ones ([`Cassette::matching`]), the first not yet replayed, else the last.
+fn replay_index(
+    cassette: &Cassette,
+    replayed: &Mutex<std::collections::BTreeSet<usize>>,
+    tool: &str,
+    arguments: &Value,
+) -> Option<usize> {
+    let matching = cassette.matching(tool, arguments);
+    let mut replayed = lock(replayed);
+    let index = matching
+        .iter()
+        .find(|i| !replayed.contains(i))
+        .or(matching.last())
+        .copied()?;
+    replayed.insert(index);
+    Some(index)
+}
+
+/// What a cassette holds for `tool`: `recorded for it: {…}, {…}` (at most [`LISTED`]) or
+/// `it holds no call of this tool`.
 fn recorded_for(cassette: &Cassette, tool: &str) -> String {
     let recorded: Vec<String> = cassette
         .calls
         .iter()
         .filter(|c| c.tool == tool)
-        .map(|c| crate::quote::excerpt(&c.arguments))
+        .map(|c| excerpt(&c.arguments))
         .collect();
     if recorded.is_empty() {
         "it holds no call of this tool".to_owned()
     } else {
-        format!("recorded for it: {}", recorded.join(", "))
+        format!("recorded for it: {}", bounded_list(&recorded, ""))
     }
 }
 
-/// `"a", "b"`, or `no tools`.
-fn quoted_list(names: &[&str]) -> String {
-    if names.is_empty() {
-        return "no tools".to_owned();
+/// `items` joined by `, `, at most [`LISTED`] of them and then `and N more`; `empty` when
+/// there are none.
+fn bounded_list(items: &[String], empty: &str) -> String {
+    if items.is_empty() {
+        return empty.to_owned();
     }
-    names
+    let mut text = items
         .iter()
-        .map(|n| format!("\"{n}\""))
+        .take(LISTED)
+        .map(String::as_str)
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    if items.len() > LISTED {
+        text.push_str(&format!(" and {} more", items.len() - LISTED));
+    }
+    text
 }
 
 /// `<pointer>: <message>` per problem, joined by `; `.

@@ -45,8 +45,8 @@ where
             Self::Output(output) => {
                 let value = serde_json::to_value(&output).map_err(|e| {
                     format!(
-                        "tool \"{}\": the handler's output does not serialize to JSON: {e}",
-                        T::MCP_NAME
+                        "tool {}: the handler's output does not serialize to JSON: {e}",
+                        crate::quote::quoted(T::MCP_NAME)
                     )
                 })?;
                 let structured = if T::OUTPUT_WRAPPED {
