@@ -262,7 +262,7 @@ impl FakeServer {
 
     /// The MCP endpoint: `http://127.0.0.1:<port>/mcp`.
     pub fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
+        format!("http://{}{}", self.addr, http::PATH)
     }
 
     /// A configuration that connects to the fake: streamable HTTP to [`url`](Self::url),
@@ -434,7 +434,11 @@ impl FakeServer {
         counts
     }
 
-    /// The calls the fake could not answer as the server would, one line each.
+    /// What the server would have refused or the fake could not answer as it would, one line
+    /// each, in arrival order: calls (see the [module docs](self)), and HTTP requests a
+    /// server must refuse (another path than `/mcp`, another origin, another `Content-Type`,
+    /// an `Accept` without `application/json` and `text/event-stream`, an unknown
+    /// `MCP-Protocol-Version`, a body over 64 MiB, no JSON-RPC message).
     pub fn problems(&self) -> Vec<String> {
         self.state.problems()
     }

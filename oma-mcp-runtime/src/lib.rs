@@ -247,6 +247,8 @@ pub mod oauth;
 #[cfg(feature = "tools")]
 pub mod tool;
 pub mod typed;
+#[cfg(any(feature = "tools", feature = "fake"))]
+mod unwind;
 pub mod validate;
 
 #[doc(hidden)]

@@ -310,7 +310,8 @@ async fn the_fake_refuses_what_the_server_would_not_take() {
 
 /// The fake's streamable HTTP side with plain HTTP: a request gets its answer, a notification
 /// and a response `202`, a batch and a message that is none `400` with `-32600`, `GET` `405`,
-/// a page from another origin `403`.
+/// a page from another origin `403`; what a server must refuse is refused and kept as a
+/// problem.
 #[tokio::test]
 async fn the_fakes_http_side() {
     use crate::raw_http::{post, request};
@@ -380,6 +381,42 @@ async fn the_fakes_http_side() {
     )
     .await;
     assert_eq!(r.status, 200);
+
+    // What a real server must refuse, the fake refuses, each a problem.
+    let ping = json!({"jsonrpc": "2.0", "id": 4, "method": "ping"});
+    let other_path = url.replace("/mcp", "/other");
+    assert_eq!(post(&other_path, &[], &ping).await.status, 404);
+    let only_json = [("accept", "application/json")];
+    let r = request(&url, Method::POST, &only_json, Some(&ping)).await;
+    assert_eq!(r.status, 406);
+    let xml = [("content-type", "text/xml")];
+    assert_eq!(post(&url, &xml, &ping).await.status, 415);
+    let future = [("mcp-protocol-version", "2099-01-01")];
+    assert_eq!(post(&url, &future, &ping).await.status, 400);
+    let old = json!({"jsonrpc": "1.0", "id": 5, "method": "ping"});
+    assert_eq!(post(&url, &[], &old).await.status, 400);
+    let known = [("mcp-protocol-version", "2025-06-18")];
+    assert_eq!(post(&url, &known, &ping).await.status, 200);
+    assert_eq!(
+        fake.problems(),
+        [
+            "HTTP 400: Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 \
+             removed them): send one message per POST",
+            "HTTP 400: Invalid Request: a request `id` must be a string or an integer",
+            "HTTP 403: the fake only answers requests from loopback origins (MCP 2025-11-25, \
+             \"Security Warning\": DNS rebinding)",
+            "HTTP 404: the fake serves MCP at /mcp only, not at \"/other\"",
+            "HTTP 406: the `Accept` header must list both application/json and \
+             text/event-stream, not \"application/json\" (MCP 2025-11-25, \"Sending Messages \
+             to the Server\")",
+            "HTTP 415: a POST body must be `Content-Type: application/json`, not \"text/xml\" \
+             (MCP 2025-11-25, \"Sending Messages to the Server\")",
+            "HTTP 400: the fake does not speak MCP-Protocol-Version \"2099-01-01\" (it speaks \
+             2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28; MCP 2025-11-25, \
+             \"Protocol Version Header\")",
+            "HTTP 400: Invalid Request: `jsonrpc` must be \"2.0\"",
+        ]
+    );
 }
 
 /// A JSON-RPC error the server answered is recorded (redacted) and replayed as it was sent.

@@ -107,6 +107,8 @@ pub(super) struct State {
     handlers: Mutex<BTreeMap<String, Handler>>,
     pub(super) fallback: Mutex<Arc<Fallback>>,
     calls: Mutex<Vec<FakeCall>>,
+    /// Every problem, in arrival order: calls' and the transport's.
+    problems: Mutex<Vec<String>>,
 }
 
 impl State {
@@ -129,6 +131,7 @@ impl State {
             handlers: Mutex::new(BTreeMap::new()),
             fallback: Mutex::new(Arc::new(Fallback::None)),
             calls: Mutex::new(Vec::new()),
+            problems: Mutex::new(Vec::new()),
         }
     }
 
@@ -171,16 +174,33 @@ impl State {
     }
 
     pub(super) fn problems(&self) -> Vec<String> {
-        lock(&self.calls)
+        lock(&self.problems).clone()
+    }
+
+    /// Keeps `problem`: something the fake saw that the server would have refused.
+    pub(super) fn problem(&self, problem: String) {
+        lock(&self.problems).push(problem);
+    }
+
+    /// Whether the fake speaks the revision `version` (in an `MCP-Protocol-Version` header).
+    pub(super) fn speaks(&self, version: &str) -> bool {
+        REVISIONS.contains(&version) || self.discover_revision() == Some(version)
+    }
+
+    /// The revisions the fake speaks, oldest first.
+    pub(super) fn revisions(&self) -> Vec<&str> {
+        REVISIONS
             .iter()
-            .filter_map(|c| c.problem.clone())
+            .copied()
+            .chain(self.discover_revision())
             .collect()
     }
 
     /// What one message `POST`ed to the fake gets (MCP 2025-11-25, "Streamable HTTP"):
     /// a request its answer; a notification or a response `202 Accepted`; anything else
-    /// (a batch, which MCP 2025-06-18 removed, a value that is no JSON-RPC message, a request
-    /// whose `id` is no string or integer) a `-32600` error with `400 Bad Request`.
+    /// (a batch, which MCP 2025-06-18 removed, a value that is no JSON-RPC message or whose
+    /// `jsonrpc` is not `"2.0"`, a request whose `id` is no string or integer) a `-32600`
+    /// error with `400 Bad Request`.
     pub(super) async fn handle(&self, message: &Value) -> Handled {
         let invalid = |id: &Value, why: &str| {
             Handled::Invalid(json!({"jsonrpc": "2.0", "id": id, "error": {
@@ -198,6 +218,12 @@ impl State {
                 },
             );
         };
+        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return invalid(
+                object.get("id").unwrap_or(&Value::Null),
+                "`jsonrpc` must be \"2.0\"",
+            );
+        }
         let Some(method) = object.get("method") else {
             if object.contains_key("result") || object.contains_key("error") {
                 return Handled::Accepted;
@@ -314,6 +340,7 @@ impl State {
             Answer::Result(result) => (Ok(result), None),
             Answer::Error(error) => (Err(error), None),
             Answer::Problem(code, message) => {
+                self.problem(message.clone());
                 (Err(FakeRpcError::new(code, message.clone())), Some(message))
             }
         };
@@ -360,11 +387,7 @@ impl State {
             let answered =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(instance)))
                     .unwrap_or_else(|panic| {
-                        let why = panic
-                            .downcast_ref::<&str>()
-                            .map(|s| (*s).to_owned())
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_else(|| "no message".to_owned());
+                        let why = crate::unwind::panic_message(&*panic);
                         Err(format!(
                             "tool {}: the handler panicked: {}",
                             quoted(name),

@@ -68,7 +68,9 @@ pub trait ToolCallGate: Send + Sync {
     /// Decides about `call`.
     ///
     /// # Errors
-    /// A [`GateError`] fails the call with open-multi-agent's "hook threw an error" text.
+    /// A [`GateError`] fails the call with open-multi-agent's "hook threw an error" text; so
+    /// does a panic while the decision is made (`the gate panicked: <message>`), which ends
+    /// neither the call's task nor the agent's.
     fn check<'a>(
         &'a self,
         call: &'a ToolCall<'a>,
@@ -245,7 +247,9 @@ impl ToolExecutor {
         };
         let confirm = tool.consequential && ctx.require_consequential_confirmation;
         let decision = match (&self.gate, confirm) {
-            (Some(gate), _) => gate.check(&call).await,
+            (Some(gate), _) => crate::unwind::caught(gate.check(&call))
+                .await
+                .unwrap_or_else(|panic| Err(format!("the gate panicked: {panic}").into())),
             (None, true) => Ok(ToolCallDecision::deny_because(
                 CONSEQUENTIAL_CONFIRMATION_REQUIRED,
             )),

@@ -250,6 +250,17 @@ async fn gate_denials_and_errors() {
         run(&with(Err("policy store unreachable")), "t", input(), &ctx()).await,
         err("Tool \"t\" onToolCall hook threw an error: policy store unreachable")
     );
+    // A gate that panics is a gate that threw: the agent's task goes on.
+    let panicking = f.executor().with_gate(gate_fn(|_| async {
+        if true {
+            panic!("policy bug");
+        }
+        Ok(ToolCallDecision::Allow)
+    }));
+    assert_eq!(
+        run(&panicking, "t", input(), &ctx()).await,
+        err("Tool \"t\" onToolCall hook threw an error: the gate panicked: policy bug")
+    );
     assert_eq!(f.calls(), 0);
     assert!(
         !run(&with(Ok(ToolCallDecision::Allow)), "t", input(), &ctx())
