@@ -19,6 +19,13 @@ pub enum CliError {
     /// Writing to stdout failed (a closed pipe is not reported).
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
+    /// Serving MCP on stdin and stdout (`record`, `replay`) failed.
+    #[error("cannot serve MCP on stdin and stdout")]
+    Stdio(#[source] std::io::Error),
+    /// A fake (`record`, `replay`) could not start, or its cassette could not be read or
+    /// written.
+    #[error(transparent)]
+    Fake(#[from] oma_mcp_runtime::fake::FakeError),
     /// An error of `oma-mcp-build` (manifest, codegen, snapshot, build step).
     #[error(transparent)]
     Build(#[from] oma_mcp_build::Error),

@@ -22,6 +22,11 @@
 //! - `check`: diff the pinned servers' live `tools/list` against the committed snapshots;
 //!   `diff`: compare two snapshot files. Both report as text, JSON, GitHub annotations,
 //!   Markdown, SARIF 2.1.0 or JUnit XML.
+//! - `export`: a snapshot's tools in a model provider's request format.
+//! - `record`, `replay`: MCP servers on stdin/stdout for tests of code that starts its server
+//!   as a command: a recording proxy in front of the real server that writes a cassette, and
+//!   a replay of one.
+//! - `login`, `logout`, `auth status`: logins to servers that ask for OAuth.
 //! - `schema`: the JSON Schema of `oma-mcp.toml` or of the snapshot format.
 //! - `completions`: shell completions.
 //!
@@ -32,7 +37,7 @@
 //! Exit codes: 0 success, 1 drift at or above `--fail-on` (`check`, `diff`), 2 any error (the
 //! error on stderr, with its causes). `call` also exits 2 when the mapped result is an error,
 //! after printing it. Interrupted by SIGINT, SIGTERM or SIGHUP, a command that starts servers
-//! (`snapshot`, `list`, `call`, `check`) stops the servers it started
+//! (`snapshot`, `list`, `call`, `check`, `record`, `login`) stops the servers it started
 //! (their whole process groups: a Ctrl-C on the terminal reaches only `oma-mcp`, since each
 //! server runs in a group of its own) and exits 128 + the signal number (130, 143, 129), as a
 //! shell expects of a program a signal ended.

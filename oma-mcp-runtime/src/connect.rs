@@ -15,7 +15,7 @@
 //! output) is in the [crate docs](crate#connecting-to-a-server).
 
 mod config;
-mod framing;
+pub(crate) mod framing;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;

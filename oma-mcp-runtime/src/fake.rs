@@ -22,7 +22,9 @@
 //! every call and its answer in a [`Cassette`] (canonical JSON, credentials redacted);
 //! [`FakeServer::replay_file`] answers from one, matching calls by tool and arguments, and a
 //! call it has not recorded is a problem. A cassette that no longer fits the snapshot is
-//! refused when loaded ([`FakeError::StaleCassette`]), and `oma-mcp check` reports it.
+//! refused when loaded ([`FakeError::StaleCassette`]), and `oma-mcp check` reports it. For
+//! code that starts its server as a command, `oma-mcp record` and `oma-mcp replay` are the
+//! same proxy and replay on stdio ([`FakeServer::serve_stdio`]).
 //!
 //! A generated module offers `fake()` for its pin (with this feature, typically turned on in
 //! `[dev-dependencies]`):
@@ -43,6 +45,7 @@
 mod dispatch;
 mod http;
 mod reply;
+mod stdio;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -216,6 +219,14 @@ impl FakeServer {
         Self::serve(Snapshot::parse_embedded(snapshot)?, prefix).await
     }
 
+    /// [`start`](Self::start) with a parsed snapshot (e.g. [`Snapshot::read`] of a file).
+    ///
+    /// # Errors
+    /// [`FakeError::Listen`] when no loopback port can be opened.
+    pub async fn start_with(snapshot: Snapshot, prefix: Option<&str>) -> Result<Self, FakeError> {
+        Self::serve(snapshot, prefix).await
+    }
+
     /// A recording proxy of `client`'s server: it serves the tools `client` discovered, and
     /// forwards every call no handler takes to the server through `client`, recording it
     /// (with `redaction`) into the cassette that [`cassette`](Self::cassette) returns and
@@ -263,6 +274,22 @@ impl FakeServer {
     /// The MCP endpoint: `http://127.0.0.1:<port>/mcp`.
     pub fn url(&self) -> String {
         format!("http://{}{}", self.addr, http::PATH)
+    }
+
+    /// Serves the fake on `input` and `output` as well, as newline-delimited JSON-RPC (MCP
+    /// 2025-11-25, "stdio"), until `input` ends: for code that starts its server as a command
+    /// (`oma-mcp replay` and `oma-mcp record` serve their stdin and stdout this way). Messages
+    /// are answered one at a time, as on HTTP; a line that is no JSON-RPC message, or longer
+    /// than 64 MiB, is answered with a JSON-RPC error and kept as a problem.
+    ///
+    /// # Errors
+    /// The I/O error of reading `input` or writing `output`.
+    pub async fn serve_stdio<R, W>(&self, input: R, output: W) -> std::io::Result<()>
+    where
+        R: tokio::io::AsyncBufRead + Unpin,
+        W: tokio::io::AsyncWrite + Unpin,
+    {
+        stdio::serve(&self.state, input, output).await
     }
 
     /// A configuration that connects to the fake: streamable HTTP to [`url`](Self::url),

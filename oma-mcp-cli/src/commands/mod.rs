@@ -12,6 +12,8 @@ mod generate;
 mod list;
 mod login;
 mod logout;
+mod record;
+mod replay;
 mod schema;
 mod snapshot;
 
@@ -64,6 +66,13 @@ pub enum Command {
     /// Write a snapshot's tools as a model provider's tool definitions (OpenAI strict,
     /// Anthropic, Gemini): a JSON array in the provider's own request format.
     Export(export::ExportArgs),
+    /// Record a session for tests: a proxy on stdin/stdout in front of a server, which code
+    /// under test starts as its server; every call is forwarded and recorded, and the
+    /// cassette is written when stdin ends.
+    Record(record::RecordArgs),
+    /// Serve a recorded session on stdin/stdout, as the server it was recorded from, for code
+    /// under test that starts its server as a command.
+    Replay(replay::ReplayArgs),
     /// Log in to a server that asks for OAuth (MCP "Authorization"): open the authorization
     /// URL in a browser (or print it), receive the redirect on 127.0.0.1, and store the
     /// tokens for every later command.
@@ -91,12 +100,14 @@ impl Command {
             | Command::List(_)
             | Command::Call(_)
             | Command::Check(_)
+            | Command::Record(_)
             | Command::Login(_) => true,
             Command::Generate(_)
             | Command::Logout(_)
             | Command::Auth(_)
             | Command::Diff(_)
             | Command::Export(_)
+            | Command::Replay(_)
             | Command::Schema(_)
             | Command::Completions(_) => false,
         }
@@ -113,6 +124,8 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
         Command::Check(args) => check::run(args).await,
         Command::Diff(args) => diff::run(args),
         Command::Export(args) => export::run(&args),
+        Command::Record(args) => record::run(args).await,
+        Command::Replay(args) => replay::run(args).await,
         Command::Login(args) => login::run(args).await,
         Command::Logout(args) => logout::run(&args),
         Command::Auth(args) => auth::run(&args),

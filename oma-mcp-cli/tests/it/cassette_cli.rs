@@ -1,5 +1,6 @@
-//! `oma-mcp check` and a pin's `cassettes`: recorded sessions checked against the pinned
-//! snapshot, each call that no longer fits a breaking `cassette_stale` change.
+//! Recorded sessions from the command line: `oma-mcp check` of a pin's `cassettes` (each call
+//! that no longer fits the pinned snapshot a breaking `cassette_stale` change), and
+//! `oma-mcp record` and `oma-mcp replay` as MCP servers on stdio.
 
 use crate::common::{assert_exit, json_out, oma_mcp, run, test_server, toml_string, workspace};
 
@@ -83,5 +84,124 @@ fn check_reports_stale_cassettes() {
                  the snapshot has no tool \"shout\"; record the session again"
             ),
         ]
+    );
+}
+
+/// The calls of the committed cassette's session, made through `client`: `isError` and the
+/// mapped text of each.
+async fn the_recorded_session(client: &oma_mcp_runtime::McpClient) -> Vec<(bool, String)> {
+    let calls = [
+        ("echo", serde_json::json!({"message": "hi"})),
+        ("add", serde_json::json!({"a": 40, "b": 2})),
+        ("fail", serde_json::json!({})),
+        ("structured", serde_json::json!({"city": "Oslo"})),
+    ];
+    let mut seen = Vec::new();
+    for (tool, arguments) in calls {
+        let r = client
+            .call_tool(tool)
+            .arguments(arguments.as_object().cloned())
+            .mapped()
+            .await;
+        seen.push((r.is_error, r.data));
+    }
+    seen
+}
+
+/// `oma-mcp record` and `oma-mcp replay` are MCP servers on stdio, for code that starts its
+/// server as a command: a client records a session through `record` in front of the own
+/// server (the cassette is the committed one, byte for byte), and gets the same answers from
+/// `replay` of it without the server; a line that is no JSON and a call the cassette has not
+/// recorded get JSON-RPC errors and make `replay` exit 2 with the problems on stderr.
+#[tokio::test]
+async fn record_and_replay_on_stdio() {
+    use oma_mcp_runtime::{ConnectConfig, connect_mcp_tools};
+
+    let oma = env!("CARGO_BIN_EXE_oma-mcp");
+    let committed = workspace().join("tests/cassettes/own.cassette.json");
+    let snapshot = workspace().join("examples/demo/mcp/demo.snapshot.json");
+    let expected = [
+        (false, "Echo: hi".to_owned()),
+        (false, "42".to_owned()),
+        (true, "This tool always fails".to_owned()),
+        (
+            false,
+            "{\"city\":\"Oslo\",\"temperature_c\":21,\"conditions\":\"sunny\"}".to_owned(),
+        ),
+    ];
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recorded = dir.path().join("own.cassette.json");
+    let record = ConnectConfig::new(oma).with_args([
+        "record".to_owned(),
+        "--out".to_owned(),
+        recorded.display().to_string(),
+        "--".to_owned(),
+        test_server().display().to_string(),
+    ]);
+    let client = connect_mcp_tools(record).await.expect("record starts");
+    assert_eq!(client.tools().len(), 13);
+    assert_eq!(the_recorded_session(&client).await, expected);
+    client.disconnect().await;
+    assert_eq!(
+        std::fs::read_to_string(&recorded).expect("the cassette is written"),
+        std::fs::read_to_string(&committed).expect("committed cassette")
+    );
+
+    let replay = ConnectConfig::new(oma).with_args([
+        "replay".to_owned(),
+        committed.display().to_string(),
+        "--snapshot".to_owned(),
+        snapshot.display().to_string(),
+    ]);
+    let client = connect_mcp_tools(replay).await.expect("replay starts");
+    assert_eq!(the_recorded_session(&client).await, expected);
+    client.disconnect().await;
+
+    let mut child = tokio::process::Command::new(oma)
+        .arg("replay")
+        .arg(&committed)
+        .arg("--snapshot")
+        .arg(&snapshot)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("replay starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    tokio::io::AsyncWriteExt::write_all(
+        &mut stdin,
+        b"not json\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":\
+          {\"name\":\"echo\",\"arguments\":{\"message\":\"bye\"}}}\n",
+    )
+    .await
+    .expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().await.expect("replay ends");
+    let why = format!(
+        "tool \\\"echo\\\" was called with arguments {{\\\"message\\\":\\\"bye\\\"}} that the \
+         cassette {} has not recorded (recorded for it: {{\\\"message\\\":\\\"hi\\\"}}); record \
+         the session again, or add a handler",
+        committed.display()
+    );
+    assert_eq!(
+        (out.status.code(), String::from_utf8_lossy(&out.stdout)),
+        (
+            Some(2),
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":-32700,\"message\":\
+                 \"Parse error: expected ident at line 1 column 2\"}}}}\n\
+                 {{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{{\"code\":-32603,\"message\":\"{why}\"}}}}\n"
+            )
+            .into()
+        )
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "oma-mcp: the fake of \"oma-mcp-test-server\" saw 2 problem(s):\n- stdio: Parse \
+             error: expected ident at line 1 column 2\n- {}\n",
+            why.replace("\\\"", "\"")
+        )
     );
 }

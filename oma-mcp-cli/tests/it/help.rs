@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crate::common::{assert_exit, oma_mcp, run, text};
 
 /// The subcommands, in `oma-mcp --help` order.
-const SUBCOMMANDS: [&str; 12] = [
+const SUBCOMMANDS: [&str; 14] = [
     "snapshot",
     "generate",
     "list",
@@ -28,6 +28,8 @@ const SUBCOMMANDS: [&str; 12] = [
     "check",
     "diff",
     "export",
+    "record",
+    "replay",
     "login",
     "logout",
     "auth",

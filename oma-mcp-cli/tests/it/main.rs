@@ -7,7 +7,8 @@
 //! - `connect_cli`: `--lifecycle`, a server that exits on `server/discover`, a quiet
 //!   shutdown, a byte-order mark, the progress bar of `call`;
 //! - `drift_cli`: `check`, `diff`, `schema` and `completions` as a CI job runs them;
-//! - `cassette_cli`: `check` of a pin's recorded sessions (`cassettes`);
+//! - `cassette_cli`: `check` of a pin's recorded sessions (`cassettes`), `record` and
+//!   `replay` on stdio;
 //! - `export_cli`: `export`, a snapshot's tools in each model provider's request format;
 //! - `hostile`: what a server sends never reaches the terminal as control sequences;
 //! - `url_cli`: servers pinned by URL (flags, errors, secrets);
