@@ -533,8 +533,8 @@ impl Cassette {
     /// Parses cassette text; `path` names it in errors.
     ///
     /// # Errors
-    /// [`CassetteError::Format`] with the JSON pointer of what is wrong: not JSON, another
-    /// `format`, no `calls` array, a call without a string `tool`, with neither or both of
+    /// [`CassetteError::Format`] with the JSON pointer of what is wrong: not JSON, a member
+    /// name repeated in its object, another `format`, no `calls` array, a call without a string `tool`, with neither or both of
     /// `result` and `error`, an `error` without an integer `code` and a string `message`,
     /// `redacted` not an array of strings.
     pub fn parse(text: &str, path: &Path) -> Result<Self, CassetteError> {
@@ -546,6 +546,14 @@ impl Cassette {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let root: Value =
             serde_json::from_str(text).map_err(|e| bad("/", format!("not JSON: {e}")))?;
+        if let Some(pointer) = first_duplicate(text) {
+            return Err(bad(
+                &pointer,
+                "this member's name repeats an earlier one of its object, and JSON keeps only \
+                 the last: merge the two"
+                    .into(),
+            ));
+        }
         let Value::Object(root) = root else {
             return Err(bad("/", "not a JSON object".into()));
         };
@@ -658,6 +666,90 @@ impl Cassette {
             source,
         })
     }
+}
+
+/// The JSON pointer of the first member of the JSON `text` whose name repeats an earlier
+/// member of the same object, or `None` (also for text that is no JSON). `serde_json` keeps
+/// the last of such members silently: a cassette edited by hand with a second `calls` would
+/// lose the first one's calls.
+fn first_duplicate(text: &str) -> Option<String> {
+    use std::cell::RefCell;
+
+    use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+
+    /// Walks a value at `pointer`, noting the first duplicate in `found`.
+    struct Walk<'a> {
+        pointer: String,
+        found: &'a RefCell<Option<String>>,
+    }
+
+    impl<'de> DeserializeSeed<'de> for Walk<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+            deserializer.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Walk<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+            let mut index = 0usize;
+            loop {
+                let walk = Walk {
+                    pointer: format!("{}/{index}", self.pointer),
+                    found: self.found,
+                };
+                if items.next_element_seed(walk)?.is_none() {
+                    return Ok(());
+                }
+                index += 1;
+            }
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(), A::Error> {
+            let mut names = BTreeSet::new();
+            while let Some(name) = members.next_key::<String>()? {
+                let pointer = crate::pointer::push(&self.pointer, &name);
+                if !names.insert(name) {
+                    *self.found.borrow_mut() = Some(pointer);
+                    return Err(A::Error::custom("duplicate member"));
+                }
+                members.next_value_seed(Walk {
+                    pointer,
+                    found: self.found,
+                })?;
+            }
+            Ok(())
+        }
+    }
+
+    let found = RefCell::new(None);
+    let walk = Walk {
+        pointer: String::new(),
+        found: &found,
+    };
+    let _ = walk.deserialize(&mut serde_json::Deserializer::from_str(text));
+    found.into_inner()
 }
 
 #[cfg(test)]
@@ -844,6 +936,14 @@ mod tests {
             "cassette t.json is not valid: at /format: \"oma-mcp-cassette/2\" was written by \
              another version of oma-mcp; this one reads \"oma-mcp-cassette/1\" (update oma-mcp, \
              or record the session with this one); fix it or record it again"
+        );
+        assert_eq!(
+            err(
+                r#"{"format": "oma-mcp-cassette/1", "calls": [{"tool": "a", "result": {}, "tool": "b"}]}"#
+            ),
+            "cassette t.json is not valid: at /calls/0/tool: this member's name repeats an \
+             earlier one of its object, and JSON keeps only the last: merge the two; fix it or \
+             record it again"
         );
         assert_eq!(
             err(r#"{"format": "x", "calls": []}"#),
