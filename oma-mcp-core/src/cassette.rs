@@ -104,12 +104,35 @@ pub enum CassetteError {
     },
 }
 
-/// The member names whose values a cassette never holds (see the [module docs](self)).
+/// The member names whose values a cassette never holds (see the [module docs](self)), and
+/// secret values known beforehand ([`with_values`](Redaction::with_values)).
+///
+/// Two redactions are equal when their names are; the values are never compared or shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Redaction {
     /// Names as written (for the file's `redacted`), and normalized for matching.
     fields: BTreeSet<String>,
+    /// Values redacted wherever they occur.
+    values: Known,
 }
+
+/// Secret values: never written, never shown (`Debug` gives their number), never compared.
+#[derive(Clone, Default)]
+struct Known(BTreeSet<String>);
+
+impl std::fmt::Debug for Known {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} secrets", self.0.len())
+    }
+}
+
+impl PartialEq for Known {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Known {}
 
 /// `name` lowercase, without `-` and `_`.
 fn normalized(name: &str) -> String {
@@ -139,7 +162,19 @@ impl Redaction {
                 .map(|f| normalized(f.as_ref()))
                 .filter(|f| !f.is_empty())
                 .collect(),
+            values: Known::default(),
         }
+    }
+
+    /// This redaction, and `values` replaced by [`REDACTED`] wherever they occur (each of at
+    /// least 4 bytes; as written and in the encodings [`apply_all`](Self::apply_all)
+    /// searches): secrets known beforehand, such as the API key a server was started with,
+    /// which it may echo under any name. The values are not written to a cassette (its
+    /// `redacted` lists the names only).
+    #[must_use]
+    pub fn with_values(mut self, values: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.values.0.extend(values.into_iter().map(Into::into));
+        self
     }
 
     /// This redaction's names and `more`.
@@ -174,16 +209,19 @@ impl Redaction {
 
     /// `values` with every redacted value replaced by [`REDACTED`], at any depth, and then
     /// every secret found that way (a string, or the JSON text of a number, array or object,
-    /// of at least 4 bytes) replaced by [`REDACTED`] wherever it occurs in a string of any of
-    /// `values`, as written or JSON-escaped: a server that repeats `structuredContent` as JSON
-    /// text in a text block, or echoes a token in a message, does not leak it.
+    /// of at least 4 bytes) and every [known value](Self::with_values) replaced by
+    /// [`REDACTED`] wherever it occurs in a string of any of `values`: as written,
+    /// JSON-escaped (with non-ASCII characters as is and as `\uXXXX`, as Python writes them)
+    /// and percent-encoded (every byte but RFC 3986's unreserved characters): a server that
+    /// repeats `structuredContent` as JSON text in a text block, puts a token into a URL or
+    /// echoes it in a message does not leak it.
     ///
     /// A redacted value is that of a member with a redacted name; the `value` of an object
     /// whose `name` (or `key`) is a redacted name (`{"name": "Authorization", "value": …}`,
     /// as HTTP header lists are written); and a URL query parameter with a redacted name
     /// (`?access_token=…`) in any string. `null` and booleans are kept: they are no secrets.
     pub fn apply_all(&self, values: &[&Value]) -> Vec<Value> {
-        let mut secrets = Secrets::new();
+        let mut secrets = self.values.0.clone();
         let masked: Vec<Value> = values.iter().map(|v| self.mask(v, &mut secrets)).collect();
         let forms = search_forms(&secrets);
         masked
@@ -200,7 +238,7 @@ impl Redaction {
     /// `text` with every secret of `values` and of `text`'s own URL queries (as
     /// [`apply_all`](Self::apply_all) finds them) replaced by [`REDACTED`].
     pub fn apply_text(&self, text: &str, values: &[&Value]) -> String {
-        let mut secrets = Secrets::new();
+        let mut secrets = self.values.0.clone();
         for v in values {
             self.mask(v, &mut secrets);
         }
@@ -285,9 +323,10 @@ fn redacted(value: &Value, secrets: &mut Secrets) -> Value {
     }
 }
 
-/// What to search strings for: each secret of at least [`MIN_SECRET_LEN`] bytes, as written
-/// and JSON-escaped (a secret with a `"` inside JSON text in a text block), longest first (a
-/// secret that holds another goes as a whole).
+/// What to search strings for: each secret of at least [`MIN_SECRET_LEN`] bytes, as written,
+/// JSON-escaped (a secret with a `"` inside JSON text in a text block), JSON-escaped with
+/// non-ASCII characters as `\uXXXX` (Python's `json.dumps`) and percent-encoded; longest
+/// first (a secret that holds another goes as a whole).
 fn search_forms(secrets: &Secrets) -> Vec<String> {
     let mut forms: Vec<String> = Vec::new();
     for secret in secrets
@@ -297,14 +336,33 @@ fn search_forms(secrets: &Secrets) -> Vec<String> {
         forms.push(secret.clone());
         let escaped = Value::from(secret.as_str()).to_string();
         let escaped = &escaped[1..escaped.len() - 1];
-        if escaped != secret {
-            forms.push(escaped.to_owned());
+        forms.push(escaped.to_owned());
+        let mut ascii = String::with_capacity(escaped.len());
+        for c in escaped.chars() {
+            if c.is_ascii() {
+                ascii.push(c);
+            } else {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    ascii.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
         }
+        forms.push(ascii);
+        forms.push(percent_encoding::utf8_percent_encode(secret, NOT_UNRESERVED).to_string());
     }
     forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     forms.dedup();
     forms
 }
+
+/// What percent-encoding encodes: every byte but RFC 3986's unreserved characters
+/// (`A-Z a-z 0-9 - . _ ~`).
+const NOT_UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// `text` with each of `forms` replaced by [`REDACTED`].
 fn replace_in_text(text: &str, forms: &[String]) -> String {
@@ -435,6 +493,7 @@ impl Cassette {
     /// leak, nor one learned in the tenth that an earlier answer held).
     pub fn record(&mut self, tool: &str, arguments: &Value, answer: RecordedAnswer) {
         let secrets = &mut self.learned.0;
+        secrets.extend(self.redaction.values.0.iter().cloned());
         let before = secrets.len();
         let arguments = self.redaction.mask(arguments, secrets);
         let answer = match answer {
@@ -564,8 +623,7 @@ impl Cassette {
                     "/format",
                     format!(
                         "{} was written by another version of oma-mcp; this one reads \
-                         \"{CASSETTE_FORMAT}\" (update oma-mcp, or record the session with this \
-                         one)",
+                         \"{CASSETTE_FORMAT}\": use the version that wrote it",
                         Value::from(other)
                     ),
                 ));
@@ -655,16 +713,32 @@ impl Cassette {
         Self::parse(&text, path)
     }
 
-    /// Writes the canonical text to `path`.
+    /// Writes the canonical text to `path`, whole or not at all: into a temporary file beside
+    /// it (`.<name>.tmp`), then renamed over it, so a reader (or a recording stopped midway)
+    /// never sees half a cassette.
     ///
     /// # Errors
-    /// [`CassetteError::Io`].
+    /// [`CassetteError::Io`] (the temporary file is removed).
     pub fn write(&self, path: &Path) -> Result<(), CassetteError> {
-        std::fs::write(path, self.to_canonical_string()).map_err(|source| CassetteError::Io {
+        let io = |source| CassetteError::Io {
             action: "write",
             path: path.to_owned(),
             source,
-        })
+        };
+        let name = path.file_name().map_or_else(
+            || std::ffi::OsString::from("cassette"),
+            std::ffi::OsStr::to_os_string,
+        );
+        let mut temporary_name = std::ffi::OsString::from(".");
+        temporary_name.push(name);
+        temporary_name.push(".tmp");
+        let temporary = path.with_file_name(temporary_name);
+        std::fs::write(&temporary, self.to_canonical_string())
+            .and_then(|()| std::fs::rename(&temporary, path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&temporary);
+                io(e)
+            })
     }
 }
 
@@ -919,6 +993,34 @@ mod tests {
         assert!(!format!("{cassette:?}").contains("AKIAXYZ"));
     }
 
+    /// A secret comes back in other encodings (Python's `\uXXXX` JSON, a percent-encoded
+    /// URL), and a value known beforehand is redacted under any name, never shown.
+    #[test]
+    fn other_encodings_and_known_values() {
+        let mut cassette = Cassette::new(None, Redaction::default().with_values(["ENV-KEY-1"]));
+        cassette.record(
+            "dump",
+            &json!({"password": "pässwörd 😀"}),
+            RecordedAnswer::Result(json!({"content": [
+                {"type": "text", "text": "{\"password\": \"p\\u00e4ssw\\u00f6rd \\ud83d\\ude00\"}"},
+                {"type": "text", "text": "https://h.example/?p=p%C3%A4ssw%C3%B6rd%20%F0%9F%98%80"},
+                {"type": "text", "text": "env says ENV-KEY-1"}
+            ]})),
+        );
+        assert_eq!(
+            cassette.calls[0].answer,
+            RecordedAnswer::Result(json!({"content": [
+                {"type": "text", "text": "{\"password\": \"<redacted>\"}"},
+                {"type": "text", "text": "https://h.example/?p=<redacted>"},
+                {"type": "text", "text": "env says <redacted>"}
+            ]}))
+        );
+        let redaction = Redaction::default().with_values(["ENV-KEY-1"]);
+        assert_eq!(redaction, Redaction::default());
+        assert!(!format!("{redaction:?}").contains("ENV-KEY"));
+        assert!(!cassette.to_canonical_string().contains("ENV-KEY"));
+    }
+
     #[test]
     fn a_broken_file_says_where() {
         let err = |text: &str| {
@@ -934,8 +1036,8 @@ mod tests {
         assert_eq!(
             err(r#"{"format": "oma-mcp-cassette/2", "calls": []}"#),
             "cassette t.json is not valid: at /format: \"oma-mcp-cassette/2\" was written by \
-             another version of oma-mcp; this one reads \"oma-mcp-cassette/1\" (update oma-mcp, \
-             or record the session with this one); fix it or record it again"
+             another version of oma-mcp; this one reads \"oma-mcp-cassette/1\": use the version \
+             that wrote it; fix it or record it again"
         );
         assert_eq!(
             err(

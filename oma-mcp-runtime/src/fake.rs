@@ -252,6 +252,7 @@ impl FakeServer {
         *lock(&fake.state.fallback) = Arc::new(Fallback::Record {
             client,
             cassette: Mutex::new(cassette),
+            autosave: Mutex::new(None),
         });
         Ok(fake)
     }
@@ -277,19 +278,20 @@ impl FakeServer {
     }
 
     /// Serves the fake on `input` and `output` as well, as newline-delimited JSON-RPC (MCP
-    /// 2025-11-25, "stdio"), until `input` ends: for code that starts its server as a command
-    /// (`oma-mcp replay` and `oma-mcp record` serve their stdin and stdout this way). Messages
-    /// are answered one at a time, as on HTTP; a line that is no JSON-RPC message, or longer
-    /// than 64 MiB, is answered with a JSON-RPC error and kept as a problem.
+    /// 2025-11-25, "stdio"), until `input` ends (and the answers still being made are
+    /// written): for code that starts its server as a command (`oma-mcp replay` and
+    /// `oma-mcp record` serve their stdin and stdout this way). Messages are handled
+    /// concurrently, as on HTTP; a line that is no JSON-RPC message, or longer than 64 MiB, is
+    /// answered with a JSON-RPC error and kept as a problem.
     ///
     /// # Errors
-    /// The I/O error of reading `input` or writing `output`.
+    /// The I/O error of reading `input` or writing `output` (serving stops at the first).
     pub async fn serve_stdio<R, W>(&self, input: R, output: W) -> std::io::Result<()>
     where
         R: tokio::io::AsyncBufRead + Unpin,
-        W: tokio::io::AsyncWrite + Unpin,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        stdio::serve(&self.state, input, output).await
+        stdio::serve(Arc::clone(&self.state), input, output).await
     }
 
     /// A configuration that connects to the fake: streamable HTTP to [`url`](Self::url),
@@ -431,6 +433,23 @@ impl FakeServer {
         Ok(())
     }
 
+    /// Makes a recording proxy write its cassette to `path` after every recorded call (whole
+    /// or not at all, as [`save_cassette`](Self::save_cassette)), so a recording that ends
+    /// early (a signal, a crash, a closed pipe) keeps every call recorded before. A write that
+    /// fails is a problem.
+    ///
+    /// # Errors
+    /// [`FakeError::NotRecording`] for a fake that does not record.
+    pub fn save_cassette_after_each_call(&self, path: impl AsRef<Path>) -> Result<(), FakeError> {
+        match &**lock(&self.state.fallback) {
+            Fallback::Record { autosave, .. } => {
+                *lock(autosave) = Some(path.as_ref().to_owned());
+                Ok(())
+            }
+            _ => Err(FakeError::NotRecording),
+        }
+    }
+
     /// Every call received, in arrival order.
     pub fn calls(&self) -> Vec<FakeCall> {
         self.state.calls()
@@ -462,7 +481,9 @@ impl FakeServer {
     }
 
     /// What the server would have refused or the fake could not answer as it would, one line
-    /// each, in arrival order: calls (see the [module docs](self)), and HTTP requests a
+    /// each, in arrival order: calls (see the [module docs](self)); a recorded server's result
+    /// that breaks its own schemas, a cassette a recording proxy could not save; lines on
+    /// stdio that are no JSON-RPC message; and HTTP requests a
     /// server must refuse (another path than `/mcp`, another origin, another `Content-Type`,
     /// an `Accept` without `application/json` and `text/event-stream`, an unknown
     /// `MCP-Protocol-Version`, a body over 64 MiB, no JSON-RPC message).

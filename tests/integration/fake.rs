@@ -348,7 +348,7 @@ async fn the_fakes_http_side() {
     assert_eq!(
         r.json()["error"],
         json!({"code": -32600, "message": "Invalid Request: JSON-RPC batches are not supported \
-               (MCP 2025-06-18 removed them): send one message per POST"})
+               (MCP 2025-06-18 removed them): send one message at a time"})
     );
     let r = post(
         &url,
@@ -401,7 +401,7 @@ async fn the_fakes_http_side() {
         fake.problems(),
         [
             "HTTP 400: Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 \
-             removed them): send one message per POST",
+             removed them): send one message at a time",
             "HTTP 400: Invalid Request: a request `id` must be a string or an integer",
             "HTTP 403: the fake only answers requests from loopback origins (MCP 2025-11-25, \
              \"Security Warning\": DNS rebinding)",

@@ -32,7 +32,20 @@ pub struct ReplayArgs {
 
 /// Runs `replay`: serves the cassette on stdio until stdin ends.
 pub async fn run(args: ReplayArgs) -> Result<Outcome, CliError> {
-    let snapshot = Snapshot::read(&args.snapshot)?;
+    let snapshot = Snapshot::read(&args.snapshot).map_err(|e| {
+        let text = std::fs::read_to_string(&args.snapshot).unwrap_or_default();
+        if text.contains("\"oma-mcp-cassette/") {
+            CliError::BadInput {
+                reason: format!(
+                    "--snapshot {} is a cassette, not a snapshot: the order is `oma-mcp replay \
+                     CASSETTE --snapshot SNAPSHOT`",
+                    args.snapshot.display()
+                ),
+            }
+        } else {
+            e.into()
+        }
+    })?;
     let fake = FakeServer::start_with(snapshot, None).await?;
     fake.replay_file(&args.cassette)?;
     let (input, output) = stdio();

@@ -204,4 +204,119 @@ async fn record_and_replay_on_stdio() {
             why.replace("\\\"", "\"")
         )
     );
+    // The two files swapped: said so.
+    let out = run(oma_mcp()
+        .arg("replay")
+        .arg(&snapshot)
+        .arg("--snapshot")
+        .arg(&committed));
+    assert_exit(&out, 2);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "oma-mcp: --snapshot {} is a cassette, not a snapshot: the order is `oma-mcp replay \
+             CASSETTE --snapshot SNAPSHOT`\n",
+            committed.display()
+        )
+    );
+}
+
+/// `oma-mcp record` answers messages concurrently (a slow call does not hold up the next),
+/// keeps the server's secrets out of the cassette (an `--env` value with a credential's name,
+/// echoed by the server), refuses an `--out` in a directory that does not exist before it
+/// starts anything, and leaves an existing cassette as it was when no call is made.
+#[tokio::test]
+async fn record_keeps_secrets_out_and_answers_concurrently() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("session.json");
+    let record = |out: &std::path::Path| {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_oma-mcp"));
+        command
+            .arg("record")
+            .arg("--out")
+            .arg(out)
+            .args(["--env", "API_TOKEN=env-secret-4242", "--"])
+            .arg(test_server())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        command.spawn().expect("record starts")
+    };
+    let mut child = record(&out);
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sleep\",\
+              \"arguments\":{\"ms\":1500}}}\n\
+              {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\
+              \"get_env\",\"arguments\":{\"name\":\"API_TOKEN\"}}}\n",
+        )
+        .await
+        .expect("write");
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).await.expect("an answer");
+    // The code under test gets the server's answer; the cassette its redacted copy.
+    assert_eq!(
+        first,
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"content\":\
+         [{\"type\":\"text\",\"text\":\"env-secret-4242\"}],\"isError\":false}}\n"
+    );
+    drop(stdin);
+    let mut second = String::new();
+    stdout.read_line(&mut second).await.expect("an answer");
+    assert!(
+        second.starts_with("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":"),
+        "{second}"
+    );
+    let status = child.wait().await.expect("record ends");
+    assert_eq!(status.code(), Some(0));
+    let cassette = std::fs::read_to_string(&out).expect("cassette");
+    assert!(!cassette.contains("env-secret-4242"), "{cassette}");
+    let recorded: serde_json::Value = serde_json::from_str(&cassette).expect("JSON");
+    assert_eq!(
+        (
+            recorded["calls"][0]["tool"].as_str(),
+            recorded["calls"][0]["result"]["content"][0]["text"].as_str(),
+            recorded["calls"][1]["tool"].as_str()
+        ),
+        (Some("get_env"), Some("<redacted>"), Some("sleep"))
+    );
+
+    // No call: the cassette stays as it was.
+    let mut child = record(&out);
+    drop(child.stdin.take());
+    let ended = child.wait_with_output().await.expect("record ends");
+    assert_eq!(
+        (ended.status.code(), String::from_utf8_lossy(&ended.stderr)),
+        (
+            Some(2),
+            format!(
+                "oma-mcp: no tools/call was made, so {} was left as it was\n",
+                out.display()
+            )
+            .into()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&out).expect("cassette"), cassette);
+
+    let nowhere = dir.path().join("missing/session.json");
+    let ended = record(&nowhere)
+        .wait_with_output()
+        .await
+        .expect("record ends");
+    assert_eq!(
+        (ended.status.code(), String::from_utf8_lossy(&ended.stderr)),
+        (
+            Some(2),
+            format!(
+                "oma-mcp: --out {}: the directory {} does not exist; create it first\n",
+                nowhere.display(),
+                dir.path().join("missing").display()
+            )
+            .into()
+        )
+    );
 }

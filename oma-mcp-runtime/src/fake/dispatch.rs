@@ -56,6 +56,8 @@ pub(super) enum Fallback {
         client: Arc<McpClient>,
         /// What was recorded so far.
         cassette: Mutex<Cassette>,
+        /// Where the cassette is written after each recorded call, if anywhere.
+        autosave: Mutex<Option<std::path::PathBuf>>,
     },
 }
 
@@ -212,7 +214,7 @@ impl State {
                 &Value::Null,
                 if message.is_array() {
                     "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one \
-                     message per POST"
+                     message at a time"
                 } else {
                     "the body is no JSON-RPC message object"
                 },
@@ -340,6 +342,9 @@ impl State {
             Answer::Result(result) => (Ok(result), None),
             Answer::Error(error) => (Err(error), None),
             Answer::Problem(code, message) => {
+                // A problem may quote what the server said about the arguments (its stderr
+                // when it died, an error): no secret of theirs.
+                let message = self.redaction().apply_text(&message, &[&arguments]);
                 self.problem(message.clone());
                 (Err(FakeRpcError::new(code, message.clone())), Some(message))
             }
@@ -374,13 +379,24 @@ impl State {
         if let Some(validator) = tool.input()
             && let Err(problems) = validator.validate(&instance)
         {
-            // The problems quote the values: none of a secret's.
-            let message = format!(
-                "tool {}: the arguments do not match its pinned inputSchema: {}",
-                quoted(name),
+            // The problems quote the values they are about: quote those of the redacted
+            // arguments instead (a secret of any length stays out of the message).
+            let masked = self.redaction().apply(&instance);
+            let shown = if masked == instance {
                 problem_list(&problems)
+            } else {
+                match validator.validate(&masked) {
+                    Err(problems) => problem_list(&problems),
+                    Ok(()) => "a redacted value does not fit it".to_owned(),
+                }
+            };
+            return Answer::Problem(
+                -32602,
+                format!(
+                    "tool {}: the arguments do not match its pinned inputSchema: {shown}",
+                    quoted(name)
+                ),
             );
-            return Answer::Problem(-32602, self.redaction().apply_text(&message, &[arguments]));
         }
         let handler = lock(&self.handlers).get(name).cloned();
         if let Some(handler) = handler {
@@ -394,7 +410,8 @@ impl State {
                             excerpt(&why)
                         ))
                     });
-            return match answered.and_then(|result| self.check_result(tool, result)) {
+            return match answered.and_then(|result| self.check_result(tool, result, Whose::Handler))
+            {
                 Ok(result) => Answer::Result(result),
                 Err(message) => Answer::Problem(-32603, message),
             };
@@ -437,7 +454,11 @@ impl State {
                     ),
                 ),
             },
-            Fallback::Record { client, cassette } => {
+            Fallback::Record {
+                client,
+                cassette,
+                autosave,
+            } => {
                 let answer = client
                     .call_tool(name)
                     .arguments(arguments.as_object().cloned())
@@ -480,20 +501,39 @@ impl State {
                         data: data.clone(),
                     }),
                 };
-                lock(cassette).record(name, arguments, recorded);
+                if let RecordedAnswer::Result(result) = &recorded
+                    && let Err(why) = self.check_result(tool, result.clone(), Whose::Server)
+                {
+                    self.problem(format!(
+                        "{why}; it was passed on and recorded as sent, and a replay of the \
+                         cassette will refuse it"
+                    ));
+                }
+                let mut cassette = lock(cassette);
+                cassette.record(name, arguments, recorded);
+                if let Some(path) = &*lock(autosave)
+                    && let Err(e) = cassette.write(path)
+                {
+                    self.problem(format!(
+                        "after a call of {}: {}",
+                        quoted(name),
+                        crate::error::Chain(&e)
+                    ));
+                }
                 answer
             }
         }
     }
 
-    /// A handler's `CallToolResult`, checked: an object with a `content` array, and when the
+    /// A `CallToolResult` of `whose`, checked: an object with a `content` array, and when the
     /// tool declares an `outputSchema` and the result is no error, `structuredContent` that
     /// validates against it.
-    fn check_result(&self, tool: &FakeTool, result: Value) -> Result<Value, String> {
+    fn check_result(&self, tool: &FakeTool, result: Value, whose: Whose) -> Result<Value, String> {
         let name = quoted(tool.tool.name());
+        let noun = whose.noun();
         if !result.get("content").is_some_and(Value::is_array) {
             return Err(format!(
-                "tool {name}: the handler's result has no `content` array, so it is no \
+                "tool {name}: {noun} result has no `content` array, so it is no \
                  CallToolResult: {}",
                 excerpt(&result)
             ));
@@ -505,19 +545,41 @@ impl State {
         let Some(structured) = result.get("structuredContent") else {
             return Err(format!(
                 "tool {name} declares an outputSchema, so its result needs \
-                 `structuredContent` (MCP 2025-06-18, \"Structured Content\"): reply with \
-                 `Reply::Output`"
+                 `structuredContent` (MCP 2025-06-18, \"Structured Content\"){}",
+                match whose {
+                    Whose::Handler => ": reply with `Reply::Output`",
+                    Whose::Server => "",
+                }
             ));
         };
         if let Some(validator) = tool.output()
             && let Err(problems) = validator.validate(structured)
         {
             return Err(format!(
-                "tool {name}: the handler's output does not match its pinned outputSchema: {}",
+                "tool {name}: {noun} output does not match its pinned outputSchema: {}",
                 problem_list(&problems)
             ));
         }
         Ok(result)
+    }
+}
+
+/// Whose `CallToolResult` [`State::check_result`] checks.
+#[derive(Clone, Copy)]
+enum Whose {
+    /// A handler's: a result that does not fit is not sent.
+    Handler,
+    /// A recorded server's: it is sent and recorded as it is, and kept as a problem (a replay
+    /// of the cassette would refuse it).
+    Server,
+}
+
+impl Whose {
+    fn noun(self) -> &'static str {
+        match self {
+            Self::Handler => "the handler's",
+            Self::Server => "the server's",
+        }
     }
 }
 
