@@ -305,7 +305,8 @@ fn case_expectations() {
 
 /// Writes one crate per corpus server and fixture, each depending only on
 /// `oma-mcp-runtime` and including its generated code inside a `mod`, into one nested
-/// workspace (`target/codegen-check`, shared between runs); runs `cargo clippy` on it with
+/// workspace (`codegen-check` in cargo's `CARGO_TARGET_TMPDIR`, which follows
+/// `CARGO_TARGET_DIR`; shared between runs); runs `cargo clippy` on it with
 /// warnings denied, then the generated round-trip tests of every tool.
 #[test]
 #[ignore = "slow tier (nested cargo build of the whole corpus, minutes): scripts/test runs it; alone: cargo test -p oma-mcp-build --all-features --test corpus -- --ignored generated_code_compiles"]
@@ -324,7 +325,7 @@ fn generated_code_compiles() {
         }
         None => println!("compiling the fixtures only"),
     }
-    let target = workspace().join("target/codegen-check");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen-check");
     let root = target.join("crates");
     let runtime = workspace().join("oma-mcp-runtime").canonicalize().unwrap();
     let mut members = Vec::new();
