@@ -55,6 +55,8 @@
 //! - `server`: which server a command reaches (`--manifest`/`--server`, `--url`,
 //!   `-- COMMAND`), its environment or its HTTP headers, and connecting to it;
 //! - `report`: the drift output of `check` and `diff`, one module per format;
+//! - `cassette_drift`: a pin's cassettes checked against its snapshot, for `check`;
+//! - `stdio_server`: a fake served on stdin and stdout, for `record` and `replay`;
 //! - `rust_name_drift`: the generated Rust names of both sides of a drift check, compared;
 //! - `snapshot_format`: the serde model of the snapshot file, for its JSON Schema;
 //! - `flags`: flag values several subcommands share;
@@ -77,6 +79,7 @@ mod report;
 mod rust_name_drift;
 mod server;
 mod snapshot_format;
+mod stdio_server;
 mod terminal;
 
 use std::io::Write;

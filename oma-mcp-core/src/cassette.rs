@@ -46,7 +46,7 @@ use crate::snapshot::sorted_keys;
 mod redaction;
 
 pub use redaction::{DEFAULT_REDACTED, NOT_SECRET, Redaction};
-use redaction::{Secrets, replace_in_text, replace_secrets, search_forms};
+use redaction::{Known, replace_in_text, replace_secrets, search_forms};
 
 /// The `format` value of cassette files this version writes and reads.
 pub const CASSETTE_FORMAT: &str = "oma-mcp-cassette/1";
@@ -126,21 +126,10 @@ impl RecordedCall {
     }
 }
 
-/// The secrets a recording removed so far. Never written, never shown: its `Debug` gives only
-/// their number.
-#[derive(Clone, Default)]
-struct Learned(Secrets);
-
-impl std::fmt::Debug for Learned {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} secrets", self.0.len())
-    }
-}
-
 /// A recorded session (see the [module docs](self)).
 ///
 /// Two cassettes are equal when their `serverInfo`, redaction and calls are.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Cassette {
     /// The `serverInfo` of the recorded server, raw.
     pub server_info: Option<Value>,
@@ -149,15 +138,7 @@ pub struct Cassette {
     /// The calls, in the order they were made.
     pub calls: Vec<RecordedCall>,
     /// What [`record`](Self::record) removed, to remove it from later calls too.
-    learned: Learned,
-}
-
-impl PartialEq for Cassette {
-    fn eq(&self, other: &Self) -> bool {
-        self.server_info == other.server_info
-            && self.redaction == other.redaction
-            && self.calls == other.calls
-    }
+    learned: Known,
 }
 
 impl Cassette {
@@ -167,7 +148,7 @@ impl Cassette {
             server_info,
             redaction,
             calls: Vec::new(),
-            learned: Learned::default(),
+            learned: Known::default(),
         }
     }
 
@@ -380,7 +361,7 @@ impl Cassette {
             server_info: root.get("serverInfo").cloned(),
             redaction,
             calls,
-            learned: Learned::default(),
+            learned: Known::default(),
         })
     }
 

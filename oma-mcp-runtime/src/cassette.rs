@@ -7,6 +7,7 @@ pub use oma_mcp_core::cassette::*;
 use serde_json::Value;
 
 use crate::Snapshot;
+use crate::quote::quoted;
 use crate::validate::Validator;
 
 /// A recorded call that no longer fits the snapshot.
@@ -29,7 +30,7 @@ impl std::fmt::Display for StaleCall {
             f,
             "call {} of tool {} (at {}): {}",
             self.index,
-            oma_mcp_core::quote::quoted(&self.tool),
+            quoted(&self.tool),
             self.pointer,
             self.why
         )
@@ -53,10 +54,7 @@ pub fn stale_calls(cassette: &Cassette, snapshot: &Snapshot) -> Vec<StaleCall> {
         let Some(tool) = snapshot.tools.iter().find(|t| t.name() == call.tool) else {
             stale.push(at(
                 "/tool".into(),
-                format!(
-                    "the snapshot has no tool {}",
-                    oma_mcp_core::quote::quoted(&call.tool)
-                ),
+                format!("the snapshot has no tool {}", quoted(&call.tool)),
             ));
             continue;
         };

@@ -10,13 +10,13 @@ use oma_mcp_runtime::ConnectConfig;
 use oma_mcp_runtime::cassette::Redaction;
 use oma_mcp_runtime::fake::FakeServer;
 
-use super::replay::{served, stdio};
 use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::flags::timeout_ms;
 use crate::server::connect::connect;
 use crate::server::resolve::resolve;
 use crate::server::target::Target;
+use crate::stdio_server::{served, stdio};
 
 /// Flags of `record`.
 #[derive(Debug, Args)]
@@ -51,7 +51,8 @@ pub struct RecordArgs {
     pub target: Target,
 }
 
-/// Runs `record`: serves the proxy on stdio until stdin ends, then writes the cassette.
+/// Runs `record`: serves the proxy on stdio until stdin ends, writing the cassette after
+/// every recorded call.
 pub async fn run(args: RecordArgs) -> Result<Outcome, CliError> {
     let out = args.out;
     let directory = match out.parent() {
@@ -101,7 +102,7 @@ pub async fn run(args: RecordArgs) -> Result<Outcome, CliError> {
         );
         return Ok(Outcome::Failed);
     }
-    proxy.save_cassette(&out)?;
+    // Written after each call already; a write that failed is among the problems.
     Ok(served(&proxy))
 }
 

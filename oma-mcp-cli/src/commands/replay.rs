@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use clap::Args;
 use oma_mcp_runtime::Snapshot;
 use oma_mcp_runtime::fake::FakeServer;
-use tokio::io::{BufReader, Stdin, Stdout};
 
 use crate::error::CliError;
 use crate::exit::Outcome;
+use crate::stdio_server::{served, stdio};
 
 /// Flags of `replay`.
 #[derive(Debug, Args)]
@@ -53,20 +53,4 @@ pub async fn run(args: ReplayArgs) -> Result<Outcome, CliError> {
         .await
         .map_err(CliError::Stdio)?;
     Ok(served(&fake))
-}
-
-/// The process's stdin (buffered) and stdout, where a stdio MCP server speaks.
-pub(super) fn stdio() -> (BufReader<Stdin>, Stdout) {
-    (BufReader::new(tokio::io::stdin()), tokio::io::stdout())
-}
-
-/// How a served fake ended: success, or its problems on stderr and exit 2.
-pub(super) fn served(fake: &FakeServer) -> Outcome {
-    match fake.verify() {
-        Ok(()) => Outcome::Success,
-        Err(problems) => {
-            eprintln!("oma-mcp: {problems}");
-            Outcome::Failed
-        }
-    }
 }

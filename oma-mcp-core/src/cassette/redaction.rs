@@ -48,9 +48,10 @@ pub struct Redaction {
     values: Known,
 }
 
-/// Secret values: never written, never shown (`Debug` gives their number), never compared.
+/// Secret values (known beforehand, or learned while recording): never written, never shown
+/// (`Debug` gives their number), never compared (any two are equal).
 #[derive(Clone, Default)]
-struct Known(BTreeSet<String>);
+pub(super) struct Known(pub(super) Secrets);
 
 impl std::fmt::Debug for Known {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

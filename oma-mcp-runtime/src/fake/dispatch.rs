@@ -410,8 +410,11 @@ impl State {
                             excerpt(&why)
                         ))
                     });
-            return match answered.and_then(|result| self.check_result(tool, result, Whose::Handler))
-            {
+            let checked = answered.and_then(|result| {
+                self.check_result(tool, &result, Whose::Handler)
+                    .map(|()| result)
+            });
+            return match checked {
                 Ok(result) => Answer::Result(result),
                 Err(message) => Answer::Problem(-32603, message),
             };
@@ -502,7 +505,7 @@ impl State {
                     }),
                 };
                 if let RecordedAnswer::Result(result) = &recorded
-                    && let Err(why) = self.check_result(tool, result.clone(), Whose::Server)
+                    && let Err(why) = self.check_result(tool, result, Whose::Server)
                 {
                     self.problem(format!(
                         "{why}; it was passed on and recorded as sent, and a replay of the \
@@ -525,22 +528,22 @@ impl State {
         }
     }
 
-    /// A `CallToolResult` of `whose`, checked: an object with a `content` array, and when the
+    /// Checks a `CallToolResult` of `whose`: an object with a `content` array, and when the
     /// tool declares an `outputSchema` and the result is no error, `structuredContent` that
     /// validates against it.
-    fn check_result(&self, tool: &FakeTool, result: Value, whose: Whose) -> Result<Value, String> {
+    fn check_result(&self, tool: &FakeTool, result: &Value, whose: Whose) -> Result<(), String> {
         let name = quoted(tool.tool.name());
         let noun = whose.noun();
         if !result.get("content").is_some_and(Value::is_array) {
             return Err(format!(
                 "tool {name}: {noun} result has no `content` array, so it is no \
                  CallToolResult: {}",
-                excerpt(&result)
+                excerpt(result)
             ));
         }
         let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
         if is_error || tool.tool.output_schema().is_none() {
-            return Ok(result);
+            return Ok(());
         }
         let Some(structured) = result.get("structuredContent") else {
             return Err(format!(
@@ -560,7 +563,7 @@ impl State {
                 problem_list(&problems)
             ));
         }
-        Ok(result)
+        Ok(())
     }
 }
 

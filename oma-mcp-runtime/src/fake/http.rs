@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use super::dispatch::{Handled, State};
+use crate::quote::quoted;
 
 /// The largest request body the fake reads (64 MiB).
 const MAX_BODY: usize = 64 * 1024 * 1024;
@@ -117,7 +118,7 @@ async fn answer(state: &State, request: Request<Incoming>) -> Refusal {
             StatusCode::NOT_FOUND,
             &format!(
                 "the fake serves MCP at {PATH} only, not at {}",
-                crate::quote::quoted(request.uri().path())
+                quoted(request.uri().path())
             ),
         );
     }
@@ -138,7 +139,7 @@ async fn answer(state: &State, request: Request<Incoming>) -> Refusal {
             &format!(
                 "a POST body must be `Content-Type: application/json`, not {} (MCP 2025-11-25, \
                  \"Sending Messages to the Server\")",
-                crate::quote::quoted(content_type)
+                quoted(content_type)
             ),
         );
     }
@@ -149,7 +150,7 @@ async fn answer(state: &State, request: Request<Incoming>) -> Refusal {
             &format!(
                 "the `Accept` header must list both application/json and text/event-stream, \
                  not {} (MCP 2025-11-25, \"Sending Messages to the Server\")",
-                crate::quote::quoted(accept)
+                quoted(accept)
             ),
         );
     }
@@ -161,7 +162,7 @@ async fn answer(state: &State, request: Request<Incoming>) -> Refusal {
                 &format!(
                     "the fake does not speak MCP-Protocol-Version {} (it speaks {}; MCP \
                      2025-11-25, \"Protocol Version Header\")",
-                    crate::quote::quoted(version),
+                    quoted(version),
                     state.revisions().join(", ")
                 ),
             );
