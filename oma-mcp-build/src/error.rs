@@ -22,18 +22,9 @@ use oma_mcp_runtime::error::{ConfigError, ConnectError};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A `consequential` entry is not a valid glob.
-    #[error(
-        "invalid `consequential` pattern \"{pattern}\" (use an exact tool name or a glob such \
-         as \"delete_*\")"
-    )]
-    InvalidGlob {
-        /// The pattern as given.
-        pattern: String,
-        /// Why globset rejected it.
-        #[source]
-        source: globset::Error,
-    },
+    /// A `consequential` or `not-consequential` entry is not a valid glob.
+    #[error(transparent)]
+    InvalidGlob(#[from] oma_mcp_core::consequential::InvalidPattern),
 
     /// An identifier computed for a tool is not a valid Rust identifier: a bug in
     /// oma-mcp-build.

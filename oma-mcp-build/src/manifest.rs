@@ -343,12 +343,14 @@ impl Manifest {
             let oauth = match &raw.oauth {
                 Some(_) if matches!(transport, Transport::Command { .. }) => {
                     return Err(bad(format!(
-                        "servers.{name}.oauth belongs to a server reached by `url`;                          servers.{name} is started by `command`, which OAuth does not concern"
+                        "servers.{name}.oauth belongs to a server reached by `url`; \
+                         servers.{name} is started by `command`, which OAuth does not concern"
                     )));
                 }
                 Some(_) if raw.bearer_env.is_some() => {
                     return Err(bad(format!(
-                        "servers.{name} has both `bearer-env` and an `oauth` table, and each                          supplies the `Authorization` header; keep one"
+                        "servers.{name} has both `bearer-env` and an `oauth` table, and each \
+                         supplies the `Authorization` header; keep one"
                     )));
                 }
                 Some(table) => Some(oauth::oauth(&name, table).map_err(bad)?),
@@ -522,7 +524,9 @@ impl ServerPin {
     /// The runtime connection settings of this pin: [`ConnectConfig::new`] with the
     /// program, arguments, `cwd`, `env` and `pass-env` of a command pin, or
     /// [`ConnectConfig::http`] with the URL, `headers`, `bearer-env` and `header-env` of a
-    /// URL pin; then the settings both kinds share. `pass-env`, `bearer-env` and `header-env`
+    /// URL pin; then the settings both kinds share (among them `consequential`,
+    /// `not-consequential` and `consequential-annotations`, so the tool layer marks the tools
+    /// of this connection as the generated code does). `pass-env`, `bearer-env` and `header-env`
     /// variables are read from the environment when the connection starts (see
     /// [`oma_mcp_core::config::ConnectConfig`]).
     ///
@@ -561,7 +565,10 @@ impl ServerPin {
         }
         .with_request_timeout(self.request_timeout)
         .with_max_message_size(self.max_message_size)
-        .with_lifecycle(self.lifecycle);
+        .with_lifecycle(self.lifecycle)
+        .with_consequential(self.consequential.clone())
+        .with_not_consequential(self.not_consequential.clone())
+        .with_consequential_annotations(self.consequential_annotations);
         if let Some(prefix) = &self.prefix {
             config = config.with_name_prefix(prefix.clone());
         }
@@ -770,6 +777,41 @@ mod tests {
         assert!(!connection_code(&plain.servers["a"]).contains("with_client"));
     }
 
+    /// The consequential rule of a pin reaches the connection and the generated
+    /// `connect_config()`, so the tool layer marks discovered tools as the generated code
+    /// does; the defaults generate nothing.
+    #[test]
+    fn consequential_entries_reach_connect_config_and_its_code() {
+        let text = "[servers.a]\ncommand = \"x\"\nconsequential = [\"rm\", \"drop_*\"]\n\
+                    not-consequential = [\"move\"]\nconsequential-annotations = \"ignore\"\n";
+        let m = Manifest::parse(text, Path::new("/p/oma-mcp.toml")).unwrap();
+        let config = m.servers["a"].connect_config();
+        assert_eq!(
+            (
+                config.consequential.as_slice(),
+                config.not_consequential.as_slice(),
+                config.consequential_annotations
+            ),
+            (
+                ["rm".to_owned(), "drop_*".to_owned()].as_slice(),
+                ["move".to_owned()].as_slice(),
+                AnnotationPolicy::Ignore
+            )
+        );
+        let code = connection_code(&m.servers["a"]);
+        assert!(
+            code.contains(
+                "        .with_consequential([\"rm\", \"drop_*\"])\n        \
+                 .with_not_consequential([\"move\"])\n        \
+                 .with_consequential_annotations(::oma_mcp_runtime::consequential::AnnotationPolicy::Ignore)\n"
+            ),
+            "{code}"
+        );
+        let plain = Manifest::parse("[servers.a]\ncommand = \"x\"\n", Path::new("m.toml")).unwrap();
+        let code = connection_code(&plain.servers["a"]);
+        assert!(!code.contains(".with_consequential") && !code.contains(".with_not_consequential"));
+    }
+
     /// `[servers.<name>.rename]` reaches the code generator, whose errors name the entry
     /// by its manifest key.
     #[test]
@@ -838,6 +880,19 @@ mod tests {
             err("[servers.a]\ncommand = \"x\"\nclient-version = \" \"\n"),
             "manifest x/oma-mcp.toml is not valid: servers.a.client-version is empty; give a value \
              or leave the key out for the runtime's default"
+        );
+        // One space between the words of a message wrapped in the source.
+        assert_eq!(
+            err("[servers.a]\ncommand = \"x\"\n[servers.a.oauth]\nclient-id = \"c\"\n"),
+            "manifest x/oma-mcp.toml is not valid: servers.a.oauth belongs to a server reached by \
+             `url`; servers.a is started by `command`, which OAuth does not concern"
+        );
+        assert_eq!(
+            err(
+                "[servers.a]\nurl = \"https://h/mcp\"\nbearer-env = \"T\"\n[servers.a.oauth]\nclient-id = \"c\"\n"
+            ),
+            "manifest x/oma-mcp.toml is not valid: servers.a has both `bearer-env` and an `oauth` \
+             table, and each supplies the `Authorization` header; keep one"
         );
         assert_eq!(
             err(""),

@@ -194,6 +194,23 @@ impl Cassette {
         }
     }
 
+    /// Makes `values` secrets of this recording from now on, as if the server had been
+    /// given them ([`Redaction::with_values`]): the credentials the recording client itself
+    /// sends (an OAuth access token, a refreshed one, a `bearer-env` value), which a server
+    /// may echo. Each is removed from every call recorded so far and from every later one,
+    /// wherever it recurs; values under 4 bytes are not searched for (they would blank
+    /// ordinary words).
+    pub fn learn(&mut self, values: impl IntoIterator<Item = impl Into<String>>) {
+        let before = self.learned.0.len();
+        self.learned.0.extend(values.into_iter().map(Into::into));
+        if self.learned.0.len() > before {
+            let forms = search_forms(&self.learned.0);
+            for call in &mut self.calls {
+                call.redact_recurrences(&forms);
+            }
+        }
+    }
+
     /// The indices of the recorded calls of `tool` whose arguments equal `arguments` once
     /// redacted (JSON equality: key order does not matter, `1` and `1.0` differ), in recorded
     /// order. A replay answers the n-th identical call with the n-th of them, and every later

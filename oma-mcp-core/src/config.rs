@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::consequential::{AnnotationPolicy, ConsequentialPolicy, InvalidPattern};
 use crate::redact::redact_url;
 use crate::snapshot::SnapshotSource;
 
@@ -144,6 +145,18 @@ pub struct ConnectConfig {
     /// each tool's input schema before calling the server (local validation, beyond
     /// open-multi-agent; the runtime's `validate` module). Default: `true`.
     pub validate_input: bool,
+    /// Tools of this connection that need confirmation before they run, whatever their
+    /// annotations say: exact raw MCP names or globs (the manifest's `consequential`; the
+    /// rule is in [`crate::consequential`]). The runtime's tool layer marks them
+    /// `consequential`. Default: none.
+    pub consequential: Vec<String>,
+    /// Tools that are not consequential whatever their annotations say (names or globs; the
+    /// manifest's `not-consequential`; [`ConnectConfig::consequential`] wins). Default: none.
+    pub not_consequential: Vec<String>,
+    /// Whether a tool's annotations (`destructiveHint: true` without `readOnlyHint: true`)
+    /// make it consequential (the manifest's `consequential-annotations`). Default:
+    /// [`AnnotationPolicy::Trust`].
+    pub consequential_annotations: AnnotationPolicy,
     /// How the MCP lifecycle is established: `server/discover` (protocol 2026-07-28,
     /// SEP-2575), `initialize`, or the first with fallback to the second. Default:
     /// [`Lifecycle::Auto`].
@@ -197,6 +210,9 @@ impl std::fmt::Debug for ConnectConfig {
             .field("client_version", &self.client_version)
             .field("max_message_size", &self.max_message_size)
             .field("validate_input", &self.validate_input)
+            .field("consequential", &self.consequential)
+            .field("not_consequential", &self.not_consequential)
+            .field("consequential_annotations", &self.consequential_annotations)
             .field("lifecycle", &self.lifecycle)
             .field("url", &self.url.as_deref().map(redact_url))
             .field("headers", &self.headers)
@@ -289,6 +305,9 @@ impl ConnectConfig {
             client_version: "0.0.0".to_owned(),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             validate_input: true,
+            consequential: Vec::new(),
+            not_consequential: Vec::new(),
+            consequential_annotations: AnnotationPolicy::Trust,
             lifecycle: Lifecycle::Auto,
             url: None,
             headers: BTreeMap::new(),
@@ -379,6 +398,50 @@ impl ConnectConfig {
     pub fn with_validate_input(mut self, validate: bool) -> Self {
         self.validate_input = validate;
         self
+    }
+
+    /// Sets [`ConnectConfig::consequential`] (replacing earlier entries).
+    ///
+    /// ```
+    /// # use oma_mcp_core::config::ConnectConfig;
+    /// let config = ConnectConfig::new("server").with_consequential(["delete_*", "merge"]);
+    /// let policy = config.consequential_policy().unwrap();
+    /// assert!(policy.is_consequential("delete_repo", None));
+    /// ```
+    pub fn with_consequential(
+        mut self,
+        patterns: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.consequential = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets [`ConnectConfig::not_consequential`] (replacing earlier entries).
+    pub fn with_not_consequential(
+        mut self,
+        patterns: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.not_consequential = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets [`ConnectConfig::consequential_annotations`].
+    pub fn with_consequential_annotations(mut self, policy: AnnotationPolicy) -> Self {
+        self.consequential_annotations = policy;
+        self
+    }
+
+    /// The compiled [`ConsequentialPolicy`] of [`ConnectConfig::consequential`],
+    /// [`ConnectConfig::not_consequential`] and [`ConnectConfig::consequential_annotations`].
+    ///
+    /// # Errors
+    /// [`InvalidPattern`] naming the first entry that is not a valid glob.
+    pub fn consequential_policy(&self) -> Result<ConsequentialPolicy, InvalidPattern> {
+        ConsequentialPolicy::new(
+            &self.consequential,
+            &self.not_consequential,
+            self.consequential_annotations,
+        )
     }
 
     /// Sets how the MCP lifecycle is established (default [`Lifecycle::Auto`]).

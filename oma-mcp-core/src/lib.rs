@@ -14,6 +14,8 @@
 //!   per-tool digests ([The snapshot format](#the-snapshot-format)).
 //! - [`descriptor`]: [`ToolDescriptor`], one MCP tool as a model sees it (name, description,
 //!   input schema, whether it is consequential), independent of any agent framework.
+//! - [`consequential`]: which tools need confirmation before they run (the `consequential`
+//!   entries, else a trusted `destructiveHint`), one rule for generated and discovered tools.
 //! - [`drift`]: what changed between two `tools/list`s, each change classified breaking,
 //!   warning or info ([Drift rules](#drift-rules)).
 //! - [`config`]: [`ConnectConfig`](config::ConnectConfig), the settings of a connection
@@ -156,9 +158,11 @@
 //! consequential wrapper may now be missing); any other change of a hint's value → warning; a
 //! hint that now states its default explicitly → info, except when the code generator's
 //! `McpTool::CONSEQUENTIAL` flag (explicit `destructiveHint: true` and no explicit
-//! `readOnlyHint: true`) goes true → false, as for `destructiveHint` true → absent: that
-//! hint's line is a warning saying the generated code no longer marks the tool consequential
-//! unless the manifest lists it. Other descriptor fields (`_meta`,
+//! `readOnlyHint: true`, [`consequential`]) changes: true → false, as for `destructiveHint`
+//! true → absent, is a warning saying the generated code no longer marks the tool
+//! consequential unless the manifest lists it; false → true, as for `destructiveHint` absent →
+//! true, is a warning (or the breaking line of a more dangerous tool) saying typed calls now
+//! need `.confirmed()`. Other descriptor fields (`_meta`,
 //! `icons`, `execution`, vendor keys) → info. A different protocol version or
 //! `serverInfo.version` → info. More `tools/list` entries that are not tool objects than
 //! the old side's `invalidTools` → warning (`invalid_tools_changed`: they are left out, so a
@@ -178,6 +182,7 @@
 pub mod call_outcome;
 pub mod cassette;
 pub mod config;
+pub mod consequential;
 pub mod descriptor;
 pub mod drift;
 pub mod error;

@@ -79,6 +79,14 @@ pub struct DiscoveredTool {
     pub mcp_name: String,
     /// The tool descriptor exactly as the server sent it (all fields, also unknown ones).
     pub descriptor: Value,
+    /// Whether the tool needs confirmation before it runs, by the connection's
+    /// [`ConsequentialPolicy`](crate::consequential::ConsequentialPolicy)
+    /// ([`ConnectConfig::consequential`], `not_consequential`, `consequential_annotations`):
+    /// by default a tool whose annotations say `destructiveHint: true` without
+    /// `readOnlyHint: true`, as generated code marks it. The tool layer
+    /// ([`crate::tool::tool_definitions`]) copies it to
+    /// [`ToolDefinition::consequential`](crate::ToolDefinition::consequential).
+    pub consequential: bool,
 }
 
 /// A connected MCP server (open-multi-agent's `ConnectedMCPTools`).
@@ -105,6 +113,8 @@ pub struct McpClient {
     /// The `tools/list` entries at connect that were not tool objects, left out of `tools`.
     invalid_tools: Vec<InvalidToolEntry>,
     validate_input: bool,
+    /// Which tools are consequential ([`DiscoveredTool::consequential`]).
+    consequential: crate::consequential::ConsequentialPolicy,
 }
 
 /// Connects to the server `config` describes (open-multi-agent's `connectMCPTools()`).
@@ -143,6 +153,10 @@ pub struct McpClient {
 /// - [`ProtocolError::NameCollision`]: two tools normalize to one name (open-multi-agent's
 ///   `docs/mcp.md`, "Tool names").
 pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error> {
+    // Before anything starts: an invalid glob is a configuration error.
+    let consequential = config
+        .consequential_policy()
+        .map_err(crate::error::ConfigError::from)?;
     // One deadline for the whole lifecycle, also across a restart.
     let deadline = tokio::time::Instant::now() + config.request_timeout;
     let (link, negotiated) = match Link::open(&config, config.lifecycle, deadline).await {
@@ -169,7 +183,7 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
             }
         }
     };
-    McpClient::new(link, negotiated, &config)
+    McpClient::new(link, negotiated, &config, consequential)
         .discover_tools(config.name_prefix.as_deref())
         .await
 }
@@ -178,7 +192,12 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
 /// [`crate::call`]) is in this one block. The drift check (at its end) is a thin method over
 /// [`crate::drift`].
 impl McpClient {
-    fn new(link: Link, negotiated: lifecycle::Negotiated, config: &ConnectConfig) -> Self {
+    fn new(
+        link: Link,
+        negotiated: lifecycle::Negotiated,
+        config: &ConnectConfig,
+        consequential: crate::consequential::ConsequentialPolicy,
+    ) -> Self {
         Self {
             link,
             command: config.command.clone(),
@@ -190,7 +209,17 @@ impl McpClient {
             tools: Vec::new(),
             invalid_tools: Vec::new(),
             validate_input: config.validate_input,
+            consequential,
         }
+    }
+
+    /// Every credential this connection has sent to the server so far: over HTTP the
+    /// `bearer-env` and `header-env` values and each OAuth access token (also the ones a
+    /// refresh replaced); none over stdio. For a recording to redact
+    /// ([`FakeServer::record`](crate::fake::FakeServer::record)); never shown.
+    #[cfg_attr(not(feature = "fake"), allow(dead_code))]
+    pub(crate) fn sent_credentials(&self) -> Vec<String> {
+        self.link.session.transport().credentials()
     }
 
     /// Lists the tools after the lifecycle (the last step of [`connect_mcp_tools`]); on
@@ -240,6 +269,9 @@ impl McpClient {
             .zip(raw_names)
             .zip(descriptors)
             .map(|((name, mcp_name), descriptor)| DiscoveredTool {
+                consequential: self
+                    .consequential
+                    .is_consequential(&mcp_name, descriptor.get("annotations")),
                 name,
                 mcp_name,
                 descriptor,

@@ -253,7 +253,9 @@ pub mod validate;
 
 #[doc(hidden)]
 pub use oma_mcp_core::quote;
-pub use oma_mcp_core::{call_outcome, descriptor, naming, pointer, provider, result, snapshot};
+pub use oma_mcp_core::{
+    call_outcome, consequential, descriptor, naming, pointer, provider, result, snapshot,
+};
 
 pub use call::{Confirmed, Permit, ToolCall, Typed, Unconfirmed, Untyped};
 pub use connect::{

@@ -40,6 +40,7 @@ mod calls;
 mod everything;
 mod failures;
 mod fake;
+mod fastmcp;
 mod filesystem;
 mod hostile;
 mod http_client;

@@ -62,8 +62,12 @@ mod writer;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use globset::{Glob, GlobMatcher};
 use oma_mcp_core::Snapshot;
+/// The consequential rule, shared with the runtime's tool layer (see
+/// [`oma_mcp_core::consequential`]).
+pub use oma_mcp_core::consequential::{
+    AnnotationPolicy, ConsequentialMatcher, ConsequentialPolicy,
+};
 use oma_mcp_core::descriptor::input_schema_view;
 use oma_mcp_core::naming::normalize_all;
 use oma_mcp_core::snapshot::{SnapshotTool, canonical_json};
@@ -151,42 +155,6 @@ impl PinnedConnection {
     }
 }
 
-/// How a tool's `annotations` count towards `McpTool::CONSEQUENTIAL`. Annotations are
-/// untrusted hints from the server, so the manifest's `consequential` and
-/// `not-consequential` entries always win.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum AnnotationPolicy {
-    /// A tool whose annotations say `"destructiveHint": true` and not `"readOnlyHint": true`
-    /// is consequential (manifest: `consequential-annotations = "trust"`, the default).
-    #[default]
-    Trust,
-    /// Annotations are ignored; only the manifest's entries count
-    /// (`consequential-annotations = "ignore"`).
-    Ignore,
-}
-
-impl AnnotationPolicy {
-    /// Whether `annotations` (a tool's `annotations` object as sent) make the tool
-    /// consequential under this policy.
-    ///
-    /// ```
-    /// use oma_mcp_build::codegen::AnnotationPolicy;
-    /// let destructive = serde_json::json!({"destructiveHint": true});
-    /// assert!(AnnotationPolicy::Trust.is_consequential(Some(&destructive)));
-    /// assert!(!AnnotationPolicy::Ignore.is_consequential(Some(&destructive)));
-    /// let read_only = serde_json::json!({"destructiveHint": true, "readOnlyHint": true});
-    /// assert!(!AnnotationPolicy::Trust.is_consequential(Some(&read_only)));
-    /// ```
-    pub fn is_consequential(self, annotations: Option<&Value>) -> bool {
-        let hint = |key: &str| annotations.and_then(|a| a.get(key)) == Some(&Value::Bool(true));
-        match self {
-            Self::Trust => hint("destructiveHint") && !hint("readOnlyHint"),
-            Self::Ignore => false,
-        }
-    }
-}
-
 impl GenerateOptions {
     /// Sets [`GenerateOptions::name_prefix`].
     #[must_use]
@@ -270,57 +238,11 @@ impl GenerateOptions {
     /// [`Error::InvalidGlob`] naming the first entry of `consequential` or
     /// `not_consequential` that is not a valid glob.
     pub fn consequential_policy(&self) -> Result<ConsequentialPolicy, Error> {
-        Ok(ConsequentialPolicy {
-            consequential: ConsequentialMatcher::new(&self.consequential)?,
-            not_consequential: ConsequentialMatcher::new(&self.not_consequential)?,
-            annotations: self.consequential_annotations,
-        })
-    }
-}
-
-/// Which tools need confirmation: the manifest's `consequential` entries always; else, unless
-/// `not-consequential` lists the tool, what its annotations say under the
-/// [`AnnotationPolicy`]. Made by [`GenerateOptions::consequential_policy`].
-#[derive(Debug, Clone)]
-pub struct ConsequentialPolicy {
-    consequential: ConsequentialMatcher,
-    not_consequential: ConsequentialMatcher,
-    annotations: AnnotationPolicy,
-}
-
-impl ConsequentialPolicy {
-    /// Whether the tool with raw MCP name `mcp_name` and `annotations` (its `annotations`
-    /// object as sent, if any) is consequential.
-    ///
-    /// ```
-    /// use oma_mcp_build::GenerateOptions;
-    /// let policy = GenerateOptions::default()
-    ///     .with_consequential(["write_*"])
-    ///     .with_not_consequential(["delete_draft"])
-    ///     .consequential_policy()
-    ///     .unwrap();
-    /// let destructive = serde_json::json!({"destructiveHint": true});
-    /// assert!(policy.is_consequential("write_file", None));
-    /// assert!(policy.is_consequential("drop_table", Some(&destructive)));
-    /// assert!(!policy.is_consequential("delete_draft", Some(&destructive)));
-    /// assert!(!policy.is_consequential("read_file", None));
-    /// ```
-    pub fn is_consequential(&self, mcp_name: &str, annotations: Option<&Value>) -> bool {
-        self.reason(mcp_name, annotations).is_some()
-    }
-
-    /// Why the tool is consequential, for messages: `"the manifest's consequential entries
-    /// list it"` or `"its annotations say destructiveHint: true"`; `None` when it is not.
-    pub fn reason(&self, mcp_name: &str, annotations: Option<&Value>) -> Option<&'static str> {
-        if self.consequential.matches(mcp_name) {
-            Some("the manifest's consequential entries list it")
-        } else if !self.not_consequential.matches(mcp_name)
-            && self.annotations.is_consequential(annotations)
-        {
-            Some("its annotations say destructiveHint: true")
-        } else {
-            None
-        }
+        Ok(ConsequentialPolicy::new(
+            &self.consequential,
+            &self.not_consequential,
+            self.consequential_annotations,
+        )?)
     }
 }
 
@@ -579,44 +501,6 @@ fn header(snapshot: &Snapshot) -> String {
     header
 }
 
-/// The compiled `consequential` entries of a manifest or [`GenerateOptions`]: an entry
-/// matches a raw MCP tool name when it equals it or matches it as a glob (globset syntax;
-/// `*` also matches `/`).
-#[derive(Debug, Clone)]
-pub struct ConsequentialMatcher {
-    exact: Vec<String>,
-    globs: Vec<GlobMatcher>,
-}
-
-impl ConsequentialMatcher {
-    /// Compiles `patterns` (exact names or globs).
-    ///
-    /// # Errors
-    /// [`Error::InvalidGlob`] naming the first pattern that is not a valid glob.
-    pub fn new(patterns: &[String]) -> Result<Self, Error> {
-        let globs = patterns
-            .iter()
-            .map(|pattern| {
-                Glob::new(pattern)
-                    .map(|g| g.compile_matcher())
-                    .map_err(|source| Error::InvalidGlob {
-                        pattern: pattern.clone(),
-                        source,
-                    })
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Self {
-            exact: patterns.to_vec(),
-            globs,
-        })
-    }
-
-    /// Whether the tool with raw MCP name `mcp_name` is consequential.
-    pub fn matches(&self, mcp_name: &str) -> bool {
-        self.exact.iter().any(|e| e == mcp_name) || self.globs.iter().any(|g| g.is_match(mcp_name))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -625,34 +509,6 @@ mod tests {
 
     fn snapshot(text: &str) -> Snapshot {
         Snapshot::parse(text, Path::new("test.json")).unwrap()
-    }
-
-    #[test]
-    fn consequential_exact_and_glob() {
-        let patterns = vec![
-            "delete_*".to_owned(),
-            "fs/write".to_owned(),
-            "a[b".to_owned(),
-        ];
-        let err = ConsequentialMatcher::new(&patterns).err().unwrap();
-        assert!(matches!(&err, Error::InvalidGlob { pattern, .. } if pattern == "a[b"));
-        assert_eq!(
-            err.to_string(),
-            "invalid `consequential` pattern \"a[b\" (use an exact tool name or a glob such as \
-             \"delete_*\")"
-        );
-        // globset's reason once, as the source.
-        let reason = std::error::Error::source(&err).map(ToString::to_string);
-        assert_eq!(
-            err.chain().to_string(),
-            format!("{err}: {}", reason.as_deref().unwrap_or("no source"))
-        );
-        let c = ConsequentialMatcher::new(&patterns[..2]).unwrap();
-        assert!(c.matches("delete_issue"));
-        assert!(c.matches("fs/write"));
-        assert!(!c.matches("fs/read"));
-        let slash = ["fs/*".to_owned()];
-        assert!(ConsequentialMatcher::new(&slash).unwrap().matches("fs/a/b"));
     }
 
     #[test]

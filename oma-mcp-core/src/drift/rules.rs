@@ -1,6 +1,7 @@
 //! Server- and tool-level rules: tools added and removed, description, title, annotations,
 //! other descriptor fields; schemas are handed to [`super::schema`].
 
+use crate::consequential::marked_by_annotations;
 use serde_json::Value;
 
 use super::message::{cut, quote, show, text_message};
@@ -221,14 +222,6 @@ fn field_message(key: &str, old: Option<&Value>, new: Option<&Value>) -> String 
     }
 }
 
-/// Whether the code generator marks a tool with these annotations consequential
-/// (`oma-mcp-build`'s trust rule): `destructiveHint` is explicitly `true` and `readOnlyHint`
-/// is not explicitly `true`; the MCP defaults do not count.
-fn marked_consequential(annotations: Option<&Value>) -> bool {
-    let hint = |key: &str| annotations.and_then(|a| a.get(key)) == Some(&Value::Bool(true));
-    hint("destructiveHint") && !hint("readOnlyHint")
-}
-
 /// Annotation rules (MCP 2025-06-18 `ToolAnnotations`): hints compared by effective value
 /// (their defaults when absent); `title` as a text; other keys as warnings.
 pub(super) fn annotations(
@@ -283,21 +276,32 @@ pub(super) fn annotations(
         };
         // The generated code marks a tool consequential only when its annotations say
         // `destructiveHint: true` (and not `readOnlyHint: true`), whatever the MCP default:
-        // losing that, even for the same meaning, silently drops the confirmation.
+        // losing that, even for the same meaning, silently drops the confirmation; gaining it
+        // makes every unconfirmed typed call of the tool stop compiling.
         let yes = Some(Value::Bool(true));
-        let cause = match key.as_str() {
-            "destructiveHint" => o == yes && n != yes,
-            "readOnlyHint" => o != yes && n == yes,
-            _ => false,
+        let (was, is) = (marked_by_annotations(old), marked_by_annotations(new));
+        let (unmarked, marked) = match key.as_str() {
+            "destructiveHint" => (
+                o == yes && n != yes && was && !is,
+                o != yes && n == yes && !was && is,
+            ),
+            "readOnlyHint" => (
+                o != yes && n == yes && was && !is,
+                o == yes && n != yes && !was && is,
+            ),
+            _ => (false, false),
         };
-        let unmarked = cause && marked_consequential(old) && !marked_consequential(new);
         const UNMARKED: &str = "; the generated code no longer marks the tool consequential (CONSEQUENTIAL is false) unless the manifest lists it";
+        const MARKED: &str = "; the generated code now marks the tool consequential (CONSEQUENTIAL is true): typed calls need `.confirmed()`, and the tool layer asks the gate, unless the manifest's `not-consequential` lists it";
         if oe == ne {
-            let (kind, severity, note) = if unmarked {
+            let (kind, severity, note) = if unmarked || marked {
                 (
                     ChangeKind::AnnotationChanged,
                     Severity::Warning,
-                    format!(" (same meaning for MCP){UNMARKED}"),
+                    format!(
+                        " (same meaning for MCP){}",
+                        if marked { MARKED } else { UNMARKED }
+                    ),
                 )
             } else {
                 (
@@ -317,15 +321,18 @@ pub(super) fn annotations(
         }
         let dangerous =
             (key == "readOnlyHint" && oe && !ne) || (key == "destructiveHint" && !oe && ne);
-        let (severity, note) = if dangerous {
-            (
+        let (severity, note) = match (dangerous, marked, unmarked) {
+            (true, true, _) => (
                 Severity::Breaking,
-                "; the tool became more dangerous: review its consequential setting",
-            )
-        } else if unmarked {
-            (Severity::Warning, UNMARKED)
-        } else {
-            (Severity::Warning, "")
+                format!("; the tool became more dangerous{MARKED}"),
+            ),
+            (true, false, _) => (
+                Severity::Breaking,
+                "; the tool became more dangerous: review its consequential setting".to_owned(),
+            ),
+            (false, true, _) => (Severity::Warning, MARKED.to_owned()),
+            (false, false, true) => (Severity::Warning, UNMARKED.to_owned()),
+            (false, false, false) => (Severity::Warning, String::new()),
         };
         push(tool_change(
             tool,

@@ -1642,15 +1642,47 @@ fn losing_an_explicit_destructive_hint_unmarks_the_generated_tool_and_is_a_warni
             format!("annotation readOnlyHint absent (default false) → true; {unmarked}")
         )
     );
-    // Gaining the explicit `true` marks it (safer): info. A `readOnlyHint: false` dropped
+    // Gaining the explicit `true` marks it: unconfirmed typed calls stop compiling and the
+    // tool layer asks the gate, so a warning that says so. A `readOnlyHint: false` dropped
     // beside a lost `destructiveHint: true` is not the cause: info.
+    let marked = "the generated code now marks the tool consequential (CONSEQUENTIAL is true): typed calls need `.confirmed()`, and the tool layer asks the gate, unless the manifest's `not-consequential` lists it";
     assert_eq!(
         changes(json!({"name": "t"}), t(json!({"destructiveHint": true}))),
         hint(
             "destructiveHint",
-            K::AnnotationMadeExplicit,
-            I,
-            "annotation destructiveHint absent (default true) → true (same meaning)".into()
+            K::AnnotationChanged,
+            W,
+            format!(
+                "annotation destructiveHint absent (default true) → true (same meaning for MCP); {marked}"
+            )
+        )
+    );
+    assert_eq!(
+        changes(
+            t(json!({"destructiveHint": true, "readOnlyHint": true})),
+            t(json!({"destructiveHint": true}))
+        ),
+        hint(
+            "readOnlyHint",
+            K::AnnotationChanged,
+            B,
+            format!(
+                "annotation readOnlyHint true → absent (default false); the tool became more dangerous; {marked}"
+            )
+        )
+    );
+    assert_eq!(
+        changes(
+            t(json!({"destructiveHint": false})),
+            t(json!({"destructiveHint": true}))
+        ),
+        hint(
+            "destructiveHint",
+            K::AnnotationChanged,
+            B,
+            format!(
+                "annotation destructiveHint false → true; the tool became more dangerous; {marked}"
+            )
         )
     );
     assert_eq!(

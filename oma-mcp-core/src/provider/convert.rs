@@ -181,7 +181,7 @@ impl Converter<'_> {
         }
         let nullable =
             types.iter().any(|t| t == "null") || map.get("nullable") == Some(&Value::Bool(true));
-        let mut non_null: Vec<&str> = types
+        let non_null: Vec<&str> = types
             .iter()
             .map(String::as_str)
             .filter(|t| *t != "null")
@@ -190,11 +190,11 @@ impl Converter<'_> {
             return self.enumeration(map, at);
         }
         if non_null.is_empty() {
-            if map.contains_key("properties") {
-                non_null.push("object");
-            } else if map.contains_key("items") || map.contains_key("prefixItems") {
-                non_null.push("array");
-            } else if nullable && types.len() == 1 {
+            // Without `type`, `properties` and `items` constrain objects and arrays only: the
+            // schema admits every other value too (JSON Schema 2020-12, "Keywords for Applying
+            // Subschemas to Objects/Arrays"), so it is not made an object or array here (the
+            // root is always an object: see `root`).
+            if nullable && types.len() == 1 {
                 return Err((
                     at.to_owned(),
                     "the schema admits only `null`, which no provider subset expresses as a \

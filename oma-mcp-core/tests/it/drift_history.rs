@@ -118,7 +118,7 @@ fn may_2026_to_current() {
     // Four warnings are input properties no longer required (the constructors change).
     assert_eq!(
         (r.summary.breaking, r.summary.warning, r.summary.info),
-        (9, 53, 228)
+        (9, 56, 225)
     );
     assert_eq!(
         places(&r, ChangeKind::PropertyNoLongerRequired),
@@ -145,8 +145,10 @@ fn may_2026_to_current() {
         ])
     );
     // Annotations: three titles rewritten (warnings); 160 hints now state their default
-    // explicitly (readOnlyHint false, destructiveHint true, idempotentHint false): same
-    // meaning, info. No hint changed its effective value.
+    // explicitly (readOnlyHint false, destructiveHint true, idempotentHint false), the same
+    // meaning for MCP. 157 of them are info; three are the explicit `destructiveHint: true`
+    // that makes generated code mark the tool consequential, so its unconfirmed typed calls
+    // stop compiling: warnings that say so. No hint changed its effective value.
     assert_eq!(
         places(&r, ChangeKind::TitleChanged),
         pairs(&[
@@ -155,8 +157,28 @@ fn may_2026_to_current() {
             ("projects_write", "/annotations/title"),
         ])
     );
-    assert_eq!(count(&r, ChangeKind::AnnotationMadeExplicit), 160);
-    assert_eq!(count(&r, ChangeKind::AnnotationChanged), 0);
+    assert_eq!(count(&r, ChangeKind::AnnotationMadeExplicit), 157);
+    assert_eq!(
+        places(&r, ChangeKind::AnnotationChanged),
+        pairs(&[
+            ("label_write", "/annotations/destructiveHint"),
+            (
+                "manage_notification_subscription",
+                "/annotations/destructiveHint"
+            ),
+            (
+                "manage_repository_notification_subscription",
+                "/annotations/destructiveHint"
+            ),
+        ])
+    );
+    assert!(
+        r.changes
+            .iter()
+            .filter(|c| c.kind == ChangeKind::AnnotationChanged)
+            .all(|c| c.severity == Severity::Warning
+                && c.message.contains("typed calls need `.confirmed()`"))
+    );
     let title = r
         .changes
         .iter()

@@ -144,6 +144,12 @@ impl HttpTransport {
         }
     }
 
+    /// Every credential the endpoint has sent (`bearer-env` and `header-env` values, each
+    /// access token).
+    pub(super) fn credentials(&self) -> Vec<String> {
+        self.http.credentials()
+    }
+
     /// Stops the write loop and the stream of server messages (and so every `POST` in flight).
     pub(super) fn abort(&self) {
         for task in std::mem::take(&mut *lock(&self.tasks)) {

@@ -169,6 +169,16 @@ impl Transport {
         }
     }
 
+    /// Every credential the transport has sent (HTTP: `bearer-env` and `header-env` values,
+    /// each OAuth access token); none over stdio.
+    pub(crate) fn credentials(&self) -> Vec<String> {
+        match self {
+            Self::Stdio(_) => Vec::new(),
+            #[cfg(feature = "http")]
+            Self::Http(http) => http.credentials(),
+        }
+    }
+
     /// Whether messages travel over streamable HTTP.
     #[cfg(feature = "http")]
     pub(crate) fn is_http(&self) -> bool {

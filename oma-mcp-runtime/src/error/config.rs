@@ -102,4 +102,11 @@ pub enum ConfigError {
         /// The name registered twice.
         name: String,
     },
+
+    /// An entry of [`ConnectConfig::consequential`](crate::ConnectConfig::consequential) or
+    /// [`ConnectConfig::not_consequential`](crate::ConnectConfig::not_consequential) (manifest
+    /// keys `consequential`, `not-consequential`) is not a valid glob. Checked before the
+    /// server is started.
+    #[error(transparent)]
+    InvalidConsequential(#[from] oma_mcp_core::consequential::InvalidPattern),
 }

@@ -513,6 +513,9 @@ impl State {
                     ));
                 }
                 let mut cassette = lock(cassette);
+                // What the client itself sends (its access token, a refreshed one, a
+                // `bearer-env` value) is a secret of the recording too: a server may echo it.
+                cassette.learn(client.sent_credentials());
                 cassette.record(name, arguments, recorded);
                 if let Some(path) = &*lock(autosave)
                     && let Err(e) = cassette.write(path)

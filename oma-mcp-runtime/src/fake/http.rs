@@ -8,7 +8,10 @@
 //! path than `/mcp` (`404`), a page from another origin (`403`), a body that is not
 //! `application/json` (`415`), an `Accept` that does not list both `application/json` and
 //! `text/event-stream` (`406`), an `MCP-Protocol-Version` the fake does not speak (`400`), a
-//! body over 64 MiB (`413`), and what is no JSON-RPC message (`400`).
+//! body over 64 MiB (`413`), and what is no JSON-RPC message (`400`). One refusal is no
+//! problem: the client's `server/discover` probe (MCP 2026-07-28) of a fake pinned at an
+//! older revision, which such a server refuses the same way before the client falls back to
+//! `initialize`.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -154,20 +157,11 @@ async fn answer(state: &State, request: Request<Incoming>) -> Refusal {
             ),
         );
     }
-    if let Some(version) = request.headers().get("mcp-protocol-version") {
-        let version = version.to_str().unwrap_or_default();
-        if !state.speaks(version) {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                &format!(
-                    "the fake does not speak MCP-Protocol-Version {} (it speaks {}; MCP \
-                     2025-11-25, \"Protocol Version Header\")",
-                    quoted(version),
-                    state.revisions().join(", ")
-                ),
-            );
-        }
-    }
+    let unspoken = request
+        .headers()
+        .get("mcp-protocol-version")
+        .map(|v| v.to_str().unwrap_or_default().to_owned())
+        .filter(|version| !state.speaks(version));
     let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
         Ok(body) => body.to_bytes(),
         Err(e) => {
@@ -183,7 +177,29 @@ async fn answer(state: &State, request: Request<Incoming>) -> Refusal {
             );
         }
     };
-    let message: Value = match serde_json::from_slice(&body) {
+    let parsed = serde_json::from_slice::<Value>(&body);
+    if let Some(version) = unspoken {
+        let (response, problem) = refuse(
+            StatusCode::BAD_REQUEST,
+            &format!(
+                "the fake does not speak MCP-Protocol-Version {} (it speaks {}; MCP \
+                 2025-11-25, \"Protocol Version Header\")",
+                quoted(&version),
+                state.revisions().join(", ")
+            ),
+        );
+        // A client's `server/discover` probe (MCP 2026-07-28) of a server pinned at an older
+        // revision: refused as that server refuses it, and the client falls back to
+        // `initialize`. Expected, so no problem.
+        let probe = parsed
+            .as_ref()
+            .ok()
+            .and_then(|m| m.get("method"))
+            .and_then(Value::as_str)
+            == Some("server/discover");
+        return (response, if probe { None } else { problem });
+    }
+    let message = match parsed {
         Ok(message) => message,
         Err(e) => {
             return refuse_rpc(&json!({"jsonrpc": "2.0", "id": null, "error": {

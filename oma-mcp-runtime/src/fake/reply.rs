@@ -11,9 +11,10 @@ use crate::McpTool;
 /// [`Result`](Self::Result) with `structuredContent`) that validates, or with an error.
 #[non_exhaustive]
 pub enum Reply<T: McpTool> {
-    /// The typed output: `structuredContent` (wrapped as `{"result": …}` for FastMCP's wrapped
-    /// form, [`McpTool::OUTPUT_WRAPPED`]) and, as servers do, its JSON text as the one text
-    /// block.
+    /// The typed output: `structuredContent` and, as servers do, its JSON text as the one text
+    /// block. For FastMCP's wrapped form ([`McpTool::OUTPUT_WRAPPED`]) as FastMCP answers:
+    /// `structuredContent` is `{"result": …}` and the text block the bare value (a string as
+    /// itself, anything else as compact JSON).
     Output(T::Output),
     /// One text block (for a tool without an `outputSchema`).
     Text(String),
@@ -49,13 +50,22 @@ where
                         crate::quote::quoted(T::MCP_NAME)
                     )
                 })?;
-                let structured = if T::OUTPUT_WRAPPED {
-                    json!({ "result": value })
+                // FastMCP answers a wrapped output with the bare value as its text block (a
+                // string as itself, anything else as compact JSON) and `{"result": value}`
+                // as `structuredContent`; other servers with the JSON text of
+                // `structuredContent`. The fake answers as the pinned server's framework
+                // does, so a model sees the same `data` from both.
+                let (text, structured) = if T::OUTPUT_WRAPPED {
+                    let text = match &value {
+                        Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    (text, json!({ "result": value }))
                 } else {
-                    value
+                    (value.to_string(), value)
                 };
                 Ok(json!({
-                    "content": [{"type": "text", "text": structured.to_string()}],
+                    "content": [{"type": "text", "text": text}],
                     "structuredContent": structured,
                 }))
             }

@@ -115,14 +115,18 @@ impl ToolDefinition {
     ///   `MCP tool: <raw name>`;
     /// - `llm_input_schema`: the server's `inputSchema` unchanged when it is a JSON object,
     ///   else (missing, `null`, any other JSON) `{"type":"object"}`;
-    /// - `consequential`: `false`;
+    /// - `consequential`: [`DiscoveredTool::consequential`], the connection's rule (by default a
+    ///   tool whose annotations say `destructiveHint: true` without `readOnlyHint: true`, as
+    ///   generated code marks it; beyond open-multi-agent, which marks no MCP tool);
     /// - `input_validator`: validation against `llm_input_schema` when `validate` is true;
     /// - `handler`: an [`McpToolHandler`] calling the raw name.
     pub fn from_mcp(client: &Arc<McpClient>, tool: &DiscoveredTool, validate: bool) -> Self {
         let description = mcp_description(&tool.mcp_name, &tool.descriptor);
         let schema = mcp_llm_input_schema(&tool.descriptor);
         let handler = McpToolHandler::new(Arc::clone(client), tool.mcp_name.clone());
-        Self::new(tool.name.clone(), description, schema, handler).with_input_validation(validate)
+        Self::new(tool.name.clone(), description, schema, handler)
+            .with_consequential(tool.consequential)
+            .with_input_validation(validate)
     }
 
     /// The definition of the generated tool `T` on `client`: `name` [`McpTool::NAME`],
@@ -207,6 +211,15 @@ impl ToolHandler for McpToolHandler {
 ///
 /// Arguments are validated locally unless the connection was made with
 /// [`ConnectConfig::with_validate_input(false)`](crate::ConnectConfig::with_validate_input).
+///
+/// A tool is [`consequential`](ToolDefinition::consequential) by the rule generated code
+/// follows ([`crate::consequential`]): by default when its annotations say
+/// `destructiveHint: true` without `readOnlyHint: true`; the connection's
+/// [`ConnectConfig::with_consequential`](crate::ConnectConfig::with_consequential),
+/// [`with_not_consequential`](crate::ConnectConfig::with_not_consequential) and
+/// [`with_consequential_annotations`](crate::ConnectConfig::with_consequential_annotations)
+/// (a generated `connect_config()` carries the manifest's) change it. So no discovered
+/// destructive tool reaches a model ungated unless the program says so in code.
 pub fn tool_definitions(client: &Arc<McpClient>) -> Vec<ToolDefinition> {
     let validate = client.validates_input();
     client

@@ -8,6 +8,7 @@
 //! `pass-env`, `bearer-env` and `header-env` give variable names only, never values.
 
 use oma_mcp_core::config::{ConnectConfig, Lifecycle, OAuthConfig, OAuthGrant};
+use oma_mcp_core::consequential::AnnotationPolicy;
 
 use super::super::writer::{Lit, Writer};
 use super::UNUSED;
@@ -125,6 +126,26 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
         calls.push(format!(
             ".with_lifecycle(::oma_mcp_runtime::Lifecycle::{variant})"
         ));
+    }
+    // The consequential rule of the pin, so the tool layer marks this connection's tools as
+    // the generated `CONSEQUENTIAL` constants do.
+    if !config.consequential.is_empty() {
+        calls.push(format!(
+            ".with_consequential({})",
+            array(&config.consequential)
+        ));
+    }
+    if !config.not_consequential.is_empty() {
+        calls.push(format!(
+            ".with_not_consequential({})",
+            array(&config.not_consequential)
+        ));
+    }
+    if config.consequential_annotations == AnnotationPolicy::Ignore {
+        calls.push(
+            ".with_consequential_annotations(::oma_mcp_runtime::consequential::AnnotationPolicy::Ignore)"
+                .to_owned(),
+        );
     }
     w.item();
     w.doc(&doc);

@@ -59,6 +59,9 @@ pub(crate) struct Http {
     auth: Option<TokenSource>,
     /// The access token requests carry now (`Authorization: Bearer`).
     bearer: Mutex<Option<String>>,
+    /// Every credential this endpoint has sent: the values of `bearer-env` and `header-env`,
+    /// and each access token the token provider gave (old ones kept after a refresh).
+    sent: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for Http {
@@ -116,14 +119,17 @@ impl Http {
             })
         };
         let mut used = Vec::new();
+        let mut sent = Vec::new();
         if let Some(var) = &config.bearer_env {
             let token = env(var, "Authorization")?;
+            sent.push(token.trim().to_owned());
             add("Authorization", &format!("Bearer {}", token.trim()), true)?;
             used.push(format!("`{var}` (sent as `Authorization: Bearer`)"));
         }
         for (name, var) in &config.header_env {
             let value = env(var, name)?;
             add(name, &value, true)?;
+            sent.push(value.trim().to_owned());
             used.push(format!("`{var}` (sent as `{name}`)"));
         }
         let auth = token_source(config, url, &label)?;
@@ -198,7 +204,14 @@ impl Http {
             annotations: Mutex::new(Annotations::new()),
             auth,
             bearer: Mutex::new(None),
+            sent: Mutex::new(sent),
         })
+    }
+
+    /// Every credential this endpoint has sent so far (see `sent`), for a recording to
+    /// redact.
+    pub(super) fn credentials(&self) -> Vec<String> {
+        lock(&self.sent).clone()
     }
 
     /// Asks the token provider, when there is one, for the access token of the next request
@@ -216,6 +229,12 @@ impl Http {
             .await
             .map_err(|f| self.authorization_error(method, f))?;
         lock(&self.bearer).clone_from(&token);
+        if let Some(token) = &token {
+            let mut sent = lock(&self.sent);
+            if !sent.contains(token) {
+                sent.push(token.clone());
+            }
+        }
         Ok(token)
     }
 
