@@ -78,6 +78,7 @@ mod progress;
 mod report;
 mod rust_name_drift;
 mod server;
+mod snapshot_file;
 mod snapshot_format;
 mod stdio_server;
 mod terminal;

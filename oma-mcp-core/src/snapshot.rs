@@ -251,6 +251,11 @@ pub struct Snapshot {
     /// [`Snapshot::tools`] ([`split_tool_entries`](crate::descriptor::split_tool_entries)).
     /// The file's `invalidTools`, written only when it is not 0; drift reports a change of it.
     pub invalid_tools: usize,
+    /// The entries of a bare `tools/list` file ([`Snapshot::parse`]) that are not tool
+    /// objects, each with its index and what it is, left out as a live listing leaves them
+    /// out (their count is [`Snapshot::invalid_tools`]); for a reader to warn about. Empty
+    /// for an oma-mcp snapshot, which records only the count. Not written to a file.
+    pub left_out: Vec<crate::descriptor::InvalidToolEntry>,
 }
 
 impl Snapshot {
@@ -282,6 +287,7 @@ impl Snapshot {
             source,
             tools,
             invalid_tools: 0,
+            left_out: Vec::new(),
         })
     }
 
@@ -345,13 +351,16 @@ impl Snapshot {
     /// Parses snapshot text, or a bare `tools/list` result, or a JSON-RPC response holding one.
     ///
     /// `path` only names the input in error messages. A leading byte order mark (U+FEFF, as
-    /// some Windows editors write) is ignored.
+    /// some Windows editors write) is ignored. In a bare `tools/list` result, an entry that is
+    /// not a tool object (`null`, a number, an object without a string `name`) is left out
+    /// and kept in [`Snapshot::left_out`], the other tools kept, as a live listing does
+    /// ([`split_tool_entries`](crate::descriptor::split_tool_entries)).
     ///
     /// # Errors
     /// [`SnapshotError::Format`] naming `path` and what is wrong: not JSON, an unknown
-    /// `format`, no `tools` array, a tool without a string `name`, a digest that does not match
-    /// its descriptor (the file was edited by hand; regenerate it), an `invalidTools` that is
-    /// not a non-negative integer.
+    /// `format`, no `tools` array, a snapshot's tool without a string `name`, a digest that
+    /// does not match its descriptor (the file was edited by hand; regenerate it), an
+    /// `invalidTools` that is not a non-negative integer.
     pub fn parse(text: &str, path: &Path) -> Result<Self, SnapshotError> {
         let bad = |reason: String| SnapshotError::Format {
             path: path.to_path_buf(),
@@ -381,11 +390,15 @@ impl Snapshot {
                 "no `tools` array: expected an oma-mcp snapshot or a tools/list result {\"tools\": [...]}".into(),
             ));
         };
+        // Entries that are not tool objects are left out, as a live listing leaves them out.
+        let split = crate::descriptor::split_tool_entries(tools);
         let mut snapshot =
-            Self::from_descriptors(None, None, None, tools).map_err(|e| match e {
+            Self::from_descriptors(None, None, None, split.tools).map_err(|e| match e {
                 SnapshotError::Format { reason, .. } => bad(reason),
                 other => other,
             })?;
+        snapshot.invalid_tools = split.invalid.len();
+        snapshot.left_out = split.invalid;
         // Keep what a corpus capture (`_source`) says about the server, when it says it.
         if let Some(Value::Object(src)) = root.get("_source") {
             snapshot.server_info = src.get("serverInfo").cloned().map(sorted_keys);
@@ -858,6 +871,26 @@ mod tests {
             digest(&json!({})),
             "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
         );
+    }
+
+    /// A bare listing keeps its tools and leaves out what is no tool, as a live one does.
+    #[test]
+    fn a_bare_listing_leaves_out_entries_that_are_no_tools() {
+        let bare = r#"{"tools": [{"name": "b"}, null, {"name": "a"}, {"title": "x"}]}"#;
+        let snap = Snapshot::parse(bare, Path::new("bare.json")).unwrap();
+        let names: Vec<&str> = snap.tools.iter().map(SnapshotTool::name).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(snap.invalid_tools, 2);
+        let left_out: Vec<String> = snap.left_out.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            left_out,
+            [
+                "entry 1 of `tools/list` is `null`, not a tool object",
+                r#"entry 3 of `tools/list` is an object without a string `name`: {"title":"x"}"#
+            ]
+        );
+        let written = Snapshot::parse(&snap.to_canonical_string(), Path::new("s.json")).unwrap();
+        assert_eq!((written.invalid_tools, written.left_out.len()), (2, 0));
     }
 
     #[test]

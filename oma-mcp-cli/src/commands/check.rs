@@ -150,7 +150,7 @@ async fn check_one(
     lifecycle: Option<LifecycleArg>,
 ) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
-    let snapshot = Snapshot::read(&pin.snapshot)?;
+    let snapshot = crate::snapshot_file::read(&pin.snapshot)?;
     let mut config = flags.apply(
         cli_client(pin.connect_config(), Some(pin)),
         Some((manifest, pin)),

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use oma_mcp_build::GenerateOptions;
-use oma_mcp_runtime::{Snapshot, drift};
+use oma_mcp_runtime::drift;
 
 use crate::error::CliError;
 use crate::exit::Outcome;
@@ -43,8 +43,8 @@ pub struct DiffArgs {
 
 /// Runs `diff`: exit 0 without drift at the level, 1 with, 2 when a file cannot be read.
 pub fn run(args: DiffArgs) -> Result<Outcome, CliError> {
-    let old = Snapshot::read(&args.old)?;
-    let new = Snapshot::read(&args.new)?;
+    let old = crate::snapshot_file::read(&args.old)?;
+    let new = crate::snapshot_file::read(&args.new)?;
     let label = format!("{} → {}", args.old.display(), args.new.display());
     let tools: std::collections::BTreeSet<String> = old
         .tools

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use oma_mcp_runtime::Snapshot;
 use oma_mcp_runtime::descriptor::ToolDescriptor;
 use oma_mcp_runtime::provider::{Provider, provider_tools};
 use serde_json::Value;
@@ -61,7 +60,7 @@ pub struct ExportArgs {
 /// Runs `export`: the JSON array of tool definitions on stdout; exit 2 when a tool cannot be
 /// expressed for the provider (the others are still written) or two tools get one name.
 pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
-    let snapshot = Snapshot::read(&args.snapshot)?;
+    let snapshot = crate::snapshot_file::read(&args.snapshot)?;
     let descriptors: Vec<ToolDescriptor> = snapshot
         .tools
         .iter()

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use clap::Args;
 use oma_mcp_build::codegen::{self, GenerateOptions};
 use oma_mcp_build::manifest::Manifest;
-use oma_mcp_runtime::Snapshot;
 
 use crate::error::CliError;
 use crate::exit::Outcome;
@@ -70,7 +69,10 @@ pub fn run(args: GenerateArgs) -> Result<Outcome, CliError> {
             let manifest = std::path::absolute(&manifest).map_err(CliError::CurrentDir)?;
             let manifest = Manifest::read(&manifest)?;
             let pin = manifest.single(server.as_deref()).map_err(server_hint)?;
-            (Snapshot::read(&pin.snapshot)?, pin.generate_options())
+            (
+                crate::snapshot_file::read(&pin.snapshot)?,
+                pin.generate_options(),
+            )
         }
         (None, Some(snapshot)) => {
             let mut options = GenerateOptions::default()
@@ -80,7 +82,7 @@ pub fn run(args: GenerateArgs) -> Result<Outcome, CliError> {
             if let Some(prefix) = prefix {
                 options = options.with_name_prefix(prefix);
             }
-            (Snapshot::read(&snapshot)?, options)
+            (crate::snapshot_file::read(&snapshot)?, options)
         }
         // clap requires SNAPSHOT unless --manifest is given.
         (None, None) => return Err(CliError::NoServer),

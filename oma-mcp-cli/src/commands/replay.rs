@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use oma_mcp_runtime::Snapshot;
 use oma_mcp_runtime::fake::FakeServer;
 
 use crate::error::CliError;
@@ -32,7 +31,7 @@ pub struct ReplayArgs {
 
 /// Runs `replay`: serves the cassette on stdio until stdin ends.
 pub async fn run(args: ReplayArgs) -> Result<Outcome, CliError> {
-    let snapshot = Snapshot::read(&args.snapshot).map_err(|e| {
+    let snapshot = crate::snapshot_file::read(&args.snapshot).map_err(|e| {
         let text = std::fs::read_to_string(&args.snapshot).unwrap_or_default();
         if text.contains("\"oma-mcp-cassette/") {
             CliError::BadInput {

@@ -46,6 +46,30 @@ fn generate_writes_out_file_and_reads_bare_tools_list() {
     assert!(code.contains("pub who: ::std::string::String,"), "{code}");
 }
 
+/// A bare listing with an entry that is no tool object: the other tools are generated and
+/// the entry is named in a warning, as a live listing keeps the other tools.
+#[test]
+fn generate_leaves_out_a_bare_listings_entry_that_is_no_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("tools.json");
+    std::fs::write(&input, r#"{"tools": [null, {"name": "ping"}]}"#).unwrap();
+    let out = run(oma_mcp().arg("generate").arg(&input));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "oma-mcp: warning: {}: entry 0 of `tools/list` is `null`, not a tool object; left it \
+             out and kept the other tools\n",
+            input.display()
+        )
+    );
+    let code = text(&out.stdout);
+    assert!(code.contains("pub struct Ping;"), "{code}");
+    // The other commands that read the file agree.
+    let out = run(oma_mcp().arg("diff").arg(&input).arg(&input));
+    assert_exit(&out, 0);
+}
+
 /// `generate --manifest` generates with the pin's options and its connection
 /// (`connect_config()` with the command and `cwd` resolved against the manifest's absolute
 /// path, here given relative to the current directory), and its errors name the manifest.
