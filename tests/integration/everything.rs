@@ -140,3 +140,10 @@ async fn environment_reaching_server_everything_is_the_default_set() {
     assert_eq!(env["OMA_PASSED"], "yes");
     client.disconnect().await;
 }
+
+/// The README's `src/main.rs` is `examples/everything/src/bin/quickstart.rs`, which the
+/// workspace build compiles.
+#[test]
+fn the_readme_shows_the_quickstart_program() {
+    crate::assert_readme_shows("examples/everything/src/bin/quickstart.rs");
+}

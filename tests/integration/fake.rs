@@ -12,7 +12,6 @@ use oma_mcp_runtime::{McpClient, McpTool, connect_mcp_tools};
 use serde_json::json;
 
 use crate::typed::{everything, own};
-use crate::workspace_root;
 
 // README: begin (the README's "Testing your agent" shows this region verbatim)
 /// A session of `a_users_agent` with the real server, recorded (see below), committed.
@@ -76,21 +75,7 @@ async fn the_agent_against_a_recorded_session() {
 /// The README shows the region above as it is here.
 #[test]
 fn the_readme_shows_the_tested_agent() {
-    let source =
-        std::fs::read_to_string(workspace_root().join("tests/integration/fake.rs")).unwrap();
-    let region = source
-        .split(
-            "// README: begin (the README's \"Testing your agent\" shows this region verbatim)\n",
-        )
-        .nth(1)
-        .and_then(|rest| rest.split("// README: end").next())
-        .unwrap();
-    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
-    assert!(
-        readme.contains(region),
-        "README.md no longer shows the tests of `a_users_agent` in tests/integration/fake.rs \
-         verbatim: copy the region between its README markers into the README"
-    );
+    crate::assert_readme_shows("tests/integration/fake.rs");
 }
 
 /// Records `a_users_agent` against the real own server through a recording proxy; the

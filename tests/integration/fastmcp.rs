@@ -31,6 +31,12 @@ pub(crate) mod notes {
     oma_mcp_runtime::include_tools!("notes");
 }
 
+/// Tools of the official Python SDK that return no object (`tests/servers/sdk_notes.py`),
+/// generated from the pin `sdk`.
+mod sdk {
+    oma_mcp_runtime::include_tools!("sdk");
+}
+
 /// The venv's Python with FastMCP, or `None` after one line when it is not installed.
 fn python(test: &str) -> Option<PathBuf> {
     let root = workspace_root().join("tests/servers/.venv");
@@ -226,6 +232,47 @@ async fn a_fake_answers_a_wrapped_output_as_fastmcp_does() {
         .await;
     assert_eq!(faked, real);
     assert_eq!(real.data, "HI THERE");
+    live.disconnect().await;
+}
+
+/// The official Python SDK wraps without FastMCP's mark: the typed output is the wrapper,
+/// and the fake sends what the SDK sends (the bare string; each item of a list as a block).
+#[tokio::test]
+async fn a_fake_answers_a_python_sdk_wrapped_output_as_the_sdk_does() {
+    assert!(!<sdk::Shout as McpTool>::OUTPUT_WRAPPED);
+    let fake = sdk::fake().await.unwrap();
+    fake.on::<sdk::Shout>(|args| Reply::Output(sdk::ShoutOutput::new(args.text.to_uppercase())))
+        .unwrap();
+    fake.on::<sdk::Lengths>(|args| {
+        let lengths: Vec<i64> = args.words.iter().map(|w| w.len() as i64).collect();
+        Reply::Output(sdk::LengthsOutput::new(lengths))
+    })
+    .unwrap();
+    let client = fake.connect().await.unwrap();
+    let faked = (
+        client.call(sdk::ShoutArgs::new("hi there")).mapped().await,
+        client
+            .call(sdk::LengthsArgs::new(vec!["a".into(), "abc".into()]))
+            .mapped()
+            .await,
+    );
+    assert_eq!(
+        (faked.0.data.as_str(), faked.1.data.as_str()),
+        ("HI THERE", "1\n3")
+    );
+    fake.verify().unwrap();
+
+    if python("a_fake_answers_a_python_sdk_wrapped_output_as_the_sdk_does").is_none() {
+        return;
+    }
+    let live = connect_mcp_tools(sdk::connect_config()).await.unwrap();
+    let real = (
+        live.call(sdk::ShoutArgs::new("hi there")).mapped().await,
+        live.call(sdk::LengthsArgs::new(vec!["a".into(), "abc".into()]))
+            .mapped()
+            .await,
+    );
+    assert_eq!(faked, real);
     live.disconnect().await;
 }
 

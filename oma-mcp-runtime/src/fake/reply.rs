@@ -12,9 +12,12 @@ use crate::McpTool;
 #[non_exhaustive]
 pub enum Reply<T: McpTool> {
     /// The typed output: `structuredContent` and, as servers do, its JSON text as the one text
-    /// block. For FastMCP's wrapped form ([`McpTool::OUTPUT_WRAPPED`]) as FastMCP answers:
-    /// `structuredContent` is `{"result": …}` and the text block the bare value (a string as
-    /// itself, anything else as compact JSON).
+    /// block. A wrapped output (a Python tool that returns no object) as its framework answers:
+    /// for FastMCP's ([`McpTool::OUTPUT_WRAPPED`]) `structuredContent` is `{"result": …}` and
+    /// the text block the bare value (a string as itself, anything else as compact JSON); for
+    /// the official Python SDK's (an output schema titled `<tool>Output` with the one required
+    /// property `result`) the value of `result` as a string, each item of a list as a block of
+    /// its own, anything else as JSON indented by 2 spaces.
     Output(T::Output),
     /// One text block (for a tool without an `outputSchema`).
     Text(String),
@@ -50,24 +53,17 @@ where
                         crate::quote::quoted(T::MCP_NAME)
                     )
                 })?;
-                // FastMCP answers a wrapped output with the bare value as its text block (a
-                // string as itself, anything else as compact JSON) and `{"result": value}`
-                // as `structuredContent`; other servers with the JSON text of
-                // `structuredContent`. The fake answers as the pinned server's framework
-                // does, so a model sees the same `data` from both.
-                let (text, structured) = if T::OUTPUT_WRAPPED {
-                    let text = match &value {
-                        Value::String(text) => text.clone(),
-                        other => other.to_string(),
-                    };
-                    (text, json!({ "result": value }))
+                let (content, structured) = if T::OUTPUT_WRAPPED {
+                    (fastmcp_content(&value), json!({ "result": value }))
+                } else if let Some(result) = T::OUTPUT_SCHEMA
+                    .filter(|schema| is_python_sdk_wrapper(schema, T::MCP_NAME))
+                    .and_then(|_| value.get("result"))
+                {
+                    (python_sdk_content(result), value)
                 } else {
-                    (value.to_string(), value)
+                    (vec![text_block(value.to_string())], value)
                 };
-                Ok(json!({
-                    "content": [{"type": "text", "text": text}],
-                    "structuredContent": structured,
-                }))
+                Ok(json!({"content": content, "structuredContent": structured}))
             }
             Self::Text(text) => Ok(json!({"content": [{"type": "text", "text": text}]})),
             Self::Error(text) => Ok(json!({
@@ -76,5 +72,95 @@ where
             })),
             Self::Result(result) => Ok(result),
         }
+    }
+}
+
+/// A text content block.
+fn text_block(text: String) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+/// The content FastMCP sends for the wrapped output `value` (its tool's return value): none
+/// for `None`, a string as itself, anything else (lists too) as one block of compact JSON.
+fn fastmcp_content(value: &Value) -> Vec<Value> {
+    match value {
+        Value::Null => Vec::new(),
+        Value::String(text) => vec![text_block(text.clone())],
+        other => vec![text_block(other.to_string())],
+    }
+}
+
+/// Whether `schema` (an output schema's JSON text) is the wrapper the official Python SDK's
+/// `MCPServer` writes for a tool `tool` that returns no object: `{"title": "<tool>Output",
+/// "type": "object", "properties": {"result": …}, "required": ["result"]}`, without
+/// FastMCP's `x-fastmcp-wrap-result` mark.
+fn is_python_sdk_wrapper(schema: &str, tool: &str) -> bool {
+    let Ok(schema) = serde_json::from_str::<Value>(schema) else {
+        return false;
+    };
+    let one_result = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| p.len() == 1 && p.contains_key("result"));
+    one_result
+        && schema.get("required") == Some(&json!(["result"]))
+        && schema.get("title").and_then(Value::as_str) == Some(&format!("{tool}Output"))
+}
+
+/// The content the official Python SDK's `MCPServer` sends for the wrapped return value
+/// `value`: none for `None`, a string as itself, each item of a list in turn, anything else
+/// as JSON indented by 2 spaces.
+fn python_sdk_content(value: &Value) -> Vec<Value> {
+    match value {
+        Value::Null => Vec::new(),
+        Value::String(text) => vec![text_block(text.clone())],
+        Value::Array(items) => items.iter().flat_map(python_sdk_content).collect(),
+        other => vec![text_block(
+            serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+        )],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fastmcp_sends_the_bare_value() {
+        assert_eq!(fastmcp_content(&json!("HI")), [text_block("HI".into())]);
+        assert_eq!(
+            fastmcp_content(&json!([1, "a"])),
+            [text_block(r#"[1,"a"]"#.into())]
+        );
+        assert_eq!(
+            fastmcp_content(&json!({"a": 1})),
+            [text_block(r#"{"a":1}"#.into())]
+        );
+        assert!(fastmcp_content(&Value::Null).is_empty());
+    }
+
+    #[test]
+    fn the_python_sdk_sends_each_item_and_indented_json() {
+        assert_eq!(
+            python_sdk_content(&json!(["a", 2, {"k": [1]}])),
+            [
+                text_block("a".into()),
+                text_block("2".into()),
+                text_block("{\n  \"k\": [\n    1\n  ]\n}".into())
+            ]
+        );
+        assert!(python_sdk_content(&Value::Null).is_empty());
+    }
+
+    #[test]
+    fn the_python_sdk_wrapper_is_told_by_its_title_and_one_result() {
+        let wrapper = r#"{"properties":{"result":{"title":"Result","type":"string"}},"required":["result"],"title":"shoutOutput","type":"object"}"#;
+        assert!(is_python_sdk_wrapper(wrapper, "shout"));
+        assert!(!is_python_sdk_wrapper(wrapper, "other"));
+        let two =
+            r#"{"properties":{"result":{},"n":{}},"required":["result"],"title":"shoutOutput"}"#;
+        assert!(!is_python_sdk_wrapper(two, "shout"));
+        let optional = r#"{"properties":{"result":{}},"title":"shoutOutput"}"#;
+        assert!(!is_python_sdk_wrapper(optional, "shout"));
     }
 }
