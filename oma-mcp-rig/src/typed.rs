@@ -110,18 +110,22 @@ impl<T> std::fmt::Debug for McpRigTool<T> {
     }
 }
 
-impl<T: McpTool + NotConsequential> McpRigTool<T> {
-    /// The tool `T` of `client` for an agent whose model is `provider`'s.
+impl<T: McpTool> McpRigTool<T> {
+    /// The tool `T` of `client` for an agent whose model is `provider`'s. Compiles only for
+    /// a tool that is not consequential (the bound is on the function, so a consequential
+    /// `T` is error E0277 with `NotConsequential`'s message, "`T` is a consequential MCP
+    /// tool: calling it needs an explicit confirmation"); use [`gated`](Self::gated) for one.
     ///
     /// # Errors
     /// [`Unexpressible`] (tool and JSON pointer) when `provider` cannot take the tool's
     /// `inputSchema` (for Gemini, a recursive schema).
-    pub fn new(client: &Arc<McpClient>, provider: Provider) -> Result<Self, Unexpressible> {
+    pub fn new(client: &Arc<McpClient>, provider: Provider) -> Result<Self, Unexpressible>
+    where
+        T: NotConsequential,
+    {
         Self::build(client, provider, |executor| executor)
     }
-}
 
-impl<T: McpTool> McpRigTool<T> {
     /// The tool `T` of `client`, consequential or not, whose every call runs only when `gate`
     /// approves it ([`ToolCallDecision::Allow`](crate::ToolCallDecision::Allow)); a denial
     /// reaches the model as `Tool "<name>" denied by onToolCall: <reason>`.

@@ -118,7 +118,7 @@ pub trait ToolArgs: serde::Serialize {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a consequential MCP tool: calling it needs an explicit confirmation",
     label = "consequential: not callable without a confirmation",
-    note = "once your program has confirmed the call, add `.confirmed()` before the ending: `client.call(args).confirmed().mapped()` (or `.typed()`)"
+    note = "once your program has confirmed the call, add `.confirmed()` before the ending: `client.call(args).confirmed().mapped()` (or `.typed()`); to give the tool to an agent, give it with a confirmation gate (oma-mcp-rig: `McpRigTool::gated`)"
 )]
 pub trait NotConsequential: McpTool {}
 
