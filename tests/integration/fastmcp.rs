@@ -93,8 +93,8 @@ fn ungated(client: &Arc<McpClient>) -> ToolExecutor {
 /// generated code does, rig's dynamic tools refuse it without the opt-in, and the toolbox's
 /// executor without a gate denies its call.
 async fn assert_gated(client: Arc<McpClient>) {
-    assert!(<notes::DeleteNote as McpTool>::CONSEQUENTIAL);
-    assert!(!<notes::Shout as McpTool>::CONSEQUENTIAL);
+    const { assert!(<notes::DeleteNote as McpTool>::CONSEQUENTIAL) };
+    const { assert!(!<notes::Shout as McpTool>::CONSEQUENTIAL) };
     assert_eq!(
         marked(&client),
         [
@@ -197,7 +197,7 @@ async fn a_destructive_tool_is_gated_on_every_path_in_a_fake() {
 /// same, so a model sees the same `data` from both.
 #[tokio::test]
 async fn a_fake_answers_a_wrapped_output_as_fastmcp_does() {
-    assert!(<notes::Shout as McpTool>::OUTPUT_WRAPPED);
+    const { assert!(<notes::Shout as McpTool>::OUTPUT_WRAPPED) };
     let fake = notes::fake().await.unwrap();
     fake.on::<notes::Shout>(|args| Reply::Output(args.text.to_uppercase()))
         .unwrap();
@@ -239,7 +239,7 @@ async fn a_fake_answers_a_wrapped_output_as_fastmcp_does() {
 /// and the fake sends what the SDK sends (the bare string; each item of a list as a block).
 #[tokio::test]
 async fn a_fake_answers_a_python_sdk_wrapped_output_as_the_sdk_does() {
-    assert!(!<sdk::Shout as McpTool>::OUTPUT_WRAPPED);
+    const { assert!(!<sdk::Shout as McpTool>::OUTPUT_WRAPPED) };
     let fake = sdk::fake().await.unwrap();
     fake.on::<sdk::Shout>(|args| Reply::Output(sdk::ShoutOutput::new(args.text.to_uppercase())))
         .unwrap();

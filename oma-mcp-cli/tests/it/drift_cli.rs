@@ -94,7 +94,7 @@ fn diff_of_the_real_history_as_json() {
     assert_exit(&out, 1);
     assert_eq!(
         json_out(&out)["summary"],
-        json!({"breaking": 9, "warning": 53, "info": 228})
+        json!({"breaking": 9, "warning": 56, "info": 225})
     );
     // Four input properties no longer required (`add_issue_comment.body`,
     // `add_reply_to_pull_request_comment.body` and `.pullNumber`,

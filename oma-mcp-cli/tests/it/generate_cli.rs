@@ -175,7 +175,8 @@ fn generate_manifest_prints_the_build_scripts_file() {
          ::oma_mcp_runtime::ConnectConfig::new({:?})\n        .with_args([\"--token\"])\n        \
          .with_cwd({:?})\n        .with_pass_env([\"OMA_TEST_SERVER_MODE\"])\n        \
          .with_name_prefix(\"own\")\n        \
-         .with_request_timeout(::core::time::Duration::from_millis(20000))\n}}\n",
+         .with_request_timeout(::core::time::Duration::from_millis(20000))\n        \
+         .with_consequential([\"exit\"])\n}}\n",
         test_server().display().to_string(),
         root.display().to_string(),
     );
