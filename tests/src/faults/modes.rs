@@ -164,6 +164,10 @@ pub enum FaultMode {
     /// `oauth-refresh-invalid-grant`: as `oauth`, every `refresh_token` grant answered 400
     /// `invalid_grant` ([`REFRESH_REFUSED`](super::REFRESH_REFUSED)).
     OAuthRefreshInvalidGrant,
+    /// `oauth-refresh-invalid-client`: as `oauth`, every `refresh_token` grant answered 401
+    /// `invalid_client` ([`CLIENT_FORGOTTEN`](super::CLIENT_FORGOTTEN)), as an authorization
+    /// server answers that lost its registered clients (a restart with in-memory storage).
+    OAuthRefreshInvalidClient,
     /// `oauth-token-html-200`: as `oauth`, the token endpoint answering `200 text/html` (a
     /// login page, [`TOKEN_PAGE`](super::TOKEN_PAGE)).
     OAuthTokenHtml200,
@@ -413,6 +417,11 @@ pub const MODES: &[(&str, FaultMode, &str)] = &[
         "oauth-refresh-invalid-grant",
         FaultMode::OAuthRefreshInvalidGrant,
         "oauth; every refresh_token grant answers 400 invalid_grant",
+    ),
+    (
+        "oauth-refresh-invalid-client",
+        FaultMode::OAuthRefreshInvalidClient,
+        "oauth; every refresh_token grant answers 401 invalid_client",
     ),
     (
         "oauth-token-html-200",
