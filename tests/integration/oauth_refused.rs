@@ -37,7 +37,7 @@ const CI_ADVICE: &str = "; in CI, where no one can log in, use the client creden
 /// [`CI_ADVICE`] when this test process runs under `CI` (set to anything but empty, `0` or
 /// `false`), else nothing: the runtime reads the same variable. (The CLI's tests set and
 /// unset it for each command.)
-fn under_ci() -> &'static str {
+pub(crate) fn under_ci() -> &'static str {
     let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"));
     if ci { CI_ADVICE } else { "" }
 }
