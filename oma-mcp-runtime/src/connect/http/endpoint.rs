@@ -508,3 +508,26 @@ fn token_source(
         }))
     }
 }
+
+#[cfg(all(test, not(feature = "oauth")))]
+mod tests {
+    use super::super::super::config::OAuthConfig;
+    use super::*;
+
+    /// Without the feature `oauth`, an optional OAuth (a pin's stored login) is left out, and a
+    /// required one is an error.
+    #[test]
+    fn an_optional_oauth_is_left_out_without_the_feature() {
+        let url = "https://a.example/mcp";
+        let optional = ConnectConfig::http(url)
+            .with_oauth(OAuthConfig::authorization_code().with_optional(true));
+        assert!(token_source(&optional, url, url).unwrap().is_none());
+        let required = ConnectConfig::http(url).with_oauth(OAuthConfig::authorization_code());
+        assert_eq!(
+            token_source(&required, url, url).unwrap_err().to_string(),
+            "the MCP server `https://a.example/mcp` is configured for OAuth, but oma-mcp-runtime \
+             was built without its cargo feature `oauth` (add `features = [\"oauth\"]` to its \
+             dependency)"
+        );
+    }
+}
