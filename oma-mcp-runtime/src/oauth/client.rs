@@ -1,6 +1,9 @@
 //! [`OAuthClient`]: the [`TokenProvider`] that runs the MCP authorization flows on rmcp's
 //! `AuthorizationManager` (see the module docs of [`crate::oauth`]).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use oma_mcp_core::config::{
     AuthFailure, Authorizer, BoxFuture, OAuthConfig, OAuthGrant, Refusal, Secret, TokenProvider,
 };
@@ -12,9 +15,6 @@ use rmcp::transport::{
     AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
     ClientCredentialsConfig, WWWAuthenticateParams,
 };
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use tokio::sync::Mutex;
 
 use super::advice::{self, refused_refresh, stale_reason};
