@@ -4,7 +4,7 @@
 //! `invalid_client`) makes the stored login stale and says to log in again; a server that
 //! publishes OAuth metadata asks for a login, naming the credential store looked in (and,
 //! under `CI`, the client credentials grant); one that publishes none takes a token of its own
-//! and is told how to supply it. Without OAuth, a refusal names what fits the server, and a
+//! and is told how to supply it; one whose metadata cannot be read is told both. Without OAuth, a refusal names what fits the server, and a
 //! login stored for its URL (in a child process, which gets its own credential directory).
 //! Library words only: manifest keys, builder methods and the pin's login command, never a
 //! command-line flag.
@@ -309,6 +309,30 @@ async fn a_server_without_oauth_metadata_is_told_to_supply_its_token() {
         assert_eq!(on(&entries, endpoint).len(), 0, "{endpoint}");
     }
     assert_eq!(files(dir.path()), Vec::<std::path::PathBuf>::new());
+}
+
+/// A plain bearer challenge, and metadata that cannot be read (every well-known path answers
+/// 503): whether the server takes an OAuth login or a token of its own cannot be told, so the
+/// error names both.
+#[tokio::test]
+async fn a_server_whose_metadata_cannot_be_read_is_told_both() {
+    let server = faults("unauthorized-metadata-down", &[]);
+    let url = server.url();
+    let dir = tempfile::tempdir().unwrap();
+    let err = connect_error(oauth_config(url, &pinned(), dir.path())).await;
+    assert_eq!(
+        said(&err, url, dir.path()),
+        format!(
+            "{PREFIX}discovering the authorization server failed: OAuth metadata discovery \
+             failed for ORIGIN{RESOURCE_METADATA_PATH}: unexpected HTTP status 503 Service \
+             Unavailable; check the network and the server's URL, then try again; or, if the \
+             server takes a token of \
+             its own rather than an OAuth login, supply it from the environment (manifest keys \
+             `bearer-env`, `header-env`; `ConnectConfig::with_bearer_env`, \
+             `ConnectConfig::with_header_env`)"
+        )
+    );
+    assert_authorization_error(&err);
 }
 
 /// Without OAuth, a `401` whose challenge names protected resource metadata says that the

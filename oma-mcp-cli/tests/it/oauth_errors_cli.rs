@@ -3,8 +3,9 @@
 //! written `URL`, its origin `ORIGIN`, the credential directory `DIR`): a refresh refused
 //! with `invalid_grant` or `invalid_client` says to run `oma-mcp login <server>` again, and
 //! `auth status` shows the login stale; a server that publishes no OAuth metadata is told to
-//! supply its token; a server that does, to log in, naming the credential store looked in and,
-//! with `CI` set, the client credentials grant. The test plays the browser of `oma-mcp login`
+//! supply its token; one whose metadata cannot be read, both; a server that publishes some, to
+//! log in, naming the credential store looked in and, with `CI` set, the client credentials
+//! grant. The test plays the browser of `oma-mcp login`
 //! (the fault server's authorization endpoint redirects at once).
 
 #![allow(clippy::unwrap_used)]
@@ -177,6 +178,27 @@ fn a_server_without_oauth_metadata_is_told_to_supply_its_token() {
          no OAuth login but a token of its own; supply it from the environment (manifest keys \
          `bearer-env`, `header-env`; `ConnectConfig::with_bearer_env`, \
          `ConnectConfig::with_header_env`)\n"
+    );
+}
+
+/// A plain bearer challenge, and metadata that cannot be read: the error names both a login
+/// and the token settings.
+#[test]
+fn a_server_whose_metadata_cannot_be_read_is_told_both() {
+    let server = fault_server("unauthorized-metadata-down", &[]);
+    let url = server.url();
+    let credentials = tempfile::tempdir().unwrap();
+    let out = run(cli(credentials.path()).args(["list", "--url", url]));
+    assert_exit(&out, 2);
+    assert_eq!(
+        shown(&text(&out.stderr), url, credentials.path()),
+        "oma-mcp: the MCP server/discover handshake with `URL` failed: OAuth authorization for \
+         the MCP server `URL` (`server/discover`): discovering the authorization server failed: \
+         OAuth metadata discovery failed for ORIGIN/.well-known/oauth-protected-resource/mcp: \
+         unexpected HTTP status 503 Service Unavailable; check the network and the server's \
+         URL, then try again; or, if the server takes a token of its own rather than an OAuth \
+         login, supply it from the environment (manifest keys `bearer-env`, `header-env`; \
+         `ConnectConfig::with_bearer_env`, `ConnectConfig::with_header_env`)\n"
     );
 }
 

@@ -83,6 +83,17 @@ fn looked_in(store: Option<&LoginStore>) -> String {
     }
 }
 
+/// `hint` of a failed discovery after a challenge that names no metadata, for a connection
+/// that cannot ask the user: whether the server takes an OAuth login or a token of its own
+/// cannot be told, so both are named.
+pub(super) fn or_token(hint: &str) -> String {
+    format!(
+        "{hint}; or, if the server takes a token of its own rather than an OAuth login, supply \
+         it from the environment (manifest keys `bearer-env`, `header-env`; \
+         `ConnectConfig::with_bearer_env`, `ConnectConfig::with_header_env`)"
+    )
+}
+
 /// The failure of a connection that cannot ask the user and holds no usable token for the
 /// MCP server `label`: it needs a login (`published`: the server publishes OAuth metadata,
 /// or its challenge names some), or it takes a token of its own (it publishes none). `dropped`

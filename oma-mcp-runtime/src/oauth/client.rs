@@ -692,7 +692,22 @@ impl OAuthClient {
     /// [`OAuthClient::drop_login`]).
     async fn unauthorized(&self, state: &mut State, refusal: &Refusal) -> Result<(), AuthFailure> {
         let challenge = refusal.challenge.as_deref();
-        let (fresh, metadata, published) = self.discover(challenge).await?;
+        let (fresh, metadata, published) = match self.discover(challenge).await {
+            Ok(discovered) => discovered,
+            // No metadata could be read, and the challenge names none: a static-token server
+            // or one whose metadata is down cannot be told apart.
+            Err(mut failure)
+                if self.grant == OAuthGrant::AuthorizationCode
+                    && self.authorizer.is_none()
+                    && challenge
+                        .map(|c| WWWAuthenticateParams::parse(c, &self.url))
+                        .is_none_or(|p| p.resource_metadata_url.is_none()) =>
+            {
+                failure.hint = advice::or_token(&failure.hint);
+                return Err(failure);
+            }
+            Err(failure) => return Err(failure),
+        };
         let issuer = &metadata.issuer;
         let mut refused = None;
         if refusal.token.is_some()

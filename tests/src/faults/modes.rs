@@ -33,6 +33,9 @@ pub enum FaultMode {
     Unauthorized,
     /// `forbidden`: as `unauthorized` with 403 and [`FORBIDDEN_CHALLENGE`].
     Forbidden,
+    /// `unauthorized-metadata-down`: as `unauthorized`, and every `/.well-known/` path
+    /// answers 503, so whether the server publishes OAuth metadata cannot be told.
+    UnauthorizedMetadataDown,
     /// `close-mid-stream`: `tools/call` gets an SSE stream with one notification
     /// (`notifications/progress` for the request's `progressToken`, else a
     /// `notifications/message`), then the connection is closed without the terminating chunk
@@ -242,6 +245,11 @@ pub const MODES: &[(&str, FaultMode, &str)] = &[
         "forbidden",
         FaultMode::Forbidden,
         "403 + WWW-Authenticate unless `Authorization: Bearer good-token`",
+    ),
+    (
+        "unauthorized-metadata-down",
+        FaultMode::UnauthorizedMetadataDown,
+        "unauthorized; every /.well-known/ path answers 503",
     ),
     (
         "close-mid-stream",
