@@ -523,12 +523,18 @@ impl Manifest {
 impl ServerPin {
     /// The runtime connection settings of this pin: [`ConnectConfig::new`] with the
     /// program, arguments, `cwd`, `env` and `pass-env` of a command pin, or
-    /// [`ConnectConfig::http`] with the URL, `headers`, `bearer-env` and `header-env` of a
-    /// URL pin; then the settings both kinds share (among them `consequential`,
+    /// [`ConnectConfig::http`] with the URL, `headers`, `bearer-env`, `header-env` and `oauth`
+    /// of a URL pin; then the settings both kinds share (among them `consequential`,
     /// `not-consequential` and `consequential-annotations`, so the tool layer marks the tools
     /// of this connection as the generated code does). `pass-env`, `bearer-env` and `header-env`
     /// variables are read from the environment when the connection starts (see
     /// [`oma_mcp_core::config::ConnectConfig`]).
+    ///
+    /// A URL pin without an `oauth` table and without a credential of its own (`bearer-env`,
+    /// or `Authorization` in `header-env`) gets OAuth as `oma-mcp` gives it: the login of
+    /// `oma-mcp login <name>`, used and refreshed when stored, errors naming that command. It
+    /// is [optional](oma_mcp_core::config::OAuthConfig::optional): a runtime without its cargo
+    /// feature `oauth` connects without it.
     ///
     /// [`ConnectConfig::new`]: oma_mcp_core::config::ConnectConfig::new
     /// [`ConnectConfig::http`]: oma_mcp_core::config::ConnectConfig::http
@@ -545,8 +551,8 @@ impl ServerPin {
                 for (name, var) in &self.header_env {
                     config = config.with_header_env(name.clone(), var.clone());
                 }
-                if let Some(oauth) = &self.oauth {
-                    config = config.with_oauth(oauth.clone());
+                if let Some(oauth) = self.oauth.clone().or_else(|| self.stored_login()) {
+                    config = config.with_oauth(oauth);
                 }
                 config
             }
@@ -579,6 +585,21 @@ impl ServerPin {
             config = config.with_client_version(version.clone());
         }
         config
+    }
+
+    /// The OAuth of a URL pin without an `oauth` table: the stored login of `oma-mcp login
+    /// <name>`, optional; `None` when the pin sends an `Authorization` header of its own.
+    fn stored_login(&self) -> Option<oma_mcp_core::config::OAuthConfig> {
+        let authorization = self.bearer_env.is_some()
+            || self
+                .header_env
+                .keys()
+                .any(|h| h.eq_ignore_ascii_case("authorization"));
+        (!authorization).then(|| {
+            oma_mcp_core::config::OAuthConfig::authorization_code()
+                .with_login_command(format!("oma-mcp login {}", self.name))
+                .with_optional(true)
+        })
     }
 
     /// The code generator's options of this pin: prefix, `consequential`,
@@ -750,6 +771,39 @@ mod tests {
                 .collect();
             assert_eq!(lines, code.into_iter().collect::<Vec<_>>(), "{name}");
         }
+    }
+
+    /// A URL pin uses OAuth as `oma-mcp` does: its `oauth` table, else (without a credential
+    /// of its own) the stored login of `oma-mcp login <name>`, optional; a command pin none.
+    #[test]
+    fn a_url_pin_without_credentials_uses_the_stored_login() {
+        use oma_mcp_core::config::OAuthConfig;
+        let text = "[servers.bare]\nurl = \"https://a.example/mcp\"\n\
+                    [servers.keyed]\nurl = \"https://a.example/mcp\"\nheader-env = { X-Api-Key = \"K\" }\n\
+                    [servers.bearer]\nurl = \"https://a.example/mcp\"\nbearer-env = \"T\"\n\
+                    [servers.header]\nurl = \"https://a.example/mcp\"\nheader-env = { authorization = \"T\" }\n\
+                    [servers.table]\nurl = \"https://a.example/mcp\"\n[servers.table.oauth]\nscopes = [\"r\"]\n\
+                    [servers.started]\ncommand = \"s\"\n";
+        let m = Manifest::parse(text, Path::new("/p/oma-mcp.toml")).unwrap();
+        let oauth = |name: &str| m.servers[name].connect_config().oauth;
+        let stored = |name: &str| {
+            OAuthConfig::authorization_code()
+                .with_login_command(format!("oma-mcp login {name}"))
+                .with_optional(true)
+        };
+        assert_eq!(oauth("bare"), Some(stored("bare")));
+        assert_eq!(oauth("keyed"), Some(stored("keyed")));
+        assert_eq!(oauth("bearer"), None);
+        assert_eq!(oauth("header"), None);
+        assert_eq!(
+            oauth("table"),
+            Some(
+                OAuthConfig::authorization_code()
+                    .with_scopes(["r"])
+                    .with_login_command("oma-mcp login table")
+            )
+        );
+        assert_eq!(oauth("started"), None);
     }
 
     #[test]

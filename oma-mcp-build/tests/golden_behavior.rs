@@ -37,6 +37,14 @@ mod remote {
     include!("fixtures/remote.rs");
 }
 
+/// A manifest's URL pin with nothing but its `url` (see `it/golden.rs`): the stored login,
+/// optional, so no `__require_oauth!`.
+#[deny(warnings)]
+#[allow(dead_code)]
+mod remote_login {
+    include!("fixtures/remote_login.rs");
+}
+
 /// A server pinned by URL with an `oauth` table (see `it/golden.rs`): its module also calls
 /// `__require_oauth!`, which compiles only with oma-mcp-runtime's feature `oauth`.
 #[deny(warnings)]
@@ -563,6 +571,26 @@ fn remote_connect_config_is_the_pinned_url() {
     assert_eq!(
         <remote::SearchRepositories as oma_mcp_runtime::McpTool>::NAME,
         "github_search_repositories"
+    );
+}
+
+/// The `connect_config()` of a URL pin without credentials or `oauth` table: the stored login
+/// of `oma-mcp login github`, as every `oma-mcp` command uses it, optional (see `options` in
+/// `it/golden.rs`).
+#[test]
+fn remote_login_connect_config_uses_the_stored_login() {
+    use oma_mcp_runtime::ConnectConfig;
+    use oma_mcp_runtime::connect::OAuthConfig;
+    assert_eq!(
+        remote_login::connect_config(),
+        ConnectConfig::http("https://api.githubcopilot.com/mcp/")
+            .with_header("X-MCP-Toolsets", "repos,issues")
+            .with_oauth(
+                OAuthConfig::authorization_code()
+                    .with_login_command("oma-mcp login github")
+                    .with_optional(true)
+            )
+            .with_name_prefix("github")
     );
 }
 

@@ -34,6 +34,7 @@
 //! Secrets (client secrets, private keys, tokens, codes, the PKCE verifier) never appear in
 //! an error, a log line or `Debug` output.
 
+mod advice;
 mod client;
 mod diagnose;
 mod failure;

@@ -39,6 +39,8 @@ pub const SCRIPT: &str = "tests/servers/oidc-login.mjs";
 pub struct OidcServer {
     server: HttpServer,
     issuer: String,
+    /// The access token lifetime it was started with, in seconds.
+    access_token_ttl: u64,
 }
 
 impl OidcServer {
@@ -93,6 +95,27 @@ impl OidcServer {
     pub fn output(&self) -> String {
         self.server.output()
     }
+
+    /// Stops the server and starts it again on the same ports with the same access token
+    /// lifetime: what the provider kept in memory (registered clients, grants, tokens) is
+    /// gone, as when an authorization server with in-memory storage restarts.
+    ///
+    /// # Panics
+    /// When the server does not start again within 30 s.
+    #[track_caller]
+    pub fn restart(self) -> OidcServer {
+        let port = |url: &str| {
+            url.trim_end_matches("/mcp")
+                .rsplit(':')
+                .next()
+                .and_then(|p| p.parse::<u16>().ok())
+                .unwrap_or_else(|| panic!("no port in {url}"))
+        };
+        let (mcp, auth) = (port(self.url()), port(self.issuer()));
+        let ttl = self.access_token_ttl;
+        drop(self);
+        launch(ttl, mcp, auth)
+    }
 }
 
 /// Starts the server with access tokens that live `access_token_ttl` seconds, or returns
@@ -104,12 +127,18 @@ impl OidcServer {
 #[track_caller]
 pub fn start(access_token_ttl: u64) -> Option<OidcServer> {
     npm_package("oidc-provider")?;
+    Some(launch(access_token_ttl, 0, 0))
+}
+
+/// The server on `mcp_port` and `auth_port` (0: any free port).
+#[track_caller]
+fn launch(access_token_ttl: u64, mcp_port: u16, auth_port: u16) -> OidcServer {
     let script: PathBuf = workspace_root().join(SCRIPT);
     let mut command = Command::new("node");
     command
         .arg(&script)
-        .env("MCP_PORT", "0")
-        .env("AUTH_PORT", "0")
+        .env("MCP_PORT", mcp_port.to_string())
+        .env("AUTH_PORT", auth_port.to_string())
         .env("ACCESS_TOKEN_TTL", access_token_ttl.to_string())
         .env("CLIENT_CREDENTIALS_ID", CLIENT_ID)
         .env("CLIENT_CREDENTIALS_SECRET", CLIENT_SECRET);
@@ -122,5 +151,9 @@ pub fn start(access_token_ttl: u64) -> Option<OidcServer> {
         .find_map(|l| l.strip_prefix("stdout: issuer "))
         .map(str::to_owned)
         .unwrap_or_else(|| panic!("{SCRIPT} printed no issuer: {}", server.output()));
-    Some(OidcServer { server, issuer })
+    OidcServer {
+        server,
+        issuer,
+        access_token_ttl,
+    }
 }

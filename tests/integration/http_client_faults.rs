@@ -111,6 +111,15 @@ async fn html_200_is_not_an_mcp_response() {
     );
 }
 
+/// What a server that refuses without credentials is told to do: a token of its own, or OAuth
+/// (its plain bearer challenge cannot tell which), in manifest keys and builder methods.
+const SUPPLY: &str = "supply a token from the environment (manifest keys `bearer-env`, `header-env`; \
+                      `ConnectConfig::with_bearer_env`, `ConnectConfig::with_header_env`); or, if the \
+                      server offers OAuth, log in with `oma-mcp login` and enable OAuth with \
+                      `ConnectConfig::with_oauth(OAuthConfig::authorization_code())` (in a manifest: \
+                      a URL pin without `bearer-env` or an `Authorization` in `header-env`, or with a \
+                      table `oauth`)";
+
 /// Without credentials, 401 and 403 say how to pass them and quote the challenge.
 #[tokio::test]
 async fn unauthorized_and_forbidden_without_credentials() {
@@ -125,10 +134,8 @@ async fn unauthorized_and_forbidden_without_credentials() {
             chain(&err, url),
             format!(
                 "the MCP server/discover handshake with `URL` failed: the MCP server `URL` \
-                 answered `server/discover` with HTTP {status}, challenge: {challenge}; supply \
-                 credentials from the environment with `--bearer-env VAR` or `--header-env \
-                 'Name=VAR'` (manifest keys `bearer-env`, `header-env`), or log in with OAuth \
-                 (manifest table `oauth`, `oma-mcp login`)"
+                 answered `server/discover` with HTTP {status}, challenge: {challenge}; \
+                 {SUPPLY}"
             )
         );
         let Error::Connect(ConnectError::Handshake { source, .. }) = &err else {
@@ -141,7 +148,7 @@ async fn unauthorized_and_forbidden_without_credentials() {
         // A literal header is no credential from the environment: the hint stays the same.
         let err = connect_error(config(url).with_header("X-Team", "blue")).await;
         assert!(
-            chain(&err, url).ends_with("supply credentials from the environment with `--bearer-env VAR` or `--header-env 'Name=VAR'` (manifest keys `bearer-env`, `header-env`), or log in with OAuth (manifest table `oauth`, `oma-mcp login`)"),
+            chain(&err, url).ends_with(&format!("; {SUPPLY}")),
             "{}",
             chain(&err, url)
         );

@@ -151,10 +151,12 @@ async fn unauthorized_and_forbidden_do_not_fall_back() {
             err.chain().to_string().replace(url, "URL"),
             format!(
                 "the MCP server/discover handshake with `URL` failed: the MCP server `URL` \
-                 answered `server/discover` with HTTP {status} ({word}); supply credentials from \
-                 the environment with `--bearer-env VAR` or `--header-env 'Name=VAR'` (manifest \
-                 keys `bearer-env`, `header-env`), or log in with OAuth (manifest table \
-                 `oauth`, `oma-mcp login`)"
+                 answered `server/discover` with HTTP {status} ({word}); supply a token from the environment (manifest keys `bearer-env`, `header-env`; \
+                 `ConnectConfig::with_bearer_env`, `ConnectConfig::with_header_env`); or, if the \
+                 server offers OAuth, log in with `oma-mcp login` and enable OAuth with \
+                 `ConnectConfig::with_oauth(OAuthConfig::authorization_code())` (in a manifest: \
+                 a URL pin without `bearer-env` or an `Authorization` in `header-env`, or with a \
+                 table `oauth`)"
             )
         );
         let Error::Connect(ConnectError::Handshake { source, .. }) = &err else {

@@ -18,7 +18,9 @@
 //! notifications holds up no call, and `http_client_legacy` that a stateful server from
 //! before 2026-07-28 that rejects `server/discover` with an HTTP status is reached through
 //! `initialize`. `oauth` runs the client's OAuth flows (feature `oauth`) against the fault
-//! server's authorization server (`--mode oauth`) and each of its `oauth-*` faults; `oidc` runs
+//! server's authorization server (`--mode oauth`) and each of its `oauth-*` faults, and
+//! `oauth_refused` checks what a connection without a usable token is told, `oauth_pinned`
+//! that the generated code of a pin with nothing but its `url` uses the stored login; `oidc` runs
 //! them, through the code generated for the pin `oidc`, against `oidc-provider`, a certified
 //! OpenID provider (`tests/servers/oidc-login.mjs`).
 //!
@@ -54,6 +56,8 @@ mod http_servers;
 mod invalid_entries;
 mod lifecycle;
 mod oauth;
+mod oauth_pinned;
+mod oauth_refused;
 mod oidc;
 mod own_server;
 mod protocol;

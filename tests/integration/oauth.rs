@@ -1,10 +1,10 @@
 //! oma-mcp's OAuth client (`oma-mcp-runtime`, cargo feature `oauth`) against the fault
 //! server's authorization server (`oma-mcp-http-faults --mode oauth` and its `oauth-*` faults):
 //! the authorization code grant with PKCE and dynamic registration, a refresh, a login kept in
-//! a [`LoginStore`] and used by a later client, a refresh token the authorization server
-//! refuses, the client credentials grant, and each fault of the MCP specification's
-//! "Authorization" as the error it must be, word for word (the server's URL written `URL`, its
-//! origin `ORIGIN`), within 5 s. Logins go to temporary directories: each test passes its own
+//! a [`LoginStore`] and used by a later client, the client credentials grant, and each fault of
+//! the MCP specification's "Authorization" as the error it must be, word for word (the server's
+//! URL written `URL`, its origin `ORIGIN`), within 5 s (what a connection without a usable
+//! token is told, a refused refresh among it, is in `oauth_refused`). Logins go to temporary directories: each test passes its own
 //! provider ([`provider`]); the secrets test, which uses the credential directory of the
 //! environment, runs in a child process ([`no_secret_reaches_a_log_an_error_or_a_debug`]).
 
@@ -38,26 +38,26 @@ const REDIRECT_URI: &str = "http://127.0.0.1/callback";
 /// The access token lifetime of the refresh tests, in seconds: rmcp refreshes a token whose
 /// remaining whole seconds fall under half of it (or 30), counted in whole seconds of the
 /// clock, so a 3-second token is used for at least 2 s and refreshed after 3 s.
-const LIFETIME: &str = "3";
+pub(crate) const LIFETIME: &str = "3";
 
 /// How long the refresh tests wait for the access token to expire.
-const EXPIRED: Duration = Duration::from_millis(3100);
+pub(crate) const EXPIRED: Duration = Duration::from_millis(3100);
 
 /// The longest a failing OAuth connect may take.
-const NO_HANG: Duration = Duration::from_secs(5);
+pub(crate) const NO_HANG: Duration = Duration::from_secs(5);
 
 /// What every failure of the authorization on connect starts with.
-const PREFIX: &str = "the MCP server/discover handshake with `URL` failed: OAuth authorization \
+pub(crate) const PREFIX: &str = "the MCP server/discover handshake with `URL` failed: OAuth authorization \
                       for the MCP server `URL` (`server/discover`): ";
 
 /// The authorization code grant, approved by following the authorization server's redirect.
-fn login() -> OAuthConfig {
+pub(crate) fn login() -> OAuthConfig {
     OAuthConfig::authorization_code()
         .with_authorizer(Authorizer::new(FollowRedirect::new(REDIRECT_URI)))
 }
 
 /// The OAuth client for the server at `url` with `oauth`, its logins kept in `dir`.
-fn provider(url: &str, oauth: &OAuthConfig, dir: &Path) -> TokenSource {
+pub(crate) fn provider(url: &str, oauth: &OAuthConfig, dir: &Path) -> TokenSource {
     TokenSource::new(
         OAuthClient::new(url, oauth, "oma-mcp-tests")
             .unwrap()
@@ -66,12 +66,12 @@ fn provider(url: &str, oauth: &OAuthConfig, dir: &Path) -> TokenSource {
 }
 
 /// A config for the server at `url` with the OAuth client of `oauth`, logins kept in `dir`.
-fn oauth_config(url: &str, oauth: &OAuthConfig, dir: &Path) -> ConnectConfig {
+pub(crate) fn oauth_config(url: &str, oauth: &OAuthConfig, dir: &Path) -> ConnectConfig {
     config(url).with_token_provider(provider(url, oauth, dir))
 }
 
 /// `http://127.0.0.1:PORT` of `http://127.0.0.1:PORT/mcp`.
-fn origin(url: &str) -> &str {
+pub(crate) fn origin(url: &str) -> &str {
     url.strip_suffix("/mcp").unwrap()
 }
 
@@ -82,7 +82,7 @@ fn path(entry: &Value) -> &str {
 }
 
 /// What the client sent: `(HTTP method, path without query)`.
-fn requests(entries: &[Value]) -> Vec<(String, String)> {
+pub(crate) fn requests(entries: &[Value]) -> Vec<(String, String)> {
     entries
         .iter()
         .map(|e| (e["method"].as_str().unwrap().to_owned(), path(e).to_owned()))
@@ -93,13 +93,13 @@ fn get(path: &str) -> (String, String) {
     ("GET".to_owned(), path.to_owned())
 }
 
-fn post(path: &str) -> (String, String) {
+pub(crate) fn post(path: &str) -> (String, String) {
     ("POST".to_owned(), path.to_owned())
 }
 
 /// The requests of a first login: the refused request, discovery, registration,
 /// authorization and the code exchange.
-fn login_requests() -> Vec<(String, String)> {
+pub(crate) fn login_requests() -> Vec<(String, String)> {
     vec![
         post("/mcp"),
         get(RESOURCE_METADATA_PATH),
@@ -111,12 +111,12 @@ fn login_requests() -> Vec<(String, String)> {
 }
 
 /// The entries on `path`.
-fn on<'a>(entries: &'a [Value], wanted: &str) -> Vec<&'a Value> {
+pub(crate) fn on<'a>(entries: &'a [Value], wanted: &str) -> Vec<&'a Value> {
     entries.iter().filter(|e| path(e) == wanted).collect()
 }
 
 /// The form of a token request.
-fn token_form(entry: &Value) -> HashMap<String, String> {
+pub(crate) fn token_form(entry: &Value) -> HashMap<String, String> {
     form(entry["body"].as_str().unwrap().as_bytes())
 }
 
@@ -129,7 +129,7 @@ fn mcp_authorizations(entries: &[Value]) -> Vec<Value> {
 }
 
 /// The files in `dir` (none when it does not exist).
-fn files(dir: &Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn files(dir: &Path) -> Vec<std::path::PathBuf> {
     match std::fs::read_dir(dir) {
         Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
         Err(_) => Vec::new(),
@@ -373,91 +373,8 @@ async fn a_stored_login_serves_a_later_client_without_a_new_authorization() {
     }
 }
 
-/// A refresh token the authorization server refuses (`invalid_grant`): the stored login is
-/// removed, and a client that cannot ask the user says to log in again; one that can logs in
-/// anew.
-#[tokio::test]
-async fn a_refused_refresh_token_drops_the_login_and_says_to_log_in_again() {
-    let server = faults(
-        "oauth-refresh-invalid-grant",
-        &["--token-lifetime-s", LIFETIME],
-    );
-    let url = server.url();
-    let dir = tempfile::tempdir().unwrap();
-    let client = connect_mcp_tools(oauth_config(url, &login(), dir.path()))
-        .await
-        .unwrap();
-    client.disconnect().await;
-    assert_eq!(files(dir.path()).len(), 1);
-    tokio::time::sleep(EXPIRED).await;
-
-    let started = Instant::now();
-    let err = connect_error(oauth_config(
-        url,
-        &OAuthConfig::authorization_code(),
-        dir.path(),
-    ))
-    .await;
-    assert!(started.elapsed() < NO_HANG, "{:?}", started.elapsed());
-    assert_eq!(
-        chain(&err, url),
-        format!(
-            "{PREFIX}the MCP server `URL` needs an OAuth login, and no usable access token is \
-             held (the authorization server refused the stored refresh token (invalid_grant), \
-             so the stored login was removed); run `oma-mcp login --url URL`"
-        )
-    );
-    assert_authorization_error(&err);
-    assert_eq!(files(dir.path()), Vec::<std::path::PathBuf>::new());
-    let entries = log(url).await;
-    let refused: Vec<(String, Value)> = on(&entries, TOKEN_PATH)
-        .iter()
-        .map(|e| {
-            (
-                token_form(e)["grant_type"].clone(),
-                e["answer"]["json"]["error"].clone(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        refused,
-        [
-            ("authorization_code".to_owned(), Value::Null),
-            ("refresh_token".to_owned(), json!("invalid_grant"))
-        ]
-    );
-
-    // With an authorizer, the same refusal mid-session leads to a new authorization.
-    let client = connect_mcp_tools(oauth_config(url, &login(), dir.path()))
-        .await
-        .unwrap();
-    tokio::time::sleep(EXPIRED).await;
-    clear_log(url).await;
-    assert_eq!(echo(&client, "again").await.data, "Echo: again");
-    client.disconnect().await;
-    let entries = log(url).await;
-    let mut expected = vec![post(TOKEN_PATH)];
-    expected.extend(login_requests());
-    expected.push(post("/mcp"));
-    assert_eq!(requests(&entries), expected);
-    assert_eq!(
-        (
-            &entries[0]["answer"]["json"]["error"],
-            &entries[1]["headers"]["authorization"],
-            &entries[1]["json"]["method"],
-            &entries[7]["json"]["method"]
-        ),
-        (
-            &json!("invalid_grant"),
-            &Value::Null,
-            &json!("tools/call"),
-            &json!("tools/call")
-        )
-    );
-}
-
 /// Empties the fault server's log.
-async fn clear_log(url: &str) {
+pub(crate) async fn clear_log(url: &str) {
     raw_http::request(
         &url.replace("/mcp", "/_log"),
         hyper::Method::DELETE,
@@ -531,7 +448,7 @@ async fn the_client_credentials_grant_connects() {
 }
 
 /// Asserts that `err` is a handshake failed by [`ConnectError::Authorization`].
-fn assert_authorization_error(err: &Error) {
+pub(crate) fn assert_authorization_error(err: &Error) {
     let Error::Connect(ConnectError::Handshake { source, .. }) = err else {
         panic!("{err:?}")
     };
@@ -753,7 +670,7 @@ async fn a_refused_registration_says_to_pin_a_client_id() {
              {{\"error\":\"invalid_client_metadata\",\"error_description\":\"Dynamic client \
              registration is disabled for this redirect URI\"}}; the authorization server \
              refused dynamic client registration: register a client with it and pin its id \
-             (manifest `[servers.<name>.oauth] client-id`, or `--client-id`)"
+             (manifest `[servers.<name>.oauth] client-id`; `OAuthConfig::with_client_id`)"
         )
     );
     assert_eq!(sent, login_requests()[..4]);
@@ -766,8 +683,8 @@ async fn a_denied_consent_says_to_log_in_and_approve() {
         text,
         format!(
             "{PREFIX}the authorization server refused the authorization request: access_denied \
-             (The user denied the request); the request was denied; run `oma-mcp login --url \
-             URL` and approve it"
+             (The user denied the request); the request was denied; log in again and approve \
+             it"
         )
     );
     assert_eq!(sent, login_requests()[..5]);
@@ -781,8 +698,8 @@ async fn a_redirect_with_another_state_is_refused_before_the_exchange() {
         format!(
             "{PREFIX}the authorization server redirected with another `state` than the \
              authorization request carried (RFC 6749 section 10.12), so the redirect may be \
-             forged or belong to another login; its code was not used; run `oma-mcp login \
-             --url URL` again; if it keeps happening, tell the server's operator"
+             forged or belong to another login; its code was not used; log in again; if it \
+             keeps happening, tell the server's operator"
         )
     );
     // The code was never sent to the token endpoint.

@@ -53,10 +53,10 @@ mod modes;
 mod respond;
 
 pub use authz::{
-    AUTHORIZATION_PATH, AUTHORIZATION_SERVER_METADATA_PATH, DEFAULT_TOKEN_LIFETIME,
-    DENIED_DESCRIPTION, MACHINE_CLIENT_ID, MACHINE_CLIENT_SECRET, MALFORMED_METADATA, OAUTH_SCOPE,
-    OTHER_STATE, REFRESH_REFUSED, REGISTRATION_PATH, REGISTRATION_REFUSED, RESOURCE_METADATA_PATH,
-    TOKEN_PAGE, TOKEN_PATH, form, pkce_challenge,
+    AUTHORIZATION_PATH, AUTHORIZATION_SERVER_METADATA_PATH, CLIENT_FORGOTTEN,
+    DEFAULT_TOKEN_LIFETIME, DENIED_DESCRIPTION, MACHINE_CLIENT_ID, MACHINE_CLIENT_SECRET,
+    MALFORMED_METADATA, OAUTH_SCOPE, OTHER_STATE, REFRESH_REFUSED, REGISTRATION_PATH,
+    REGISTRATION_REFUSED, RESOURCE_METADATA_PATH, TOKEN_PAGE, TOKEN_PATH, form, pkce_challenge,
 };
 
 pub use modes::{
@@ -227,6 +227,11 @@ async fn handle(
             return mcp(&state, &parts, &body).await;
         }
     }
+    if state.options.mode == FaultMode::UnauthorizedMetadataDown
+        && parts.uri.path().starts_with("/.well-known/")
+    {
+        return text(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable");
+    }
     if parts.uri.path() != listen::MCP_PATH {
         return text(StatusCode::NOT_FOUND, "Not Found: MCP is served at /mcp");
     }
@@ -240,7 +245,7 @@ async fn handle(
     match state.options.mode {
         FaultMode::Html502 => html(StatusCode::BAD_GATEWAY, PAGE_502),
         FaultMode::Html200 => html(StatusCode::OK, PAGE_200),
-        FaultMode::Unauthorized if !authorized => auth_error(
+        FaultMode::Unauthorized | FaultMode::UnauthorizedMetadataDown if !authorized => auth_error(
             StatusCode::UNAUTHORIZED,
             UNAUTHORIZED_CHALLENGE,
             "invalid_token",

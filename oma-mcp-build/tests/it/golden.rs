@@ -19,6 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
+use oma_mcp_build::Manifest;
 use oma_mcp_build::codegen::{GenerateOptions, PinnedConnection, generate};
 use oma_mcp_runtime::connect::OAuthConfig;
 use oma_mcp_runtime::{ConnectConfig, Lifecycle, Snapshot};
@@ -51,6 +52,10 @@ fn cases() -> Vec<String> {
 /// - `remote`: a server pinned by URL, with a literal header, a bearer variable and a header
 ///   variable, so its `connect_config()` (`ConnectConfig::http`, variable names only) and the
 ///   `__require_http!` guard before it are in the golden.
+/// - `remote_login`: a manifest's URL pin with nothing but its `url`, a literal header and a
+///   prefix, its options from the pin (`ServerPin::generate_options`): its `connect_config()`
+///   uses the stored login of `oma-mcp login github`, as every `oma-mcp` command does, and
+///   needs no feature `oauth` (no `__require_oauth!`: the OAuth is optional).
 /// - any other case: the defaults.
 fn options(case: &str) -> GenerateOptions {
     match case {
@@ -84,6 +89,14 @@ fn options(case: &str) -> GenerateOptions {
                     .with_header_env("X-Api-Key", "GITHUB_API_KEY")
                     .with_name_prefix("github"),
             )),
+        "remote_login" => Manifest::parse(
+            "[servers.github]\nurl = \"https://api.githubcopilot.com/mcp/\"\nprefix = \"github\"\n\
+             headers = { \"X-MCP-Toolsets\" = \"repos,issues\" }\n",
+            Path::new("/p/oma-mcp.toml"),
+        )
+        .unwrap()
+        .servers["github"]
+            .generate_options(),
         "remote_oauth" => GenerateOptions::default()
             .with_name_prefix("linear")
             .with_connection(PinnedConnection::new(
@@ -146,6 +159,7 @@ fn every_case_matches_its_golden() {
             "hostile",
             "memory",
             "remote",
+            "remote_login",
             "remote_oauth"
         ]
     );
@@ -212,6 +226,38 @@ fn remote_golden_output_is_exact() {
         code.find(guard) < code.find("pub fn connect_config()"),
         "the guard comes first:\n{code}"
     );
+}
+
+/// A manifest's URL pin with nothing but its `url` (`fixtures/remote_login.json` →
+/// `fixtures/remote_login.rs`): its `connect_config()` uses the stored login as `oma-mcp`
+/// does (the authorization code grant, errors naming `oma-mcp login github`), optional, so
+/// the module has the `__require_http!` guard and no `__require_oauth!`.
+/// `golden_behavior` compiles it and compares its `connect_config()`.
+#[test]
+fn a_url_pin_without_credentials_generates_the_stored_login() {
+    let generated = check_golden("remote_login");
+    assert_eq!(generated.warnings, []);
+    if std::env::var_os("OMA_MCP_BLESS").is_some() {
+        return;
+    }
+    let code = &generated.code;
+    let config = "::oma_mcp_runtime::__require_http!(\"github\");\n\n\
+                  /// The connection to server `github` as the manifest pins it (URL, literal \
+                  headers, the names of the variables its credentials come from, prefix, request \
+                  timeout); the credentials are read from the environment when it connects.\n\
+                  #[allow(dead_code, clippy::pedantic, missing_docs)]\n\
+                  pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {\n    \
+                  ::oma_mcp_runtime::ConnectConfig::http(\"https://api.githubcopilot.com/mcp/\")\n        \
+                  .with_header(\"X-MCP-Toolsets\", \"repos,issues\")\n        \
+                  .with_oauth(\n            \
+                  ::oma_mcp_runtime::connect::OAuthConfig::authorization_code()\n                \
+                  .with_login_command(\"oma-mcp login github\")\n                \
+                  .with_optional(true)\n        \
+                  )\n        \
+                  .with_name_prefix(\"github\")\n        \
+                  .with_request_timeout(::core::time::Duration::from_millis(60000))\n}\n";
+    assert!(code.contains(config), "{code}");
+    assert!(!code.contains("__require_oauth!"), "{code}");
 }
 
 #[test]

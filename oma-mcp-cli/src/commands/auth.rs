@@ -24,7 +24,8 @@ pub struct AuthArgs {
 #[derive(Debug, Subcommand)]
 pub enum AuthCommand {
     /// List the stored logins: server, authorization server, client id, scopes, when the
-    /// access token expires, whether a refresh token is held. Never a token.
+    /// access token expires, whether a refresh token is held, or why a login is stale (its
+    /// refresh refused: log in again). Never a token.
     Status {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -49,6 +50,7 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
                 "scopes": l.scopes(),
                 "expiresAt": l.expires_at(),
                 "refreshToken": l.has_refresh_token(),
+                "stale": l.stale,
             })
         })
         .collect();
@@ -69,8 +71,16 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
                     Some(at) => format!("access token expires in {}", remaining(at)),
                     None => "access token expiry unknown".to_owned(),
                 };
+                let tokens = match &l.stale {
+                    Some(reason) => format!(
+                        "stale login ({}): no token held; log in again (`oma-mcp login`)",
+                        terminal::safe(reason)
+                    ),
+                    None if l.has_refresh_token() => format!("{expiry}; refresh token held"),
+                    None => format!("{expiry}; no refresh token (log in again when it expires)"),
+                };
                 text.push_str(&format!(
-                    "  {}\n    authorization server {}, client {}\n    scopes: {}; {expiry}; {}\n    \
+                    "  {}\n    authorization server {}, client {}\n    scopes: {}; {tokens}\n    \
                      file: {}{}\n",
                     terminal::safe(&l.server),
                     terminal::safe(l.issuer.as_deref().unwrap_or("(no issuer)")),
@@ -79,11 +89,6 @@ pub fn run(args: &AuthArgs) -> Result<Outcome, CliError> {
                         "(none)".to_owned()
                     } else {
                         terminal::safe(&l.scopes().join(" "))
-                    },
-                    if l.has_refresh_token() {
-                        "refresh token held"
-                    } else {
-                        "no refresh token (log in again when it expires)"
                     },
                     terminal::safe(&file.display().to_string()),
                     match l.secrets {

@@ -142,13 +142,14 @@ pub fn has_authorization(config: &ConnectConfig) -> bool {
 
 /// `config` (a server reached by URL) with OAuth: the pin's table (or the defaults) under
 /// `flags`, errors naming `login`. Unchanged when it sends an `Authorization` header of its
-/// own and no OAuth flag is given.
+/// own and no OAuth flag is given, but for the optional OAuth of a pin without credentials
+/// (`ServerPin::connect_config`), which a credential flag replaces.
 ///
 /// # Errors
 /// As [`OAuthFlags::over`]; [`CliError::BadHttpFlag`] when OAuth flags meet a credential
 /// header.
 pub fn with_oauth(
-    config: ConnectConfig,
+    mut config: ConnectConfig,
     pin: Option<&ServerPin>,
     flags: &OAuthFlags,
     login: String,
@@ -164,6 +165,9 @@ pub fn with_oauth(
                      header from --bearer-env, --header-env or the manifest; keep one"
                 ),
             });
+        }
+        if config.oauth.as_ref().is_some_and(|o| o.optional) {
+            config.oauth = None;
         }
         return Ok(config);
     }
@@ -235,6 +239,12 @@ mod tests {
         };
         let config = ConnectConfig::http("https://h.example/mcp").with_bearer_env("TOKEN");
         assert!(with_oauth(config, None, &flags, "x".to_owned()).is_err());
+        // `--bearer-env` over a pin without credentials: its optional OAuth goes.
+        let pinned = ConnectConfig::http("https://h.example/mcp")
+            .with_oauth(OAuthConfig::authorization_code().with_optional(true))
+            .with_bearer_env("TOKEN");
+        let kept = with_oauth(pinned, None, &OAuthFlags::default(), "x".to_owned()).unwrap();
+        assert_eq!(kept.oauth, None);
         let plain = with_oauth(
             ConnectConfig::http("https://h.example/mcp?key=k1"),
             None,

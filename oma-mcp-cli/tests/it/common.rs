@@ -5,9 +5,11 @@
 
 #![allow(dead_code)] // each user takes a different subset
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 /// The `oma-mcp` binary under test, with OAuth logins kept in their files
 /// (`OMA_MCP_CREDENTIAL_STORE=file`), so no test reads or writes the keyring of the session it
@@ -94,14 +96,14 @@ pub fn assert_exit(out: &Output, code: i32) {
 /// and `env`, and `browse` as the browser: it gets the authorization URL the command prints
 /// and must bring the authorization server's redirect to the command's loopback listener.
 /// Returns the command's stderr; the test fails when the login does.
-#[allow(clippy::unwrap_used)]
 pub fn login_as_browser(
     url: &str,
     credentials: &Path,
     env: &[(&str, &str)],
     browse: impl FnOnce(&str),
 ) -> String {
-    let mut child = oma_mcp()
+    let mut command = oma_mcp();
+    command
         .args([
             "login",
             "--url",
@@ -111,7 +113,15 @@ pub fn login_as_browser(
             "60",
         ])
         .env("OMA_MCP_CREDENTIALS_DIR", credentials)
-        .envs(env.iter().copied())
+        .envs(env.iter().copied());
+    run_login_as_browser(&mut command, browse)
+}
+
+/// Runs `login`, an `oma-mcp login … --no-browser` command, with `browse` as the browser (see
+/// [`login_as_browser`]); returns its stderr, and fails the test when the login fails.
+#[allow(clippy::unwrap_used)]
+pub fn run_login_as_browser(login: &mut Command, browse: impl FnOnce(&str)) -> String {
+    let mut child = login
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -138,4 +148,48 @@ pub fn login_as_browser(
     let all = lines.concat() + &rest;
     assert!(status.success(), "login failed: {all}");
     all
+}
+
+/// `GET url` (plain HTTP, no redirect followed): the status and the `Location` header.
+#[allow(clippy::unwrap_used)]
+pub fn http_get(url: &str) -> (u16, Option<String>) {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (authority, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = TcpStream::connect(authority.replace("localhost", "127.0.0.1")).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    let location = response
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .find_map(|l| {
+            l.split_once(':')
+                .filter(|(name, _)| name.eq_ignore_ascii_case("location"))
+                .map(|(_, v)| v.trim().to_owned())
+        });
+    (status, location)
+}
+
+/// `oma-mcp-test-server --http 127.0.0.1:0` or `oma-mcp-http-faults --mode MODE`, listening.
+pub fn http_server(program: &str, args: &[&str]) -> oma_mcp_test_support::HttpServer {
+    let mut command = Command::new(test_server().with_file_name(program));
+    command.args(args);
+    oma_mcp_test_support::spawn_http_server(
+        command,
+        oma_mcp_test_support::Ready::ListeningLine,
+        Duration::from_secs(20),
+    )
+    .expect("the HTTP server starts")
 }

@@ -14,6 +14,9 @@
 //! - `url_cli`: servers pinned by URL (flags, errors, secrets);
 //! - `oauth_cli`: `login`, `logout`, `auth status` and the stored login, against the
 //!   TypeScript SDK's example server with its OAuth authorization server;
+//! - `oauth_errors_cli`: what the commands say without a usable token (a refused refresh, a
+//!   static-token server, no login, under `CI`), against the fault server's authorization
+//!   server;
 //! - `keyring_cli`: logins whose tokens the operating system's keyring keeps, against a
 //!   Secret Service of the test's own (GNOME Keyring, which `scripts/test` installs);
 //! - `oidc_login`: the same commands as `oauth_cli` with a refresh, and the client credentials
@@ -37,5 +40,6 @@ mod help;
 mod hostile;
 mod keyring_cli;
 mod oauth_cli;
+mod oauth_errors_cli;
 mod oidc_login;
 mod url_cli;

@@ -8,7 +8,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,7 +15,7 @@ use std::time::Duration;
 
 use oma_mcp_test_support::http::{HttpServer, Ready, free_port, spawn_http_server};
 
-use crate::common::{assert_exit, login_as_browser, oma_mcp, run, text};
+use crate::common::{assert_exit, http_get, login_as_browser, oma_mcp, run, text};
 
 /// The example server of the TypeScript SDK, or `None` (one printed line) when the pinned npm
 /// packages are not installed; under `CI` that fails the test instead
@@ -59,37 +58,6 @@ pub(crate) fn start(script: &Path) -> (HttpServer, String) {
     (server, format!("http://localhost:{port}/mcp"))
 }
 
-/// `GET url` (plain HTTP, no redirect followed): the status and the `Location` header.
-fn get(url: &str) -> (u16, Option<String>) {
-    let rest = url.strip_prefix("http://").unwrap();
-    let (authority, path) = rest.split_at(rest.find('/').unwrap());
-    let mut stream = TcpStream::connect(authority.replace("localhost", "127.0.0.1")).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let status = response
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap();
-    let location = response
-        .lines()
-        .take_while(|l| !l.is_empty())
-        .find_map(|l| {
-            l.split_once(':')
-                .filter(|(name, _)| name.eq_ignore_ascii_case("location"))
-                .map(|(_, v)| v.trim().to_owned())
-        });
-    (status, location)
-}
-
 /// `oma-mcp login --url url --no-browser`, with the test as the browser: returns its stderr.
 fn login(url: &str, credentials: &Path) -> String {
     login_with(url, credentials, &[])
@@ -99,14 +67,14 @@ fn login(url: &str, credentials: &Path) -> String {
 /// `env` says otherwise).
 pub(crate) fn login_with(url: &str, credentials: &Path, env: &[(&str, &str)]) -> String {
     login_as_browser(url, credentials, env, |authorization_url| {
-        let (status, location) = get(authorization_url);
+        let (status, location) = http_get(authorization_url);
         assert_eq!(
             status, 302,
             "the demo authorization server redirects at once"
         );
         let callback = location.unwrap();
         assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
-        assert_eq!(get(&callback).0, 200);
+        assert_eq!(http_get(&callback).0, 200);
     })
 }
 
@@ -140,14 +108,15 @@ fn login_then_every_command_uses_the_stored_token_and_logout_removes_it() {
             .env("OMA_MCP_CREDENTIALS_DIR", credentials.path()))
     };
 
-    // Before a login: the command that logs in, exactly.
+    // Before a login: the credential store looked in and the command that logs in, exactly.
     let out = cli(&["list"]);
     assert_exit(&out, 2);
     assert!(
         text(&out.stderr).contains(&format!(
-            "needs an OAuth login, and no usable access token is held; run `oma-mcp login --url \
-             {url}`"
-        )),
+            "needs an OAuth login, and no usable access token is held in the credential store \
+             {}",
+            credentials.path().display()
+        )) && text(&out.stderr).contains(&format!("; run `oma-mcp login --url {url}`")),
         "{}",
         text(&out.stderr)
     );

@@ -290,3 +290,65 @@ fn client_credentials_call_needs_no_login() {
     );
     assert_eq!(server.count("grant "), 1);
 }
+
+/// The provider restarts and forgets the clients registered with it (its storage is in memory,
+/// as many MCP servers' authorization servers keep theirs): once the access token expired, the
+/// refresh is refused with `invalid_client`, and `list` says to log in again, not to try
+/// again; `auth status` shows the login stale, without a refresh token; a new login works.
+#[test]
+fn a_provider_that_forgot_the_client_asks_for_a_new_login() {
+    let Some(server) = oidc::start(TTL) else {
+        return;
+    };
+    let url = server.url().to_owned();
+    let credentials = tempfile::tempdir().unwrap();
+    let dir = credentials.path();
+    let cli = |args: &[&str]| {
+        run(oma_mcp()
+            .args(args)
+            .env("OMA_MCP_CREDENTIALS_DIR", dir)
+            .env_remove("CI"))
+    };
+    login(&server, dir);
+    let server = server.restart();
+    std::thread::sleep(EXPIRED);
+
+    let out = cli(&["list", "--url", &url]);
+    assert_exit(&out, 2);
+    // The error is the last line (rmcp may warn before it that the refresh failed).
+    let stderr = text(&out.stderr);
+    let error = stderr.rsplit_terminator('\n').next().unwrap_or_default();
+    assert_eq!(
+        error
+            .replace(&url, "URL")
+            .replace(&dir.display().to_string(), "DIR"),
+        "oma-mcp: the MCP server/discover handshake with `URL` failed: OAuth authorization for \
+         the MCP server `URL` (`server/discover`): the MCP server `URL` needs an OAuth login, \
+         and no usable access token is held in the credential store DIR (the stored login is \
+         stale: the authorization server refused its client when refreshing the token \
+         (invalid_client)); run `oma-mcp login --url URL` again",
+        "{stderr}\nserver:\n{}",
+        server.output()
+    );
+    let status = cli(&["auth", "status", "--format", "json"]);
+    assert_exit(&status, 0);
+    let shown: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(
+        (
+            &shown["logins"][0]["stale"],
+            &shown["logins"][0]["refreshToken"]
+        ),
+        (
+            &serde_json::json!(
+                "the authorization server refused its client when refreshing the token \
+                 (invalid_client)"
+            ),
+            &serde_json::json!(false)
+        ),
+        "{shown}"
+    );
+
+    login(&server, dir);
+    let again = cli(&["list", "--url", &url]);
+    assert_exit(&again, 0);
+}

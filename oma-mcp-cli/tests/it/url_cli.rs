@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::Output;
 
-use crate::common::{assert_exit, oma_mcp, run, text, workspace};
+use crate::common::{assert_exit, http_server, oma_mcp, run, text, workspace};
 
 /// A value that must never be printed.
 const SECRET: &str = "s3cret-value";
@@ -364,19 +364,6 @@ fn generate_for_a_url_pin_names_variables_only() {
         ),
         "{code}"
     );
-}
-
-/// `oma-mcp-test-server --http 127.0.0.1:0` or `oma-mcp-http-faults --mode MODE`, listening.
-fn http_server(program: &str, args: &[&str]) -> oma_mcp_test_support::HttpServer {
-    let mut command =
-        std::process::Command::new(crate::common::test_server().with_file_name(program));
-    command.args(args);
-    oma_mcp_test_support::spawn_http_server(
-        command,
-        oma_mcp_test_support::Ready::ListeningLine,
-        std::time::Duration::from_secs(20),
-    )
-    .expect("the HTTP server starts")
 }
 
 /// A URL pin end to end over the runtime's streamable HTTP transport: `snapshot` records the

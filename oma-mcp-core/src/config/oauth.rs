@@ -123,8 +123,17 @@ pub struct OAuthConfig {
     /// fails and says to run `oma-mcp login`.
     pub authorizer: Option<Authorizer>,
     /// The command that logs in to this server, as errors name it (a pin of a manifest:
-    /// `oma-mcp login <name>`). Default: `None`: `oma-mcp login --url <URL>`.
+    /// `oma-mcp login <name>`). Default: `None`: errors say to log in to the server's URL with
+    /// `oma-mcp login`, or to give the connection an [`OAuthConfig::authorizer`].
     pub login_command: Option<String>,
+    /// Whether the connection may go without OAuth where the runtime cannot do it: the OAuth
+    /// a URL pin gets without an `oauth` table and without a credential of its own
+    /// (`bearer-env`, or `Authorization` in `header-env`), as `oma-mcp` uses the stored login
+    /// for every such server. With it, an `oma-mcp-runtime` built without its cargo feature
+    /// `oauth` connects without OAuth (a server's `401` then names the feature) instead of
+    /// failing with its `ConfigError::OAuthFeatureDisabled`, and the generated code of such a
+    /// pin compiles without the feature. Default: `false`.
+    pub optional: bool,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -142,6 +151,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("scopes", &self.scopes)
             .field("authorizer", &self.authorizer)
             .field("login_command", &self.login_command)
+            .field("optional", &self.optional)
             .finish()
     }
 }
@@ -235,6 +245,13 @@ impl OAuthConfig {
     /// token (see [`Authorize`]).
     pub fn with_authorizer(mut self, authorizer: Authorizer) -> Self {
         self.authorizer = Some(authorizer);
+        self
+    }
+
+    /// Sets whether the connection may go without OAuth where the runtime cannot do it (see
+    /// [`OAuthConfig::optional`]).
+    pub fn with_optional(mut self, optional: bool) -> Self {
+        self.optional = optional;
         self
     }
 }

@@ -19,6 +19,7 @@ mod endpoint;
 mod exchange;
 mod headers;
 mod outgoing;
+mod refused;
 mod server_stream;
 mod sse;
 mod state;

@@ -143,10 +143,13 @@ pub enum ConnectError {
         reason: String,
     },
 
-    /// The server answered `401 Unauthorized` or `403 Forbidden`. The message says how to
-    /// supply credentials (`--bearer-env` / `--header-env`, or the manifest keys
-    /// `bearer-env` / `header-env`), names the variables that were used, and quotes the
-    /// server's `WWW-Authenticate` challenge (cut to 300 chars). A connection with OAuth
+    /// The server answered `401 Unauthorized` or `403 Forbidden`. The message quotes the
+    /// server's `WWW-Authenticate` challenge (cut to 300 chars) and says what to do: check
+    /// the variables that were used, or supply what fits the server (a token, with the
+    /// manifest keys `bearer-env` / `header-env` or `ConnectConfig::with_bearer_env` /
+    /// `with_header_env`; OAuth, with `oma-mcp login` and `ConnectConfig::with_oauth`, when its
+    /// challenge names protected resource metadata; both when that cannot be told), or enable
+    /// OAuth for a URL whose login is stored. A connection with OAuth
     /// reports a refusal it could not cure as [`ConnectError::Authorization`] or, after
     /// repeated refusals of fresh tokens, as this error with a hint about permissions.
     #[error(

@@ -1,6 +1,9 @@
 //! [`OAuthClient`]: the [`TokenProvider`] that runs the MCP authorization flows on rmcp's
 //! `AuthorizationManager` (see the module docs of [`crate::oauth`]).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use oma_mcp_core::config::{
     AuthFailure, Authorizer, BoxFuture, OAuthConfig, OAuthGrant, Refusal, Secret, TokenProvider,
 };
@@ -14,6 +17,7 @@ use rmcp::transport::{
 };
 use tokio::sync::Mutex;
 
+use super::advice::{self, refused_refresh, stale_reason};
 use super::diagnose;
 use super::failure::failure;
 use super::persist::{Identity, Persisting};
@@ -44,11 +48,14 @@ pub struct OAuthClient {
     authorizer: Option<Authorizer>,
     /// `client_name` of a dynamic client registration.
     client_name: String,
-    /// The command that logs in to this server, for hints.
-    login: String,
+    /// The command that logs in to this server, for hints (`None`: the library's words).
+    login: Option<String>,
     /// Where logins of the authorization code grant are kept between runs.
     store: Option<LoginStore>,
     state: Mutex<State>,
+    /// Set by the credential store of a grant when the authorization server refuses its
+    /// refresh token (`invalid_grant`), cleared when read.
+    rejected: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for OAuthClient {
@@ -108,8 +115,8 @@ struct State {
     granted: Vec<String>,
     /// Whether the store was read (once per client).
     restored: bool,
-    /// Why a stored login was dropped (its refresh token refused, its authorization server
-    /// changed), for the error that asks for a new login.
+    /// Why a stored login was not used (stale: its refresh refused; its authorization server
+    /// changed; expired without a refresh token), for the error that asks for a new login.
     dropped: Option<String>,
 }
 
@@ -187,10 +194,7 @@ impl OAuthClient {
         }
         Ok(Self {
             url: parsed,
-            login: config
-                .login_command
-                .clone()
-                .unwrap_or_else(|| format!("oma-mcp login --url {label}")),
+            login: config.login_command.clone(),
             label,
             grant: config.grant,
             client_id,
@@ -202,6 +206,7 @@ impl OAuthClient {
             client_name: client_name.to_owned(),
             store: None,
             state: Mutex::new(State::default()),
+            rejected: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -217,20 +222,52 @@ impl OAuthClient {
     /// Names `command` (e.g. `oma-mcp login github`) where an error says how to log in.
     #[must_use]
     pub fn with_login_command(mut self, command: impl Into<String>) -> Self {
-        self.login = command.into();
+        self.login = Some(command.into());
         self
     }
 
+    /// How to log in to this server again, for hints.
+    fn again(&self) -> String {
+        advice::log_in(self.login.as_deref(), true)
+    }
+
+    /// How to retry a login that the authorizer ran: its command again, else `log in again`.
+    fn retry(&self) -> String {
+        self.login
+            .as_ref()
+            .map_or_else(|| "log in again".to_owned(), |c| format!("run `{c}` again"))
+    }
+
+    /// Drops the login whose refresh the authorization server refused with `code`
+    /// (`invalid_grant`, `invalid_client`): no token is held from now on, and the stored login
+    /// is marked stale (its tokens dropped) so that no later run uses it, and `oma-mcp auth
+    /// status` says so.
+    fn drop_login(&self, state: &mut State, code: &str) {
+        let reason = stale_reason(code);
+        tracing::info!(server = %self.label, "{reason}; the stored login is stale");
+        if let Some(store) = &self.store
+            && let Err(e) = store.mark_stale(self.url.as_str(), &reason)
+        {
+            tracing::warn!(server = %self.label, "{e}");
+        }
+        state.manager = None;
+        state.token = None;
+        state.refreshed = false;
+        state.dropped = Some(format!("the stored login is stale: {reason}"));
+    }
+
     /// A new manager for this server with the authorization server's metadata discovered
-    /// (from `challenge`'s `resource_metadata` first), and that metadata.
+    /// (from `challenge`'s `resource_metadata` first), that metadata, and whether the server
+    /// published it (`false`: no metadata at all, and the default endpoints of MCP 2025-03-26
+    /// stand in).
     async fn discover(
         &self,
         challenge: Option<&str>,
-    ) -> Result<(AuthorizationManager, AuthorizationMetadata), AuthFailure> {
+    ) -> Result<(AuthorizationManager, AuthorizationMetadata, bool), AuthFailure> {
         let step = "discovering the authorization server";
         let mut manager = AuthorizationManager::new(self.url.as_str())
             .await
-            .map_err(|e| failure(step, &e, &self.login))?;
+            .map_err(|e| failure(step, &e, &self.again()))?;
         let resolution = match manager.resolve_metadata_from_challenge(challenge).await {
             Ok(resolution) => resolution,
             Err(AuthError::AuthorizationServersUnavailable {
@@ -243,7 +280,7 @@ impl OAuthClient {
                 )
                 .await);
             }
-            Err(e) => return Err(failure(step, &e, &self.login)),
+            Err(e) => return Err(failure(step, &e, &self.again())),
         };
         // A server whose challenge names its resource metadata is no 2025-03-26 server: when
         // that document is unusable, guessing default endpoints at its origin would send the
@@ -269,12 +306,13 @@ impl OAuthClient {
             metadata.code_challenge_methods_supported = Some(vec!["S256".to_owned()]);
         }
         manager.set_metadata(metadata.clone());
-        Ok((manager, metadata))
+        Ok((manager, metadata, resolution.source.is_discovered()))
     }
 
     /// The stored login of this server as a manager, its token refreshed when it expired;
     /// `None` when none is stored or it is no longer usable (then the reason is kept in
-    /// `state.dropped`).
+    /// `state.dropped`): stale, its refresh refused now (it is then marked stale), its
+    /// authorization server changed (it is then removed), or expired without a refresh token.
     async fn restore(&self, state: &mut State) -> Result<(), AuthFailure> {
         state.restored = true;
         let Some(store) = &self.store else {
@@ -285,7 +323,11 @@ impl OAuthClient {
             Ok(None) => return Ok(()),
             Err(e) => return Err(AuthFailure::new(e.to_string(), "")),
         };
-        let (mut manager, metadata) = self.discover(None).await?;
+        if let Some(reason) = &login.stale {
+            state.dropped = Some(format!("the stored login is stale: {reason}"));
+            return Ok(());
+        }
+        let (mut manager, metadata, _) = self.discover(None).await?;
         if metadata.issuer != login.issuer {
             let reason = format!(
                 "the stored login was granted by {}, and the server's authorization server is \
@@ -310,10 +352,14 @@ impl OAuthClient {
         }
         manager
             .configure_client(config)
-            .map_err(|e| failure("reading the stored login", &e, &self.login))?;
-        let persisting = Persisting::new(self.store.clone(), self.url.as_str(), identity);
+            .map_err(|e| failure("reading the stored login", &e, &self.again()))?;
+        let persisting = Persisting::new(
+            self.store.clone(),
+            self.url.as_str(),
+            identity,
+            Arc::clone(&self.rejected),
+        );
         persisting.start_with(login.credentials).await;
-        let rejected = persisting.rejected();
         manager.set_credential_store(persisting);
         match manager.get_access_token().await {
             Ok(token) => {
@@ -324,40 +370,55 @@ impl OAuthClient {
                 Ok(())
             }
             Err(AuthError::AuthorizationRequired) => {
-                let reason = if rejected.load(std::sync::atomic::Ordering::Relaxed) {
-                    "the authorization server refused the stored refresh token (invalid_grant), \
-                     so the stored login was removed"
+                if self.rejected.swap(false, Ordering::Relaxed) {
+                    self.drop_login(state, "invalid_grant");
                 } else {
-                    "the stored access token expired, and no refresh token is held"
-                };
-                tracing::info!(server = %self.label, "{reason}");
-                state.dropped = Some(reason.to_owned());
+                    let reason = "the stored access token expired, and no refresh token is held";
+                    tracing::info!(server = %self.label, "{reason}");
+                    state.dropped = Some(reason.to_owned());
+                }
                 Ok(())
             }
-            Err(e) => Err(failure(
-                "refreshing the stored access token",
-                &e,
-                &self.login,
-            )),
+            Err(e) => match refused_refresh(&e) {
+                Some(code) => {
+                    self.drop_login(state, code);
+                    Ok(())
+                }
+                None => Err(failure(
+                    "refreshing the stored access token",
+                    &e,
+                    &self.again(),
+                )),
+            },
         }
     }
 
-    /// A new token from the configured grant with `manager` (metadata discovered), held in
-    /// `state` from now on.
+    /// A new token from the configured grant with `manager` (metadata discovered; `published`:
+    /// by the server, see [`OAuthClient::discover`]), held in `state` from now on.
     async fn grant(
         &self,
         state: &mut State,
         manager: AuthorizationManager,
-        metadata: &AuthorizationMetadata,
+        (metadata, published): (&AuthorizationMetadata, bool),
         challenge: Option<&str>,
     ) -> Result<(), AuthFailure> {
         let issuer = metadata.issuer.clone();
         let (manager, granted) = match self.grant {
-            OAuthGrant::AuthorizationCode => (
-                self.authorization_code(manager, metadata, state.dropped.as_deref(), challenge)
-                    .await?,
-                Vec::new(),
-            ),
+            OAuthGrant::AuthorizationCode => {
+                let Some(authorizer) = &self.authorizer else {
+                    return Err(advice::no_token(
+                        &self.label,
+                        published,
+                        self.store.as_ref(),
+                        self.login.as_deref(),
+                        state.dropped.as_deref(),
+                    ));
+                };
+                let manager = self
+                    .authorization_code(manager, authorizer, metadata, challenge)
+                    .await?;
+                (manager, Vec::new())
+            }
             OAuthGrant::ClientCredentials => {
                 let scopes = if self.scopes.is_empty() {
                     // The order of a login: the challenge's scope, else the resource's
@@ -392,7 +453,7 @@ impl OAuthClient {
         let token = manager
             .get_access_token()
             .await
-            .map_err(|e| failure("reading the new access token", &e, &self.login))?;
+            .map_err(|e| failure("reading the new access token", &e, &self.again()))?;
         *state = State {
             manager: Some(manager),
             issuer,
@@ -406,25 +467,14 @@ impl OAuthClient {
     }
 
     /// The authorization code grant: registration (or the pinned identity), the user's
-    /// approval through the authorizer, the code exchanged for a token.
+    /// approval through `authorizer`, the code exchanged for a token.
     async fn authorization_code(
         &self,
         mut manager: AuthorizationManager,
+        authorizer: &Authorizer,
         metadata: &AuthorizationMetadata,
-        dropped: Option<&str>,
         challenge: Option<&str>,
     ) -> Result<AuthorizationManager, AuthFailure> {
-        let Some(authorizer) = &self.authorizer else {
-            return Err(AuthFailure::new(
-                format!(
-                    "the MCP server `{}` needs an OAuth login, and no usable access token is \
-                     held{}",
-                    self.label,
-                    dropped.map(|d| format!(" ({d})")).unwrap_or_default()
-                ),
-                format!("run `{}`", self.login),
-            ));
-        };
         // PKCE with S256, which the authorization server must advertise (MCP 2025-11-25,
         // "Authorization Code Protection": a client refuses to proceed when
         // `code_challenge_methods_supported` is absent or lacks S256). rmcp only warns when it
@@ -437,7 +487,7 @@ impl OAuthClient {
             return Err(failure(
                 "checking the authorization server's metadata",
                 &AuthError::PkceUnsupported,
-                &self.login,
+                &self.again(),
             ));
         }
         let issuer = metadata.issuer.clone();
@@ -485,7 +535,7 @@ impl OAuthClient {
             let registered = manager
                 .register_client(&self.client_name, &redirect_uri, &scope_refs)
                 .await
-                .map_err(|e| failure("registering the client", &e, &self.login))?;
+                .map_err(|e| failure("registering the client", &e, &self.again()))?;
             request = request.with_preregistered_client(registered.client_id.clone());
             if let Some(secret) = &registered.client_secret {
                 request = request.with_client_secret(secret.clone());
@@ -497,11 +547,15 @@ impl OAuthClient {
                 redirect_uri,
             }
         };
-        let store = self.store.clone();
-        manager.set_credential_store(Persisting::new(store, self.url.as_str(), identity));
+        manager.set_credential_store(Persisting::new(
+            self.store.clone(),
+            self.url.as_str(),
+            identity,
+            Arc::clone(&self.rejected),
+        ));
         let session = AuthorizationSession::new(manager, request)
             .await
-            .map_err(|(_, e)| failure("preparing the authorization request", &e, &self.login))?;
+            .map_err(|(_, e)| failure("preparing the authorization request", &e, &self.again()))?;
         let redirect = self
             .approve(authorizer, session.get_authorization_url())
             .await?;
@@ -512,7 +566,7 @@ impl OAuthClient {
                     "exchanging the authorization code at the token endpoint {}",
                     redact_url(&metadata.token_endpoint)
                 );
-                failure(&step, &e, &self.login)
+                failure(&step, &e, &self.again())
             })?;
         Ok(session.auth_manager)
     }
@@ -534,10 +588,7 @@ impl OAuthClient {
                 .map(|(_, d)| format!(" ({})", crate::quote::cut(&d, 200)))
                 .unwrap_or_default();
             let hint = if error == "access_denied" {
-                format!(
-                    "the request was denied; run `{}` and approve it",
-                    self.login
-                )
+                format!("the request was denied; {} and approve it", self.retry())
             } else {
                 "check the client's registration with the authorization server".to_owned()
             };
@@ -563,8 +614,8 @@ impl OAuthClient {
                  authorization request carried (RFC 6749 section 10.12), so the redirect may be \
                  forged or belong to another login; its code was not used",
                 format!(
-                    "run `{}` again; if it keeps happening, tell the server's operator",
-                    self.login
+                    "{}; if it keeps happening, tell the server's operator",
+                    self.retry()
                 ),
             ));
         }
@@ -588,18 +639,18 @@ impl OAuthClient {
         manager
             .validate_client_credentials_metadata(&config)
             .and_then(|()| manager.configure_client_credentials(&config))
-            .map_err(|e| failure(step, &e, &self.login))?;
+            .map_err(|e| failure(step, &e, &self.again()))?;
         // With `oauth-jwt`, rmcp's exchange (either method) is not `Send`.
         #[cfg(feature = "oauth-jwt")]
         return exchange_on_own_thread(manager, config)
             .await
-            .map_err(|e| failure(step, &e, &self.login));
+            .map_err(|e| failure(step, &e, &self.again()));
         #[cfg(not(feature = "oauth-jwt"))]
         {
             manager
                 .exchange_client_credentials(&config)
                 .await
-                .map_err(|e| failure(step, &e, &self.login))?;
+                .map_err(|e| failure(step, &e, &self.again()))?;
             Ok(manager)
         }
     }
@@ -637,11 +688,28 @@ impl OAuthClient {
 
     /// A `401`: the held token refreshed (same authorization server, a refresh token held,
     /// the token not itself a refresh's), else a new grant; an authorization server that
-    /// changed gets a new registration.
+    /// changed gets a new registration. A refresh refused for good drops the login (see
+    /// [`OAuthClient::drop_login`]).
     async fn unauthorized(&self, state: &mut State, refusal: &Refusal) -> Result<(), AuthFailure> {
         let challenge = refusal.challenge.as_deref();
-        let (fresh, metadata) = self.discover(challenge).await?;
+        let (fresh, metadata, published) = match self.discover(challenge).await {
+            Ok(discovered) => discovered,
+            // No metadata could be read, and the challenge names none: a static-token server
+            // or one whose metadata is down cannot be told apart.
+            Err(mut failure)
+                if self.grant == OAuthGrant::AuthorizationCode
+                    && self.authorizer.is_none()
+                    && challenge
+                        .map(|c| WWWAuthenticateParams::parse(c, &self.url))
+                        .is_none_or(|p| p.resource_metadata_url.is_none()) =>
+            {
+                failure.hint = advice::or_token(&failure.hint);
+                return Err(failure);
+            }
+            Err(failure) => return Err(failure),
+        };
         let issuer = &metadata.issuer;
+        let mut refused = None;
         if refusal.token.is_some()
             && let Some(manager) = &state.manager
         {
@@ -656,20 +724,27 @@ impl OAuthClient {
                 match manager.refresh_token().await {
                     Ok(_) => {
                         let token = manager.get_access_token().await.map_err(|e| {
-                            failure("reading the refreshed access token", &e, &self.login)
+                            failure("reading the refreshed access token", &e, &self.again())
                         })?;
                         state.token = Some(token);
                         state.refreshed = true;
                         return Ok(());
                     }
-                    Err(e) => tracing::debug!(
-                        server = %self.label,
-                        "the refused token could not be refreshed ({e}); authorizing anew"
-                    ),
+                    Err(e) => {
+                        tracing::debug!(
+                            server = %self.label,
+                            "the refused token could not be refreshed ({e}); authorizing anew"
+                        );
+                        refused = refused_refresh(&e);
+                    }
                 }
             }
         }
-        self.grant(state, fresh, &metadata, challenge).await
+        if let Some(code) = refused {
+            self.drop_login(state, code);
+        }
+        self.grant(state, fresh, (&metadata, published), challenge)
+            .await
     }
 
     /// A `403` with `error="insufficient_scope"`: the union of the granted and the
@@ -696,7 +771,7 @@ impl OAuthClient {
                              login lacks",
                             self.label
                         ),
-                        format!("run `{}` again", self.login),
+                        self.again(),
                     ));
                 };
                 self.upgrade(manager, authorizer, required).await?;
@@ -723,7 +798,7 @@ impl OAuthClient {
                         "check the client's permissions with the authorization server",
                     ));
                 }
-                let (fresh, metadata) = self.discover(None).await?;
+                let (fresh, metadata, _) = self.discover(None).await?;
                 let manager = self.client_credentials(fresh, &scopes).await?;
                 self.hold(state, manager, metadata.issuer, scopes).await
             }
@@ -742,10 +817,10 @@ impl OAuthClient {
         let url = manager
             .request_scope_upgrade(required)
             .await
-            .map_err(|e| failure(step, &e, &self.login))?;
+            .map_err(|e| failure(step, &e, &self.again()))?;
         let redirect = self.approve(authorizer, &url).await?;
         let callback = rmcp::transport::auth::AuthorizationCallback::from_redirect_url(&redirect)
-            .map_err(|e| failure(step, &e, &self.login))?;
+            .map_err(|e| failure(step, &e, &self.again()))?;
         withholding_secrets(manager.exchange_code_for_token_with_issuer(
             &callback.code,
             &callback.csrf_token,
@@ -753,7 +828,7 @@ impl OAuthClient {
         ))
         .await
         .map(|_| ())
-        .map_err(|e| failure(step, &e, &self.login))
+        .map_err(|e| failure(step, &e, &self.again()))
     }
 }
 
@@ -804,12 +879,22 @@ impl TokenProvider for OAuthClient {
                     }
                     Ok(Some(token))
                 }
-                // Expired, and no refresh token: the server's 401 starts a new grant.
+                // Expired, and no refresh token (or one refused): the server's 401 starts a
+                // new grant.
                 Err(AuthError::AuthorizationRequired) => {
                     state.token = None;
+                    if self.rejected.swap(false, Ordering::Relaxed) {
+                        self.drop_login(&mut state, "invalid_grant");
+                    }
                     Ok(None)
                 }
-                Err(e) => Err(failure("refreshing the access token", &e, &self.login)),
+                Err(e) => match refused_refresh(&e) {
+                    Some(code) => {
+                        self.drop_login(&mut state, code);
+                        Ok(None)
+                    }
+                    None => Err(failure("refreshing the access token", &e, &self.again())),
+                },
             }
         })
     }

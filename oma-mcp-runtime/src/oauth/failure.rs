@@ -3,14 +3,17 @@
 use oma_mcp_core::config::AuthFailure;
 use rmcp::transport::AuthError;
 
+use super::advice::refused_refresh;
 use crate::quote::cut;
 
 /// The longest reason taken from rmcp's error text (which may quote a server's answer).
 const REASON_LIMIT: usize = 300;
 
 /// `error` of the step `step` (`discovering the authorization server`, `registering the
-/// client`, …) as a failure with a hint for the user; `login` is the command that logs in.
-pub(super) fn failure(step: &str, error: &AuthError, login: &str) -> AuthFailure {
+/// client`, …) as a failure with a hint for the user; `again` says how to log in again
+/// (`run \`oma-mcp login github\` again`). The hints name manifest keys and builder methods,
+/// never a command-line flag.
+pub(super) fn failure(step: &str, error: &AuthError, again: &str) -> AuthFailure {
     let reason = format!(
         "{step} failed: {}",
         cut(&format!("{error}{}", causes(error)), REASON_LIMIT)
@@ -18,14 +21,15 @@ pub(super) fn failure(step: &str, error: &AuthError, login: &str) -> AuthFailure
     let hint = match error {
         AuthError::AuthorizationRequired
         | AuthError::TokenRefreshRejected(_)
-        | AuthError::TokenExpired => format!("log in again with `{login}`"),
+        | AuthError::TokenExpired => again.to_owned(),
+        AuthError::TokenRefreshFailed(_) if refused_refresh(error).is_some() => again.to_owned(),
         AuthError::PkceUnsupported => "the authorization server does not advertise PKCE with \
              S256 (`code_challenge_methods_supported`), which MCP requires; ask its operator to \
              enable it"
             .to_owned(),
         AuthError::RegistrationFailed(_) => "the authorization server refused dynamic client \
              registration: register a client with it and pin its id (manifest \
-             `[servers.<name>.oauth] client-id`, or `--client-id`)"
+             `[servers.<name>.oauth] client-id`; `OAuthConfig::with_client_id`)"
             .to_owned(),
         AuthError::AuthorizationServerMismatch { .. } if step.starts_with("discovering") => {
             "the authorization server's metadata names another issuer than the URL it was \
@@ -49,7 +53,8 @@ pub(super) fn failure(step: &str, error: &AuthError, login: &str) -> AuthFailure
         }
         AuthError::NoAuthorizationSupport | AuthError::MetadataError(_) => "the server asked \
              for OAuth but publishes no usable authorization metadata (RFC 9728, RFC 8414); \
-             use `--bearer-env` with a token from the service instead"
+             supply a token from the service instead (manifest keys `bearer-env`, \
+             `header-env`; `ConnectConfig::with_bearer_env`, `ConnectConfig::with_header_env`)"
             .to_owned(),
         AuthError::InvalidScope(_) => "the server keeps asking for scopes this client was \
              not granted; check the account's permissions"
@@ -96,13 +101,35 @@ mod tests {
         let f = failure(
             "refreshing the access token",
             &AuthError::TokenRefreshRejected("invalid_grant".into()),
-            "oma-mcp login github",
+            "run `oma-mcp login github` again",
         );
         assert_eq!(
             f.to_string(),
             "refreshing the access token failed: OAuth refresh token was rejected: \
-             invalid_grant; log in again with `oma-mcp login github`"
+             invalid_grant; run `oma-mcp login github` again"
         );
+    }
+
+    /// `invalid_client` on a refresh (the authorization server no longer knows the client)
+    /// needs a new login too; another refusal may pass.
+    #[test]
+    fn a_refresh_refused_as_invalid_client_says_to_log_in_again() {
+        let f = failure(
+            "refreshing the access token",
+            &AuthError::TokenRefreshFailed(
+                "Server returned error response: invalid_client: unknown client".into(),
+            ),
+            "run `oma-mcp login github` again",
+        );
+        assert_eq!(f.hint, "run `oma-mcp login github` again");
+        let f = failure(
+            "refreshing the access token",
+            &AuthError::TokenRefreshFailed(
+                "Server returned error response: temporarily_unavailable".into(),
+            ),
+            "run `oma-mcp login github` again",
+        );
+        assert!(f.hint.starts_with("try again"), "{}", f.hint);
     }
 
     #[test]

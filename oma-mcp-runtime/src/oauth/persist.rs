@@ -31,30 +31,31 @@ pub(super) struct Persisting {
     identity: Identity,
     credentials: RwLock<Option<StoredCredentials>>,
     /// Set when the authorization server refused the refresh token (`invalid_grant`): the
-    /// stored login was removed.
+    /// client then marks the stored login stale.
     rejected: Arc<AtomicBool>,
 }
 
 impl Persisting {
-    /// The store of a grant for the server at `url` with `identity`.
-    pub(super) fn new(store: Option<LoginStore>, url: &str, identity: Identity) -> Self {
+    /// The store of a grant for the server at `url` with `identity`; `rejected` is set when
+    /// the authorization server refuses its refresh token.
+    pub(super) fn new(
+        store: Option<LoginStore>,
+        url: &str,
+        identity: Identity,
+        rejected: Arc<AtomicBool>,
+    ) -> Self {
         Self {
             store,
             url: url.to_owned(),
             identity,
             credentials: RwLock::new(None),
-            rejected: Arc::new(AtomicBool::new(false)),
+            rejected,
         }
     }
 
     /// Starts from `credentials` read from the file store (not written back).
     pub(super) async fn start_with(&self, credentials: StoredCredentials) {
         *self.credentials.write().await = Some(credentials);
-    }
-
-    /// The flag set when the refresh token was refused.
-    pub(super) fn rejected(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.rejected)
     }
 
     fn login(&self, credentials: StoredCredentials) -> StoredLogin {
@@ -70,6 +71,7 @@ impl Persisting {
             redirect_uri: self.identity.redirect_uri.clone(),
             credentials,
             secrets: SecretsIn::File,
+            stale: None,
         }
     }
 }
@@ -102,11 +104,14 @@ impl CredentialStore for Persisting {
         Ok(())
     }
 
+    /// The refresh token is refused (`invalid_grant`): no token is held from now on, and the
+    /// client marks the stored login stale (it sees the flag).
     async fn on_refresh_token_rejected(
         &self,
         _credentials: &StoredCredentials,
     ) -> Result<(), AuthError> {
         self.rejected.store(true, Ordering::Relaxed);
-        self.clear().await
+        *self.credentials.write().await = None;
+        Ok(())
     }
 }

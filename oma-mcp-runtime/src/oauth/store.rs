@@ -69,6 +69,11 @@ pub struct StoredLogin {
     /// logins with their secrets whichever it is.
     #[serde(default, skip_serializing_if = "is_file")]
     pub secrets: SecretsIn,
+    /// Why the login can no longer be used, once the authorization server refused its refresh
+    /// for good (`invalid_grant`, `invalid_client`; see [`LoginStore::mark_stale`]): its
+    /// tokens are gone, and only a new login helps. `None` for a usable login.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
 }
 
 fn is_file(secrets: &SecretsIn) -> bool {
@@ -94,6 +99,7 @@ impl std::fmt::Debug for StoredLogin {
             .field("redirect_uri", &self.redirect_uri)
             .field("credentials", &self.credentials)
             .field("secrets", &self.secrets)
+            .field("stale", &self.stale)
             .finish()
     }
 }
@@ -247,6 +253,13 @@ impl LoginStore {
             })
     }
 
+    /// The file of the login stored for the server at `url` in the user's credential
+    /// directory (see [`LoginStore::locate`]), when there is one; no keyring is asked.
+    pub fn stored_file(url: &str) -> Option<PathBuf> {
+        let path = Self::new(Self::credentials_dir().ok()?).path(url);
+        path.is_file().then_some(path)
+    }
+
     /// Where the secrets of the logins this store saves go: `the Secret Service`, `the macOS
     /// Keychain`, `the Windows Credential Manager`, or the directory.
     pub fn secrets_location(&self) -> String {
@@ -308,6 +321,23 @@ impl LoginStore {
             return Err(error(&path, format!("cannot be written: {e}")));
         }
         Ok(())
+    }
+
+    /// Marks the login stored for the server at `url` stale with `reason` (see
+    /// [`StoredLogin::stale`]) and drops its tokens, keeping the rest (the client identity,
+    /// for `oma-mcp auth status`), until a new login replaces it or it is removed; `false` when
+    /// none is stored.
+    ///
+    /// # Errors
+    /// As [`load`](Self::load) and [`save`](Self::save).
+    pub fn mark_stale(&self, url: &str, reason: &str) -> Result<bool, StoreError> {
+        let Some(mut login) = self.load(url)? else {
+            return Ok(false);
+        };
+        login.stale = Some(reason.to_owned());
+        login.credentials.token_response = None;
+        self.save(url, &login)?;
+        Ok(true)
     }
 
     /// Removes the login of the server at `url`, its secrets in the keyring too; `false` when

@@ -56,6 +56,8 @@ pub const REGISTRATION_REFUSED: &str =
     "Dynamic client registration is disabled for this redirect URI";
 /// The `error_description` of `oauth-refresh-invalid-grant`'s 400.
 pub const REFRESH_REFUSED: &str = "The refresh token is invalid, expired or revoked";
+/// The `error_description` of `oauth-refresh-invalid-client`'s 401.
+pub const CLIENT_FORGOTTEN: &str = "Client not found";
 /// What `oauth-prm-malformed` and `oauth-as-metadata-malformed` serve as metadata, with
 /// `200 application/json`: not JSON.
 pub const MALFORMED_METADATA: &str = "{\"issuer\": \"http://";
@@ -147,6 +149,7 @@ impl FaultMode {
                 | Self::OAuthAccessDenied
                 | Self::OAuthStateMismatch
                 | Self::OAuthRefreshInvalidGrant
+                | Self::OAuthRefreshInvalidClient
                 | Self::OAuthTokenHtml200
                 | Self::OAuthTokenHtml500
                 | Self::OAuthGetRefusedOnce
@@ -506,6 +509,13 @@ impl Site<'_> {
             Some("refresh_token") => {
                 if self.mode == FaultMode::OAuthRefreshInvalidGrant {
                     return invalid_grant(REFRESH_REFUSED);
+                }
+                if self.mode == FaultMode::OAuthRefreshInvalidClient {
+                    return oauth_error(
+                        StatusCode::UNAUTHORIZED,
+                        "invalid_client",
+                        CLIENT_FORGOTTEN,
+                    );
                 }
                 let Some(token) = get("refresh_token") else {
                     return oauth_error(

@@ -33,6 +33,9 @@ pub enum FaultMode {
     Unauthorized,
     /// `forbidden`: as `unauthorized` with 403 and [`FORBIDDEN_CHALLENGE`].
     Forbidden,
+    /// `unauthorized-metadata-down`: as `unauthorized`, and every `/.well-known/` path
+    /// answers 503, so whether the server publishes OAuth metadata cannot be told.
+    UnauthorizedMetadataDown,
     /// `close-mid-stream`: `tools/call` gets an SSE stream with one notification
     /// (`notifications/progress` for the request's `progressToken`, else a
     /// `notifications/message`), then the connection is closed without the terminating chunk
@@ -164,6 +167,10 @@ pub enum FaultMode {
     /// `oauth-refresh-invalid-grant`: as `oauth`, every `refresh_token` grant answered 400
     /// `invalid_grant` ([`REFRESH_REFUSED`](super::REFRESH_REFUSED)).
     OAuthRefreshInvalidGrant,
+    /// `oauth-refresh-invalid-client`: as `oauth`, every `refresh_token` grant answered 401
+    /// `invalid_client` ([`CLIENT_FORGOTTEN`](super::CLIENT_FORGOTTEN)), as an authorization
+    /// server answers that lost its registered clients (a restart with in-memory storage).
+    OAuthRefreshInvalidClient,
     /// `oauth-token-html-200`: as `oauth`, the token endpoint answering `200 text/html` (a
     /// login page, [`TOKEN_PAGE`](super::TOKEN_PAGE)).
     OAuthTokenHtml200,
@@ -238,6 +245,11 @@ pub const MODES: &[(&str, FaultMode, &str)] = &[
         "forbidden",
         FaultMode::Forbidden,
         "403 + WWW-Authenticate unless `Authorization: Bearer good-token`",
+    ),
+    (
+        "unauthorized-metadata-down",
+        FaultMode::UnauthorizedMetadataDown,
+        "unauthorized; every /.well-known/ path answers 503",
     ),
     (
         "close-mid-stream",
@@ -413,6 +425,11 @@ pub const MODES: &[(&str, FaultMode, &str)] = &[
         "oauth-refresh-invalid-grant",
         FaultMode::OAuthRefreshInvalidGrant,
         "oauth; every refresh_token grant answers 400 invalid_grant",
+    ),
+    (
+        "oauth-refresh-invalid-client",
+        FaultMode::OAuthRefreshInvalidClient,
+        "oauth; every refresh_token grant answers 401 invalid_client",
     ),
     (
         "oauth-token-html-200",

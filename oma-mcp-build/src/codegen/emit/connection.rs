@@ -4,7 +4,9 @@
 //! generate what they did before it existed; so are empty lists (`[]` has no element type to
 //! infer). A URL pin's `connect_config()` starts from `ConnectConfig::http` and is preceded by
 //! `::oma_mcp_runtime::__require_http!("<server>");`, a compile error without the runtime's
-//! cargo feature `http`. `env` and header literals are in the committed manifest already;
+//! cargo feature `http`; its OAuth, by `::oma_mcp_runtime::__require_oauth!("<server>");` (the
+//! feature `oauth`), unless it is [optional](OAuthConfig::optional), as the stored login of a
+//! pin without an `oauth` table is. `env` and header literals are in the committed manifest already;
 //! `pass-env`, `bearer-env` and `header-env` give variable names only, never values.
 
 use oma_mcp_core::config::{ConnectConfig, Lifecycle, OAuthConfig, OAuthGrant};
@@ -45,11 +47,14 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
                 calls.push(format!(".with_header_env({}, {})", Lit(name), Lit(var)));
             }
             if let Some(oauth) = &config.oauth {
-                // OAuth needs the runtime's feature `oauth`: a compile error without it.
-                w.line(format_args!(
-                    "::oma_mcp_runtime::__require_oauth!({});",
-                    Lit(server)
-                ));
+                // OAuth needs the runtime's feature `oauth`: a compile error without it,
+                // unless the connection may go without (a pin's stored login, optional).
+                if !oauth.optional {
+                    w.line(format_args!(
+                        "::oma_mcp_runtime::__require_oauth!({});",
+                        Lit(server)
+                    ));
+                }
                 // One setter a line, under `OAuthConfig::authorization_code()`.
                 let mut lines = vec![
                     ".with_oauth(".to_owned(),
@@ -190,6 +195,9 @@ fn oauth_setters(oauth: &OAuthConfig) -> Vec<String> {
             None => "::core::option::Option::None".to_owned(),
         };
         setters.push(format!(".with_private_key_env({}, {algorithm})", Lit(var)));
+    }
+    if oauth.optional {
+        setters.push(".with_optional(true)".to_owned());
     }
     setters
 }

@@ -16,6 +16,7 @@ use super::super::config::{
 use super::super::message::{Outgoing, lock};
 use super::headers::{self, Annotations, LAST_EVENT_ID, PROTOCOL_VERSION, RESERVED, SESSION_ID};
 use super::outgoing::Post;
+use super::refused::Credentials;
 use super::state::Connection;
 use crate::error::{ConfigError, ConnectError, Error};
 use crate::quote::cut;
@@ -43,8 +44,9 @@ pub(crate) struct Http {
     /// The configured headers: literal ones, and those from the environment (marked
     /// sensitive, so no `Debug` shows them).
     headers: HeaderMap,
-    /// What a `401`/`403` error tells the user to do.
-    pub(super) auth_hint: String,
+    /// What the connection authenticates with, for what a `401`/`403` error tells the user
+    /// to do.
+    pub(super) credentials: Credentials,
     /// The largest message accepted.
     pub(super) max_message_size: usize,
     /// The session's request timeout, also the bound of `notifications/initialized`'s `POST`.
@@ -141,21 +143,19 @@ impl Http {
                     .to_owned(),
             }));
         }
-        let auth_hint = if auth.is_some() {
-            format!(
-                "the server refused the OAuth access token {MAX_REFUSALS} times in a row for \
-                 this request; check the account's permissions on the server"
-            )
+        let credentials = if auth.is_some() {
+            Credentials::Provider
         } else if used.is_empty() {
-            "supply credentials from the environment with `--bearer-env VAR` or `--header-env \
-             'Name=VAR'` (manifest keys `bearer-env`, `header-env`), or log in with OAuth \
-             (manifest table `oauth`, `oma-mcp login`)"
-                .to_owned()
+            Credentials::None {
+                // An optional OAuth that this build (without the feature `oauth`) left out.
+                optional_login: config.oauth.as_ref().map(|o| {
+                    o.login_command
+                        .clone()
+                        .unwrap_or_else(|| "oma-mcp login".to_owned())
+                }),
+            }
         } else {
-            format!(
-                "check the credentials in {} (manifest keys `bearer-env`, `header-env`)",
-                used.join(" and ")
-            )
+            Credentials::FromEnv(used)
         };
         let origin = parsed.origin();
         let permanent = std::sync::Arc::new(Mutex::new(None));
@@ -197,7 +197,7 @@ impl Http {
             url: parsed,
             label,
             headers,
-            auth_hint,
+            credentials,
             max_message_size: config.max_message_size,
             request_timeout: config.request_timeout,
             state: watch::Sender::new(Connection::default()),
@@ -468,7 +468,8 @@ impl Http {
 }
 
 /// The token provider of `config`: its own ([`ConnectConfig::token_provider`]), or the OAuth
-/// client of [`ConnectConfig::oauth`] (cargo feature `oauth`).
+/// client of [`ConnectConfig::oauth`] (cargo feature `oauth`; without it, none for an
+/// [optional](super::super::config::OAuthConfig::optional) one, else an error).
 fn token_source(
     config: &ConnectConfig,
     url: &str,
@@ -498,9 +499,35 @@ fn token_source(
     }
     #[cfg(not(feature = "oauth"))]
     {
-        let _ = (url, oauth);
+        let _ = url;
+        if oauth.optional {
+            return Ok(None);
+        }
         Err(Error::Config(ConfigError::OAuthFeatureDisabled {
             server: label.to_owned(),
         }))
+    }
+}
+
+#[cfg(all(test, not(feature = "oauth")))]
+mod tests {
+    use super::super::super::config::OAuthConfig;
+    use super::*;
+
+    /// Without the feature `oauth`, an optional OAuth (a pin's stored login) is left out, and a
+    /// required one is an error.
+    #[test]
+    fn an_optional_oauth_is_left_out_without_the_feature() {
+        let url = "https://a.example/mcp";
+        let optional = ConnectConfig::http(url)
+            .with_oauth(OAuthConfig::authorization_code().with_optional(true));
+        assert!(token_source(&optional, url, url).unwrap().is_none());
+        let required = ConnectConfig::http(url).with_oauth(OAuthConfig::authorization_code());
+        assert_eq!(
+            token_source(&required, url, url).unwrap_err().to_string(),
+            "the MCP server `https://a.example/mcp` is configured for OAuth, but oma-mcp-runtime \
+             was built without its cargo feature `oauth` (add `features = [\"oauth\"]` to its \
+             dependency)"
+        );
     }
 }

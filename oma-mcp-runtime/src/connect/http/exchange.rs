@@ -190,13 +190,15 @@ impl Http {
             let challenge = response
                 .headers()
                 .get(header::WWW_AUTHENTICATE)
-                .map(|v| cut(&String::from_utf8_lossy(v.as_bytes()), BODY_EXCERPT));
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
             return Err(Error::Connect(ConnectError::HttpAuth {
                 server: self.label.clone(),
                 method: method.to_owned(),
                 status: status.as_u16(),
-                challenge,
-                hint: self.auth_hint.clone(),
+                hint: self
+                    .credentials
+                    .hint(self.url.as_str(), challenge.as_deref()),
+                challenge: challenge.map(|c| cut(&c, BODY_EXCERPT)),
             }));
         }
         if status.is_redirection() {
