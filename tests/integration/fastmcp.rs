@@ -316,6 +316,9 @@ async fn a_recording_keeps_no_oauth_access_token_the_server_echoes() {
     )
     .await
     .unwrap();
+    // FastMCP grants an empty `scope`: no scope, not one empty one.
+    let login = LoginStore::new(store.path()).load(server.url()).unwrap();
+    assert_eq!(login.map(|l| l.scopes().len()), Some(0));
     let (cassette, live) = record_whoami(client).await;
     let token = live.strip_prefix("token ").expect("the server saw a token");
     assert!(token.len() >= 16, "{live}");
@@ -345,20 +348,14 @@ async fn a_recording_keeps_no_bearer_token_the_server_echoes() {
         return;
     }
     let test = "fastmcp::helper_a_recording_keeps_no_bearer_token_the_server_echoes";
-    let output = tokio::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", test, "--test-threads", "1"])
-        .env(HELPER, "1")
-        .env(TOKEN_VAR, TOKEN)
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("test result: ok. 1 passed"),
-        "the helper did not run: {stdout}"
-    );
+    crate::run_in_child(
+        test,
+        &[
+            (HELPER, std::ffi::OsStr::new("1")),
+            (TOKEN_VAR, std::ffi::OsStr::new(TOKEN)),
+        ],
+    )
+    .await;
 }
 
 /// Helper of [`a_recording_keeps_no_bearer_token_the_server_echoes`]: a `bearer-env` value

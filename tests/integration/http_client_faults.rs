@@ -784,21 +784,15 @@ const WRONG_TOKEN: &str = "wr0ng-t0ken-s3cret";
 #[tokio::test]
 async fn credentials_from_the_environment() {
     let test = "http_client_faults::helper_credentials_from_the_environment";
-    let output = tokio::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", test, "--test-threads", "1"])
-        .env(HELPER, "1")
-        .env(GOOD_VAR, GOOD_TOKEN)
-        .env(WRONG_VAR, WRONG_TOKEN)
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("test result: ok. 1 passed"),
-        "the helper did not run: {stdout}"
-    );
+    crate::run_in_child(
+        test,
+        &[
+            (HELPER, std::ffi::OsStr::new("1")),
+            (GOOD_VAR, std::ffi::OsStr::new(GOOD_TOKEN)),
+            (WRONG_VAR, std::ffi::OsStr::new(WRONG_TOKEN)),
+        ],
+    )
+    .await;
 }
 
 /// Helper of [`credentials_from_the_environment`]: the bearer token from the environment is

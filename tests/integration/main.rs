@@ -136,6 +136,26 @@ pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Runs the ignored test `test` (`module::name`) alone in a child process of this test
+/// binary with the variables `env` set, and fails unless it passed: for tests of what comes
+/// from the environment, since a test cannot set variables in its own process (the helper
+/// test returns at once where its marker variable, one of `env`, is not set).
+pub async fn run_in_child(test: &str, env: &[(&str, &std::ffi::OsStr)]) {
+    let output = tokio::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", test, "--test-threads", "1"])
+        .envs(env.iter().copied())
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("test result: ok. 1 passed"),
+        "the helper {test} did not run: {stdout}"
+    );
+}
+
 /// The lines of the workspace file `path` between its `// README: begin` line (whatever
 /// follows the marker on that line) and its `// README: end` marker: what the README shows
 /// verbatim.

@@ -28,21 +28,15 @@ const HELPER: &str = "OMA_MCP_TEST_OAUTH_PINNED_HELPER";
 async fn a_url_pin_uses_the_stored_login() {
     let dir = tempfile::tempdir().unwrap();
     let test = "oauth_pinned::helper_a_url_pin_uses_the_stored_login";
-    let output = tokio::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", test, "--test-threads", "1"])
-        .env(HELPER, "1")
-        .env(CREDENTIALS_DIR_ENV, dir.path())
-        .env(CREDENTIAL_STORE_ENV, "file")
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("test result: ok. 1 passed"),
-        "the helper did not run: {stdout}"
-    );
+    crate::run_in_child(
+        test,
+        &[
+            (HELPER, std::ffi::OsStr::new("1")),
+            (CREDENTIALS_DIR_ENV, dir.path().as_os_str()),
+            (CREDENTIAL_STORE_ENV, std::ffi::OsStr::new("file")),
+        ],
+    )
+    .await;
 }
 
 /// Helper of [`a_url_pin_uses_the_stored_login`].

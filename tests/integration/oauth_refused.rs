@@ -372,20 +372,14 @@ const STORED_HELPER: &str = "OMA_MCP_TEST_OAUTH_STORED_HELPER";
 async fn a_stored_login_without_oauth_says_to_enable_it() {
     let dir = tempfile::tempdir().unwrap();
     let test = "oauth_refused::helper_a_stored_login_without_oauth_says_to_enable_it";
-    let output = tokio::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", test, "--test-threads", "1"])
-        .env(STORED_HELPER, "1")
-        .env(CREDENTIALS_DIR_ENV, dir.path())
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("test result: ok. 1 passed"),
-        "the helper did not run: {stdout}"
-    );
+    crate::run_in_child(
+        test,
+        &[
+            (STORED_HELPER, std::ffi::OsStr::new("1")),
+            (CREDENTIALS_DIR_ENV, dir.path().as_os_str()),
+        ],
+    )
+    .await;
 }
 
 /// Helper of [`a_stored_login_without_oauth_says_to_enable_it`]: a login stored in the

@@ -463,7 +463,8 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
          ::oma_mcp_runtime::ConnectConfig::new({:?})\n        .with_args([{:?}])\n        \
          .with_cwd({:?})\n        .with_pass_env([\"OMA_TEST_SERVER_MODE\"])\n        \
          .with_name_prefix(\"own\")\n        \
-         .with_request_timeout(::core::time::Duration::from_millis(20000))\n}}\n",
+         .with_request_timeout(::core::time::Duration::from_millis(20000))\n        \
+         .with_consequential([\"exit\"])\n}}\n",
         Downstream::program(&in_profile("oma-mcp-test-server")),
         d.token(),
         target_dir().display().to_string(),

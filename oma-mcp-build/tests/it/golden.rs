@@ -243,8 +243,8 @@ fn a_url_pin_without_credentials_generates_the_stored_login() {
     let code = &generated.code;
     let config = "::oma_mcp_runtime::__require_http!(\"github\");\n\n\
                   /// The connection to server `github` as the manifest pins it (URL, literal \
-                  headers, the names of the variables its credentials come from, prefix, request \
-                  timeout); the credentials are read from the environment when it connects.\n\
+                  headers, prefix, request timeout), with OAuth: it uses the login that \
+                  `oma-mcp login github` stored, read when it connects.\n\
                   #[allow(dead_code, clippy::pedantic, missing_docs)]\n\
                   pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {\n    \
                   ::oma_mcp_runtime::ConnectConfig::http(\"https://api.githubcopilot.com/mcp/\")\n        \

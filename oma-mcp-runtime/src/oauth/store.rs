@@ -105,9 +105,15 @@ impl std::fmt::Debug for StoredLogin {
 }
 
 impl StoredLogin {
-    /// The granted scopes.
-    pub fn scopes(&self) -> &[String] {
-        &self.credentials.granted_scopes
+    /// The granted scopes, in the order granted; none when the authorization server granted
+    /// an empty `scope` (an empty string is no scope).
+    pub fn scopes(&self) -> Vec<&str> {
+        self.credentials
+            .granted_scopes
+            .iter()
+            .map(String::as_str)
+            .filter(|scope| !scope.is_empty())
+            .collect()
     }
 
     /// When the access token expires, in seconds since the Unix epoch, when the

@@ -66,12 +66,21 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
             }
             (
                 format!("::oma_mcp_runtime::ConnectConfig::http({})", Lit(url)),
-                format!(
-                    " The connection to server `{server}` as the manifest pins it (URL, literal \
-                     headers, the names of the variables its credentials come from, prefix, \
-                     request timeout); the credentials are read from the environment when it \
-                     connects."
-                ),
+                match stored_login(config) {
+                    Some(login) if config.bearer_env.is_none() && config.header_env.is_empty() => {
+                        format!(
+                            " The connection to server `{server}` as the manifest pins it (URL, \
+                             literal headers, prefix, request timeout), with OAuth: it uses the \
+                             login that `{login}` stored, read when it connects."
+                        )
+                    }
+                    _ => format!(
+                        " The connection to server `{server}` as the manifest pins it (URL, \
+                         literal headers, the names of the variables its credentials come from, \
+                         prefix, request timeout); the credentials are read from the \
+                         environment when it connects."
+                    ),
+                },
             )
         }
         None => {
@@ -163,6 +172,16 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
         }
     });
     w.close("");
+}
+
+/// The login command whose stored login a URL connection uses as its only credential: an
+/// authorization code grant with a login command, and no `bearer-env` or `header-env`.
+fn stored_login(config: &ConnectConfig) -> Option<&str> {
+    config
+        .oauth
+        .as_ref()
+        .filter(|o| o.grant == OAuthGrant::AuthorizationCode)
+        .and_then(|o| o.login_command.as_deref())
 }
 
 /// The setters of `oauth` after `OAuthConfig::authorization_code()`, one per setting that
