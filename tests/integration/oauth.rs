@@ -747,21 +747,15 @@ const SECRETS_HELPER: &str = "OMA_MCP_TEST_OAUTH_SECRETS_HELPER";
 async fn no_secret_reaches_a_log_an_error_or_a_debug() {
     let dir = tempfile::tempdir().unwrap();
     let test = "oauth::helper_no_secret_reaches_a_log_an_error_or_a_debug";
-    let output = tokio::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", test, "--test-threads", "1"])
-        .env(SECRETS_HELPER, "1")
-        .env("OMA_MCP_LOG", "trace")
-        .env(CREDENTIALS_DIR_ENV, dir.path())
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("test result: ok. 1 passed"),
-        "the helper did not run: {stdout}"
-    );
+    crate::run_in_child(
+        test,
+        &[
+            (SECRETS_HELPER, std::ffi::OsStr::new("1")),
+            ("OMA_MCP_LOG", std::ffi::OsStr::new("trace")),
+            (CREDENTIALS_DIR_ENV, dir.path().as_os_str()),
+        ],
+    )
+    .await;
 }
 
 /// Everything `tracing` emits, formatted as `OMA_MCP_LOG` filters it, kept in memory.

@@ -68,6 +68,18 @@ fn grants(entries: &[Value]) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// The fault server in `mode` with short-lived tokens, and a login to it stored in a
+/// temporary directory (the client that logged in is disconnected).
+async fn logged_in(mode: &str) -> (crate::HttpServer, tempfile::TempDir) {
+    let server = faults(mode, &["--token-lifetime-s", LIFETIME]);
+    let dir = tempfile::tempdir().unwrap();
+    let client = connect_mcp_tools(oauth_config(server.url(), &login(), dir.path()))
+        .await
+        .unwrap();
+    client.disconnect().await;
+    (server, dir)
+}
+
 /// A refresh token the authorization server refuses (`invalid_grant`): the stored login is
 /// kept, marked stale, without its tokens; a client that cannot ask the user says to log in
 /// again, naming the command and the credential store, and a later one says so at once (no
@@ -75,16 +87,8 @@ fn grants(entries: &[Value]) -> Vec<(String, Value)> {
 /// one.
 #[tokio::test]
 async fn a_refused_refresh_token_makes_the_login_stale_and_says_to_log_in_again() {
-    let server = faults(
-        "oauth-refresh-invalid-grant",
-        &["--token-lifetime-s", LIFETIME],
-    );
+    let (server, dir) = logged_in("oauth-refresh-invalid-grant").await;
     let url = server.url();
-    let dir = tempfile::tempdir().unwrap();
-    let client = connect_mcp_tools(oauth_config(url, &login(), dir.path()))
-        .await
-        .unwrap();
-    client.disconnect().await;
     tokio::time::sleep(EXPIRED).await;
 
     let started = Instant::now();
@@ -177,16 +181,8 @@ async fn a_refused_refresh_token_makes_the_login_stale_and_says_to_log_in_again(
 /// the same at once.
 #[tokio::test]
 async fn a_refresh_refused_as_invalid_client_makes_the_login_stale() {
-    let server = faults(
-        "oauth-refresh-invalid-client",
-        &["--token-lifetime-s", LIFETIME],
-    );
+    let (server, dir) = logged_in("oauth-refresh-invalid-client").await;
     let url = server.url();
-    let dir = tempfile::tempdir().unwrap();
-    let client = connect_mcp_tools(oauth_config(url, &login(), dir.path()))
-        .await
-        .unwrap();
-    client.disconnect().await;
 
     // A client that cannot ask the user, with the stored token until it expires.
     let unattended = OAuthConfig::authorization_code();
