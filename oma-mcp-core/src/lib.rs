@@ -185,6 +185,7 @@ pub mod config;
 pub mod consequential;
 pub mod descriptor;
 pub mod drift;
+pub mod entries;
 pub mod error;
 pub mod naming;
 pub mod pointer;

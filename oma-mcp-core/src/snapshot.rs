@@ -255,7 +255,7 @@ pub struct Snapshot {
     /// objects, each with its index and what it is, left out as a live listing leaves them
     /// out (their count is [`Snapshot::invalid_tools`]); for a reader to warn about. Empty
     /// for an oma-mcp snapshot, which records only the count. Not written to a file.
-    pub left_out: Vec<crate::descriptor::InvalidToolEntry>,
+    pub left_out: Vec<crate::entries::InvalidToolEntry>,
 }
 
 impl Snapshot {
@@ -354,7 +354,7 @@ impl Snapshot {
     /// some Windows editors write) is ignored. In a bare `tools/list` result, an entry that is
     /// not a tool object (`null`, a number, an object without a string `name`) is left out
     /// and kept in [`Snapshot::left_out`], the other tools kept, as a live listing does
-    /// ([`split_tool_entries`](crate::descriptor::split_tool_entries)).
+    /// ([`split_tool_entries`](crate::entries::split_tool_entries)).
     ///
     /// # Errors
     /// [`SnapshotError::Format`] naming `path` and what is wrong: not JSON, an unknown
@@ -391,7 +391,7 @@ impl Snapshot {
             ));
         };
         // Entries that are not tool objects are left out, as a live listing leaves them out.
-        let split = crate::descriptor::split_tool_entries(tools);
+        let split = crate::entries::split_tool_entries(tools);
         let mut snapshot =
             Self::from_descriptors(None, None, None, split.tools).map_err(|e| match e {
                 SnapshotError::Format { reason, .. } => bad(reason),

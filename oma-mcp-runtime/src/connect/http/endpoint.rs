@@ -16,14 +16,10 @@ use super::super::config::{
 use super::super::message::{Outgoing, lock};
 use super::headers::{self, Annotations, LAST_EVENT_ID, PROTOCOL_VERSION, RESERVED, SESSION_ID};
 use super::outgoing::Post;
-use super::refused::Credentials;
+use super::refused::{Credentials, MAX_REFUSALS};
 use super::state::Connection;
 use crate::error::{ConfigError, ConnectError, Error};
 use crate::quote::cut;
-
-/// How many times one request is sent again after the server refused its OAuth credentials
-/// (`401`, or `403` with `insufficient_scope`) and the token provider obtained new ones.
-pub(super) const MAX_REFUSALS: usize = 3;
 
 /// How long [`Http::end_session`] waits for the `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);

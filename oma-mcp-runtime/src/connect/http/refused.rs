@@ -4,7 +4,9 @@
 //! and a login stored for its URL. Library words: manifest keys and builder methods, never a
 //! command-line flag.
 
-use super::endpoint::MAX_REFUSALS;
+/// How many times one request is sent again after the server refused its OAuth credentials
+/// (`401`, or `403` with `insufficient_scope`) and the token provider obtained new ones.
+pub(super) const MAX_REFUSALS: usize = 3;
 
 /// How to supply a token of the server's own.
 const TOKEN: &str = "supply a token from the environment (manifest keys `bearer-env`, \
