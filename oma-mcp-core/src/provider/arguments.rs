@@ -60,7 +60,8 @@ pub(super) enum Back {
     Array(Box<Back>),
     /// A tuple's items, by position (the rest unchanged).
     Tuple(Vec<Back>),
-    /// `anyOf`: the first branch whose kinds admit the value.
+    /// `anyOf`: toward the model, an enum branch that lists the value, else (and toward the
+    /// server always) the first branch whose kinds admit the value.
     Union(Vec<Branch>),
     /// A `$defs` entry, by its original `$ref` pointer.
     Ref(String),
@@ -265,13 +266,24 @@ impl Arguments {
                     .collect::<Result<_, _>>()?,
             ),
             (Back::Union(branches), _) => {
-                let branch = branches.iter().find(|b| {
-                    if to_server {
-                        b.provider_kinds
-                    } else {
-                        b.server_kinds
-                    }
-                    .admits(value)
+                // A server value that an enum branch lists is that branch's, whatever other
+                // branch its kind fits too (without a validator the core cannot tell whether
+                // the value fits that other branch's constraints); else the first branch whose
+                // kinds admit the value.
+                let listed = branches.iter().find(|b| {
+                    !to_server
+                        && matches!(&b.back, Back::Enum(pairs)
+                            if pairs.iter().any(|(_, server)| server == value))
+                });
+                let branch = listed.or_else(|| {
+                    branches.iter().find(|b| {
+                        if to_server {
+                            b.provider_kinds
+                        } else {
+                            b.server_kinds
+                        }
+                        .admits(value)
+                    })
                 });
                 match branch {
                     Some(branch) => self.convert(direction, &branch.back, value, at, depth)?,

@@ -207,3 +207,35 @@ fn portable_names_are_taken_by_every_provider() {
         );
     }
 }
+
+/// A server value that an enum branch lists goes to that branch, whatever other branch its
+/// kind fits too: here no integer fits the first branch, so `1` must become the enum's JSON
+/// text `"1"` (an enum with an array value is a string enum of JSON texts for OpenAI).
+#[test]
+fn a_value_an_enum_branch_lists_goes_to_that_branch() {
+    let t = ProviderTool::new(
+        &tool(json!({
+            "type": "object",
+            "properties": {"v": {"anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": -1},
+                {"enum": [1, [1]]}
+            ]}},
+            "required": ["v"]
+        })),
+        Provider::OpenAi,
+    )
+    .unwrap();
+    assert_eq!(
+        t.arguments.to_model(&json!({"v": 1})).unwrap(),
+        json!({"v": "1"})
+    );
+    assert_eq!(
+        t.arguments.to_server(&json!({"v": "1"})).unwrap(),
+        json!({"v": 1})
+    );
+    // A value no enum branch lists: the first branch its kind fits, unchanged.
+    assert_eq!(
+        t.arguments.to_model(&json!({"v": 7})).unwrap(),
+        json!({"v": 7})
+    );
+}
