@@ -219,7 +219,7 @@ impl McpClient {
     /// ([`FakeServer::record`](crate::fake::FakeServer::record)); never shown.
     #[cfg_attr(not(feature = "fake"), allow(dead_code))]
     pub(crate) fn sent_credentials(&self) -> Vec<String> {
-        self.link.session.transport().credentials()
+        self.link.session.transport().sent_credentials()
     }
 
     /// Lists the tools after the lifecycle (the last step of [`connect_mcp_tools`]); on
@@ -269,9 +269,7 @@ impl McpClient {
             .zip(raw_names)
             .zip(descriptors)
             .map(|((name, mcp_name), descriptor)| DiscoveredTool {
-                consequential: self
-                    .consequential
-                    .is_consequential(&mcp_name, descriptor.get("annotations")),
+                consequential: self.consequential.is_consequential_tool(&descriptor),
                 name,
                 mcp_name,
                 descriptor,

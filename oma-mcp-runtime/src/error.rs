@@ -35,6 +35,8 @@ mod request;
 mod tests;
 
 pub use config::ConfigError;
+#[cfg(feature = "http")]
+pub(crate) use config::TOKEN_SETTINGS;
 pub use connect::ConnectError;
 pub use disconnected::DisconnectedError;
 pub use oma_mcp_core::error::{Chain, Report};

@@ -147,8 +147,8 @@ impl HttpTransport {
 
     /// Every credential the endpoint has sent (`bearer-env` and `header-env` values, each
     /// access token).
-    pub(super) fn credentials(&self) -> Vec<String> {
-        self.http.credentials()
+    pub(super) fn sent_credentials(&self) -> Vec<String> {
+        self.http.sent_credentials()
     }
 
     /// Stops the write loop and the stream of server messages (and so every `POST` in flight).

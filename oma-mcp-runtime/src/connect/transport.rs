@@ -171,11 +171,11 @@ impl Transport {
 
     /// Every credential the transport has sent (HTTP: `bearer-env` and `header-env` values,
     /// each OAuth access token); none over stdio.
-    pub(crate) fn credentials(&self) -> Vec<String> {
+    pub(crate) fn sent_credentials(&self) -> Vec<String> {
         match self {
             Self::Stdio(_) => Vec::new(),
             #[cfg(feature = "http")]
-            Self::Http(http) => http.credentials(),
+            Self::Http(http) => http.sent_credentials(),
         }
     }
 

@@ -1,5 +1,12 @@
 //! [`ConfigError`]: the configuration is wrong; nothing was sent.
 
+/// Where a server's own token is supplied from the environment, as hints name it (library
+/// words: the manifest keys and the builder methods).
+#[cfg(feature = "http")]
+pub(crate) const TOKEN_SETTINGS: &str = "manifest keys `bearer-env`, `header-env`; \
+                                         `ConnectConfig::with_bearer_env`, \
+                                         `ConnectConfig::with_header_env`";
+
 /// The configuration is wrong: an environment variable, a header, a URL, a cargo feature, or a
 /// tool registered twice. Nothing was sent to a server; fix the configuration (the
 /// [`ConnectConfig`](crate::ConnectConfig), the manifest, the environment, or the crate's

@@ -8,6 +8,7 @@ use oma_mcp_core::config::AuthFailure;
 use rmcp::transport::AuthError;
 
 use super::store::LoginStore;
+use crate::error::TOKEN_SETTINGS;
 
 /// The reason a login is stale after its refresh was refused with `code` (`invalid_grant`,
 /// `invalid_client`), as it is stored and shown.
@@ -89,8 +90,7 @@ fn looked_in(store: Option<&LoginStore>) -> String {
 pub(super) fn or_token(hint: &str) -> String {
     format!(
         "{hint}; or, if the server takes a token of its own rather than an OAuth login, supply \
-         it from the environment (manifest keys `bearer-env`, `header-env`; \
-         `ConnectConfig::with_bearer_env`, `ConnectConfig::with_header_env`)"
+         it from the environment ({TOKEN_SETTINGS})"
     )
 }
 
@@ -113,8 +113,7 @@ pub(super) fn no_token(
                  9728, nor authorization server metadata, RFC 8414), so it takes no OAuth login \
                  but a token of its own"
             ),
-            "supply it from the environment (manifest keys `bearer-env`, `header-env`; \
-             `ConnectConfig::with_bearer_env`, `ConnectConfig::with_header_env`)",
+            format!("supply it from the environment ({TOKEN_SETTINGS})"),
         );
     }
     AuthFailure::new(

@@ -206,7 +206,7 @@ impl Http {
 
     /// Every credential this endpoint has sent so far (see `sent`), for a recording to
     /// redact.
-    pub(super) fn credentials(&self) -> Vec<String> {
+    pub(super) fn sent_credentials(&self) -> Vec<String> {
         lock(&self.sent).clone()
     }
 

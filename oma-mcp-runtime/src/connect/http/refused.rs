@@ -8,10 +8,7 @@
 /// (`401`, or `403` with `insufficient_scope`) and the token provider obtained new ones.
 pub(super) const MAX_REFUSALS: usize = 3;
 
-/// How to supply a token of the server's own.
-const TOKEN: &str = "supply a token from the environment (manifest keys `bearer-env`, \
-                     `header-env`; `ConnectConfig::with_bearer_env`, \
-                     `ConnectConfig::with_header_env`)";
+use crate::error::TOKEN_SETTINGS;
 
 /// How to enable OAuth.
 const ENABLE_OAUTH: &str = "`ConnectConfig::with_oauth(OAuthConfig::authorization_code())` (in \
@@ -61,7 +58,9 @@ impl Credentials {
                     let token = if offers_oauth {
                         String::new()
                     } else {
-                        format!("; or, if the server takes a token of its own, {TOKEN}")
+                        format!(
+                            "; or, if the server takes a token of its own, supply a token from the environment ({TOKEN_SETTINGS})"
+                        )
                     };
                     format!(
                         "this connection uses OAuth (the login of `{login}`) only with \
@@ -76,7 +75,7 @@ impl Credentials {
                     )
                 } else {
                     format!(
-                        "{TOKEN}; or, if the server offers OAuth, log in with `oma-mcp login` \
+                        "supply a token from the environment ({TOKEN_SETTINGS}); or, if the server offers OAuth, log in with `oma-mcp login` \
                          and enable OAuth with {ENABLE_OAUTH}"
                     )
                 }
@@ -117,8 +116,9 @@ mod tests {
                  9728): log in with `oma-mcp login`, and enable OAuth with {ENABLE_OAUTH}"
             )
         );
-        assert!(none.hint(url, Some("Bearer")).starts_with(TOKEN));
-        assert!(none.hint(url, None).starts_with(TOKEN));
+        let token = format!("supply a token from the environment ({TOKEN_SETTINGS})");
+        assert!(none.hint(url, Some("Bearer")).starts_with(&token));
+        assert!(none.hint(url, None).starts_with(&token));
     }
 
     /// The optional OAuth of a pin without credentials, left out by a build without the
@@ -142,7 +142,9 @@ mod tests {
         );
         assert_eq!(
             left_out.hint(url, Some("Bearer")),
-            format!("{feature}; or, if the server takes a token of its own, {TOKEN}")
+            format!(
+                "{feature}; or, if the server takes a token of its own, supply a token from the environment ({TOKEN_SETTINGS})"
+            )
         );
     }
 }
