@@ -7,12 +7,13 @@
 mod message;
 mod rules;
 mod schema;
+mod surface;
 #[cfg(test)]
 mod tests;
 
 use serde::Serialize;
 
-use crate::snapshot::{Snapshot, SnapshotTool};
+use crate::snapshot::{ItemKind, Snapshot, SnapshotTool};
 
 /// How much a change matters to code generated from the old snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -46,7 +47,7 @@ impl std::fmt::Display for Severity {
 
 /// Which way the data of a change flows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// The input schema: arguments we send.
     Input,
@@ -54,19 +55,60 @@ pub enum Direction {
     Output,
     /// The tool itself: added, removed, description, title, annotations, other fields.
     Tool,
-    /// The server: protocol version, `serverInfo`, the count of `tools/list` entries that
-    /// are not tool objects (the change's tool is empty).
+    /// The server: protocol version, `serverInfo`, capabilities, instructions, the count of
+    /// `tools/list` entries that are not tool objects (the change's tool is empty).
     Server,
+    /// A prompt (`prompts/list`; the change's tool is the prompt's name).
+    Prompt,
+    /// A resource (`resources/list`; the change's tool is its URI).
+    Resource,
+    /// A resource template (`resources/templates/list`; the change's tool is its name).
+    ResourceTemplate,
 }
 
 impl Direction {
-    /// `input`, `output`, `tool` or `server`.
+    /// `input`, `output`, `tool`, `server`, `prompt`, `resource` or `resource_template`.
     pub fn as_str(self) -> &'static str {
         match self {
             Direction::Input => "input",
             Direction::Output => "output",
             Direction::Tool => "tool",
             Direction::Server => "server",
+            Direction::Prompt => "prompt",
+            Direction::Resource => "resource",
+            Direction::ResourceTemplate => "resource_template",
+        }
+    }
+
+    /// The direction of a change of an item of `kind`.
+    pub fn of_item(kind: ItemKind) -> Self {
+        match kind {
+            ItemKind::Prompt => Direction::Prompt,
+            ItemKind::Resource => Direction::Resource,
+            ItemKind::ResourceTemplate => Direction::ResourceTemplate,
+        }
+    }
+
+    /// The item kind a change of this direction is about (`None` for the tools and the
+    /// server).
+    pub fn item_kind(self) -> Option<ItemKind> {
+        match self {
+            Direction::Prompt => Some(ItemKind::Prompt),
+            Direction::Resource => Some(ItemKind::Resource),
+            Direction::ResourceTemplate => Some(ItemKind::ResourceTemplate),
+            _ => None,
+        }
+    }
+
+    /// Where a change of this direction sorts in a report: server lines, then tools, then
+    /// prompts, resource templates and resources.
+    fn rank(self) -> u8 {
+        match self {
+            Direction::Server => 0,
+            Direction::Input | Direction::Output | Direction::Tool => 1,
+            Direction::Prompt => 2,
+            Direction::ResourceTemplate => 3,
+            Direction::Resource => 4,
         }
     }
 }
@@ -128,6 +170,26 @@ pub enum ChangeKind {
     RustNameChanged,
     InvalidToolsChanged,
     CassetteStale,
+    ServerInfoChanged,
+    SnapshotFormatOld,
+    CapabilityAdded,
+    CapabilityRemoved,
+    CapabilityChanged,
+    InstructionsChanged,
+    ListCut,
+    PromptAdded,
+    PromptRemoved,
+    PromptArgumentAdded,
+    PromptArgumentRemoved,
+    PromptArgumentRequired,
+    PromptArgumentNoLongerRequired,
+    ResourceAdded,
+    ResourceRemoved,
+    ResourceTemplateAdded,
+    ResourceTemplateRemoved,
+    TemplateVariablesChanged,
+    UriTemplateChanged,
+    MimeTypeChanged,
 }
 
 impl ChangeKind {
@@ -186,6 +248,26 @@ impl ChangeKind {
             RustNameChanged => "rust_name_changed",
             InvalidToolsChanged => "invalid_tools_changed",
             CassetteStale => "cassette_stale",
+            ServerInfoChanged => "server_info_changed",
+            SnapshotFormatOld => "snapshot_format_old",
+            CapabilityAdded => "capability_added",
+            CapabilityRemoved => "capability_removed",
+            CapabilityChanged => "capability_changed",
+            InstructionsChanged => "instructions_changed",
+            ListCut => "list_cut",
+            PromptAdded => "prompt_added",
+            PromptRemoved => "prompt_removed",
+            PromptArgumentAdded => "prompt_argument_added",
+            PromptArgumentRemoved => "prompt_argument_removed",
+            PromptArgumentRequired => "prompt_argument_required",
+            PromptArgumentNoLongerRequired => "prompt_argument_no_longer_required",
+            ResourceAdded => "resource_added",
+            ResourceRemoved => "resource_removed",
+            ResourceTemplateAdded => "resource_template_added",
+            ResourceTemplateRemoved => "resource_template_removed",
+            TemplateVariablesChanged => "template_variables_changed",
+            UriTemplateChanged => "uri_template_changed",
+            MimeTypeChanged => "mime_type_changed",
         }
     }
 }
@@ -200,10 +282,12 @@ impl std::fmt::Display for ChangeKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Change {
-    /// The raw MCP tool name (empty for a server-level change).
+    /// The raw MCP tool name; for a change of a prompt, resource or resource template
+    /// ([`Change::direction`] says which) its name or URI; empty for a server-level change.
     pub tool: String,
-    /// An RFC 6901 JSON pointer into the tool descriptor (`/inputSchema/properties/q`), in
-    /// the new descriptor when the place still exists; empty for the whole tool.
+    /// An RFC 6901 JSON pointer into the tool descriptor (`/inputSchema/properties/q`), or
+    /// into the prompt's, resource's or template's entry, in the new one when the place still
+    /// exists; empty for the whole item; into the snapshot file for a server line.
     pub pointer: String,
     /// What changed.
     pub kind: ChangeKind,
@@ -300,12 +384,14 @@ impl DriftReport {
     }
 
     /// Adds `changes` (e.g. [`rust_name_changes`]) in the report's order: after the server
-    /// lines and each tool's own changes, tools by raw name; the summary is recomputed.
+    /// lines and each item's own changes; tools by raw name, then prompts, resource templates
+    /// and resources by name; the summary is recomputed.
     pub fn extend(&mut self, changes: Vec<Change>) {
         let mut all = std::mem::take(&mut self.changes);
         all.extend(changes);
-        // Stable: each tool's changes keep their order, server lines (no tool) come first.
-        all.sort_by(|a, b| a.tool.cmp(&b.tool));
+        // Stable: each item's changes keep their order; server lines first, then tools,
+        // prompts, resource templates and resources, each by name.
+        all.sort_by(|a, b| (a.direction.rank(), &a.tool).cmp(&(b.direction.rank(), &b.tool)));
         *self = Self::new(all);
     }
 
@@ -395,10 +481,14 @@ pub struct DriftRefused {
     pub first: String,
 }
 
-/// Compares two tool lists: `old` (the pin) against `new` (live, or a later file).
+/// Compares two snapshots: `old` (the pin) against `new` (live, or a later file). The tools
+/// always; capabilities when both record them; instructions, prompts, resources and resource
+/// templates where both pin them ([`Snapshot::pins`]).
 pub fn diff(old: &Snapshot, new: &Snapshot) -> DriftReport {
     let mut changes = rules::server_changes(old, new);
+    surface::server_changes(old, new, &mut changes);
     changes.extend(diff_tools(&old.tools, &new.tools));
+    surface::item_changes(old, new, &mut changes);
     DriftReport::new(changes)
 }
 

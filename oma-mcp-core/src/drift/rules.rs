@@ -213,7 +213,8 @@ pub(super) fn tool_changes(old: &SnapshotTool, new: &SnapshotTool, out: &mut Vec
     }
 }
 
-fn field_message(key: &str, old: Option<&Value>, new: Option<&Value>) -> String {
+/// `"key" changed: old → new` (values cut), `added: …` or `removed (was …)`.
+pub(super) fn field_message(key: &str, old: Option<&Value>, new: Option<&Value>) -> String {
     match (old, new) {
         (Some(o), Some(n)) => format!("{} changed: {} → {}", quote(key), cut(o), cut(n)),
         (None, Some(n)) => format!("{} added: {}", quote(key), cut(n)),
