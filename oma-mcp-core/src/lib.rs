@@ -11,7 +11,8 @@
 //! - [`result`]: the mapping from a raw `tools/call` result to a [`ToolResult`]
 //!   ("Result mapping"); [`call_outcome`]: a result that asks for more input (MCP 2026-07-28).
 //! - [`snapshot`]: the canonical, committed snapshot of a server's `tools/list` and its
-//!   per-tool digests ([The snapshot format](#the-snapshot-format)).
+//!   per-item digests, and where a pin asks for them its prompts, resources, templates and
+//!   instructions ([The snapshot format](#the-snapshot-format)).
 //! - [`descriptor`]: [`ToolDescriptor`], one MCP tool as a model sees it (name, description,
 //!   input schema, whether it is consequential), independent of any agent framework.
 //! - [`consequential`]: which tools need confirmation before they run (the `consequential`
@@ -38,14 +39,28 @@
 //!
 //! # The snapshot format
 //!
-//! A [`Snapshot`] file (`"format": "oma-mcp-snapshot/1"`) has every object's keys sorted,
+//! A [`Snapshot`] file (`"format": "oma-mcp-snapshot/2"`) has every object's keys sorted,
 //! 2-space indent and a trailing newline, and no timestamps, so it diffs cleanly and is
-//! byte-identical across runs against the same server:
+//! byte-identical across runs against the same server. It pins what a model or a user is
+//! shown: the tools, and, as the pin's `pin` list says (all four by default), the server's
+//! prompts, resources and resource templates, and instructions:
 //!
 //! ```json
 //! {
-//!   "format": "oma-mcp-snapshot/1",
+//!   "capabilities": { "prompts": {}, "resources": { "subscribe": true }, "tools": {} },
+//!   "format": "oma-mcp-snapshot/2",
+//!   "instructions": "Search before you fetch.",
+//!   "prompts": [
+//!     { "descriptor": { "arguments": [{ "name": "code", "required": true }], "name": "review" },
+//!       "digest": "sha256:…" }
+//!   ],
 //!   "protocolVersion": "2025-06-18",
+//!   "resourceTemplates": [
+//!     { "descriptor": { "name": "file", "uriTemplate": "file:///{path}" }, "digest": "sha256:…" }
+//!   ],
+//!   "resources": [
+//!     { "descriptor": { "name": "readme", "uri": "memo://readme" }, "digest": "sha256:…" }
+//!   ],
 //!   "serverInfo": { "name": "mcp-servers/everything", "version": "2.0.0" },
 //!   "source": { "args": ["stdio"], "command": "mcp-server-everything" },
 //!   "tools": [
@@ -55,6 +70,21 @@
 //! }
 //! ```
 //!
+//! - `capabilities` is the server's `capabilities` object as sent (the `initialize` or
+//!   `server/discover` result), extensions included.
+//! - `instructions` is present when the pin asks for it: the server's text, or `null` when it
+//!   sent none.
+//! - `prompts` (from `prompts/list`: name, title, description, arguments), `resources` (from
+//!   `resources/list`: uri, name, title, description, mimeType, annotations) and
+//!   `resourceTemplates` (from `resources/templates/list`) are present when the pin asks for
+//!   them, each entry exactly as the server listed it with its own `digest`, sorted by name
+//!   (prompts, templates) or URI (resources). Each list is taken over every page, and only
+//!   when the server declares the `prompts` or `resources` capability (else it is empty).
+//! - `cut`, only when a bound cut a list: `{"resources": 1000}` says the server listed more
+//!   than 1000 resources and the first 1000, in the server's order, are pinned.
+//! - A snapshot of the tools alone, without capabilities, is written as format 1
+//!   (`"format": "oma-mcp-snapshot/1"`), as every snapshot was before format 2, so those files
+//!   do not change; readers take both.
 //! - `tools` is sorted by the raw MCP tool name (byte order); each `descriptor` is the tool
 //!   exactly as the server sent it, every field kept (also `execution`, `icons`, `_meta` and
 //!   vendor keys), only with its object keys sorted.
@@ -91,18 +121,20 @@
 //! "invalidTools": 3,
 //! ```
 //!
-//! Readers also accept a bare `tools/list` result (`{"tools": [...]}`, extra keys ignored) and
-//! a whole JSON-RPC response whose `result` is one; digests are computed for those.
+//! Readers also accept a bare `tools/list` result (`{"tools": [...]}`, with an optional
+//! top-level string `instructions`, other keys ignored) and a whole JSON-RPC response whose
+//! `result` is one; digests are computed for those.
 //!
 //! # Drift rules
 //!
 //! [`diff`](drift::diff) compares an old [`Snapshot`] (the committed pin) with a new one (a
-//! live `tools/list`, or another file) and returns a [`DriftReport`]: a list of [`Change`]s, each
-//! with the tool, a JSON pointer into the tool descriptor, a [`ChangeKind`], a [`Severity`], a
-//! [`Direction`] and a one-line message. The engine is pure: same inputs, same changes in the
-//! same order (server lines first, then tools by raw name, each tool's changes in schema
-//! order, the `$ref` targets a schema leads to after it, in the order first reached). Tools
-//! with equal digests are skipped without looking at their schemas.
+//! live server, or another file) and returns a [`DriftReport`]: a list of [`Change`]s, each
+//! with the tool (or prompt, resource, template), a JSON pointer into its descriptor, a
+//! [`ChangeKind`], a [`Severity`], a [`Direction`] and a one-line message. The engine is pure:
+//! same inputs, same changes in the same order (server lines first, then tools by raw name,
+//! each tool's changes in schema order, the `$ref` targets a schema leads to after it, in the
+//! order first reached; then prompts, resource templates and resources by name). Items with
+//! equal digests are skipped without looking inside them.
 //!
 //! Sources: MCP specification revision 2025-06-18, "Tools" (`Tool.inputSchema`,
 //! `Tool.outputSchema`, `Tool.title`, `ToolAnnotations` and their defaults), and the JSON
@@ -168,6 +200,38 @@
 //! the old side's `invalidTools` → warning (`invalid_tools_changed`: they are left out, so a
 //! tool the server meant to offer may be missing); fewer → info.
 //!
+//! The rest of the surface (MCP specification revision 2025-06-18: "Lifecycle"
+//! `ServerCapabilities` and `instructions`, "Prompts", "Resources"), each kind compared only
+//! where both sides pin it (a live client's own reading at connect pins tools and
+//! instructions, so run-time drift never reports prompts as removed); capabilities only where
+//! both sides record them:
+//!
+//! | change | severity | kind |
+//! |---|---|---|
+//! | a capability removed, or an `experimental`/`extensions` entry removed | breaking | `capability_removed` |
+//! | a capability added | info | `capability_added` |
+//! | a capability flag (`listChanged`, `subscribe`) that was true and is not | warning | `capability_changed` |
+//! | any other change inside a capability | info | `capability_changed` |
+//! | instructions added or rewritten | warning | `instructions_changed` |
+//! | instructions removed | info | `instructions_changed` |
+//! | `serverInfo` name or title changed | info | `server_info_changed` |
+//! | a format 1 pin against a reading that pins prompts or resources (once) | info | `snapshot_format_old` |
+//! | a list cut by its bound on the new side (once per list) | info | `list_cut` |
+//! | a prompt, resource or resource template removed | breaking (info when a bound cut that list) | `prompt_removed`, `resource_removed`, `resource_template_removed` |
+//! | a prompt, resource or resource template added | info | `prompt_added`, `resource_added`, `resource_template_added` |
+//! | a prompt argument removed, or a required one added, or one newly required | breaking | `prompt_argument_removed`, `prompt_argument_required` |
+//! | a prompt argument no longer required | warning | `prompt_argument_no_longer_required` |
+//! | an optional prompt argument added | info | `prompt_argument_added` |
+//! | a resource template whose RFC 6570 variables changed | breaking | `template_variables_changed` |
+//! | a template's `uriTemplate` rewritten with the same variables | warning | `uri_template_changed` |
+//! | a `mimeType` changed | warning | `mime_type_changed` |
+//! | a title or description (of the item or of a prompt argument), a resource's name | warning | `title_changed`, `description_changed`, `field_changed` |
+//! | any other member (`size`, `annotations`, `icons`, `_meta`, …) | info | `field_changed` |
+//!
+//! A change of a prompt, resource or template has the direction `prompt`, `resource` or
+//! `resource_template`, and its `tool` is the prompt's or template's name or the resource's
+//! URI.
+//!
 //! Generated Rust names (added by [`rust_name_changes`](drift::rust_name_changes) and [`rust_field_changes`](drift::rust_field_changes), which
 //! `oma-mcp check` and `diff` feed with the code generator's names of both sides): a tool in
 //! both lists whose marker type is named differently, a name that now belongs to another tool
@@ -202,4 +266,6 @@ pub use descriptor::ToolDescriptor;
 pub use drift::{Change, ChangeKind, Direction, DriftPolicy, DriftRefused, DriftReport, Severity};
 pub use naming::{NameCollision, normalize_tool_name};
 pub use result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
-pub use snapshot::{Snapshot, SnapshotError, SnapshotSource, SnapshotTool};
+pub use snapshot::{
+    ItemKind, Pin, Snapshot, SnapshotError, SnapshotItem, SnapshotSource, SnapshotTool,
+};
