@@ -48,7 +48,7 @@
 //! redacted (query values as `***`), the literal headers, and the names of the headers whose
 //! values come from the environment.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -56,6 +56,7 @@ use serde::Deserialize;
 
 use crate::Error;
 use crate::codegen::AnnotationPolicy;
+use oma_mcp_core::snapshot::{DEFAULT_MAX_LIST_ITEMS, Pin};
 
 mod oauth;
 mod transport;
@@ -148,6 +149,13 @@ pub struct ServerPin {
     /// `[servers.<name>.rename]`: raw MCP tool name → the stem of its generated names
     /// (see [`crate::GenerateOptions::rename`]); checked when code is generated.
     pub rename: BTreeMap<String, String>,
+    /// What `oma-mcp snapshot` pins beside the tools (`pin`; default: everything,
+    /// [`Pin::ALL`]); [`Pin::Tools`] is always in it.
+    pub pins: BTreeSet<Pin>,
+    /// The most entries of each list (`prompts/list`, `resources/list`,
+    /// `resources/templates/list`) a snapshot pins (`max-list-items`; default
+    /// [`DEFAULT_MAX_LIST_ITEMS`]).
+    pub max_list_items: usize,
 }
 
 /// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
@@ -256,6 +264,34 @@ struct RawServer {
     /// (`search-a`, `search_a`) get a tagged name such as `SearchA_h1dc0eb1b`.
     #[serde(default)]
     rename: BTreeMap<String, String>,
+    /// What a snapshot pins beside the tools, which are always pinned: any of `"tools"`,
+    /// `"prompts"` (`prompts/list`), `"resources"` (`resources/list` and
+    /// `resources/templates/list`), `"instructions"` (the server's `instructions`). Default:
+    /// all four. The server's `serverInfo`, protocol version and capabilities are always
+    /// recorded.
+    #[serde(default)]
+    #[cfg_attr(feature = "json-schema", schemars(with = "Vec<RawPin>"))]
+    pin: Option<Vec<RawPin>>,
+    /// The most entries of each of `prompts/list`, `resources/list` and
+    /// `resources/templates/list` a snapshot pins, at least 1 (default: 1000); the snapshot
+    /// records a list it cut.
+    #[cfg_attr(feature = "json-schema", schemars(range(min = 1)))]
+    max_list_items: Option<usize>,
+}
+
+/// One entry of `pin`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+enum RawPin {
+    /// `tools/list` (always pinned).
+    Tools,
+    /// `prompts/list`.
+    Prompts,
+    /// `resources/list` and `resources/templates/list`.
+    Resources,
+    /// The server's `instructions`.
+    Instructions,
 }
 
 /// `lifecycle`: the MCP handshake ([`oma_mcp_core::config::Lifecycle`]).
@@ -434,6 +470,16 @@ impl Manifest {
                     Some(url),
                 ),
             };
+            let max_list_items = match raw.max_list_items {
+                Some(0) => {
+                    return Err(bad(format!(
+                        "servers.{name}.max-list-items is 0; give at least 1 (default: \
+                         {DEFAULT_MAX_LIST_ITEMS})"
+                    )));
+                }
+                Some(n) => n,
+                None => DEFAULT_MAX_LIST_ITEMS,
+            };
             servers.insert(
                 name.clone(),
                 ServerPin {
@@ -473,6 +519,18 @@ impl Manifest {
                         RawLifecycle::Discover => oma_mcp_core::config::Lifecycle::Discover,
                     },
                     rename: raw.rename,
+                    pins: match raw.pin {
+                        None => Pin::ALL.into_iter().collect(),
+                        Some(list) => std::iter::once(Pin::Tools)
+                            .chain(list.into_iter().map(|p| match p {
+                                RawPin::Tools => Pin::Tools,
+                                RawPin::Prompts => Pin::Prompts,
+                                RawPin::Resources => Pin::Resources,
+                                RawPin::Instructions => Pin::Instructions,
+                            }))
+                            .collect(),
+                    },
+                    max_list_items,
                 },
             );
         }

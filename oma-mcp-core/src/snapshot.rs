@@ -111,6 +111,12 @@ impl SnapshotTool {
     }
 }
 
+/// How many entries of each list (`prompts/list`, `resources/list`,
+/// `resources/templates/list`) a snapshot pins by default: a server listing more (a file
+/// system, a database) gets the first this many, in the server's order, and the snapshot's
+/// `cut` says so. A manifest pin's `max-list-items` changes it.
+pub const DEFAULT_MAX_LIST_ITEMS: usize = 1000;
+
 /// What a snapshot pins beside the tools: a pin's `pin` list in the manifest. The server's
 /// `serverInfo`, protocol version and capabilities are recorded whatever the list says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -459,6 +465,24 @@ impl Snapshot {
     #[must_use]
     pub fn with_pin(mut self, pin: Pin) -> Self {
         self.pins.insert(pin);
+        self
+    }
+
+    /// The snapshot no longer pinning `pin` (never [`Pin::Tools`]): its lists, text and cut
+    /// entries are dropped.
+    #[must_use]
+    pub fn without_pin(mut self, pin: Pin) -> Self {
+        match pin {
+            Pin::Tools => return self,
+            Pin::Instructions => self.instructions = None,
+            _ => {
+                for kind in ItemKind::ALL.into_iter().filter(|k| k.pin() == pin) {
+                    self.items_mut(kind).clear();
+                    self.cut.remove(&kind);
+                }
+            }
+        }
+        self.pins.remove(&pin);
         self
     }
 

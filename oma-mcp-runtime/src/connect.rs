@@ -31,6 +31,7 @@ mod progress;
 mod session;
 mod stderr;
 mod stdio;
+mod surface;
 mod transport;
 
 use std::collections::HashSet;
@@ -53,6 +54,7 @@ pub use config::{
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 pub use stdio::MAX_STDIN_BACKLOG;
+pub use surface::SurfaceReading;
 
 #[cfg(doc)]
 use crate::error::{ConfigError, ConnectError, RequestError};
@@ -106,6 +108,10 @@ pub struct McpClient {
     /// and header names.
     source: SnapshotSource,
     server_info: Option<Value>,
+    /// The server's `capabilities` at connect, raw.
+    capabilities: Option<Value>,
+    /// The server's `instructions` at connect.
+    instructions: Option<String>,
     protocol_version: Option<String>,
     /// The SEP-2575 client context of a 2026-07-28 session, merged into every request's `_meta`.
     client_context: Option<Map<String, Value>>,
@@ -204,6 +210,8 @@ impl McpClient {
             args: config.args.clone(),
             source: config.snapshot_source(),
             server_info: negotiated.server_info,
+            capabilities: negotiated.capabilities,
+            instructions: negotiated.instructions,
             protocol_version: Some(negotiated.protocol_version),
             client_context: negotiated.client_context,
             tools: Vec::new(),
@@ -345,6 +353,18 @@ impl McpClient {
         self.server_info.as_ref()
     }
 
+    /// The server's `capabilities` object as sent in the `initialize` or `server/discover`
+    /// result (`None` when it sent no object).
+    pub fn capabilities(&self) -> Option<&Value> {
+        self.capabilities.as_ref()
+    }
+
+    /// The server's `instructions` (the `initialize` or `server/discover` result's; `None`
+    /// when it sent none): text a host may show the model.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
     /// The negotiated protocol version: the `initialize` result's `protocolVersion`, or the
     /// version selected from `server/discover`'s `supportedVersions` (`2026-07-28`).
     pub fn protocol_version(&self) -> Option<&str> {
@@ -389,7 +409,22 @@ impl McpClient {
     /// [`MAX_TOOLS_LIST_PAGES`] pages), [`ProtocolError::RepeatedCursor`] (the cursor cut to 200
     /// chars).
     pub async fn list_tools_raw(&self) -> Result<Vec<Value>, Error> {
-        let mut tools = Vec::new();
+        let (tools, _) = self.list_pages("tools/list", "tools", None).await?;
+        self.link.session.transport().learn_tools(&tools);
+        Ok(tools)
+    }
+
+    /// Pages through `method` (`tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list`) and returns the entries of every page's `member` array in
+    /// the server's order, and whether `bound` cut them (then exactly `bound` entries are
+    /// returned and no further page is asked for).
+    async fn list_pages(
+        &self,
+        method: &str,
+        member: &str,
+        bound: Option<usize>,
+    ) -> Result<(Vec<Value>, bool), Error> {
+        let mut entries = Vec::new();
         // Hashes, not the cursors: a server sending huge cursors must not grow this set.
         let hasher = RandomState::new();
         let mut seen = HashSet::new();
@@ -399,48 +434,52 @@ impl McpClient {
             let page = match self
                 .link
                 .session
-                .request("tools/list", self.params(&params)?)
+                .request(method, self.params(&params)?)
                 .await
             {
                 Ok(page) => page,
-                Err(e) => return Err(self.link.explain("tools/list", e).await),
+                Err(e) => return Err(self.link.explain(method, e).await),
             };
             let Value::Object(mut page) = page else {
                 return Err(self.invalid(
-                    "tools/list",
+                    method,
                     format!("the result is not an object: {}", excerpt(&page)),
                 ));
             };
-            match page.remove("tools") {
-                Some(Value::Array(items)) => tools.extend(items),
+            match page.remove(member) {
+                Some(Value::Array(items)) => entries.extend(items),
                 other => {
                     return Err(self.invalid(
-                        "tools/list",
+                        method,
                         format!(
-                            "`tools` is not an array: {}",
+                            "`{member}` is not an array: {}",
                             excerpt(&other.unwrap_or(Value::Null))
                         ),
                     ));
                 }
             }
+            if let Some(bound) = bound
+                && entries.len() > bound
+            {
+                entries.truncate(bound);
+                return Ok((entries, true));
+            }
             match page.remove("nextCursor") {
                 Some(Value::String(next)) if !next.is_empty() => {
                     if !seen.insert(hasher.hash_one(&next)) {
                         return Err(Error::Protocol(ProtocolError::RepeatedCursor {
+                            method: method.to_owned(),
                             cursor: excerpt(&next),
                             command: self.link.command_line.clone(),
                         }));
                     }
                     cursor = Some(next);
                 }
-                _ => {
-                    self.link.session.transport().learn_tools(&tools);
-                    return Ok(tools);
-                }
+                _ => return Ok((entries, false)),
             }
         }
         Err(self.invalid(
-            "tools/list",
+            method,
             format!(
                 "the server sent more than {MAX_TOOLS_LIST_PAGES} pages, each with a new \
                  `nextCursor`; stopped paging instead of looping forever (this is a server bug)"
@@ -553,14 +592,17 @@ impl McpClient {
     }
 
     /// Compares the tools listed at connect with `snapshot` (the pin): `snapshot` is the old
-    /// side, the live server the new one, including its protocol version, `serverInfo` and
-    /// the count of `tools/list` entries that were not tool objects.
+    /// side, the live server the new one, including its protocol version, `serverInfo`, the
+    /// count of `tools/list` entries that were not tool objects, and, where the pin records
+    /// them, its capabilities and instructions (prompts and resources are not listed at
+    /// connect, so they are not compared here; `oma-mcp check` compares them).
     /// Cargo feature `drift` (on by default).
     #[cfg(feature = "drift")]
     pub fn drift_against(&self, snapshot: &Snapshot) -> crate::DriftReport {
         // The live side as the client listed it: listing order, `serverInfo` as sent.
         let mut live = Snapshot::default();
         live.server_info = self.server_info().cloned();
+        live.capabilities = self.capabilities.clone();
         live.protocol_version = self.protocol_version().map(str::to_owned);
         live.invalid_tools = self.invalid_tools.len();
         live.tools = self
@@ -568,6 +610,7 @@ impl McpClient {
             .iter()
             .filter_map(|t| oma_mcp_core::SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
             .collect();
+        let live = live.with_instructions(self.instructions.clone());
         oma_mcp_core::drift::diff(snapshot, &live)
     }
 

@@ -259,7 +259,8 @@ pub use oma_mcp_core::{
 
 pub use call::{Confirmed, Permit, ToolCall, Typed, Unconfirmed, Untyped};
 pub use connect::{
-    ConnectConfig, DiscoveredTool, Lifecycle, McpClient, Progress, connect_mcp_tools,
+    ConnectConfig, DiscoveredTool, Lifecycle, McpClient, Progress, SurfaceReading,
+    connect_mcp_tools,
 };
 #[cfg(feature = "drift")]
 pub use drift::{

@@ -1,14 +1,17 @@
-//! `oma-mcp snapshot`: start a pinned server, take its `tools/list` and write the canonical
-//! snapshot.
+//! `oma-mcp snapshot`: start a pinned server, read its tools and, as the pin asks, its prompts,
+//! resources, templates and instructions, and write the canonical snapshot.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Args;
+use std::collections::BTreeSet;
+
+use clap::{Args, ValueEnum};
 use oma_mcp_build::WriteSnapshot;
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::ConnectConfig;
-use oma_mcp_runtime::snapshot::SnapshotSource;
+use oma_mcp_runtime::snapshot::{DEFAULT_MAX_LIST_ITEMS, ItemKind, Pin, SnapshotSource};
+use oma_mcp_runtime::{Snapshot, SurfaceReading};
 
 use crate::error::CliError;
 use crate::exit::Outcome;
@@ -19,6 +22,7 @@ use crate::server::env::{ServerEnv, warn_env_wrapper};
 use crate::server::http::{HttpFlags, Unchecked, checked_url, unchecked};
 use crate::server::kind::{Flags, Reached};
 use crate::server::target::LifecycleArg;
+use crate::terminal;
 
 /// Flags of `snapshot`.
 #[derive(Debug, Args)]
@@ -56,6 +60,16 @@ pub struct SnapshotArgs {
     /// How the MCP session starts (default: the manifest's `lifecycle`, else auto).
     #[arg(long, value_enum)]
     pub lifecycle: Option<LifecycleArg>,
+    /// What to pin beside the tools, which are always pinned: any of tools, prompts,
+    /// resources (resources/list and resources/templates/list), instructions, comma-separated
+    /// (default: the manifest's `pin`, else all four).
+    #[arg(long, value_enum, value_name = "KINDS", value_delimiter = ',')]
+    pub pin: Option<Vec<PinArg>>,
+    /// The most entries of each of prompts/list, resources/list and resources/templates/list
+    /// to pin, at least 1 (default: the manifest's `max-list-items`, else 1000); the snapshot
+    /// records a list it cut.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_list_items: Option<u64>,
     /// The server command and its arguments, after `--` (instead of --manifest/--server or
     /// --url).
     #[arg(last = true, value_name = "COMMAND ARGS", conflicts_with_all = ["manifest", "server"])]
@@ -75,8 +89,26 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         server_env,
         http,
         lifecycle,
+        pin,
+        max_list_items,
         command,
     } = args;
+    let pinned = |from_pin: Option<&ServerPin>| -> BTreeSet<Pin> {
+        match (&pin, from_pin) {
+            (Some(list), _) => std::iter::once(Pin::Tools)
+                .chain(list.iter().map(|p| Pin::from(*p)))
+                .collect(),
+            (None, Some(pin)) => pin.pins.clone(),
+            (None, None) => Pin::ALL.into_iter().collect(),
+        }
+    };
+    let bound = |from_pin: Option<&ServerPin>| -> usize {
+        match (max_list_items, from_pin) {
+            (Some(n), _) => usize::try_from(n).unwrap_or(usize::MAX),
+            (None, Some(pin)) => pin.max_list_items,
+            (None, None) => DEFAULT_MAX_LIST_ITEMS,
+        }
+    };
     let flags = Flags::validate(&server_env, &http)?;
     let settings = |config: ConnectConfig, pin: Option<(&std::path::Path, &ServerPin)>| {
         let mut config = flags.apply(config, pin)?;
@@ -113,17 +145,15 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
     };
     if let Some((config, source)) = single {
         let client = connect(config).await?;
-        let snapshot = client.snapshot_with_source(source);
+        let reading = client
+            .read_surface(source, &pinned(None), bound(None))
+            .await;
         stop_listed(&client).await;
-        let snapshot = snapshot?;
+        let snapshot = warned(reading?);
         match out {
             Some(path) => {
                 snapshot.write(&path)?;
-                eprintln!(
-                    "oma-mcp: wrote {} ({} tools)",
-                    path.display(),
-                    snapshot.tools.len()
-                );
+                eprintln!("oma-mcp: wrote {} ({})", path.display(), counts(&snapshot));
             }
             None => print(&snapshot.to_canonical_string())?,
         }
@@ -152,18 +182,68 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         }
         let client = connect(config).await?;
         // The pin as the manifest writes it: flags given for this run are not recorded.
-        let snapshot = client.snapshot_with_source(pin.snapshot_source());
+        let reading = client
+            .read_surface(pin.snapshot_source(), &pinned(Some(pin)), bound(Some(pin)))
+            .await;
         stop_listed(&client).await;
-        let snapshot = snapshot?;
+        let snapshot = warned(reading?);
         let path = out.clone().unwrap_or_else(|| pin.snapshot.clone());
         let changed = snapshot.write(&path)?;
         eprintln!(
-            "oma-mcp: {} {} ({} tools) for server `{}`",
+            "oma-mcp: {} {} ({}) for server `{}`",
             if changed { "wrote" } else { "unchanged:" },
             path.display(),
-            snapshot.tools.len(),
+            counts(&snapshot),
             pin.name
         );
     }
     Ok(Outcome::Success)
+}
+
+/// The snapshot of a reading, after its warnings are printed (a failed list, a cut list, an
+/// entry left out).
+fn warned(reading: SurfaceReading) -> Snapshot {
+    for warning in &reading.warnings {
+        eprintln!("oma-mcp: warning: {}", terminal::safe(warning));
+    }
+    reading.snapshot
+}
+
+/// `3 tools`, or `3 tools, 2 prompts, 1 resource template, 4 resources` for what is pinned.
+fn counts(snapshot: &Snapshot) -> String {
+    let count = |n: usize, noun: &str| match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    };
+    let mut parts = vec![count(snapshot.tools.len(), "tool")];
+    for kind in ItemKind::ALL {
+        if snapshot.pins(kind.pin()) {
+            parts.push(count(snapshot.items(kind).len(), kind.noun()));
+        }
+    }
+    parts.join(", ")
+}
+
+/// A `--pin` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PinArg {
+    /// tools/list (always pinned).
+    Tools,
+    /// prompts/list.
+    Prompts,
+    /// resources/list and resources/templates/list.
+    Resources,
+    /// The server's instructions.
+    Instructions,
+}
+
+impl From<PinArg> for Pin {
+    fn from(arg: PinArg) -> Self {
+        match arg {
+            PinArg::Tools => Pin::Tools,
+            PinArg::Prompts => Pin::Prompts,
+            PinArg::Resources => Pin::Resources,
+            PinArg::Instructions => Pin::Instructions,
+        }
+    }
 }

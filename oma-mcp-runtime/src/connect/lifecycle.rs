@@ -65,6 +65,10 @@ pub(crate) struct Negotiated {
     /// The raw `serverInfo`: the `initialize` result's, or the `server/discover` result's
     /// `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub(crate) server_info: Option<Value>,
+    /// The server's `capabilities` object as sent (`None` when it sent no object).
+    pub(crate) capabilities: Option<Value>,
+    /// The server's `instructions`, when it sent a string.
+    pub(crate) instructions: Option<String>,
     /// The client context (SEP-2575) every later request carries in its `_meta`; `None` for a
     /// version with the `initialize` handshake.
     pub(crate) client_context: Option<Map<String, Value>>,
@@ -391,6 +395,8 @@ fn read_discover_result(
     Ok(Negotiated {
         protocol_version: selected.as_str().to_owned(),
         server_info,
+        capabilities: capabilities(&mut result),
+        instructions: instructions(&mut result),
         client_context: Some(client_context(selected, client)),
     })
 }
@@ -480,8 +486,26 @@ async fn initialize(
     Ok(Negotiated {
         protocol_version: version,
         server_info: result.remove("serverInfo"),
+        capabilities: capabilities(&mut result),
+        instructions: instructions(&mut result),
         client_context,
     })
+}
+
+/// The `capabilities` object of an `initialize` or `server/discover` result (anything else
+/// is not recorded).
+fn capabilities(result: &mut Map<String, Value>) -> Option<Value> {
+    result
+        .remove("capabilities")
+        .filter(|c| matches!(c, Value::Object(_)))
+}
+
+/// The `instructions` string of an `initialize` or `server/discover` result.
+fn instructions(result: &mut Map<String, Value>) -> Option<String> {
+    match result.remove("instructions") {
+        Some(Value::String(text)) => Some(text),
+        _ => None,
+    }
 }
 
 fn invalid(command_line: &str, method: &str, reason: String) -> Error {

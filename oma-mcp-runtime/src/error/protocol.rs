@@ -21,12 +21,16 @@ pub enum ProtocolError {
         reason: String,
     },
 
-    /// `tools/list` paging returned a cursor it had returned before; stopped instead of looping.
+    /// Paging a list (`tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list`) returned a cursor it had returned before; stopped instead
+    /// of looping.
     #[error(
-        "the MCP server `{command}` repeated the tools/list cursor \"{cursor}\"; stopped paging \
+        "the MCP server `{command}` repeated the {method} cursor \"{cursor}\"; stopped paging \
          instead of looping forever (this is a server bug)"
     )]
     RepeatedCursor {
+        /// The list method.
+        method: String,
         /// The cursor seen twice.
         cursor: String,
         /// The server's command line.

@@ -177,6 +177,7 @@ fn command_names_the_server_in_the_message() {
     });
     assert_eq!(fallback.command(), Some("https://x.example/mcp"));
     let cursor = Error::from(ProtocolError::RepeatedCursor {
+        method: "tools/list".to_owned(),
         cursor: "c".to_owned(),
         command: "srv --stdio".to_owned(),
     });
