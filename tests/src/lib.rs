@@ -40,6 +40,7 @@ mod listen;
 mod progress;
 mod raw;
 mod server;
+mod surface;
 
 pub use http::{HttpOptions, serve_http};
 pub use listen::{LOOPBACK_ANY_PORT, MCP_PATH};

@@ -13,7 +13,7 @@ use crate::snapshot_format;
 pub enum SchemaOf {
     /// `oma-mcp.toml`.
     Manifest,
-    /// The snapshot file (`oma-mcp-snapshot/1`).
+    /// The snapshot file (`oma-mcp-snapshot/2`; `oma-mcp-snapshot/1` for the tools alone).
     Snapshot,
 }
 

@@ -30,34 +30,84 @@ pub fn relative(path: &Path) -> String {
 }
 
 /// Where a change's GitHub annotation points, as (file, line), from the old file and the
-/// new one (each as (shown path, text)). The rule: the file that holds the change's tool,
-/// the old one first (it is the reference, as `check`'s committed snapshot is), at the
-/// tool's line; the new file only for a tool the old one does not hold (an added tool); the
-/// old file without a line when neither holds it (a server line, a tool added to a live
-/// server).
+/// new one (each as (shown path, text)). The rule: the file that holds the change's item
+/// (tool, prompt, resource or template), the old one first (it is the reference, as `check`'s
+/// committed snapshot is), at the item's line; the new file only for an item the old one does
+/// not hold (an added one); a server line at its member's line (`instructions`,
+/// `capabilities`, …) where the file has it; else the old file without a line.
 pub fn place(old: &ShownFile, new: Option<&ShownFile>, change: &Change) -> (String, Option<usize>) {
-    if let Some(line) = tool_line(&old.1, &change.tool) {
+    if let Some(line) = line_of(&old.1, change) {
         return (old.0.clone(), Some(line));
     }
-    match new.and_then(|(file, text)| Some((file, tool_line(text, &change.tool)?))) {
+    match new.and_then(|(file, text)| Some((file, line_of(text, change)?))) {
         Some((file, line)) => (file.clone(), Some(line)),
         None => (old.0.clone(), None),
     }
 }
 
-/// The 1-based line of tool `tool`'s `"name"` in a snapshot file (canonical text: a
+/// The 1-based line of a change's item or server member in a snapshot file.
+fn line_of(text: &str, change: &Change) -> Option<usize> {
+    match change.direction.item_kind() {
+        Some(kind) => item_line(text, kind.list_key(), kind.key_member(), &change.tool),
+        None if change.tool.is_empty() => server_line(text, &change.pointer),
+        None => tool_line(text, &change.tool),
+    }
+}
+
+/// The line of the top-level member a server line's pointer names (`/instructions`,
+/// `/capabilities/tools`, `/serverInfo/version` → its top-level key), in a canonical file.
+fn server_line(text: &str, pointer: &str) -> Option<usize> {
+    let member = pointer.trim_start_matches('/').split('/').next()?;
+    if member.is_empty() {
+        return None;
+    }
+    let needle = format!("  {}:", serde_json::to_string(member).ok()?);
+    text.lines()
+        .position(|l| l.starts_with(&needle))
+        .map(|i| i + 1)
+}
+
+/// The line of the `member` of the entry named `key` in the top-level list `list` of a
+/// canonical snapshot (an entry's descriptor key sits at 8 spaces).
+fn item_line(text: &str, list: &str, member: &str, key: &str) -> Option<usize> {
+    let start = format!("  {}: [", serde_json::to_string(list).ok()?);
+    let needle = format!(
+        "        {}: {}",
+        serde_json::to_string(member).ok()?,
+        serde_json::to_string(key).ok()?
+    );
+    let mut in_list = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with(&start) {
+            in_list = true;
+        } else if in_list && line.starts_with("  ]") {
+            return None;
+        } else if in_list && (line == needle || line.strip_suffix(',') == Some(needle.as_str())) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The 1-based line of tool `tool`'s `"name"` in a snapshot file's `tools` (canonical text: a
 /// descriptor key sits at 8 spaces) or in a bare `{"tools": [...]}` file with 2-space indent
 /// (a tool key at 6 spaces); `None` for an empty name or a tool the file does not hold.
 fn tool_line(text: &str, tool: &str) -> Option<usize> {
     if tool.is_empty() {
         return None;
     }
+    // Past the lists a snapshot holds before `tools` (prompts share the key `name`).
+    let from = text
+        .lines()
+        .position(|l| l.starts_with("  \"tools\": ["))
+        .unwrap_or(0);
     let name = serde_json::to_string(tool).ok()?;
     let at = |indent: usize| {
         let needle = format!("{}\"name\": {name}", " ".repeat(indent));
         text.lines()
+            .skip(from)
             .position(|l| l == needle || l.strip_suffix(',') == Some(needle.as_str()))
-            .map(|i| i + 1)
+            .map(|i| i + from + 1)
     };
     at(8).or_else(|| at(6))
 }

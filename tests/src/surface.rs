@@ -1,0 +1,106 @@
+//! The test server's prompts, resources and resource templates (MCP 2025-06-18 "Prompts" and
+//! "Resources"), for snapshots that pin the whole surface: two prompts, two resources listed
+//! over two pages, two templates. Built from JSON so each entry reads as it goes on the wire.
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    GetPromptRequestParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult,
+};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// The cursor of the second `resources/list` page.
+const SECOND_PAGE: &str = "resources-page-2";
+
+fn from_json<T: DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+/// `prompts/list`: `greet` (one required argument) and `review_code` (one required, one
+/// optional).
+pub(crate) fn prompts() -> Result<ListPromptsResult, ErrorData> {
+    from_json(json!({"prompts": [
+        {"name": "greet", "title": "Greeting", "description": "Greets someone by name",
+         "arguments": [{"name": "name", "description": "Who to greet", "required": true}]},
+        {"name": "review_code", "description": "Asks for a review of a piece of code",
+         "arguments": [
+            {"name": "code", "description": "The code to review", "required": true},
+            {"name": "style", "description": "A style guide to follow", "required": false}
+         ]}
+    ]}))
+}
+
+/// `prompts/get`: the prompt's one user message, with the arguments filled in.
+pub(crate) fn prompt(request: &GetPromptRequestParams) -> Result<GetPromptResult, ErrorData> {
+    let argument = |name: &str| {
+        request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get(name))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let text = match request.name.as_str() {
+        "greet" => format!("Say hello to {}.", argument("name").unwrap_or_default()),
+        "review_code" => format!("Review this code:\n{}", argument("code").unwrap_or_default()),
+        other => {
+            return Err(ErrorData::invalid_params(
+                format!("no prompt named {other:?}"),
+                None,
+            ));
+        }
+    };
+    from_json(json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}]}))
+}
+
+/// `resources/list`, one resource per page: `memo://greeting`, then (after the cursor)
+/// `memo://readme`.
+pub(crate) fn resources(
+    request: Option<&PaginatedRequestParams>,
+) -> Result<ListResourcesResult, ErrorData> {
+    match request.and_then(|r| r.cursor.as_deref()) {
+        None => from_json(json!({
+            "resources": [{"uri": "memo://greeting", "name": "greeting", "title": "Greeting",
+                           "description": "A short greeting", "mimeType": "text/plain"}],
+            "nextCursor": SECOND_PAGE
+        })),
+        Some(SECOND_PAGE) => from_json(json!({
+            "resources": [{"uri": "memo://readme", "name": "readme",
+                           "description": "How to use this server", "mimeType": "text/markdown",
+                           "annotations": {"audience": ["user"], "priority": 0.5}}]
+        })),
+        Some(other) => Err(ErrorData::invalid_params(
+            format!("unknown cursor {other:?}"),
+            None,
+        )),
+    }
+}
+
+/// `resources/templates/list`: a note by id and a file by path (RFC 6570 reserved expansion).
+pub(crate) fn resource_templates() -> Result<ListResourceTemplatesResult, ErrorData> {
+    from_json(json!({"resourceTemplates": [
+        {"name": "note", "uriTemplate": "memo://notes/{id}", "description": "A note by its id",
+         "mimeType": "text/plain"},
+        {"name": "file", "uriTemplate": "file:///{+path}", "description": "A file by its path"}
+    ]}))
+}
+
+/// `resources/read` of a listed resource or a note.
+pub(crate) fn read(request: &ReadResourceRequestParams) -> Result<ReadResourceResult, ErrorData> {
+    let uri = request.uri.as_str();
+    let (mime, text) = match uri {
+        "memo://greeting" => ("text/plain", "Hello from a resource".to_owned()),
+        "memo://readme" => ("text/markdown", "# oma-mcp test server\n".to_owned()),
+        _ => match uri.strip_prefix("memo://notes/") {
+            Some(id) => ("text/plain", format!("note {id}")),
+            None => {
+                return Err(ErrorData::resource_not_found(
+                    format!("no resource {uri:?}"),
+                    None,
+                ));
+            }
+        },
+    };
+    from_json(json!({"contents": [{"uri": uri, "mimeType": mime, "text": text}]}))
+}
