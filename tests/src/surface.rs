@@ -43,7 +43,10 @@ pub(crate) fn prompt(request: &GetPromptRequestParams) -> Result<GetPromptResult
     };
     let text = match request.name.as_str() {
         "greet" => format!("Say hello to {}.", argument("name").unwrap_or_default()),
-        "review_code" => format!("Review this code:\n{}", argument("code").unwrap_or_default()),
+        "review_code" => format!(
+            "Review this code:\n{}",
+            argument("code").unwrap_or_default()
+        ),
         other => {
             return Err(ErrorData::invalid_params(
                 format!("no prompt named {other:?}"),
