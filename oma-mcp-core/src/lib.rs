@@ -232,6 +232,11 @@
 //! `resource_template`, and its `tool` is the prompt's or template's name or the resource's
 //! URI.
 //!
+//! A server that answers two sessions differently ([`inconsistencies`](drift::inconsistencies),
+//! `oma-mcp check --probe`: a second session under another `clientInfo`, and one under the
+//! other lifecycle where the server has both) → breaking (`inconsistent_server`), every
+//! difference but the protocol version, with both texts.
+//!
 //! Generated Rust names (added by [`rust_name_changes`](drift::rust_name_changes) and [`rust_field_changes`](drift::rust_field_changes), which
 //! `oma-mcp check` and `diff` feed with the code generator's names of both sides): a tool in
 //! both lists whose marker type is named differently, a name that now belongs to another tool

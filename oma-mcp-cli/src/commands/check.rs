@@ -1,13 +1,14 @@
-//! `oma-mcp check`: connect to the pinned servers of a manifest and diff their live
-//! `tools/list` against the committed snapshots, and check each pin's cassettes against its
-//! snapshot.
+//! `oma-mcp check`: connect to the pinned servers of a manifest and diff what they offer
+//! (tools, and as each pin says prompts, resources, templates and instructions) against the
+//! committed snapshots, with `--probe` compare readings in separate sessions, and check each
+//! pin's cassettes against its snapshot.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
-use oma_mcp_runtime::Snapshot;
-use oma_mcp_runtime::snapshot::SnapshotTool;
+use oma_mcp_runtime::drift::{Change, diff, inconsistencies};
+use oma_mcp_runtime::{ConnectConfig, Lifecycle, Snapshot};
 
 use crate::error::CliError;
 use crate::exit::Outcome;
@@ -19,7 +20,7 @@ use crate::server::env::ServerEnv;
 use crate::server::http::HttpFlags;
 use crate::server::kind::{Flags, Reached};
 use crate::server::target::LifecycleArg;
-use crate::{cassette_drift, rust_name_drift};
+use crate::{cassette_drift, rust_name_drift, terminal};
 
 /// Flags of `check`.
 #[derive(Debug, Args)]
@@ -46,7 +47,18 @@ pub struct CheckArgs {
     /// How the MCP session starts (default: each server's `lifecycle`, else auto).
     #[arg(long, value_enum)]
     pub lifecycle: Option<LifecycleArg>,
+    /// Take a second reading of each server in a new session as another client (clientInfo
+    /// "claude-ai"), and a third under the other lifecycle (`initialize` or the 2026-07-28
+    /// `server/discover`) where the server has both; any difference from the first reading is
+    /// a breaking `inconsistent_server` change with both texts (a server that tells different
+    /// clients different things).
+    #[arg(long)]
+    pub probe: bool,
 }
+
+/// The `clientInfo` of `--probe`'s second session: Claude Desktop's name, a client a server
+/// tailoring its answers would want to single out.
+pub const PROBE_CLIENT: (&str, &str) = ("claude-ai", "0.1.0");
 
 /// A server of the manifest that could not be checked.
 #[derive(Debug, thiserror::Error)]
@@ -79,7 +91,7 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_one(pin, &path, &flags, args.lifecycle).await {
+        match check_one(pin, &path, &flags, args.lifecycle, args.probe).await {
             Ok((report, tools)) => compared.push(Compared {
                 name: pin.name.clone(),
                 label: label(pin),
@@ -141,13 +153,15 @@ fn label(pin: &ServerPin) -> String {
     }
 }
 
-/// The drift of one pinned server against its snapshot, and the raw names of the tools on
-/// either side (sorted, without repeats).
+/// The drift of one pinned server against its snapshot (with `probe`, and the differences
+/// between its readings in separate sessions), and the raw names of the tools on either side
+/// (sorted, without repeats).
 async fn check_one(
     pin: &ServerPin,
     manifest: &std::path::Path,
     flags: &Flags<'_>,
     lifecycle: Option<LifecycleArg>,
+    probe: bool,
 ) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = crate::snapshot_file::read(&pin.snapshot)?;
@@ -155,31 +169,20 @@ async fn check_one(
         cli_client(pin.connect_config(), Some(pin)),
         Some((manifest, pin)),
     )?;
-    let progress = Progress::start(match pin.url {
-        Some(_) => format!("connecting to `{}` at {}", pin.name, pin.target()),
-        None => format!("connecting to `{}`", pin.name),
-    });
     if let Some(lifecycle) = lifecycle {
         config = config.with_lifecycle(lifecycle.into());
     }
-    let client = connect(config).await;
-    progress.finish().await;
-    let client = client?;
-    let mut drift = client.drift_against(&snapshot);
+    let (live, protocol) = read_live(pin, config.clone()).await?;
+    let mut drift = diff(&snapshot, &live);
+    if probe {
+        drift.extend(probe_changes(pin, config, &live, protocol.as_deref()).await?);
+    }
     let tools: std::collections::BTreeSet<String> = snapshot
         .tools
         .iter()
+        .chain(&live.tools)
         .map(|t| t.name().to_owned())
-        .chain(client.tools().iter().map(|t| t.mcp_name.clone()))
         .collect();
-    // The live tools as `drift_against` reads them, for the generated names.
-    let mut live = Snapshot::default();
-    live.tools = client
-        .tools()
-        .iter()
-        .filter_map(|t| SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
-        .collect();
-    stop_listed(&client).await;
     drift.extend(rust_name_drift::changes(
         &snapshot,
         &live,
@@ -195,6 +198,71 @@ async fn check_one(
     drift.extend(cassettes);
     Ok((drift, tools.into_iter().collect()))
 }
+
+/// One reading of the pinned server with `config`: what the pin pins (its warnings printed)
+/// and the negotiated protocol version.
+async fn read_live(
+    pin: &ServerPin,
+    config: ConnectConfig,
+) -> Result<(Snapshot, Option<String>), CliError> {
+    let progress = Progress::start(match pin.url {
+        Some(_) => format!("connecting to `{}` at {}", pin.name, pin.target()),
+        None => format!("connecting to `{}`", pin.name),
+    });
+    let client = connect(config).await;
+    progress.finish().await;
+    let client = client?;
+    let reading = client
+        .read_surface(pin.snapshot_source(), &pin.pins, pin.max_list_items)
+        .await;
+    let protocol = client.protocol_version().map(str::to_owned);
+    stop_listed(&client).await;
+    let reading = reading?;
+    for warning in &reading.warnings {
+        eprintln!(
+            "oma-mcp: warning: server `{}`: {}",
+            pin.name,
+            terminal::safe(warning)
+        );
+    }
+    Ok((reading.snapshot, protocol))
+}
+
+/// `--probe`: a reading as [`PROBE_CLIENT`], and one under the other lifecycle, each against
+/// `first`. A server that has one lifecycle only gets a note on stderr for the other.
+async fn probe_changes(
+    pin: &ServerPin,
+    config: ConnectConfig,
+    first: &Snapshot,
+    protocol: Option<&str>,
+) -> Result<Vec<Change>, CliError> {
+    let (name, version) = PROBE_CLIENT;
+    let as_other = config
+        .clone()
+        .with_client_name(name)
+        .with_client_version(version);
+    let (second, _) = read_live(pin, as_other).await?;
+    let mut changes = inconsistencies(first, &second, &format!("as clientInfo \"{name}\""));
+    let (other, how) = match protocol {
+        Some(LATEST) => (Lifecycle::Initialize, "started with `initialize`"),
+        _ => (
+            Lifecycle::Discover,
+            "started with `server/discover` (2026-07-28)",
+        ),
+    };
+    match read_live(pin, config.with_lifecycle(other)).await {
+        Ok((third, _)) => changes.extend(inconsistencies(first, &third, how)),
+        Err(e) => eprintln!(
+            "oma-mcp: probe: server `{}` was not compared in a session {how}: {}",
+            pin.name,
+            terminal::safe(&error_chain(&e))
+        ),
+    }
+    Ok(changes)
+}
+
+/// The protocol revision of the `server/discover` lifecycle.
+const LATEST: &str = "2026-07-28";
 
 #[cfg(test)]
 mod tests {

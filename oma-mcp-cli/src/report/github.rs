@@ -44,10 +44,11 @@ pub fn annotations(
             Severity::Warning => "warning",
             Severity::Info => "notice",
         };
-        let tool = if c.tool.is_empty() {
+        let subject = super::subject(c);
+        let tool = if subject.is_empty() {
             "server"
         } else {
-            c.tool.as_str()
+            subject.as_str()
         };
         let title = format!("MCP drift ({}): {tool} {}", c.severity, c.kind);
         let (file, line) = place(c);

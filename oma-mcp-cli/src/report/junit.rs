@@ -29,13 +29,24 @@ pub fn render(compared: &[Compared], failed: &[Failed], fail_on: FailOn) -> Stri
     for c in compared {
         let mut cases = String::new();
         let (mut tests, mut failures) = (0, 0);
-        let names = std::iter::once("").chain(c.tools.iter().map(String::as_str));
-        for tool in names {
+        // The server, every tool on either side, then each prompt, resource or template that
+        // changed, in the report's order.
+        let mut names: Vec<String> = std::iter::once(String::new())
+            .chain(c.tools.iter().cloned())
+            .collect();
+        for ch in &c.report.changes {
+            let subject = super::subject(ch);
+            if ch.direction.item_kind().is_some() && !names.contains(&subject) {
+                names.push(subject);
+            }
+        }
+        for tool in &names {
+            let tool = tool.as_str();
             let changes: Vec<&Change> = c
                 .report
                 .changes
                 .iter()
-                .filter(|ch| ch.tool == tool)
+                .filter(|ch| super::subject(ch) == tool)
                 .collect();
             tests += 1;
             let shown = if tool.is_empty() { "(server)" } else { tool };

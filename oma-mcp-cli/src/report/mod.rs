@@ -19,6 +19,17 @@ pub use compared::{Compared, Failed, Outputs};
 pub use flags::{FailOn, ReportFormat};
 pub use location::relative;
 
+use oma_mcp_runtime::Change;
+
+/// What a change is about, as the reports name it: a tool by its raw name, `prompt NAME`,
+/// `resource URI` or `resource template NAME`; empty for a server line.
+pub(crate) fn subject(change: &Change) -> String {
+    match change.direction.item_kind() {
+        Some(kind) => format!("{} {}", kind.noun(), change.tool),
+        None => change.tool.clone(),
+    }
+}
+
 /// Whether any report has a change at or above `fail_on`.
 pub fn fails(compared: &[Compared], fail_on: FailOn) -> bool {
     compared

@@ -104,10 +104,11 @@ fn level(severity: Severity) -> &'static str {
 
 /// A change's message with its tool and pointer (`tool /pointer: message`).
 fn message(change: &Change) -> String {
-    let tool = if change.tool.is_empty() {
+    let subject = super::subject(change);
+    let tool = if subject.is_empty() {
         "server"
     } else {
-        change.tool.as_str()
+        subject.as_str()
     };
     if change.pointer.is_empty() {
         format!("{tool}: {}", change.message)

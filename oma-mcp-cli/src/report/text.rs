@@ -52,15 +52,16 @@ pub fn report(report: &DriftReport, colour_on: bool) -> String {
         return "no drift\n".to_owned();
     }
     let mut out = String::new();
-    let mut current: Option<&str> = None;
+    let mut current: Option<String> = None;
     for c in &report.changes {
-        if current != Some(c.tool.as_str()) {
-            current = Some(c.tool.as_str());
-            let header = if c.tool.is_empty() {
+        let subject = super::subject(c);
+        if current.as_deref() != Some(subject.as_str()) {
+            let header = if subject.is_empty() {
                 "(server)".to_owned()
             } else {
-                terminal::one_line(&c.tool)
+                terminal::one_line(&subject)
             };
+            current = Some(subject);
             if colour_on {
                 out.push_str(&format!("\u{1b}[1m{header}{RESET}\n"));
             } else {
