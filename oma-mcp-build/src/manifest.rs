@@ -968,7 +968,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `cassettes`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `cassettes`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`, `pin`, `max-list-items`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),

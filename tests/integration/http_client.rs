@@ -289,7 +289,7 @@ async fn drift_against_the_committed_snapshot() {
         .await
         .unwrap();
     let source = SnapshotSource::new("target/debug/oma-mcp-test-server", Vec::<String>::new());
-    let live = client.snapshot_with_source(source).unwrap();
+    let live = crate::typed::whole(&client, source).await;
     assert!(
         live.to_canonical_string() == committed(OWN_SNAPSHOT),
         "the tools over HTTP differ from {OWN_SNAPSHOT}:\n{}",

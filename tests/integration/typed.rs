@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use oma_mcp_runtime::drift::DriftRefused;
-use oma_mcp_runtime::snapshot::{SnapshotError, SnapshotSource};
+use oma_mcp_runtime::snapshot::{DEFAULT_MAX_LIST_ITEMS, Pin, SnapshotError, SnapshotSource};
 use oma_mcp_runtime::{
     DriftPolicy, DriftReport, Error, McpClient, McpTool, Snapshot, connect_checked,
     connect_mcp_tools, map_call_result,
@@ -319,7 +319,7 @@ async fn own_live_snapshot_equals_the_committed_snapshot() {
     let client = own_client().await;
     // The command as written in tests/oma-mcp.toml and examples/demo/oma-mcp.toml.
     let source = SnapshotSource::new("target/debug/oma-mcp-test-server", Vec::<String>::new());
-    let live = client.snapshot_with_source(source).unwrap();
+    let live = whole(&client, source).await;
     client.disconnect().await;
     let committed = committed(OWN_SNAPSHOT);
     assert!(
@@ -361,9 +361,10 @@ async fn embedded_snapshot_drift_check() {
         .apply(oma_mcp_runtime::DriftPolicy::FailOnBreaking, "own")
         .unwrap_err();
     assert!(
+        // Every tool, and the prompts and resources capabilities the sloppy server lacks.
         err.to_string().starts_with(&format!(
             "MCP server `own` drifted from its snapshot ({} breaking, ",
-            own::TOOL_NAMES.len()
+            own::TOOL_NAMES.len() + 2
         )),
         "{err}"
     );
@@ -430,6 +431,21 @@ fn own_snapshot_with_rewritten_echo() -> String {
     .to_canonical_string()
 }
 
+/// The whole surface of a connected server as `oma-mcp snapshot` pins it by default (every
+/// [`Pin`], at most [`DEFAULT_MAX_LIST_ITEMS`] entries per list), with no warning.
+pub(crate) async fn whole(client: &oma_mcp_runtime::McpClient, source: SnapshotSource) -> Snapshot {
+    let reading = client
+        .read_surface(
+            source,
+            &Pin::ALL.into_iter().collect(),
+            DEFAULT_MAX_LIST_ITEMS,
+        )
+        .await
+        .unwrap();
+    assert_eq!(reading.warnings, Vec::<String>::new());
+    reading.snapshot
+}
+
 /// Connect and check drift in one call (drift at run time): `FailOnBreaking` refuses a
 /// server whose tools differ from the pin; it lets a warning pass, `FailOnAny` does not.
 #[tokio::test]
@@ -456,7 +472,13 @@ async fn connect_checked_applies_the_drift_policy() {
     };
     assert_eq!(
         (server.as_str(), *breaking, *warning, *info, first.as_str()),
-        ("own", 12, 2, 3, "add: tool \"add\" was removed")
+        (
+            "own",
+            14,
+            2,
+            5,
+            "/capabilities/prompts: the server no longer declares the capability \"prompts\""
+        )
     );
 
     // The same server as pinned: no change, whatever the policy.
@@ -794,7 +816,7 @@ async fn everything_live_snapshot_equals_the_committed_snapshot() {
     // The command as written in tests/oma-mcp.toml (relative to its `cwd = "servers"`) and
     // examples/everything/oma-mcp.toml.
     let source = SnapshotSource::new("node_modules/.bin/mcp-server-everything", ["stdio"]);
-    let live = client.snapshot_with_source(source).unwrap();
+    let live = whole(&client, source).await;
     client.disconnect().await;
     let committed = committed(EVERYTHING_SNAPSHOT);
     assert!(

@@ -17,9 +17,9 @@ use crate::rust_name_drift;
 #[derive(Debug, Args)]
 #[command(
     after_help = "With --format github, each annotation points at the file that holds \
-the change's tool, at the tool's line: OLD (the reference, as `check` points at the committed \
-snapshot) for removed and changed tools, NEW only for added tools (OLD does not hold them), \
-OLD without a line for server lines."
+the change's tool (or prompt, resource, template), at its line: OLD (the reference, as `check` \
+points at the committed snapshot) for removed and changed ones, NEW only for added ones (OLD \
+does not hold them); a server line at its member's line (OLD first), else OLD without a line."
 )]
 pub struct DiffArgs {
     /// The old file, the reference (e.g. the committed snapshot); GitHub annotations point

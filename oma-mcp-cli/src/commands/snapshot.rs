@@ -209,7 +209,8 @@ fn warned(reading: SurfaceReading) -> Snapshot {
     reading.snapshot
 }
 
-/// `3 tools`, or `3 tools, 2 prompts, 1 resource template, 4 resources` for what is pinned.
+/// `3 tools`, and the other lists the snapshot holds entries of: `3 tools, 2 prompts, 1
+/// resource template, 4 resources`.
 fn counts(snapshot: &Snapshot) -> String {
     let count = |n: usize, noun: &str| match n {
         1 => format!("1 {noun}"),
@@ -217,7 +218,7 @@ fn counts(snapshot: &Snapshot) -> String {
     };
     let mut parts = vec![count(snapshot.tools.len(), "tool")];
     for kind in ItemKind::ALL {
-        if snapshot.pins(kind.pin()) {
+        if !snapshot.items(kind).is_empty() {
             parts.push(count(snapshot.items(kind).len(), kind.noun()));
         }
     }

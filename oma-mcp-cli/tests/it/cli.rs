@@ -353,7 +353,8 @@ fn manifest_snapshot_list_and_consequential() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "oma-mcp: wrote {} ({} tools) for server `own`\n",
+            "oma-mcp: wrote {} ({} tools, 2 prompts, 2 resource templates, 2 resources) for \
+             server `own`\n",
             snapshot.display(),
             oma_mcp_runtime::Snapshot::read(&snapshot)
                 .unwrap()
@@ -676,7 +677,8 @@ fn env_values_reach_the_server_and_never_a_snapshot_or_output() {
         format!(
             "oma-mcp: warning: the snapshot's source records the `env` assignments of SECRET, \
              values included; if one is a secret, take the snapshot again with --env NAME=VALUE \
-             or --pass-env NAME instead (never recorded)\noma-mcp: wrote {} ({} tools)\n",
+             or --pass-env NAME instead (never recorded)\noma-mcp: wrote {} ({} tools, 2 \
+             prompts, 2 resource templates, 2 resources)\n",
             snapshot.display(),
             oma_mcp_runtime::Snapshot::read(&snapshot)
                 .unwrap()
@@ -945,7 +947,10 @@ fn a_server_with_bad_tools_list_entries_is_snapshotted_and_called() {
     );
     let file = std::fs::read_to_string(&snapshot).unwrap();
     assert!(
-        file.starts_with("{\n  \"format\": \"oma-mcp-snapshot/1\",\n  \"invalidTools\": 3,\n"),
+        file.starts_with(
+            "{\n  \"capabilities\": {\n    \"tools\": {}\n  },\n  \"format\": \
+             \"oma-mcp-snapshot/2\",\n  \"instructions\": null,\n  \"invalidTools\": 3,\n"
+        ),
         "{file}"
     );
     let read = oma_mcp_runtime::Snapshot::read(&snapshot).unwrap();

@@ -244,6 +244,7 @@ fn check_against_an_edited_snapshot_exits_1_naming_the_change() {
     assert_eq!(
         got,
         [
+            ("", "snapshot_format_old", "info"),
             ("echo", "description_changed", "warning"),
             ("ghost", "tool_removed", "breaking"),
         ]
@@ -300,7 +301,11 @@ fn json_schemas_of_the_manifest_and_the_snapshot() {
     assert_exit(&out, 0);
     let v = json_out(&out);
     assert_eq!(v["title"], "oma-mcp snapshot");
-    assert_eq!(v["properties"]["format"]["const"], "oma-mcp-snapshot/1");
+    assert_eq!(
+        v["properties"]["format"]["enum"],
+        json!(["oma-mcp-snapshot/2", "oma-mcp-snapshot/1"])
+    );
+    assert!(v["properties"]["prompts"].is_object());
     assert!(v["properties"]["tools"].is_object());
 }
 
@@ -405,7 +410,7 @@ fn github_annotations_point_at_the_file_that_holds_the_tool() {
              /description tool description changed: \"Old.\" → \"New.\"\n"
         )
     );
-    // A server line (NEW: a snapshot with another protocol version) has no tool: OLD, no line.
+    // A server line (NEW: a snapshot with another protocol version): OLD, at the member's line.
     let mut newer = snapshot.clone();
     newer.protocol_version = Some("2025-11-25".to_owned());
     newer.write(&new).expect("write");
@@ -417,7 +422,7 @@ fn github_annotations_point_at_the_file_that_holds_the_tool() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "::notice file={o},title=MCP drift (info)%3A server protocol_version_changed::/protocolVersion \
+            "::notice file={o},line=3,title=MCP drift (info)%3A server protocol_version_changed::/protocolVersion \
              protocol version \"2025-06-18\" → \"2025-11-25\"\n"
         )
     );
@@ -426,9 +431,10 @@ fn github_annotations_point_at_the_file_that_holds_the_tool() {
     assert!(
         text(&help.stdout).contains(
             "With --format github, each annotation points at the file that holds the change's \
-             tool, at the tool's line: OLD (the reference, as `check` points at the committed \
-             snapshot) for removed and changed tools, NEW only for added tools (OLD does not \
-             hold them), OLD without a line for server lines."
+             tool (or prompt, resource, template), at its line: OLD (the reference, as `check` \
+             points at the committed snapshot) for removed and changed ones, NEW only for added \
+             ones (OLD does not hold them); a server line at its member's line (OLD first), else \
+             OLD without a line."
         ),
         "{}",
         text(&help.stdout)
@@ -614,7 +620,7 @@ fn diff_reports_a_changed_count_of_bad_tools_list_entries() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "::warning file=old.json,title=MCP drift (warning)%3A server \
+            "::warning file=new.json,line=3,title=MCP drift (warning)%3A server \
              invalid_tools_changed::/invalidTools {message}\n"
         )
     );
@@ -859,7 +865,8 @@ fn diff_reports_rust_names_that_change_or_move() {
 
 /// `check` names both sides with the manifest's rename table: the project's own server has
 /// `echo`; a snapshot that also pins a tool `Echo` tagged both, so against the live server
-/// `echo` changes name, unless a rename entry fixes it.
+/// `echo` changes name, unless a rename entry fixes it. The pin pins the tools alone, as the
+/// edited snapshot does.
 #[test]
 fn check_reports_rust_names_with_the_manifests_rename_table() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -880,7 +887,8 @@ fn check_reports_rust_names_with_the_manifests_rename_table() {
     let manifest = dir.path().join("oma-mcp.toml");
     let check = |rename: &str| {
         let toml = format!(
-            "[servers.own]\ncommand = {}\nprefix = \"demo\"\nsnapshot = \"own.snapshot.json\"\n{rename}",
+            "[servers.own]\ncommand = {}\nprefix = \"demo\"\nsnapshot = \"own.snapshot.json\"\n\
+             pin = [\"tools\"]\n{rename}",
             toml_string(&crate::common::test_server())
         );
         std::fs::write(&manifest, toml).expect("write manifest");

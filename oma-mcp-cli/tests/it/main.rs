@@ -21,6 +21,8 @@
 //!   Secret Service of the test's own (GNOME Keyring, which `scripts/test` installs);
 //! - `oidc_login`: the same commands as `oauth_cli` with a refresh, and the client credentials
 //!   grant, against `oidc-provider`, a certified OpenID provider (`tests/servers/oidc-login.mjs`);
+//! - `surface_cli`: the whole surface (prompts, resources, templates, instructions) in
+//!   `snapshot`, `diff` and `check`, and `check --probe`;
 //! - `help`: the `--help` goldens in `fixtures/help/`.
 //!
 //! `common` holds the helpers. The tests need the project's test server
@@ -42,4 +44,5 @@ mod keyring_cli;
 mod oauth_cli;
 mod oauth_errors_cli;
 mod oidc_login;
+mod surface_cli;
 mod url_cli;

@@ -9,7 +9,7 @@ use super::{FakeCall, FakeRpcError, lock};
 use crate::McpClient;
 use crate::cassette::{Cassette, RecordedAnswer, Redaction};
 use crate::quote::{excerpt, quoted};
-use crate::snapshot::{Snapshot, SnapshotTool};
+use crate::snapshot::{ItemKind, Snapshot, SnapshotTool};
 use crate::validate::{Problem, Validator};
 
 /// A registered handler: validated `arguments` in, the `CallToolResult` (or why there is
@@ -258,6 +258,9 @@ impl State {
             "tools/list" => Ok(json!({
                 "tools": self.snapshot.tools.iter().map(|t| &t.descriptor).collect::<Vec<_>>()
             })),
+            "prompts/list" => self.list(ItemKind::Prompt),
+            "resources/list" => self.list(ItemKind::Resource),
+            "resources/templates/list" => self.list(ItemKind::ResourceTemplate),
             "tools/call" => self.call(&params).await,
             other => Err(FakeRpcError::new(
                 -32601,
@@ -268,6 +271,41 @@ impl State {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()}),
         })
+    }
+
+    /// A list the snapshot pins, in one page; "Method not found" for one it does not pin.
+    fn list(&self, kind: ItemKind) -> Result<Value, FakeRpcError> {
+        if !self.snapshot.pins(kind.pin()) {
+            return Err(FakeRpcError::new(
+                -32601,
+                format!("Method not found: {}", kind.method()),
+            ));
+        }
+        let items: Vec<&Value> = self
+            .snapshot
+            .items(kind)
+            .iter()
+            .map(|i| &i.descriptor)
+            .collect();
+        Ok(json!({ kind.result_member(): items }))
+    }
+
+    /// The snapshot's capabilities, or (for a snapshot that records none) tools alone.
+    fn capabilities(&self) -> Value {
+        self.snapshot
+            .capabilities
+            .clone()
+            .unwrap_or_else(|| json!({"tools": {"listChanged": false}}))
+    }
+
+    /// The lifecycle result's members beside the version: capabilities, `instructions` when
+    /// the snapshot pins them.
+    fn announce(&self, mut result: Value) -> Value {
+        result["capabilities"] = self.capabilities();
+        if let Some(text) = &self.snapshot.instructions {
+            result["instructions"] = Value::from(text.as_str());
+        }
+        result
     }
 
     /// The snapshot's `serverInfo`, or the fake's own.
@@ -299,11 +337,10 @@ impl State {
             .filter(|v| REVISIONS.contains(v))
             .or(pinned)
             .unwrap_or(FALLBACK_REVISION);
-        json!({
+        self.announce(json!({
             "protocolVersion": revision,
-            "capabilities": {"tools": {"listChanged": false}},
             "serverInfo": self.server_info(),
-        })
+        }))
     }
 
     /// `server/discover` (MCP 2026-07-28): the snapshot's revision, when the snapshot was
@@ -316,11 +353,10 @@ impl State {
                 "Method not found: server/discover".to_owned(),
             ));
         };
-        Ok(json!({
+        Ok(self.announce(json!({
             "supportedVersions": [revision],
-            "capabilities": {"tools": {"listChanged": false}},
             "_meta": {SERVER_INFO_META_KEY: self.server_info()},
-        }))
+        })))
     }
 
     /// `tools/call`: every outcome is kept; a problem is a JSON-RPC error (-32602 for the
