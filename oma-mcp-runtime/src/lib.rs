@@ -264,7 +264,7 @@ pub use connect::{
 #[cfg(feature = "drift")]
 pub use drift::{
     Change, ChangeKind, Direction, DriftPolicy, DriftRefused, DriftReport, Severity,
-    connect_checked,
+    ToolWithheld, Withheld, connect_checked,
 };
 pub use error::Error;
 pub use oma_mcp_core::call_outcome::{CallOutcome, InputRequired};
