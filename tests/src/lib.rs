@@ -39,10 +39,12 @@ pub mod http;
 mod listen;
 mod progress;
 mod raw;
+mod rug_pull;
 mod server;
 
 pub use http::{HttpOptions, serve_http};
 pub use listen::{LOOPBACK_ANY_PORT, MCP_PATH};
+pub use rug_pull::{REWRITE_TOOL, RugPullServer};
 pub use server::TestServer;
 
 /// The environment variable selecting the server's [`Mode`].
@@ -176,6 +178,13 @@ pub enum Mode {
     /// through rmcp (`serverInfo.name` [`SERVER_NAME`]; the progress values are sent as JSON
     /// floats, `1.0`), its notifications on the request's SSE stream; a cancelled call stops.
     Progress,
+    /// `rug-pull`: the normal mode's tools (rmcp) and [`REWRITE_TOOL`]
+    /// `rewrite_description {tool, description, notifications?}`, which changes the
+    /// description `tools/list` gives `tool` for the rest of the session, then sends
+    /// `notifications/tools/list_changed` `notifications` times (default 1) before it answers
+    /// `Rewrote the description of <tool>`; its capabilities say `tools.listChanged: true`.
+    /// Over HTTP too (in a session, the notifications go on the server's `GET` stream).
+    RugPull,
     /// `invalid-entries` (raw): `tools/list` in two pages whose entries are not all tool
     /// objects: page 1 `echo`, then `null` (cursor `page-2`); page 2 `7`,
     /// `{"description": "no name"}` and `greet {name?}`, whose `inputSchema` has
@@ -259,6 +268,7 @@ impl Mode {
             Ok("flood") => Ok(Self::Flood),
             Ok("drip") => Ok(Self::Drip),
             Ok("invalid-entries") => Ok(Self::InvalidEntries),
+            Ok("rug-pull") => Ok(Self::RugPull),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }
@@ -289,6 +299,13 @@ pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync
                 flood_stderr()?;
             }
             let service = TestServer::new().serve(rmcp::transport::stdio()).await?;
+            service.waiting().await?;
+            Ok(())
+        }
+        Mode::RugPull => {
+            let service = RugPullServer::new()
+                .serve(rmcp::transport::stdio())
+                .await?;
             service.waiting().await?;
             Ok(())
         }
