@@ -13,8 +13,8 @@ use oma_mcp_runtime::tool::{
     ProviderToolbox, ToolContext, ToolExecutor, ToolGrants, ToolRegistry, tool_definitions,
 };
 use oma_mcp_runtime::{
-    CallError, ConnectConfig, DriftPolicy, Error, McpClient, Snapshot, ToolDefinition,
-    ToolResult, connect_checked, connect_mcp_tools,
+    CallError, ConnectConfig, DriftPolicy, Error, McpClient, Snapshot, ToolDefinition, ToolResult,
+    connect_checked, connect_mcp_tools,
 };
 use oma_mcp_test_server::REWRITE_TOOL;
 use serde_json::{Map, Value, json};
@@ -163,7 +163,9 @@ async fn withheld_at_connect(config: ConnectConfig) {
         ToolResult::error(expected.clone())
     );
     assert_eq!(
-        executor.execute("add", json!({"a": 40, "b": 2}), &ctx).await,
+        executor
+            .execute("add", json!({"a": 40, "b": 2}), &ctx)
+            .await,
         ToolResult::text("42")
     );
     let toolbox = ProviderToolbox::new(executor, Provider::OpenAi).unwrap();
@@ -189,14 +191,9 @@ async fn a_changed_tool_is_withheld_at_connect_over_http() {
 #[tokio::test]
 async fn rig_dynamic_tools_leave_a_withheld_tool_out() {
     let pin = pin_with_description(own::SNAPSHOT, "echo", "Echo the message back.");
-    let (client, _) = connect_checked(
-        crate::own("normal"),
-        &pin,
-        "own",
-        DriftPolicy::Quarantine,
-    )
-    .await
-    .unwrap();
+    let (client, _) = connect_checked(crate::own("normal"), &pin, "own", DriftPolicy::Quarantine)
+        .await
+        .unwrap();
     let client = Arc::new(client);
     let registry = Arc::new(ToolRegistry::new());
     registry.register_all(tool_definitions(&client)).unwrap();
@@ -260,9 +257,10 @@ async fn withheld_mid_session(config: ConnectConfig, ordered: bool) {
     let client = Arc::new(client);
     let executor = executor(&client, Vec::new());
     let toolbox = ProviderToolbox::new(executor.clone(), Provider::OpenAi).unwrap();
-    let rig_tools = McpDynamicTools::new(ProviderToolbox::new(executor.clone(), Provider::OpenAi).unwrap())
-        .into_tools()
-        .unwrap();
+    let rig_tools =
+        McpDynamicTools::new(ProviderToolbox::new(executor.clone(), Provider::OpenAi).unwrap())
+            .into_tools()
+            .unwrap();
     let rig_echo = rig_tools
         .iter()
         .find(|t| t.name().as_str() == "echo")

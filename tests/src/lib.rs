@@ -303,9 +303,7 @@ pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync
             Ok(())
         }
         Mode::RugPull => {
-            let service = RugPullServer::new()
-                .serve(rmcp::transport::stdio())
-                .await?;
+            let service = RugPullServer::new().serve(rmcp::transport::stdio()).await?;
             service.waiting().await?;
             Ok(())
         }

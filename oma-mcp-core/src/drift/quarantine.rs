@@ -84,7 +84,10 @@ pub fn withheld_tools(pinned: &Snapshot, live: &[SnapshotTool]) -> BTreeMap<Stri
                     kind: ChangeKind::FieldChanged,
                     severity: Severity::Warning,
                     direction: Direction::Tool,
-                    message: format!("descriptor changed (digest {} → {})", old.digest, tool.digest),
+                    message: format!(
+                        "descriptor changed (digest {} → {})",
+                        old.digest, tool.digest
+                    ),
                 }]),
             );
         }
@@ -169,10 +172,14 @@ mod tests {
         SnapshotTool::from_descriptor(descriptor).unwrap()
     }
 
+    /// One withheld tool's changes as (pointer, kind, message).
+    type Lines<'a> = Vec<(&'a str, ChangeKind, &'a str)>;
+
     fn pin(tools: Vec<SnapshotTool>) -> Snapshot {
-        let mut snapshot = Snapshot::default();
-        snapshot.tools = tools;
-        snapshot
+        Snapshot {
+            tools,
+            ..Snapshot::default()
+        }
     }
 
     fn echo(description: &str) -> SnapshotTool {
@@ -196,7 +203,7 @@ mod tests {
             tool(json!({"name": "new"})),
         ];
         let withheld = withheld_tools(&pinned, &live);
-        let summary: Vec<(&str, Vec<(&str, ChangeKind, &str)>)> = withheld
+        let summary: Vec<(&str, Lines<'_>)> = withheld
             .iter()
             .map(|(name, w)| {
                 (
@@ -256,7 +263,9 @@ mod tests {
             let properties: serde_json::Map<String, Value> = (0..n)
                 .map(|i| (format!("p{i}"), json!({"type": "string"})))
                 .collect();
-            tool(json!({"name": "wide", "inputSchema": {"type": "object", "properties": properties}}))
+            tool(
+                json!({"name": "wide", "inputSchema": {"type": "object", "properties": properties}}),
+            )
         };
         let withheld = withheld_tools(&pin(vec![wide(0)]), &[wide(5)]);
         let error = ToolWithheld::new("own", "wide", withheld["wide"].clone());

@@ -96,11 +96,7 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
             .await
             .map_err(failed)?;
         let arguments = check_args::<A::Tool>(&self.kind.args)?;
-        let raw = self
-            .parts
-            .send(arguments.as_ref())
-            .await
-            .map_err(failed)?;
+        let raw = self.parts.send(arguments.as_ref()).await.map_err(failed)?;
         typed_output::<A::Tool>(&raw)
     }
 }
