@@ -16,7 +16,7 @@ use oma_mcp_runtime::{
     CallError, ConnectConfig, DriftPolicy, Error, McpClient, Snapshot, ToolDefinition, ToolResult,
     connect_checked, connect_mcp_tools,
 };
-use oma_mcp_test_server::REWRITE_TOOL;
+use oma_mcp_test_server::{LISTED_TOOL, REWRITE_TOOL};
 use serde_json::{Map, Value, json};
 
 use crate::typed::own;
@@ -336,6 +336,11 @@ async fn withheld_mid_session(config: ConnectConfig, ordered: bool) {
     );
 
     // Back to the pinned text, announced 200 times: one listing, and `echo` is released.
+    let listed = || async {
+        let result = client.call_tool(LISTED_TOOL).mapped().await;
+        result.data.parse::<u64>().unwrap()
+    };
+    let before = listed().await;
     assert_eq!(
         rewrite(ECHO_DESCRIPTION, 200).await,
         ToolResult::text("Rewrote the description of echo")
@@ -344,6 +349,11 @@ async fn withheld_mid_session(config: ConnectConfig, ordered: bool) {
         wait_for_echo(&client, false).await;
     }
     assert_eq!(echo("again").await, ToolResult::text("Echo: again"));
+    if ordered {
+        // The 200 notifications were read before the rewrite's answer: the `echo` call listed
+        // the tools once, and the count's own call found nothing new.
+        assert_eq!(listed().await, before + 1);
+    }
     assert!(client.withheld().is_empty());
     assert_eq!(offered(&toolbox), all);
     client.disconnect().await;

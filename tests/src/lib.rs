@@ -44,7 +44,7 @@ mod server;
 
 pub use http::{HttpOptions, serve_http};
 pub use listen::{LOOPBACK_ANY_PORT, MCP_PATH};
-pub use rug_pull::{REWRITE_TOOL, RugPullServer};
+pub use rug_pull::{LISTED_TOOL, REWRITE_TOOL, RugPullServer};
 pub use server::TestServer;
 
 /// The environment variable selecting the server's [`Mode`].
@@ -182,7 +182,9 @@ pub enum Mode {
     /// `rewrite_description {tool, description, notifications?}`, which changes the
     /// description `tools/list` gives `tool` for the rest of the session, then sends
     /// `notifications/tools/list_changed` `notifications` times (default 1) before it answers
-    /// `Rewrote the description of <tool>`; its capabilities say `tools.listChanged: true`.
+    /// `Rewrote the description of <tool>`; and [`LISTED_TOOL`] `tools_listed`, whose text is
+    /// how many `tools/list` requests the server answered in this session (a stdio process, an
+    /// HTTP session). Its capabilities say `tools.listChanged: true`.
     /// Over HTTP too (in a session, the notifications go on the server's `GET` stream).
     RugPull,
     /// `invalid-entries` (raw): `tools/list` in two pages whose entries are not all tool
