@@ -310,7 +310,7 @@ impl Parts<'_> {
     /// with a progress callback, reports the server's progress while waiting (see
     /// [`ToolCall::progress`]).
     async fn send(self, arguments: Option<&Map<String, Value>>) -> Result<Value, Error> {
-        admit(self.client, self.name).await?;
+        admit(self.client, self.name, self.cancel.as_ref()).await?;
         let Parts {
             client,
             name,
@@ -366,16 +366,35 @@ impl Parts<'_> {
 
 /// The quarantine's check of a call of `name` on `client` ([`crate::drift`], cargo feature
 /// `drift`): a tool withheld from the connection fails with [`Error::Withheld`] before
-/// anything is sent. (Of the client and name alone: a `&Parts` is not `Send`, as its progress
+/// anything is sent. When the tools must be listed again first, `cancel` ends the wait with
+/// [`RequestError::Cancelled`] (the listing's request is cancelled; the next call lists
+/// again). (Of the client, name and token alone: a `&Parts` is not `Send`, as its progress
 /// callback is not `Sync`.)
 #[cfg(feature = "drift")]
-async fn admit(client: &McpClient, name: &str) -> Result<(), Error> {
-    client.admit(name).await
+async fn admit(
+    client: &McpClient,
+    name: &str,
+    cancel: Option<&CancellationToken>,
+) -> Result<(), Error> {
+    let Some(cancel) = cancel else {
+        return client.admit(name).await;
+    };
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(Error::Request(crate::error::RequestError::Cancelled {
+            method: "tools/call".to_owned(),
+        })),
+        admitted = client.admit(name) => admitted,
+    }
 }
 
 /// Without cargo feature `drift` there is no quarantine: every call is let through.
 #[cfg(not(feature = "drift"))]
-async fn admit(_client: &McpClient, _name: &str) -> Result<(), Error> {
+async fn admit(
+    _client: &McpClient,
+    _name: &str,
+    _cancel: Option<&CancellationToken>,
+) -> Result<(), Error> {
     Ok(())
 }
 

@@ -92,9 +92,13 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
             },
         };
         // A withheld tool fails before its arguments are checked.
-        super::admit(self.parts.client, self.parts.name)
-            .await
-            .map_err(failed)?;
+        super::admit(
+            self.parts.client,
+            self.parts.name,
+            self.parts.cancel.as_ref(),
+        )
+        .await
+        .map_err(failed)?;
         let arguments = check_args::<A::Tool>(&self.kind.args)?;
         let raw = self.parts.send(arguments.as_ref()).await.map_err(failed)?;
         typed_output::<A::Tool>(&raw)
