@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use oma_mcp_rig::{McpDynamicTools, Provider};
 use oma_mcp_runtime::connect::Lifecycle;
+use oma_mcp_runtime::error::ErrorKind;
 use oma_mcp_runtime::tool::{
     ProviderToolbox, ToolContext, ToolExecutor, ToolGrants, ToolRegistry, tool_definitions,
 };
@@ -125,6 +126,7 @@ async fn withheld_at_connect(config: ConnectConfig) {
         .await
         .unwrap_err();
     assert!(matches!(err, Error::Withheld(_)), "{err:?}");
+    assert_eq!(err.kind(), ErrorKind::Withheld);
     assert_eq!(err.to_string(), expected);
     assert_eq!(
         client.call(own::EchoArgs::new("hi")).mapped().await,
