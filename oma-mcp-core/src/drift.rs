@@ -5,6 +5,7 @@
 //! one are in the crate docs, [Drift rules](crate#drift-rules).
 
 mod message;
+mod quarantine;
 mod rules;
 mod schema;
 mod surface;
@@ -14,6 +15,8 @@ mod tests;
 use serde::Serialize;
 
 use crate::snapshot::{ItemKind, Snapshot, SnapshotTool};
+
+pub use quarantine::{ToolWithheld, WITHHELD_CHANGES_SHOWN, Withheld, withheld_tools};
 
 /// How much a change matters to code generated from the old snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -359,6 +362,14 @@ pub enum DriftPolicy {
     FailOnBreaking,
     /// Log, and fail on any change (also a warning or an info line).
     FailOnAny,
+    /// Log every change and never fail the connection; instead, withhold each tool that
+    /// differs from its pin ([`withheld_tools`]: a changed digest, a tool the pin lacks, a
+    /// pinned tool the server no longer lists) from the model, and fail each call of one with
+    /// [`ToolWithheld`] without sending it. Every other tool keeps working. The runtime's
+    /// `connect_checked` applies it at connect and again after each
+    /// `notifications/tools/list_changed` (MCP specification 2025-06-18, "Tools — List
+    /// Changed Notification"); [`DriftReport::apply`] logs as [`DriftPolicy::Log`] does.
+    Quarantine,
 }
 
 /// The changes between two tool lists, in a deterministic order.
@@ -443,7 +454,7 @@ impl DriftReport {
     pub fn apply(&self, policy: DriftPolicy, server: &str) -> Result<(), DriftRefused> {
         let level = match policy {
             DriftPolicy::Ignore => return Ok(()),
-            DriftPolicy::Log => None,
+            DriftPolicy::Log | DriftPolicy::Quarantine => None,
             DriftPolicy::FailOnBreaking => Some(Severity::Breaking),
             DriftPolicy::FailOnAny => Some(Severity::Info),
         };

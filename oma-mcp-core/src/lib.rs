@@ -244,6 +244,19 @@
 //! (`rust_name_changed`; direction `tool`, or `input`/`output` for a field). Code using the
 //! old name stops compiling, or, for a name that moved, would call the other tool.
 //!
+//! At run time a [`DriftPolicy`] says what a connection does with the changes: `Ignore`,
+//! `Log` (every change with `tracing`), `FailOnBreaking` and `FailOnAny` (refuse the
+//! connection), or `Quarantine`: log every change, never refuse the connection, and withhold
+//! each tool that differs from its pin ([`withheld_tools`](drift::withheld_tools)): a tool
+//! whose digest differs from its pinned descriptor, a tool the pin lacks (nothing pinned,
+//! nothing trusted) and a pinned tool the server no longer lists. A withheld tool is left out
+//! of what a model is shown, and a call of it fails at once with
+//! [`ToolWithheld`](drift::ToolWithheld), which names the tool and its first changes. A
+//! tool whose text changed has a changed digest, so rewriting a description withholds the
+//! tool; a tool whose digest equals the pinned one is never withheld. The runtime applies the
+//! rule at connect and again after every `notifications/tools/list_changed` (MCP
+//! specification 2025-06-18, "Tools — List Changed Notification").
+//!
 //! Cassettes of recorded sessions (`oma-mcp check`, a pin's `cassettes`): a recorded call of a
 //! tool the snapshot lacks, with arguments its `inputSchema` refuses, or with an output its
 //! `outputSchema` refuses, and a cassette that cannot be read → breaking (`cassette_stale`).

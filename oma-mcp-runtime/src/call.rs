@@ -306,9 +306,11 @@ impl<'c> ToolCall<'c, Untyped> {
 }
 
 impl Parts<'_> {
-    /// Sends the `tools/call` with `arguments`; with a progress callback, reports the
-    /// server's progress while waiting (see [`ToolCall::progress`]).
+    /// Sends the `tools/call` with `arguments` (after the quarantine's check, [`admit`]);
+    /// with a progress callback, reports the server's progress while waiting (see
+    /// [`ToolCall::progress`]).
     async fn send(self, arguments: Option<&Map<String, Value>>) -> Result<Value, Error> {
+        admit(self.client, self.name, self.cancel.as_ref()).await?;
         let Parts {
             client,
             name,
@@ -360,6 +362,40 @@ impl Parts<'_> {
         }
         result
     }
+}
+
+/// The quarantine's check of a call of `name` on `client` ([`crate::drift`], cargo feature
+/// `drift`): a tool withheld from the connection fails with [`Error::Withheld`] before
+/// anything is sent. When the tools must be listed again first, `cancel` ends the wait with
+/// [`RequestError::Cancelled`] (the listing's request is cancelled; the next call lists
+/// again). (Of the client, name and token alone: a `&Parts` is not `Send`, as its progress
+/// callback is not `Sync`.)
+#[cfg(feature = "drift")]
+async fn admit(
+    client: &McpClient,
+    name: &str,
+    cancel: Option<&CancellationToken>,
+) -> Result<(), Error> {
+    let Some(cancel) = cancel else {
+        return client.admit(name).await;
+    };
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(Error::Request(crate::error::RequestError::Cancelled {
+            method: "tools/call".to_owned(),
+        })),
+        admitted = client.admit(name) => admitted,
+    }
+}
+
+/// Without cargo feature `drift` there is no quarantine: every call is let through.
+#[cfg(not(feature = "drift"))]
+async fn admit(
+    _client: &McpClient,
+    _name: &str,
+    _cancel: Option<&CancellationToken>,
+) -> Result<(), Error> {
+    Ok(())
 }
 
 /// A reply mapped as the contract maps it: [`map_call_result`], except for a result that is

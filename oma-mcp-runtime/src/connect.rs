@@ -121,6 +121,10 @@ pub struct McpClient {
     validate_input: bool,
     /// Which tools are consequential ([`DiscoveredTool::consequential`]).
     consequential: crate::consequential::ConsequentialPolicy,
+    /// The tools withheld under [`DriftPolicy::Quarantine`](crate::DriftPolicy::Quarantine)
+    /// (set by [`connect_checked`](crate::connect_checked); see [`crate::drift`]).
+    #[cfg(feature = "drift")]
+    pub(crate) quarantine: Option<crate::drift::Quarantine>,
 }
 
 /// Connects to the server `config` describes (open-multi-agent's `connectMCPTools()`).
@@ -218,7 +222,16 @@ impl McpClient {
             invalid_tools: Vec::new(),
             validate_input: config.validate_input,
             consequential,
+            #[cfg(feature = "drift")]
+            quarantine: None,
         }
+    }
+
+    /// How many `notifications/tools/list_changed` the server sent so far (what the
+    /// quarantine compares with, [`crate::drift`]).
+    #[cfg(feature = "drift")]
+    pub(crate) fn tools_list_changes(&self) -> u64 {
+        self.link.session.tools_list_changes()
     }
 
     /// Every credential this connection has sent to the server so far: over HTTP the

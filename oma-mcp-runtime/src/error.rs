@@ -1,7 +1,7 @@
 //! The one error type of `oma-mcp-runtime`, grouped by what a caller does about it, and
 //! [`Chain`] and [`Report`] to print an error with its causes.
 //!
-//! [`Error`] is one of seven groups; each group's type holds the variants and their fields:
+//! [`Error`] is one of eight groups; each group's type holds the variants and their fields:
 //!
 //! | Group | Type | What to do |
 //! |---|---|---|
@@ -16,6 +16,8 @@
 //! snapshot file again |
 //! | [`Error::Drift`] | [`DriftRefused`](oma_mcp_core::DriftRefused) | review the drift, then take
 //! the snapshot again |
+//! | [`Error::Withheld`] | [`ToolWithheld`](oma_mcp_core::drift::ToolWithheld) | this tool is
+//! quarantined; review its changes, then take the snapshot again |
 //!
 //! [`Error::kind`] names the group; `is_*` predicates answer the common questions (timed out?
 //! cancelled? connection gone?) also through a failed handshake.
@@ -101,6 +103,14 @@ pub enum Error {
     #[cfg(feature = "drift")]
     #[error(transparent)]
     Drift(#[from] oma_mcp_core::DriftRefused),
+
+    /// The tool differs from its snapshot and the connection's
+    /// [`DriftPolicy::Quarantine`](crate::DriftPolicy::Quarantine) withholds it: the call was
+    /// not sent; the server's other tools keep working (see [`crate::drift`]). Only with cargo
+    /// feature `drift` (on by default).
+    #[cfg(feature = "drift")]
+    #[error(transparent)]
+    Withheld(#[from] oma_mcp_core::drift::ToolWithheld),
 }
 
 /// Which group an [`Error`] is in ([`Error::kind`]): what a caller does about it. One
@@ -123,6 +133,9 @@ pub enum ErrorKind {
     /// [`Error::Drift`]: the policy refused the server's drift (only raised with cargo
     /// feature `drift`).
     Drift,
+    /// [`Error::Withheld`]: the quarantine withholds the tool (only raised with cargo feature
+    /// `drift`).
+    Withheld,
 }
 
 /// A name collision is a [`ProtocolError`], so `?` on [`oma_mcp_core::naming::normalize_all`]
@@ -147,6 +160,8 @@ impl Error {
             Error::Snapshot(_) => ErrorKind::Snapshot,
             #[cfg(feature = "drift")]
             Error::Drift(_) => ErrorKind::Drift,
+            #[cfg(feature = "drift")]
+            Error::Withheld(_) => ErrorKind::Withheld,
         }
     }
 

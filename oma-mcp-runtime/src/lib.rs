@@ -264,8 +264,8 @@ pub use connect::{
 };
 #[cfg(feature = "drift")]
 pub use drift::{
-    Change, ChangeKind, Direction, DriftPolicy, DriftRefused, DriftReport, Severity,
-    connect_checked,
+    Change, ChangeKind, Direction, DriftPolicy, DriftRefused, DriftReport, Severity, ToolWithheld,
+    Withheld, connect_checked,
 };
 pub use error::Error;
 pub use oma_mcp_core::call_outcome::{CallOutcome, InputRequired};

@@ -165,6 +165,23 @@ impl ToolContext {
 pub trait ToolHandler: Send + Sync {
     /// Runs the tool on `input`.
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult>;
+
+    /// Whether the tool is withheld from models now, as last known (an MCP tool that the
+    /// connection's [`DriftPolicy::Quarantine`](crate::DriftPolicy::Quarantine) withholds):
+    /// [`ToolExecutor::granted_tools`], and so [`ProviderToolbox`], leave it out. `false` by
+    /// default.
+    fn is_withheld(&self) -> bool {
+        false
+    }
+
+    /// The error result that refuses a call of the tool before anything else of the
+    /// executor's pipeline runs (validation, the gate), or `None` when it may run: for an MCP
+    /// tool that the quarantine withholds (checked after bringing the withheld set up to
+    /// date, see [`crate::drift`]), the [`ToolWithheld`](crate::ToolWithheld) text. `None`
+    /// by default.
+    fn refusal(&self) -> BoxFuture<'_, Option<ToolResult>> {
+        Box::pin(async { None })
+    }
 }
 
 impl<F, Fut> ToolHandler for F

@@ -61,6 +61,7 @@ mod oauth_refused;
 mod oidc;
 mod own_server;
 mod protocol;
+mod quarantine;
 mod raw_http;
 mod reach;
 mod replayed_cases;

@@ -120,8 +120,10 @@ HTTP flags:
   --help                       this text
 
 The environment variable OMA_TEST_SERVER_MODE selects a mode. Over stdio: every mode. Over
-HTTP: `normal` (every tool), `stderr-flood` (4 MiB to stderr first) and `progress` (the tool
-`slow_count {steps, ms}` with notifications/progress); the other modes script stdio itself
+HTTP: `normal` (every tool), `stderr-flood` (4 MiB to stderr first), `progress` (the tool
+`slow_count {steps, ms}` with notifications/progress) and `rug-pull` (every tool and
+`rewrite_description`, which changes a tool mid-session and sends
+notifications/tools/list_changed); the other modes script stdio itself
 (see oma-mcp-http-faults for HTTP failures).
 ";
 
@@ -194,8 +196,10 @@ pub async fn serve_http(
             run(options, TestServer::new).await
         }
         Mode::Progress => run(options, || crate::progress::ProgressServer).await,
+        Mode::RugPull => run(options, crate::RugPullServer::new).await,
         _ => Err(format!(
-            "{}={} is served over stdio only; over HTTP: normal, stderr-flood, progress",
+            "{}={} is served over stdio only; over HTTP: normal, stderr-flood, progress, \
+             rug-pull",
             crate::MODE_VAR,
             std::env::var(crate::MODE_VAR).unwrap_or_default()
         )

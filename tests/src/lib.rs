@@ -39,11 +39,13 @@ pub mod http;
 mod listen;
 mod progress;
 mod raw;
+mod rug_pull;
 mod server;
 mod surface;
 
 pub use http::{HttpOptions, serve_http};
 pub use listen::{LOOPBACK_ANY_PORT, MCP_PATH};
+pub use rug_pull::{LISTED_TOOL, REWRITE_TOOL, RugPullServer};
 pub use server::TestServer;
 
 /// The environment variable selecting the server's [`Mode`].
@@ -177,6 +179,15 @@ pub enum Mode {
     /// through rmcp (`serverInfo.name` [`SERVER_NAME`]; the progress values are sent as JSON
     /// floats, `1.0`), its notifications on the request's SSE stream; a cancelled call stops.
     Progress,
+    /// `rug-pull`: the normal mode's tools (rmcp) and [`REWRITE_TOOL`]
+    /// `rewrite_description {tool, description, notifications?}`, which changes the
+    /// description `tools/list` gives `tool` for the rest of the session, then sends
+    /// `notifications/tools/list_changed` `notifications` times (default 1) before it answers
+    /// `Rewrote the description of <tool>`; and [`LISTED_TOOL`] `tools_listed`, whose text is
+    /// how many `tools/list` requests the server answered in this session (a stdio process, an
+    /// HTTP session). Its capabilities say `tools.listChanged: true`.
+    /// Over HTTP too (in a session, the notifications go on the server's `GET` stream).
+    RugPull,
     /// `invalid-entries` (raw): `tools/list` in two pages whose entries are not all tool
     /// objects: page 1 `echo`, then `null` (cursor `page-2`); page 2 `7`,
     /// `{"description": "no name"}` and `greet {name?}`, whose `inputSchema` has
@@ -260,6 +271,7 @@ impl Mode {
             Ok("flood") => Ok(Self::Flood),
             Ok("drip") => Ok(Self::Drip),
             Ok("invalid-entries") => Ok(Self::InvalidEntries),
+            Ok("rug-pull") => Ok(Self::RugPull),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }
@@ -290,6 +302,11 @@ pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync
                 flood_stderr()?;
             }
             let service = TestServer::new().serve(rmcp::transport::stdio()).await?;
+            service.waiting().await?;
+            Ok(())
+        }
+        Mode::RugPull => {
+            let service = RugPullServer::new().serve(rmcp::transport::stdio()).await?;
             service.waiting().await?;
             Ok(())
         }

@@ -73,7 +73,8 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
     /// Compiles for a consequential tool only after [`confirmed`](ToolCall::confirmed).
     ///
     /// # Errors
-    /// Every [`CallError`] variant; a failed call (timeout, cancel, JSON-RPC error, closed
+    /// Every [`CallError`] variant ([`CallError::Withheld`] first, before the arguments are
+    /// checked); a failed call (timeout, cancel, JSON-RPC error, closed
     /// connection) is [`CallError::Failed`] with the runtime error's whole text.
     /// [`CallError::into_tool_result`] turns one into open-multi-agent's error result.
     pub async fn typed(self) -> Result<TypedResult<<A::Tool as McpTool>::Output>, CallError>
@@ -82,15 +83,24 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
     {
         const { permitted::<C, A::Tool>() };
         let name = <A::Tool as McpTool>::MCP_NAME;
-        let arguments = check_args::<A::Tool>(&self.kind.args)?;
-        let raw = self
-            .parts
-            .send(arguments.as_ref())
-            .await
-            .map_err(|e| CallError::Failed {
+        let failed = |e: crate::Error| match e {
+            #[cfg(feature = "drift")]
+            crate::Error::Withheld(withheld) => CallError::Withheld(withheld),
+            e => CallError::Failed {
                 tool: name,
                 message: e.chain().to_string(),
-            })?;
+            },
+        };
+        // A withheld tool fails before its arguments are checked.
+        super::admit(
+            self.parts.client,
+            self.parts.name,
+            self.parts.cancel.as_ref(),
+        )
+        .await
+        .map_err(failed)?;
+        let arguments = check_args::<A::Tool>(&self.kind.args)?;
+        let raw = self.parts.send(arguments.as_ref()).await.map_err(failed)?;
         typed_output::<A::Tool>(&raw)
     }
 }

@@ -1,13 +1,14 @@
 //! Where every received message goes, whatever the transport: a transport hands each one to
 //! the [`Inbox`] (a stdout line, an HTTP body, an SSE event's data), raw. The inbox routes a
 //! response to its pending request by `id`, `notifications/progress` to the call that asked
-//! for it, and answers the server's requests (`ping`, `elicitation/create`, anything else with
+//! for it, counts `notifications/tools/list_changed` (see [`Inbox::tools_list_changes`]), and
+//! answers the server's requests (`ping`, `elicitation/create`, anything else with
 //! -32601) with a line the transport sends back.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
@@ -52,6 +53,9 @@ pub(super) struct Inbox {
     /// Answers `elicitation/create` ([`ConnectConfig::elicitation`](super::ConnectConfig)).
     elicitation: Option<Elicitation>,
     wire: Wire,
+    /// How many `notifications/tools/list_changed` were read (see
+    /// [`Inbox::tools_list_changes`]).
+    tools_list_changes: AtomicU64,
 }
 
 impl Inbox {
@@ -70,6 +74,7 @@ impl Inbox {
             progress: Mutex::new(HashMap::new()),
             elicitation,
             wire,
+            tools_list_changes: AtomicU64::new(0),
         })
     }
 
@@ -174,6 +179,14 @@ impl Inbox {
         lock(&self.progress).remove(&token);
     }
 
+    /// How many `notifications/tools/list_changed` (MCP specification 2025-06-18, "Tools —
+    /// List Changed Notification") were read so far. The count goes up as the notification is
+    /// read, before any later message of the server is routed, so a request whose answer the
+    /// server wrote after the notification finds the count already raised.
+    pub(super) fn tools_list_changes(&self) -> u64 {
+        self.tools_list_changes.load(Ordering::SeqCst)
+    }
+
     /// Handles one received message (a stdout line, an HTTP body or an SSE event's data):
     /// skips byte-order marks and blank input, then routes it. Returns the answer to a server
     /// request, for the transport to send back.
@@ -217,6 +230,11 @@ impl Inbox {
                     && let Some(tx) = lock(&self.progress).get(&token)
                 {
                     let _ = tx.send(params);
+                    return None;
+                }
+                if method == "notifications/tools/list_changed" {
+                    self.tools_list_changes.fetch_add(1, Ordering::SeqCst);
+                    tracing::debug!(server = %self.server, "the MCP server's tool list changed");
                     return None;
                 }
                 tracing::debug!(%method, "notification from the MCP server ignored");
@@ -398,5 +416,26 @@ mod tests {
         ));
         let (tx, _rx) = oneshot::channel();
         assert!(inbox.register(9, tx).is_err());
+    }
+
+    /// `notifications/tools/list_changed` is counted as it is read (with or without
+    /// `params`); other notifications are not.
+    #[test]
+    fn counts_tool_list_changes() {
+        let inbox = Inbox::new(1024, "srv".to_owned(), None, Wire::Stdout);
+        assert_eq!(inbox.tools_list_changes(), 0);
+        let changed = br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+        assert_eq!(inbox.receive(changed), None);
+        assert_eq!(
+            inbox.receive(
+                br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            inbox.receive(br#"{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}"#),
+            None
+        );
+        assert_eq!(inbox.tools_list_changes(), 2);
     }
 }

@@ -309,6 +309,13 @@ impl Session {
         self.inbox.pending_count()
     }
 
+    /// How many `notifications/tools/list_changed` the server sent so far (see
+    /// [`Inbox::tools_list_changes`]).
+    #[cfg_attr(not(feature = "drift"), allow(dead_code))]
+    pub(crate) fn tools_list_changes(&self) -> u64 {
+        self.inbox.tools_list_changes()
+    }
+
     /// Whether [`Session::close`] ran: the client, not the server, ended the session.
     pub(crate) fn closed_by_client(&self) -> bool {
         self.inbox.closed_by_client()

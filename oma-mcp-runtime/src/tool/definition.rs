@@ -203,6 +203,29 @@ impl ToolHandler for McpToolHandler {
                 .await
         })
     }
+
+    /// [`McpClient::is_withheld`] of the raw name (cargo feature `drift`; without it, the
+    /// default `false`).
+    #[cfg(feature = "drift")]
+    fn is_withheld(&self) -> bool {
+        self.client.is_withheld(&self.mcp_name)
+    }
+
+    /// The quarantine's check of the raw name (cargo feature `drift`; without it, the default
+    /// `None`): a withheld tool's result is the [`ToolWithheld`](crate::ToolWithheld) text;
+    /// when the tools cannot be listed again to check, `MCP tool "<raw>" failed: <message>`.
+    #[cfg(feature = "drift")]
+    fn refusal(&self) -> BoxFuture<'_, Option<ToolResult>> {
+        Box::pin(async move {
+            match self.client.admit(&self.mcp_name).await {
+                Ok(()) => None,
+                Err(crate::Error::Withheld(withheld)) => {
+                    Some(ToolResult::error(withheld.to_string()))
+                }
+                Err(e) => Some(ToolResult::failed(&self.mcp_name, &e.chain().to_string())),
+            }
+        })
+    }
 }
 
 /// One [`ToolDefinition`] per tool `client` discovered at connect, in the server's order (see
@@ -220,13 +243,30 @@ impl ToolHandler for McpToolHandler {
 /// [`with_consequential_annotations`](crate::ConnectConfig::with_consequential_annotations)
 /// (a generated `connect_config()` carries the manifest's) change it. So no discovered
 /// destructive tool reaches a model ungated unless the program says so in code.
+///
+/// A tool that the connection's [`DriftPolicy::Quarantine`](crate::DriftPolicy::Quarantine)
+/// withholds now ([`McpClient::withheld`], cargo feature `drift`) is left out (see
+/// [`crate::drift`]).
 pub fn tool_definitions(client: &Arc<McpClient>) -> Vec<ToolDefinition> {
     let validate = client.validates_input();
     client
         .tools()
         .iter()
+        .filter(|tool| !withheld(client, &tool.mcp_name))
         .map(|tool| ToolDefinition::from_mcp(client, tool, validate))
         .collect()
+}
+
+/// Whether the quarantine withholds `mcp_name` now.
+#[cfg(feature = "drift")]
+fn withheld(client: &McpClient, mcp_name: &str) -> bool {
+    client.is_withheld(mcp_name)
+}
+
+/// Without cargo feature `drift` there is no quarantine: nothing is withheld.
+#[cfg(not(feature = "drift"))]
+fn withheld(_client: &McpClient, _mcp_name: &str) -> bool {
+    false
 }
 
 #[cfg(test)]

@@ -126,7 +126,11 @@ where
 /// 2. not granted ([`ToolGrants::check`]): `Tool "<name>" is not granted to this agent.` and a
 ///    hint on how to grant it;
 /// 3. [`ToolContext::cancel`] already cancelled:
-///    `Tool "<name>" was aborted before execution began.`
+///    `Tool "<name>" was aborted before execution began.`; then the tool's own refusal
+///    ([`ToolHandler::refusal`](super::ToolHandler::refusal)): an MCP tool that the
+///    quarantine withholds ([`crate::drift`]) fails with the
+///    [`ToolWithheld`](crate::ToolWithheld) text, also when the definitions were taken before
+///    the server changed it;
 /// 4. input validation (when the tool has a validator): `Invalid input for tool "<name>":` and
 ///    one `\n- <pointer>: <message>` line per problem; the tool is never called. Then the
 ///    abort check again (validation can take a while), as open-multi-agent does.
@@ -195,7 +199,9 @@ impl ToolExecutor {
         &self.grants
     }
 
-    /// The registered tools this agent may run, in registration order: what to show the model.
+    /// The registered tools this agent may run, in registration order: what to show the
+    /// model. A tool withheld now ([`ToolHandler::is_withheld`](super::ToolHandler::is_withheld):
+    /// an MCP tool that the quarantine withholds, [`crate::drift`]) is left out.
     pub fn granted_tools(&self) -> Vec<Arc<super::ToolDefinition>> {
         self.registry
             .list()
@@ -203,6 +209,7 @@ impl ToolExecutor {
             .filter(|t| {
                 self.grants
                     .allows(&t.name, self.registry.is_runtime_added(&t.name))
+                    && !t.handler.is_withheld()
             })
             .collect()
     }
@@ -228,6 +235,9 @@ impl ToolExecutor {
         };
         if ctx.cancel.is_cancelled() {
             return aborted();
+        }
+        if let Some(refusal) = tool.handler.refusal().await {
+            return refusal;
         }
         if let Some(validator) = &tool.input_validator
             && let Err(message) = validator.check(&input)

@@ -85,15 +85,29 @@ impl ProviderToolbox {
         &self.executor
     }
 
-    /// The tools in the provider's form, in the executor's order.
+    /// The tools in the provider's form, in the executor's order, as granted when the toolbox
+    /// was made (a tool withheld at that moment is not among them; one withheld since is, and
+    /// its calls are refused: see [`definitions`](Self::definitions)).
     pub fn tools(&self) -> &[ProviderTool] {
         &self.tools
     }
 
     /// The tool definitions of a request, in the provider's format
-    /// ([`ProviderTool::request_json`]).
+    /// ([`ProviderTool::request_json`]), leaving out a tool withheld since the toolbox was
+    /// made ([`ToolHandler::is_withheld`](super::ToolHandler::is_withheld): an MCP tool the
+    /// server changed during the session under
+    /// [`DriftPolicy::Quarantine`](crate::DriftPolicy::Quarantine), see [`crate::drift`]).
     pub fn definitions(&self) -> Vec<Value> {
-        self.tools.iter().map(ProviderTool::request_json).collect()
+        let registry = self.executor.registry();
+        self.tools
+            .iter()
+            .filter(|tool| {
+                registry
+                    .get(&tool.tool_name)
+                    .is_none_or(|definition| !definition.handler.is_withheld())
+            })
+            .map(ProviderTool::request_json)
+            .collect()
     }
 
     /// The granted tools the provider cannot take, each with the JSON pointer and the reason.

@@ -35,6 +35,13 @@ pub enum CallError {
         /// Every violation, sorted by pointer.
         problems: Vec<Problem>,
     },
+    /// The tool differs from its snapshot and the connection's
+    /// [`DriftPolicy::Quarantine`](crate::DriftPolicy::Quarantine) withholds it: nothing was
+    /// validated or sent (see [`crate::drift`]). Displayed as [`ToolWithheld`](crate::ToolWithheld).
+    /// Only with cargo feature `drift` (on by default).
+    #[cfg(feature = "drift")]
+    #[error(transparent)]
+    Withheld(oma_mcp_core::drift::ToolWithheld),
     /// The call itself failed (timeout, JSON-RPC error, closed connection); open-multi-agent's
     /// `MCP tool "<MCP_NAME>" failed: <message>`.
     #[error("MCP tool \"{tool}\" failed: {message}")]
