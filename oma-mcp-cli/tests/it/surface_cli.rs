@@ -9,7 +9,7 @@ use crate::common::{assert_exit, json_out, oma_mcp, run, test_server, text, work
 
 use oma_mcp_build::WriteSnapshot;
 use oma_mcp_runtime::Snapshot;
-use oma_mcp_runtime::snapshot::{ItemKind, SnapshotItems};
+use oma_mcp_runtime::snapshot::{ItemKind, Pin, SnapshotItems};
 use serde_json::{Value, json};
 
 /// A snapshot of `echo` with the given surface.
@@ -410,4 +410,80 @@ fn probe_finds_a_server_that_answers_clients_differently() {
     };
     assert_exit(&out, 1);
     assert_eq!(json_out(&out)["changes"][0]["kind"], "inconsistent_server");
+}
+
+/// Lists that misbehave (`tests/servers/listings.py`): a failing `prompts/list` leaves the
+/// prompts unpinned with a warning naming the method and the error, the tools still pinned;
+/// 2500 resources are cut at the bound, and the snapshot says so; a server without
+/// `resources/templates/list` has no templates; a `resources/list` cursor that repeats leaves
+/// the resources unpinned instead of looping.
+#[test]
+fn lists_that_fail_are_left_out_and_long_lists_are_cut() {
+    let Some(python) = python() else { return };
+    let script = workspace().join("tests/servers/listings.py");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let snapshot = |mode: &str, flags: &[&str]| {
+        let manifest = format!(
+            "[servers.listings]\ncommand = {:?}\nargs = [{:?}, {mode:?}]\nsnapshot = \"s.json\"\n\
+             lifecycle = \"initialize\"\n",
+            python.display().to_string(),
+            script.display().to_string()
+        );
+        std::fs::write(d.join("oma-mcp.toml"), manifest).expect("manifest");
+        let out = run(oma_mcp().current_dir(d).arg("snapshot").args(flags));
+        assert_exit(&out, 0);
+        (
+            text(&out.stderr),
+            Snapshot::read(&d.join("s.json")).expect("snapshot"),
+        )
+    };
+    let failed_prompts = "oma-mcp: warning: prompts/list failed, so the server's prompts are not \
+                          pinned (the rest is): MCP error -32603: the prompt database is down\n";
+    let (stderr, pinned) = snapshot("failing", &["--max-list-items", "1000"]);
+    assert_eq!(
+        stderr,
+        format!(
+            "{failed_prompts}oma-mcp: warning: resources/list: the server lists more than 1000 \
+             resources; pinned the first 1000 (raise the pin's `max-list-items` to pin more)\n\
+             oma-mcp: wrote {} (1 tool, 1000 resources) for server `listings`\n",
+            d.join("s.json").display()
+        )
+    );
+    assert_eq!(pinned.tools[0].name(), "query");
+    assert!(!pinned.pins(Pin::Prompts));
+    assert!(pinned.pins(Pin::Resources));
+    assert_eq!(pinned.resources.len(), 1000);
+    assert_eq!(pinned.resources[999].key(), "file:///data/0999.csv");
+    assert_eq!(pinned.resource_templates.len(), 0);
+    assert_eq!(pinned.cut.get(&ItemKind::Resource), Some(&1000));
+    let file = std::fs::read_to_string(d.join("s.json")).expect("read");
+    assert!(
+        file.contains("\n  \"cut\": {\n    \"resources\": 1000\n  },\n"),
+        "{file}"
+    );
+    assert!(!file.contains("\n  \"prompts\": ["), "{file}");
+    // The same reading again: the cut is told, nothing else changed.
+    let out = run(oma_mcp().current_dir(d).arg("check"));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stdout),
+        "(server)\n  info     server /cut/resources  the server lists more than 1000 resources: \
+         only the first 1000 are pinned and compared\n0 breaking, 0 warning, 1 info\n"
+    );
+    let (stderr, pinned) = snapshot("loop", &[]);
+    assert_eq!(
+        stderr,
+        format!(
+            "{failed_prompts}oma-mcp: warning: resources/list failed, so the server's resources \
+             are not pinned (the rest is): the MCP server `{} {} loop` repeated the \
+             resources/list cursor \"again\"; stopped paging instead of looping forever (this is \
+             a server bug)\noma-mcp: wrote {} (1 tool) for server `listings`\n",
+            python.display(),
+            script.display(),
+            d.join("s.json").display()
+        )
+    );
+    assert!(!pinned.pins(Pin::Resources));
+    assert_eq!(pinned.tools.len(), 1);
 }
