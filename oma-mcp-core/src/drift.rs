@@ -128,6 +128,7 @@ pub enum ChangeKind {
     RustNameChanged,
     InvalidToolsChanged,
     CassetteStale,
+    ScanFinding,
 }
 
 impl ChangeKind {
@@ -186,6 +187,7 @@ impl ChangeKind {
             RustNameChanged => "rust_name_changed",
             InvalidToolsChanged => "invalid_tools_changed",
             CassetteStale => "cassette_stale",
+            ScanFinding => "scan_finding",
         }
     }
 }
@@ -243,6 +245,28 @@ impl Change {
             kind: ChangeKind::CassetteStale,
             severity: Severity::Breaking,
             direction: Direction::Tool,
+            message: message.into(),
+        }
+    }
+}
+
+impl Change {
+    /// A [`ChangeKind::ScanFinding`] change: a finding of the text scanner
+    /// ([`crate::scan::finding_changes`]) in `tool` (the subject's name; empty for the
+    /// server's instructions) at `pointer`.
+    pub fn scan_finding(
+        tool: impl Into<String>,
+        pointer: impl Into<String>,
+        severity: Severity,
+        direction: Direction,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            tool: tool.into(),
+            pointer: pointer.into(),
+            kind: ChangeKind::ScanFinding,
+            severity,
+            direction,
             message: message.into(),
         }
     }
