@@ -559,8 +559,17 @@ pub fn scan(input: &ScanInput<'_>) -> Vec<Finding> {
         .filter_map(|t| t.get("name").and_then(Value::as_str))
         .map(str::to_lowercase)
         .collect();
+    let sibling_tails = siblings
+        .iter()
+        .flat_map(|s| {
+            s.match_indices('_')
+                .map(move |(i, _)| s[i + 1..].to_owned())
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
     let server = rules::Server {
         siblings,
+        sibling_tails,
         others: &input.others,
     };
     input

@@ -5,11 +5,34 @@
 use serde_json::Value;
 
 use super::Level;
-use super::phrases::{CONVERSATION, SECRET_NOUNS, Word, find, find_any, sensitive_path, sentences};
+use super::phrases::{
+    CONVERSATION, Phrases, SECRET_NOUNS, Word, find, find_any, phrases, sensitive_path, sentences,
+};
 use super::rules::{
     AUTH_PURPOSE, CONVERSATION_PURPOSE, Findings, Flags, KEY_PURPOSE, Purpose, split_words,
 };
 use super::walk::{Kind, Walked};
+
+phrases!(
+    /// A description naming an API's key.
+    API_KEY = ["api ~ key|keys|token"]
+);
+phrases!(
+    /// A description asking for everything.
+    EVERYTHING = ["everything|all ~ information|info|context|details|data"]
+);
+phrases!(
+    /// A description asking for the user's key or seed phrase.
+    YOUR_KEY = ["your|user's ~ private|ssh|seed|recovery|mnemonic ~ key|keys|phrase|words"]
+);
+phrases!(
+    /// A description asking for the user's password.
+    YOUR_PASSWORD = ["your|user's ~ password|passwords|passphrase|credentials|credential|apikey"]
+);
+phrases!(
+    /// A description asking for the user's API key or token.
+    YOUR_TOKEN = ["your|user's ~ api|secret|access|auth ~ key|keys|token|tokens"]
+);
 
 /// Words of a parameter name that name a secret; strong ones (keys, seeds) separately.
 pub(crate) fn secret_name(name: &str) -> Option<(bool, String)> {
@@ -179,9 +202,7 @@ pub(crate) fn param_findings(
             let aligned = if strong {
                 purpose.has(KEY_PURPOSE)
             } else {
-                owner
-                    || purpose.has(AUTH_PURPOSE)
-                    || find(&desc_words, "api ~ key|keys|token").is_some()
+                owner || purpose.has(AUTH_PURPOSE) || find(&desc_words, &API_KEY).is_some()
             };
             let level = if f.attack() {
                 Level::High
@@ -252,14 +273,10 @@ pub(crate) fn param_findings(
                 | "annotation"
                 | "info"
         );
-        let asks = find_any(&desc_words, CONVERSATION).is_some()
-            || find_any(&desc_words, SECRET_NOUNS).is_some()
+        let asks = find_any(&desc_words, &CONVERSATION).is_some()
+            || find_any(&desc_words, &SECRET_NOUNS).is_some()
             || sensitive_path(desc).is_some()
-            || find(
-                &desc_words,
-                "everything|all ~ information|info|context|details|data",
-            )
-            .is_some();
+            || find(&desc_words, &EVERYTHING).is_some();
         if named_for_conversation || (catch_all && asks) {
             let level = if f.attack() {
                 Level::High
@@ -291,25 +308,11 @@ pub(crate) fn param_findings(
 
 /// A description that asks for the user's secret: "your password", "the user's API key".
 fn solicits_secret(words: &[Word]) -> Option<(bool, String)> {
-    if find(
-        words,
-        "your|user's ~ private|ssh|seed|recovery|mnemonic ~ key|keys|phrase|words",
-    )
-    .is_some()
-    {
+    if find(words, &YOUR_KEY).is_some() {
         return Some((true, String::new()));
     }
-    (find(
-        words,
-        "your|user's ~ password|passwords|passphrase|credentials|credential|apikey",
-    )
-    .is_some()
-        || find(
-            words,
-            "your|user's ~ api|secret|access|auth ~ key|keys|token|tokens",
-        )
-        .is_some())
-    .then(|| (false, String::new()))
+    (find(words, &YOUR_PASSWORD).is_some() || find(words, &YOUR_TOKEN).is_some())
+        .then(|| (false, String::new()))
 }
 
 /// Verbs of names that only read.
