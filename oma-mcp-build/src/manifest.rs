@@ -1021,7 +1021,9 @@ mod tests {
                 .to_string()
         };
         assert_eq!(
-            err("[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"secret-param\", tool = \"a\", reason = \"r\" }]\n"),
+            err(
+                "[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"secret-param\", tool = \"a\", reason = \"r\" }]\n"
+            ),
             "manifest m.toml is not valid: servers.x.accept[0].rule \"secret-param\" is not a rule of \
              the text scanner; the rules are: unicode-tag, bidi-control, invisible-character, \
              variation-selector-payload, homoglyph-name, mixed-script, instruction-override, \
@@ -1030,12 +1032,16 @@ mod tests {
              annotation-contradiction, encoded-payload, scan-limit"
         );
         assert_eq!(
-            err("[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"shadowing\", tool = \"a\", reason = \" \" }]\n"),
+            err(
+                "[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"shadowing\", tool = \"a\", reason = \" \" }]\n"
+            ),
             "manifest m.toml is not valid: servers.x.accept[0].reason is empty; say why the \
              finding is fine (reports show it)"
         );
         assert_eq!(
-            err("[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"shadowing\", tool = \"\", reason = \"r\" }]\n"),
+            err(
+                "[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"shadowing\", tool = \"\", reason = \"r\" }]\n"
+            ),
             "manifest m.toml is not valid: servers.x.accept[0].tool is empty; name the tool whose \
              finding is accepted, or \"*\" for every tool"
         );

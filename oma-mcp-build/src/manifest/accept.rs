@@ -47,7 +47,11 @@ pub(super) fn accepts(server: &str, raw: &[RawAccept]) -> Result<Vec<Accept>, St
                     "{at}.reason is empty; say why the finding is fine (reports show it)"
                 ));
             }
-            Ok(Accept::new(a.rule.clone(), a.tool.clone(), a.reason.clone()))
+            Ok(Accept::new(
+                a.rule.clone(),
+                a.tool.clone(),
+                a.reason.clone(),
+            ))
         })
         .collect()
 }

@@ -1,6 +1,6 @@
 //! `oma-mcp check`: connect to the pinned servers of a manifest and diff their live
-//! `tools/list` against the committed snapshots, and check each pin's cassettes against its
-//! snapshot.
+//! `tools/list` against the committed snapshots (with the text scanner's findings in tools
+//! that changed), and check each pin's cassettes against its snapshot.
 
 use std::path::PathBuf;
 
@@ -76,10 +76,12 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     };
     flags.fit(&Reached::Pins(&path, &pins))?;
     let several = pins.len() > 1;
+    // Every pin's tools, for shadowing in the findings of changed tools.
+    let others = crate::scan_findings::pinned_tools(&manifest);
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_one(pin, &path, &flags, args.lifecycle).await {
+        match check_one(pin, &path, &flags, args.lifecycle, &others).await {
             Ok((report, tools)) => compared.push(Compared {
                 name: pin.name.clone(),
                 label: label(pin),
@@ -148,6 +150,7 @@ async fn check_one(
     manifest: &std::path::Path,
     flags: &Flags<'_>,
     lifecycle: Option<LifecycleArg>,
+    others: &[(String, Vec<String>)],
 ) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = crate::snapshot_file::read(&pin.snapshot)?;
@@ -185,6 +188,10 @@ async fn check_one(
         &live,
         &pin.generate_options(),
     )?);
+    // The text scanner on what changed: a finding the pinned text did not have.
+    drift.extend(crate::scan_findings::new_finding_changes(
+        &snapshot, &live, pin, others,
+    ));
     let cassettes = cassette_drift::changes(&pin.cassettes, &snapshot);
     // A stale call may name a tool neither side has; the JUnit report lists it too.
     let tools = tools

@@ -48,7 +48,7 @@ pub fn place(old: &ShownFile, new: Option<&ShownFile>, change: &Change) -> (Stri
 /// The 1-based line of tool `tool`'s `"name"` in a snapshot file (canonical text: a
 /// descriptor key sits at 8 spaces) or in a bare `{"tools": [...]}` file with 2-space indent
 /// (a tool key at 6 spaces); `None` for an empty name or a tool the file does not hold.
-fn tool_line(text: &str, tool: &str) -> Option<usize> {
+pub(super) fn tool_line(text: &str, tool: &str) -> Option<usize> {
     if tool.is_empty() {
         return None;
     }

@@ -21,6 +21,8 @@
 //!   Secret Service of the test's own (GNOME Keyring, which `scripts/test` installs);
 //! - `oidc_login`: the same commands as `oauth_cli` with a refresh, and the client credentials
 //!   grant, against `oidc-provider`, a certified OpenID provider (`tests/servers/oidc-login.mjs`);
+//! - `scan_cli`: `scan` of a poisoned `tools/list` file in text, JSON and SARIF, `--fail-on`,
+//!   a manifest's pins and `accept` entries;
 //! - `help`: the `--help` goldens in `fixtures/help/`.
 //!
 //! `common` holds the helpers. The tests need the project's test server
@@ -42,4 +44,5 @@ mod keyring_cli;
 mod oauth_cli;
 mod oauth_errors_cli;
 mod oidc_login;
+mod scan_cli;
 mod url_cli;

@@ -83,7 +83,7 @@ fn tags(text: &str) -> Option<Hit> {
         Level::High,
         at,
         format!(
-            "{} Unicode Tag characters, invisible to a reader, spell {}",
+            "{} Unicode Tag characters, invisible to a reader, spell \"{}\"",
             hidden.len(),
             super::text::excerpt(&decode_tags(&hidden), 0)
         ),

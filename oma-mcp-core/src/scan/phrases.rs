@@ -430,8 +430,9 @@ fn sensitive_path_in(lower: &str) -> Option<(usize, String)> {
                     continue;
                 }
             }
-            if best.as_ref().is_none_or(|(b, _)| i < *b) {
-                best = Some((i, path.to_owned()));
+            let begin = path_start(lower, i);
+            if best.as_ref().is_none_or(|(b, _)| begin < *b) {
+                best = Some((begin, path.to_owned()));
             }
             break;
         }
@@ -446,6 +447,17 @@ fn file_name_ends(lower: &str, end: usize) -> bool {
         .chars()
         .next()
         .is_none_or(|c| !c.is_alphanumeric() && c != '_')
+}
+
+/// Where the path-like token around byte `start` begins.
+fn path_start(lower: &str, start: usize) -> usize {
+    let is_path = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~');
+    lower[..start]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_path(c))
+        .last()
+        .map_or(start, |(i, _)| i)
 }
 
 /// The path-like token around `start..end`: extended over characters that paths hold.

@@ -1,0 +1,141 @@
+//! The text scanner for the commands: a snapshot (or bare `tools/list` file) scanned with the
+//! tools of the manifest's other pins (shadowing) and the pin's `accept` entries, for
+//! `scan`, the findings `snapshot` prints, and the new findings `check` reports as changes.
+
+use std::path::Path;
+
+use oma_mcp_build::manifest::{Manifest, ServerPin};
+use oma_mcp_core::scan::{self, Accept, Finding, ScanInput};
+use oma_mcp_runtime::{Change, Snapshot};
+use serde_json::Value;
+
+use crate::report::ReportFormat;
+use crate::report::findings::{self, Scanned};
+use crate::terminal;
+
+/// The tool names of each pin's snapshot, by server name; a snapshot that cannot be read is
+/// left out (the command that needs it reports it).
+pub fn pinned_tools(manifest: &Manifest) -> Vec<(String, Vec<String>)> {
+    manifest
+        .servers
+        .values()
+        .filter_map(|pin| {
+            let snapshot = Snapshot::read(&pin.snapshot).ok()?;
+            Some((
+                pin.name.clone(),
+                snapshot.tools.iter().map(|t| t.name().to_owned()).collect(),
+            ))
+        })
+        .collect()
+}
+
+/// What a bare file holds beside its tools: `instructions`, `prompts`, `resources`,
+/// `resourceTemplates` (at the top level, or in a JSON-RPC response's `result`).
+#[derive(Default)]
+pub struct Extras {
+    instructions: Option<String>,
+    prompts: Vec<Value>,
+    resources: Vec<Value>,
+    templates: Vec<Value>,
+}
+
+impl Extras {
+    /// The extras of the file at `path` (none when it cannot be read as JSON: reading it as a
+    /// snapshot reports that).
+    pub fn read(path: &Path) -> Self {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return Self::default();
+        };
+        let Ok(mut root) = serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}'))
+        else {
+            return Self::default();
+        };
+        if root.get("jsonrpc").is_some()
+            && let Some(result) = root.get_mut("result").map(Value::take)
+        {
+            root = result;
+        }
+        let list = |key: &str| {
+            root.get(key)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        Self {
+            instructions: root
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            prompts: list("prompts"),
+            resources: list("resources"),
+            templates: list("resourceTemplates"),
+        }
+    }
+}
+
+/// The findings of `snapshot` (and `extras`), with the tools of the other servers (all of
+/// `others` but `server`) for shadowing, accepts applied.
+pub fn scan_snapshot(
+    snapshot: &Snapshot,
+    extras: &Extras,
+    others: &[(String, Vec<String>)],
+    server: &str,
+    accepts: &[Accept],
+) -> Vec<Finding> {
+    let mut input = ScanInput::from_snapshot(snapshot)
+        .prompts(&extras.prompts)
+        .resources(&extras.resources)
+        .resource_templates(&extras.templates)
+        .instructions(extras.instructions.as_deref());
+    for (name, tools) in others.iter().filter(|(name, _)| name != server) {
+        input = input.other_servers(name.clone(), tools);
+    }
+    let mut found = scan::scan(&input);
+    scan::apply_accepts(&mut found, accepts);
+    found
+}
+
+/// `snapshot`: the findings of a snapshot about to be written, as text on stderr (nothing
+/// when there are none), so a poisoned server is seen before its snapshot is committed.
+pub fn warn_before_writing(
+    snapshot: &Snapshot,
+    name: &str,
+    others: &[(String, Vec<String>)],
+    accepts: &[Accept],
+) {
+    let found = scan_snapshot(snapshot, &Extras::default(), others, name, accepts);
+    if found.is_empty() {
+        return;
+    }
+    let scanned = [Scanned {
+        name: name.to_owned(),
+        file: None,
+        findings: found,
+    }];
+    eprint!(
+        "oma-mcp: scan of `{}` (review with `oma-mcp scan`):\n{}",
+        terminal::one_line(name),
+        findings::render(&scanned, ReportFormat::Text, scan::Level::Warning)
+    );
+}
+
+/// `check`: the findings the live tools bring that the pinned ones did not have (only in
+/// tools that changed or are new), as drift changes: breaking for a warning or high finding
+/// the pin does not accept, info otherwise.
+pub fn new_finding_changes(
+    pinned: &Snapshot,
+    live: &Snapshot,
+    pin: &ServerPin,
+    others: &[(String, Vec<String>)],
+) -> Vec<Change> {
+    let input = |s| {
+        let mut input = ScanInput::from_snapshot(s);
+        for (name, tools) in others.iter().filter(|(name, _)| *name != pin.name) {
+            input = input.other_servers(name.clone(), tools);
+        }
+        input
+    };
+    let mut found = scan::new_findings(&input(pinned), &input(live));
+    scan::apply_accepts(&mut found, &pin.accept);
+    scan::finding_changes(&found)
+}
