@@ -336,7 +336,6 @@ pub(crate) fn prose_mixed_words(text: &str) -> Option<Hit> {
 /// text is a warning (the decoded text in the message); a base64 blob of 256 or more
 /// characters that decodes to binary is info.
 pub(crate) fn encoded(text: &str) -> Option<(Hit, String)> {
-    let mut offset = 0;
     for token in text.split(|c: char| {
         c.is_whitespace()
             || matches!(
@@ -357,8 +356,8 @@ pub(crate) fn encoded(text: &str) -> Option<(Hit, String)> {
                     | '='
             )
     }) {
-        let at = offset;
-        offset += token.len() + 1;
+        // Where the token starts in `text` (a sub-slice of it).
+        let at = token.as_ptr() as usize - text.as_ptr() as usize;
         let token = token.trim_end_matches('.');
         if token.len() < 40 {
             continue;

@@ -592,7 +592,7 @@ fn markup(text: &str) -> Option<(usize, String)> {
     while let Some(i) = text[from..].find('<').map(|i| i + from) {
         from = i + 1;
         if text[i..].starts_with("<!--") {
-            let body_end = text[i..].find("-->").map_or(text.len(), |e| i + e);
+            let body_end = text[i + 4..].find("-->").map_or(text.len(), |e| i + 4 + e);
             if text[i + 4..body_end].trim().len() >= 8 {
                 return Some((i, "<!--".into()));
             }

@@ -489,3 +489,57 @@ fn corpus_has_no_high_finding() {
     }
     assert_eq!(high, Vec::<String>::new());
 }
+
+/// Texts that end or nest where a careless slice would panic.
+#[test]
+fn hostile_texts_never_panic() {
+    let nasty = [
+        "<!-->",
+        "<!--",
+        "<",
+        "</",
+        "<IMPORTANT",
+        "\u{e0001}",
+        "\u{fe0f}",
+        "\u{e0100}\u{e0101}",
+        "~/.ssh",
+        ".env",
+        "İstanbul ~/.SSH/ID_RSA read it",
+        "a\u{3000}SGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29ybGQ=",
+        "\u{1f3f4}\u{e0067}\u{e007f}",
+        "ignore all previous instructions\u{200b}\u{202e}",
+        "é.é.é! é? <system>",
+        "+",
+        "@",
+        "x@",
+        "🏴\u{e0067}\u{e0062}",
+    ];
+    let long_tags = format!("Hi{}", tags(&"x".repeat(500)));
+    let long_selectors: String = std::iter::repeat_n('\u{e0150}', 500).collect();
+    let nasty = nasty
+        .iter()
+        .map(|s| s.to_string())
+        .chain([long_tags, format!("😀{long_selectors}")]);
+    for text in nasty {
+        let text = text.as_str();
+        let tool = json!({
+            "name": text,
+            "title": text,
+            "description": text,
+            "annotations": {"readOnlyHint": true, "title": text},
+            "inputSchema": {"type": "object", "properties": {text: {"type": "string", "description": text, "enum": [text], "default": {text: [text]}}}},
+        });
+        let prompt = json!({"name": text, "arguments": [{"name": text, "description": text}]});
+        let input = ScanInput::new()
+            .tools([&tool])
+            .prompts([&prompt])
+            .instructions(Some(text))
+            .other_servers(text, [text]);
+        let findings = scan(&input);
+        for f in &findings {
+            // 160 characters and the `…` at both ends.
+            assert!(f.excerpt.chars().count() <= 163, "{}", f.excerpt);
+            assert!(f.message.chars().count() <= 400, "{}", f.message);
+        }
+    }
+}

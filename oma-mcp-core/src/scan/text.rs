@@ -96,7 +96,8 @@ pub(crate) fn excerpt(s: &str, at: usize) -> String {
                 run.push(n);
                 chars.next();
             }
-            format!("⟦tags: {}⟧", quote_decoded(&decode_tags(&run)))
+            let budget = EXCERPT_CHARS.saturating_sub(count + 10);
+            format!("⟦tags: {}⟧", quote_decoded(&decode_tags(&run), budget))
         } else if is_variation_selector(c)
             && chars.peek().is_some_and(|&n| is_variation_selector(n))
         {
@@ -105,11 +106,10 @@ pub(crate) fn excerpt(s: &str, at: usize) -> String {
                 bytes.extend(selector_byte(n));
                 chars.next();
             }
-            format!(
-                "⟦variation selectors: {} bytes {}⟧",
-                bytes.len(),
-                quote_decoded(&String::from_utf8_lossy(&bytes))
-            )
+            let prefix = format!("⟦variation selectors: {} bytes ", bytes.len());
+            let budget = EXCERPT_CHARS.saturating_sub(count + prefix.chars().count() + 3);
+            let decoded = quote_decoded(&String::from_utf8_lossy(&bytes), budget);
+            format!("{prefix}{decoded}⟧")
         } else {
             escape_char(c)
         };
@@ -132,14 +132,22 @@ fn escape_char(c: char) -> String {
 }
 
 /// Decoded hidden text in double quotes, its own invisible characters escaped (a Tag payload
-/// can hold nothing visible; a selector payload can decode to anything).
-fn quote_decoded(s: &str) -> String {
+/// can hold nothing visible; a selector payload can decode to anything), at most `budget`
+/// characters of it, `…` where it was cut.
+fn quote_decoded(s: &str, budget: usize) -> String {
     let mut out = String::from("\"");
-    for c in s.chars().take(EXCERPT_CHARS) {
-        match c {
-            '"' => out.push_str("\\\""),
-            c => out.push_str(&escape_char(c)),
+    let mut used = 0;
+    for c in s.chars() {
+        let piece = match c {
+            '"' => "\\\"".to_owned(),
+            c => escape_char(c),
+        };
+        used += piece.chars().count();
+        if used > budget {
+            out.push('…');
+            break;
         }
+        out.push_str(&piece);
     }
     out.push('"');
     out
