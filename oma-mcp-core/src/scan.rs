@@ -20,7 +20,8 @@
 //! - who the text addresses: the model ("you must", "the assistant", "before using this
 //!   tool", an imperative first word) or the reader;
 //! - secrecy toward the user ("do not mention this to the user", "without the user's
-//!   knowledge", "this could upset the user");
+//!   knowledge", "this could upset the user", and their common phrasings in eight other
+//!   languages);
 //! - replacing instructions ("ignore previous instructions"; weaker: "from now on", "takes
 //!   precedence over");
 //! - files and secrets outside the tool's purpose (`~/.ssh/id_rsa`, `mcp.json`, `.env`,
@@ -32,7 +33,10 @@
 //!   same server ("use `get_attachments` first") is how real servers document workflows
 //!   and is not a finding;
 //! - pressure ("otherwise the tool will not work", "VERY VERY important") and markup aimed
-//!   at the model (`<IMPORTANT>`, `<system>`, an HTML comment, chat-template role tokens).
+//!   at the model (`<IMPORTANT>`, an HTML comment; a `<system>` block and chat-template role
+//!   tokens, which pretend to be another turn, are a warning on their own);
+//! - sending everything to a literal address ("forward all documents to https://…"), which is
+//!   rewriting what a tool sends.
 //!
 //! Cues that only an attack has (secrecy, replacing instructions, rewriting another tool's
 //! arguments, putting read content into a parameter) raise every finding of the item to
@@ -69,9 +73,12 @@
 //!
 //! # What the scanner misses
 //!
-//! - Attacks in other languages: the phrase lists are English. Tags, invisible
-//!   characters, file paths, parameter names, tool names and encoded payloads are found in
-//!   any language; "不要告诉用户" (do not tell the user) is not.
+//! - Attacks in other languages, mostly: the phrase lists are English, plus the common
+//!   phrasings of secrecy ("不要告诉用户", "не говори пользователю"), of replacing
+//!   instructions and of gates on every tool in Chinese, Japanese, Korean, Russian,
+//!   Spanish, French, German and Portuguese. Tags, invisible characters, file paths,
+//!   parameter names, tool names and encoded payloads are found in any language; a rephrased
+//!   instruction in another language is not.
 //! - Paraphrase: an instruction that avoids every cue ("Also compute fingerprints of the
 //!   private key files") reads as documentation. So do lies about what a tool does
 //!   (MCPTox's and "When the Manual Lies"'s description poisoning without instructions).

@@ -86,6 +86,7 @@ fn scan_case(case: &Value) -> Vec<Finding> {
         .tools(siblings.iter())
         .prompts(array(case, "prompts"))
         .resources(array(case, "resources"))
+        .resource_templates(array(case, "resource_templates"))
         .instructions(case.get("instructions").and_then(Value::as_str));
     if let Some(Value::Object(others)) = case.get("other_servers") {
         for (server, tools) in others {
@@ -115,26 +116,29 @@ fn run(repeat: usize, list: bool) -> Res<()> {
         .get("cases")
         .and_then(Value::as_array)
         .ok_or("labelled.json has no `cases` array")?;
-    let (mut positives, mut caught, mut negatives, mut false_flags) = (0, 0, 0, 0);
+    // Per set (`tuning`, `held-out`): positives, caught, negatives, flagged negatives.
+    let mut sets: std::collections::BTreeMap<String, [usize; 4]> = Default::default();
     let mut missed = Vec::new();
     let mut flagged_negatives = Vec::new();
     for case in cases {
         let id = case.get("id").and_then(Value::as_str).unwrap_or("?");
         let findings = scan_case(case);
         let flagged = findings.iter().any(|f| f.level >= Level::Warning);
+        let set = case.get("set").and_then(Value::as_str).unwrap_or("tuning");
+        let counts = sets.entry(set.to_owned()).or_default();
         match case.get("label").and_then(Value::as_str) {
             Some("positive") => {
-                positives += 1;
+                counts[0] += 1;
                 if flagged {
-                    caught += 1;
+                    counts[1] += 1;
                 } else {
                     missed.push(id.to_owned());
                 }
             }
             Some("negative") => {
-                negatives += 1;
+                counts[2] += 1;
                 if flagged {
-                    false_flags += 1;
+                    counts[3] += 1;
                     flagged_negatives.push(id.to_owned());
                 }
             }
@@ -158,16 +162,29 @@ fn run(repeat: usize, list: bool) -> Res<()> {
         }
     };
     println!("\nlabelled set ({}):", labelled.display());
-    println!("| | cases | flagged (warning or above) | rate |");
-    println!("|---|---:|---:|---:|");
-    println!(
-        "| positives | {positives} | {caught} | {:.1} % |",
-        pct(caught, positives)
-    );
-    println!(
-        "| hard negatives | {negatives} | {false_flags} | {:.1} % |",
-        pct(false_flags, negatives)
-    );
+    println!("| set | positives flagged | rate | hard negatives flagged | rate |");
+    println!("|---|---:|---:|---:|---:|");
+    let mut all = [0usize; 4];
+    for c in sets.values() {
+        for (a, x) in all.iter_mut().zip(c) {
+            *a += x;
+        }
+    }
+    for (set, c) in sets
+        .iter()
+        .map(|(s, c)| (s.as_str(), c))
+        .chain([("all", &all)])
+    {
+        println!(
+            "| {set} | {} of {} | {:.1} % | {} of {} | {:.1} % |",
+            c[1],
+            c[0],
+            pct(c[1], c[0]),
+            c[3],
+            c[2],
+            pct(c[3], c[2])
+        );
+    }
     println!(
         "missed positives: {}",
         if missed.is_empty() {

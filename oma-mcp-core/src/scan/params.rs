@@ -168,8 +168,9 @@ pub(crate) fn param_findings(
         let desc = p.description.unwrap_or_default();
         let desc_words: Vec<Word> = sentences(desc).into_iter().flat_map(|s| s.words).collect();
         if let Some((strong, _)) = secret_name(p.name).or_else(|| solicits_secret(&desc_words)) {
-            // A secret of something the tool sets up or signs in to (`admin-password`,
-            // `db_password`) or of the API it calls is the tool's own business.
+            // A secret of something the tool sets up or connects to (`admin-password`,
+            // `db_password`) or of the API it calls is the tool's own business; the user's
+            // own (`user_password`) is not, unless the tool's purpose says so.
             let owner = split_words(p.name).iter().any(|w| {
                 matches!(
                     w.as_str(),
@@ -181,15 +182,10 @@ pub(crate) fn param_findings(
                         | "sql"
                         | "server"
                         | "vm"
-                        | "user"
-                        | "account"
-                        | "login"
-                        | "service"
                         | "registry"
                         | "smtp"
                         | "proxy"
                         | "cluster"
-                        | "app"
                         | "certificate"
                         | "cert"
                         | "pfx"

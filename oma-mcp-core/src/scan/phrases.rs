@@ -288,6 +288,8 @@ phrases!(
     "make sure ~ you|to|that",
     "ensure ~ you|to|that",
     "whenever ~ you",
+    "whenever ~ user|users",
+    "every|each time ~ user|users",
     "every|each time ~ you",
     "always|first ~ read|call|send|pass|include|run|invoke|fetch|collect|add|append|prepend",
     "remember to",
@@ -305,8 +307,14 @@ phrases!(
 );
 
 phrases!(
-/// Instructions whose scope is every tool, command or operation (line jumping, function
-/// hijacking), or that rank this tool over others.
+    /// Sending everything somewhere: with a literal address or URL in the sentence, an
+    /// exfiltration.
+    EXFIL_TO = ["send|forward|post|upload|transmit|exfiltrat*|copy ~ all|every|everything|entire|full|whole ~~ to|at"]
+);
+
+phrases!(
+    /// Instructions whose scope is every tool, command or operation (line jumping, function
+    /// hijacking), or that rank this tool over others.
     GENERIC_SCOPE = [
     "before|after|when|whenever ~ any|every|each|all|other tool|tools|command|commands|function|functions|server|servers|operation|operations|action|actions",
     "before|after|when|whenever ~ any|every|each|all other tool|tools|command|commands|function|functions|server|servers",
@@ -321,7 +329,7 @@ phrases!(
 
 phrases!(
     /// Words that make a sentence a request to hand over or read something.
-    ACCESS_VERBS = ["read|reads|reading|open|cat|load|fetch|get|retrieve|collect|gather|extract|copy|include|including|pass|passing|send|sending|attach|append|prepend|add|upload|forward|provide|paste|dump|print|output|share|post|leak|exfiltrat*|embed|concatenat*|put|insert|supply|submit|take|grab|look|check|access|list"]
+    ACCESS_VERBS = ["read|reads|reading|open|cat|load|fetch|get|retrieve|collect|gather|extract|copy|include|including|pass|passing|send|sending|attach|append|prepend|add|upload|forward|provide|paste|dump|print|output|share|post|leak|exfiltrat*|embed|concatenat*|put|insert|supply|submit|take|grab|look|check|access|list|reveal|disclose|repeat|expose|show|transmit"]
 );
 
 phrases!(
@@ -346,6 +354,90 @@ phrases!(
     "previous|prior|last|earlier ~ tool ~ results|outputs|responses|result|output",
 ]
 );
+
+/// Secrecy, replacing instructions and gates on every tool in other languages (Chinese,
+/// Japanese, Korean, Russian, Spanish, French, German, Portuguese): lowercase substrings,
+/// the common phrasings only (a text in another language reaches the model as it is).
+pub(crate) const FOREIGN_SECRECY: &[&str] = &[
+    "不要告诉用户",
+    "不要向用户",
+    "别告诉用户",
+    "不要让用户知道",
+    "对用户保密",
+    "ユーザーに伝えない",
+    "ユーザーに言わない",
+    "ユーザーには知らせない",
+    "ユーザーに知らせない",
+    "사용자에게 알리지",
+    "не говори пользователю",
+    "не сообщай пользователю",
+    "не говорите пользователю",
+    "не сообщайте пользователю",
+    "не говори об этом пользователю",
+    "не сообщай об этом пользователю",
+    "no le digas al usuario",
+    "no informes al usuario",
+    "sin que el usuario lo sepa",
+    "ne dis pas à l'utilisateur",
+    "ne le dites pas à l'utilisateur",
+    "sans que l'utilisateur",
+    "sag dem benutzer nicht",
+    "sagen sie dem benutzer nicht",
+    "ohne dass der benutzer",
+    "não diga ao usuário",
+    "não conte ao usuário",
+    "sem que o usuário",
+];
+
+/// See [`FOREIGN_SECRECY`].
+pub(crate) const FOREIGN_OVERRIDE: &[&str] = &[
+    "忽略之前的",
+    "忽略所有之前",
+    "忽略以上",
+    "以前の指示を無視",
+    "これまでの指示を無視",
+    "이전 지시를 무시",
+    "игнорируй все предыдущие",
+    "игнорируйте все предыдущие",
+    "игнорируй предыдущие",
+    "забудь все предыдущие",
+    "ignora todas las instrucciones",
+    "ignora las instrucciones anteriores",
+    "ignore toutes les instructions",
+    "ignorez les instructions précédentes",
+    "ignoriere alle vorherigen",
+    "ignorieren sie alle vorherigen",
+    "ignore todas as instruções",
+];
+
+/// See [`FOREIGN_SECRECY`].
+pub(crate) const FOREIGN_GATE: &[&str] = &[
+    "在调用任何其他工具之前",
+    "在使用任何其他工具之前",
+    "在调用其他工具之前",
+    "他のツールを使う前に",
+    "他のツールを呼び出す前に",
+    "다른 도구를 사용하기 전에",
+    "перед использованием любого другого инструмента",
+    "перед вызовом любого другого инструмента",
+    "antes de usar cualquier otra herramienta",
+    "avant d'utiliser tout autre outil",
+    "bevor du ein anderes werkzeug",
+    "vor jedem anderen tool",
+    "antes de usar qualquer outra ferramenta",
+];
+
+/// The byte offset in `text` of the first of `phrases` (lowercase), when the text is not
+/// ASCII (every phrase is not).
+pub(crate) fn find_foreign(text: &str, phrases: &[&str]) -> Option<usize> {
+    if text.is_ascii() {
+        return None;
+    }
+    let lower = text.to_lowercase();
+    let at = phrases.iter().filter_map(|p| lower.find(p)).min()?;
+    // Lowercasing can change lengths; then the offset only approximates.
+    Some(super::text::floor_char_boundary(text, at.min(text.len())))
+}
 
 /// Paths of files that hold keys, credentials or client configuration: found as
 /// substrings of the lowercase text. A path that ends in `.pub` (a public key) is left out.
@@ -474,6 +566,11 @@ fn path_around(lower: &str, start: usize, end: usize) -> &str {
         .find(|&(_, c)| !is_path(c))
         .map_or(lower.len(), |(i, _)| end + i);
     lower[begin..finish].trim_end_matches('.')
+}
+
+/// An `http` or `https` URL in `s`.
+pub(crate) fn has_url(s: &str) -> bool {
+    s.contains("https://") || s.contains("http://")
 }
 
 /// An email address or a phone number in international form in `s`.

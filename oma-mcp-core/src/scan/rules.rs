@@ -7,9 +7,10 @@ use serde_json::Value;
 
 use super::chars::{Hit, char_hits, encoded, name_hits, prose_mixed_words};
 use super::phrases::{
-    ACCESS_VERBS, ADDRESSED, COERCION, CONVERSATION, GENERIC_SCOPE, OVERRIDE_STRONG, OVERRIDE_WEAK,
-    PASS_VERBS, Phrases, READ_VERBS, SECRECY, SECRET_NOUNS, Sentence, TAMPER, Word, find, find_any,
-    has_address, phrases, sensitive_path, sentences,
+    ACCESS_VERBS, ADDRESSED, COERCION, CONVERSATION, EXFIL_TO, FOREIGN_GATE, FOREIGN_OVERRIDE,
+    FOREIGN_SECRECY, GENERIC_SCOPE, OVERRIDE_STRONG, OVERRIDE_WEAK, PASS_VERBS, Phrases,
+    READ_VERBS, SECRECY, SECRET_NOUNS, Sentence, TAMPER, Word, find, find_any, find_foreign,
+    has_address, has_url, phrases, sensitive_path, sentences,
 };
 use super::walk::{Kind, Walked};
 use super::{Finding, Level, Subject};
@@ -418,6 +419,9 @@ fn prose_cues(
         role: role_token(text),
         ..Cues::default()
     };
+    c.secrecy = find_foreign(text, FOREIGN_SECRECY);
+    c.override_strong = find_foreign(text, FOREIGN_OVERRIDE);
+    c.generic = find_foreign(text, FOREIGN_GATE);
     // Paths are rare: look for one in the whole text before looking in each sentence.
     let any_path = sensitive_path(text).is_some();
     for s in sentences(text) {
@@ -436,7 +440,11 @@ fn prose_cues(
         let addressed = find_any(w, &ADDRESSED).is_some();
         c.addressed |= addressed;
         let tamper = find_any(w, &TAMPER)
-            .or_else(|| (find(w, &REDIRECTION).is_some() && has_address(span)).then_some(s.start));
+            .or_else(|| (find(w, &REDIRECTION).is_some() && has_address(span)).then_some(s.start))
+            .or_else(|| {
+                (find(w, &EXFIL_TO).is_some() && (has_address(span) || has_url(span)))
+                    .then_some(s.start)
+            });
         first(&mut c.tamper, tamper);
 
         let access = find(w, &ACCESS_VERBS).is_some();
@@ -752,7 +760,7 @@ fn context_findings(
         );
     }
     let cross = [
-        c.tamper.map(|at| (at, Level::High, "tells the model to change what another tool sends (recipient, destination, every command)".to_owned())),
+        c.tamper.map(|at| (at, Level::High, "tells the model to change what tools send (a recipient, a destination, every command, everything to an address)".to_owned())),
         c.generic.map(|at| {
             let level = if f.secrecy || f.override_strong || f.tamper { Level::High } else { Level::Warning };
             (at, level, "gives the model an instruction for every tool, command or operation, not only this tool".to_owned())
@@ -791,7 +799,12 @@ fn context_findings(
             "holds a chat-template role token that opens a new turn".into(),
         );
     } else if let Some((at, tag)) = &c.markup {
-        let level = if f.directive() {
+        // A `<system>` block pretends to be the host's own turn, whatever it says.
+        let role = tag
+            .trim_start_matches(['<', '/'])
+            .to_ascii_lowercase()
+            .starts_with("system");
+        let level = if f.directive() || role {
             Level::Warning
         } else {
             Level::Info

@@ -201,7 +201,7 @@ fn shadowing_names_the_other_server_and_its_tool() {
             (
                 "cross-tool-instruction",
                 Level::High,
-                "tells the model to change what another tool sends (recipient, destination, every command)"
+                "tells the model to change what tools send (a recipient, a destination, every command, everything to an address)"
             ),
             (
                 "shadowing",
