@@ -173,3 +173,18 @@ fn a_manifest_scans_every_pin_with_the_others_tools_and_its_accepts() {
         )
     );
 }
+
+#[test]
+fn a_poisoned_tools_file_as_github_annotations() {
+    golden_scan(&["--format", "github"], "poisoned.github.txt");
+}
+
+#[test]
+fn a_poisoned_tools_file_as_markdown() {
+    golden_scan(&["--format", "markdown"], "poisoned.md");
+}
+
+#[test]
+fn a_poisoned_tools_file_as_junit() {
+    golden_scan(&["--format", "junit"], "poisoned.junit.xml");
+}
