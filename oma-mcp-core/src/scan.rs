@@ -420,7 +420,7 @@ impl<'a> ScanInput<'a> {
         Self::default()
     }
 
-    /// The tools of a snapshot (their descriptors).
+    /// The tools of a snapshot (their descriptors, as the server sent them).
     pub fn from_snapshot(snapshot: &'a Snapshot) -> Self {
         Self::new().tools(snapshot.tools.iter().map(|t| &t.descriptor))
     }
@@ -491,13 +491,21 @@ impl<'a> ScanInput<'a> {
                 digest: text.to_owned(),
             });
         }
-        push_sorted(&mut out, &self.tools, "name", Subject::Tool, walk::tool);
+        push_sorted(
+            &mut out,
+            &self.tools,
+            "name",
+            Subject::Tool,
+            walk::tool,
+            true,
+        );
         push_sorted(
             &mut out,
             &self.prompts,
             "name",
             Subject::Prompt,
             walk::prompt,
+            false,
         );
         push_sorted(
             &mut out,
@@ -505,6 +513,7 @@ impl<'a> ScanInput<'a> {
             "uri",
             Subject::Resource,
             walk::resource,
+            false,
         );
         push_sorted(
             &mut out,
@@ -512,6 +521,7 @@ impl<'a> ScanInput<'a> {
             "uriTemplate",
             Subject::ResourceTemplate,
             walk::resource,
+            false,
         );
         out
     }
@@ -526,13 +536,15 @@ struct Item<'a> {
     digest: String,
 }
 
-/// `items` sorted by their `key` (a name or URI) as items of one kind.
+/// `items` sorted by their `key` (a name or URI) as items of one kind; `annotated`: their
+/// `annotations` are tool annotations, which the rules compare with what the tool does.
 fn push_sorted<'a>(
     out: &mut Vec<Item<'a>>,
     items: &[&'a Value],
     key: &str,
     subject: fn(String) -> Subject,
     walker: fn(&'a Value) -> walk::Walked<'a>,
+    annotated: bool,
 ) {
     let name = |v: &Value| {
         v.get(key)
@@ -547,9 +559,7 @@ fn push_sorted<'a>(
             subject: subject(name(v)),
             walked: walker(v),
             // Only tools have annotations that the rules compare with what they do.
-            annotations: v
-                .get("annotations")
-                .filter(|_| key == "name" && v.get("inputSchema").is_some()),
+            annotations: v.get("annotations").filter(|_| annotated),
             digest: digest(v),
         });
     }
