@@ -20,6 +20,9 @@
 //! client-version = "1.2.0"                          #   the runtime's (open-multi-agent 0.0.0)
 //! lifecycle = "auto"                                # or "initialize", "discover"; default: "auto"
 //! cassettes = ["tests/cassettes"]                   # recorded sessions `oma-mcp check` checks
+//! accept = [                                        # text-scanner findings accepted, with why
+//!   { rule = "secret-parameter", tool = "login", reason = "takes the user's API key by design" },
+//! ]
 //!
 //! # The Rust names of tools whose names would meet (`search-a`, `search_a`): raw MCP name →
 //! # the stem of the marker type (`SearchHyphen`, `SearchHyphenArgs`, `SearchHyphenOutput`).
@@ -58,6 +61,7 @@ use crate::Error;
 use crate::codegen::AnnotationPolicy;
 use oma_mcp_core::snapshot::{DEFAULT_MAX_LIST_ITEMS, Pin};
 
+mod accept;
 mod oauth;
 mod transport;
 
@@ -156,6 +160,9 @@ pub struct ServerPin {
     /// `resources/templates/list`) a snapshot pins (`max-list-items`; default
     /// [`DEFAULT_MAX_LIST_ITEMS`]).
     pub max_list_items: usize,
+    /// Findings of the text scanner (`oma-mcp scan`, `snapshot`, `check`) this pin accepts,
+    /// each for a rule and a tool (or `*`), with its reason.
+    pub accept: Vec<oma_mcp_core::scan::Accept>,
 }
 
 /// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
@@ -277,6 +284,12 @@ struct RawServer {
     /// records a list it cut.
     #[cfg_attr(feature = "json-schema", schemars(range(min = 1)))]
     max_list_items: Option<usize>,
+    /// Findings of the text scanner this server may have, each for one rule and one tool
+    /// (or `*`), with the reason reports show: `[{ rule = "secret-parameter", tool =
+    /// "login", reason = "takes the user's API key by design" }]`. A rule the scanner does not
+    /// have is an error.
+    #[serde(default)]
+    accept: Vec<accept::RawAccept>,
 }
 
 /// One entry of `pin`.
@@ -376,6 +389,7 @@ impl Manifest {
                 )));
             }
             let transport = transport(&name, &raw).map_err(bad)?;
+            let accept = accept::accepts(&name, &raw.accept).map_err(bad)?;
             let oauth = match &raw.oauth {
                 Some(_) if matches!(transport, Transport::Command { .. }) => {
                     return Err(bad(format!(
@@ -531,6 +545,7 @@ impl Manifest {
                             .collect(),
                     },
                     max_list_items,
+                    accept,
                 },
             );
         }
@@ -968,7 +983,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `cassettes`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`, `pin`, `max-list-items`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `cassettes`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`, `pin`, `max-list-items`, `accept`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),
@@ -1040,6 +1055,53 @@ mod tests {
                 .to_string(),
             "manifest /p/oma-mcp.toml is not valid: servers.two and servers.one both use the \
              snapshot file /p/s.json; each server needs its own (set `snapshot` on one of them)"
+        );
+    }
+
+    /// `accept` entries reach the pin as the scanner's accepts; an unknown rule, an empty
+    /// tool or reason is an error naming the entry.
+    #[test]
+    fn accept_entries_are_checked() {
+        let text = "[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"secret-parameter\", tool = \
+                    \"login\", reason = \"takes the user's API key by design\" }]\n";
+        let m = Manifest::parse(text, Path::new("m.toml")).unwrap();
+        assert_eq!(
+            m.servers["x"].accept,
+            vec![oma_mcp_core::scan::Accept::new(
+                "secret-parameter",
+                "login",
+                "takes the user's API key by design"
+            )]
+        );
+        let err = |text: &str| {
+            Manifest::parse(text, Path::new("m.toml"))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(
+                "[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"secret-param\", tool = \"a\", reason = \"r\" }]\n"
+            ),
+            "manifest m.toml is not valid: servers.x.accept[0].rule \"secret-param\" is not a rule of \
+             the text scanner; the rules are: unicode-tag, bidi-control, invisible-character, \
+             variation-selector-payload, homoglyph-name, mixed-script, instruction-override, \
+             hidden-from-user, sensitive-file-access, context-exfiltration-parameter, \
+             cross-tool-instruction, shadowing, secret-parameter, urgency-markup, \
+             annotation-contradiction, encoded-payload, scan-limit"
+        );
+        assert_eq!(
+            err(
+                "[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"shadowing\", tool = \"a\", reason = \" \" }]\n"
+            ),
+            "manifest m.toml is not valid: servers.x.accept[0].reason is empty; say why the \
+             finding is fine (reports show it)"
+        );
+        assert_eq!(
+            err(
+                "[servers.x]\ncommand = \"x\"\naccept = [{ rule = \"shadowing\", tool = \"\", reason = \"r\" }]\n"
+            ),
+            "manifest m.toml is not valid: servers.x.accept[0].tool is empty; name the tool whose \
+             finding is accepted, or \"*\" for every tool"
         );
     }
 }

@@ -10,7 +10,8 @@ pub enum Outcome {
     Success,
     /// `call` printed a result with `is_error: true`: exit 2.
     ToolError,
-    /// `check` or `diff` found drift at or above the `--fail-on` level: exit 1.
+    /// `check` or `diff` found drift, or `scan` a finding, at or above the `--fail-on`
+    /// level: exit 1.
     Drift,
     /// `check` reported the servers it could check, and its errors for the others are
     /// already on stderr: exit 2.

@@ -22,6 +22,8 @@
 //! - `check`: diff the pinned servers' live `tools/list` against the committed snapshots;
 //!   `diff`: compare two snapshot files. Both report as text, JSON, GitHub annotations,
 //!   Markdown, SARIF 2.1.0 or JUnit XML.
+//! - `scan`: the text scanner over every text a model reads from a server (a snapshot or bare
+//!   `tools/list` file, a manifest's pins, or a live server), in the same formats.
 //! - `export`: a snapshot's tools in a model provider's request format.
 //! - `record`, `replay`: MCP servers on stdin/stdout for tests of code that starts its server
 //!   as a command: a recording proxy in front of the real server that writes a cassette, and
@@ -34,7 +36,8 @@
 //!
 //! # Exit codes, signals, logging
 //!
-//! Exit codes: 0 success, 1 drift at or above `--fail-on` (`check`, `diff`), 2 any error (the
+//! Exit codes: 0 success, 1 drift or a finding at or above `--fail-on` (`check`, `diff`,
+//! `scan`), 2 any error (the
 //! error on stderr, with its causes). `call` also exits 2 when the mapped result is an error,
 //! after printing it. Interrupted by SIGINT, SIGTERM or SIGHUP, a command that starts servers
 //! (`snapshot`, `list`, `call`, `check`, `record`, `login`) stops the servers it started
@@ -54,7 +57,10 @@
 //! - `commands`: one module per subcommand, holding its flags and its `run`;
 //! - `server`: which server a command reaches (`--manifest`/`--server`, `--url`,
 //!   `-- COMMAND`), its environment or its HTTP headers, and connecting to it;
-//! - `report`: the drift output of `check` and `diff`, one module per format;
+//! - `report`: the drift output of `check` and `diff`, one module per format, and the
+//!   findings of `scan` in the same formats;
+//! - `scan_findings`: the text scanner with a manifest's pins (shadowing) and accepts, for
+//!   `scan`, `snapshot` and `check`;
 //! - `cassette_drift`: a pin's cassettes checked against its snapshot, for `check`;
 //! - `stdio_server`: a fake served on stdin and stdout, for `record` and `replay`;
 //! - `rust_name_drift`: the generated Rust names of both sides of a drift check, compared;
@@ -77,6 +83,7 @@ mod output;
 mod progress;
 mod report;
 mod rust_name_drift;
+mod scan_findings;
 mod server;
 mod snapshot_file;
 mod snapshot_format;

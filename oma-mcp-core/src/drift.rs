@@ -194,6 +194,7 @@ pub enum ChangeKind {
     UriTemplateChanged,
     MimeTypeChanged,
     InconsistentServer,
+    ScanFinding,
 }
 
 impl ChangeKind {
@@ -273,6 +274,7 @@ impl ChangeKind {
             UriTemplateChanged => "uri_template_changed",
             MimeTypeChanged => "mime_type_changed",
             InconsistentServer => "inconsistent_server",
+            ScanFinding => "scan_finding",
         }
     }
 }
@@ -332,6 +334,28 @@ impl Change {
             kind: ChangeKind::CassetteStale,
             severity: Severity::Breaking,
             direction: Direction::Tool,
+            message: message.into(),
+        }
+    }
+}
+
+impl Change {
+    /// A [`ChangeKind::ScanFinding`] change: a finding of the text scanner
+    /// ([`crate::scan::finding_changes`]) in `tool` (the subject's name; empty for the
+    /// server's instructions) at `pointer`.
+    pub fn scan_finding(
+        tool: impl Into<String>,
+        pointer: impl Into<String>,
+        severity: Severity,
+        direction: Direction,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            tool: tool.into(),
+            pointer: pointer.into(),
+            kind: ChangeKind::ScanFinding,
+            severity,
+            direction,
             message: message.into(),
         }
     }

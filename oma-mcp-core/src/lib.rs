@@ -22,6 +22,9 @@
 //! - [`config`]: [`ConnectConfig`](config::ConnectConfig), the settings of a connection
 //!   (open-multi-agent's "Options"): what the runtime connects with and what `oma-mcp-build`
 //!   writes into generated code.
+//! - [`scan`]: the text scanner: rules over every text a model reads from a server (tool
+//!   names, descriptions and schemas, prompts, resources, the instructions), each finding
+//!   with a rule id, a level, a JSON pointer and an escaped excerpt; no network, no model.
 //! - [`redact`]: URLs as they may be shown (credentials replaced by `***`).
 //! - [`pointer`](mod@pointer): JSON pointers of local `$ref`s; [`quote`]: how server-provided
 //!   text is quoted in messages (cut to an excerpt, a JSON value's kind named) and the
@@ -277,6 +280,7 @@ pub mod redact;
 #[cfg(test)]
 mod reference_cases;
 pub mod result;
+pub mod scan;
 pub mod snapshot;
 
 pub use call_outcome::{CallOutcome, InputRequired};

@@ -1,7 +1,8 @@
 //! `oma-mcp check`: connect to the pinned servers of a manifest and diff what they offer
 //! (tools, and as each pin says prompts, resources, templates and instructions) against the
-//! committed snapshots, with `--probe` compare readings in separate sessions, and check each
-//! pin's cassettes against its snapshot.
+//! committed snapshots (with the text scanner's findings in what changed), with `--probe`
+//! compare readings in separate sessions, and check each pin's cassettes against its
+//! snapshot.
 
 use std::path::PathBuf;
 
@@ -88,10 +89,12 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     };
     flags.fit(&Reached::Pins(&path, &pins))?;
     let several = pins.len() > 1;
+    // Every pin's tools, for shadowing in the findings of changed tools.
+    let others = crate::scan_findings::pinned_tools(&manifest);
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_one(pin, &path, &flags, args.lifecycle, args.probe).await {
+        match check_one(pin, &path, &flags, args.lifecycle, args.probe, &others).await {
             Ok((report, tools)) => compared.push(Compared {
                 name: pin.name.clone(),
                 label: label(pin),
@@ -162,6 +165,7 @@ async fn check_one(
     flags: &Flags<'_>,
     lifecycle: Option<LifecycleArg>,
     probe: bool,
+    others: &[(String, Vec<String>)],
 ) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = crate::snapshot_file::read(&pin.snapshot)?;
@@ -188,6 +192,10 @@ async fn check_one(
         &live,
         &pin.generate_options(),
     )?);
+    // The text scanner on what changed: a finding the pinned text did not have.
+    drift.extend(crate::scan_findings::new_finding_changes(
+        &snapshot, &live, pin, others,
+    ));
     let cassettes = cassette_drift::changes(&pin.cassettes, &snapshot);
     // A stale call may name a tool neither side has; the JUnit report lists it too.
     let tools = tools

@@ -14,6 +14,7 @@ mod login;
 mod logout;
 mod record;
 mod replay;
+mod scan;
 mod schema;
 mod snapshot;
 
@@ -86,6 +87,13 @@ pub enum Command {
     Logout(logout::LogoutArgs),
     /// Stored logins: `oma-mcp auth status`.
     Auth(auth::AuthArgs),
+    /// Scan every text a model reads from a server for hidden characters and instructions
+    /// aimed at the model (tool poisoning, shadowing, line jumping, ASCII smuggling).
+    ///
+    /// Reads a snapshot or bare `{"tools": [...]}` file, the pins of a manifest, or a live
+    /// server (--url, `-- COMMAND`). Exits 0 when no finding that the manifest does not
+    /// accept reaches --fail-on, 1 when one does, 2 on an error.
+    Scan(scan::ScanArgs),
     /// Print the JSON Schema of the manifest or the snapshot format.
     Schema(schema::SchemaArgs),
     /// Print shell completions.
@@ -100,6 +108,7 @@ impl Command {
             | Command::List(_)
             | Command::Call(_)
             | Command::Check(_)
+            | Command::Scan(_)
             | Command::Record(_)
             | Command::Login(_) => true,
             Command::Generate(_)
@@ -129,6 +138,7 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
         Command::Login(args) => login::run(args).await,
         Command::Logout(args) => logout::run(&args),
         Command::Auth(args) => auth::run(&args),
+        Command::Scan(args) => scan::run(args).await,
         Command::Schema(args) => schema::run(&args),
         Command::Completions(args) => completions::run(&args, Cli::command()),
     }

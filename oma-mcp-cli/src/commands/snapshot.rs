@@ -1,5 +1,6 @@
 //! `oma-mcp snapshot`: start a pinned server, read its tools and, as the pin asks, its prompts,
-//! resources, templates and instructions, and write the canonical snapshot.
+//! resources, templates and instructions, and write the canonical snapshot; the text scanner's
+//! findings go to stderr before the file is written.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,6 +18,7 @@ use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::flags::timeout_ms;
 use crate::output::print;
+use crate::scan_findings::{pinned_tools, warn_before_writing};
 use crate::server::connect::{cli_client, connect, stop_listed};
 use crate::server::env::{ServerEnv, warn_env_wrapper};
 use crate::server::http::{HttpFlags, Unchecked, checked_url, unchecked};
@@ -144,12 +146,21 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         None
     };
     if let Some((config, source)) = single {
+        let name = match &source.url {
+            Some(url) => url.clone(),
+            None => std::iter::once(source.command.as_str())
+                .chain(source.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
         let client = connect(config).await?;
         let reading = client
             .read_surface(source, &pinned(None), bound(None))
             .await;
         stop_listed(&client).await;
         let snapshot = warned(reading?);
+        // Findings before the file is written, so a poisoned server is seen first.
+        warn_before_writing(&snapshot, &name, &[], &[]);
         match out {
             Some(path) => {
                 snapshot.write(&path)?;
@@ -172,6 +183,8 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
         });
     }
     flags.fit(&Reached::Pins(&manifest_path, &pins))?;
+    // The other pins' tools, for shadowing in the findings printed before each write.
+    let others = pinned_tools(&manifest);
     for pin in pins {
         let config = settings(
             cli_client(pin.connect_config(), Some(pin)),
@@ -187,6 +200,7 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
             .await;
         stop_listed(&client).await;
         let snapshot = warned(reading?);
+        warn_before_writing(&snapshot, &pin.name, &others, &pin.accept);
         let path = out.clone().unwrap_or_else(|| pin.snapshot.clone());
         let changed = snapshot.write(&path)?;
         eprintln!(

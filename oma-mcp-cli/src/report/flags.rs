@@ -1,4 +1,4 @@
-//! The values of `--fail-on` and `--format` of `check` and `diff` (clap's `ValueEnum`s, kept
+//! The values of `--fail-on` and `--format` of `check`, `diff` and `scan` (clap's `ValueEnum`s, kept
 //! out of the libraries).
 
 use clap::ValueEnum;
@@ -22,6 +22,62 @@ impl FailOn {
             FailOn::Breaking => Severity::Breaking,
             FailOn::Warning => Severity::Warning,
             FailOn::Info => Severity::Info,
+        }
+    }
+}
+
+/// `--fail-on` of `scan`: the lowest level of a finding (not accepted by the manifest) that
+/// makes the run exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScanFailOn {
+    /// Any finding, also those only a reviewer may want to see.
+    Info,
+    /// Warnings and high findings (the default).
+    Warning,
+    /// Only high findings: known attack patterns.
+    High,
+}
+
+impl ScanFailOn {
+    /// The lowest failing level.
+    pub fn level(self) -> oma_mcp_core::scan::Level {
+        use oma_mcp_core::scan::Level;
+        match self {
+            ScanFailOn::Info => Level::Info,
+            ScanFailOn::Warning => Level::Warning,
+            ScanFailOn::High => Level::High,
+        }
+    }
+}
+
+/// `--format` of `scan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScanFormat {
+    /// Findings grouped by item: level, rule, JSON pointer, message, the escaped excerpt.
+    Text,
+    /// `{"findings": [...], "summary": {...}}`.
+    Json,
+    /// GitHub Actions annotations at the scanned file, at the tool's line.
+    Github,
+    /// A Markdown table for a pull-request comment or a job summary.
+    Markdown,
+    /// SARIF 2.1.0 for code-scanning dashboards: every scanner rule with its help text and
+    /// sources, one result per finding, an accepted finding suppressed with its reason.
+    Sarif,
+    /// A JUnit XML test report: one test case per item with findings, failing at or above
+    /// `--fail-on`.
+    Junit,
+}
+
+impl From<ScanFormat> for ReportFormat {
+    fn from(format: ScanFormat) -> Self {
+        match format {
+            ScanFormat::Text => ReportFormat::Text,
+            ScanFormat::Json => ReportFormat::Json,
+            ScanFormat::Github => ReportFormat::Github,
+            ScanFormat::Markdown => ReportFormat::Markdown,
+            ScanFormat::Sarif => ReportFormat::Sarif,
+            ScanFormat::Junit => ReportFormat::Junit,
         }
     }
 }

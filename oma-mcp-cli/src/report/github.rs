@@ -69,7 +69,7 @@ pub fn annotations(
 }
 
 /// GitHub Actions workflow command data (the text after `::`): `%`, CR and LF escaped.
-fn data(text: &str) -> String {
+pub(super) fn data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
@@ -77,6 +77,6 @@ fn data(text: &str) -> String {
 
 /// GitHub Actions workflow command property values (`file=…`, `title=…`): as [`data`],
 /// plus `:` and `,`.
-fn property(text: &str) -> String {
+pub(super) fn property(text: &str) -> String {
     data(text).replace(':', "%3A").replace(',', "%2C")
 }

@@ -117,7 +117,7 @@ pub fn render(compared: &[Compared], failed: &[Failed], fail_on: FailOn) -> Stri
 /// entities; characters XML 1.0 does not allow at all (controls other than tab, line feed
 /// and carriage return, U+FFFE, U+FFFF) written as Rust escapes (`\u{1b}`), since not even a
 /// character reference may stand for them.
-fn xml(text: &str) -> String {
+pub(super) fn xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

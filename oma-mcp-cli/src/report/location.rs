@@ -92,7 +92,7 @@ fn item_line(text: &str, list: &str, member: &str, key: &str) -> Option<usize> {
 /// The 1-based line of tool `tool`'s `"name"` in a snapshot file's `tools` (canonical text: a
 /// descriptor key sits at 8 spaces) or in a bare `{"tools": [...]}` file with 2-space indent
 /// (a tool key at 6 spaces); `None` for an empty name or a tool the file does not hold.
-fn tool_line(text: &str, tool: &str) -> Option<usize> {
+pub(super) fn tool_line(text: &str, tool: &str) -> Option<usize> {
     if tool.is_empty() {
         return None;
     }

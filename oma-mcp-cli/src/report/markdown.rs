@@ -61,7 +61,7 @@ pub fn table(report: &DriftReport, title: &str) -> String {
 }
 
 /// Text for a Markdown table cell: `|` escaped, no line breaks, HTML-significant `<` escaped.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     terminal::one_line(text)
         .replace('\\', "\\\\")
         .replace('|', "\\|")
@@ -71,7 +71,7 @@ fn cell(text: &str) -> String {
 /// A code span for a cell (empty for an empty value). Its fence is one backtick longer than
 /// the longest run of backticks in the text, so server text cannot close the span early and
 /// leave the rest (`<!--`, links) to be rendered as Markdown or HTML.
-fn code(text: &str) -> String {
+pub(super) fn code(text: &str) -> String {
     if text.is_empty() {
         return String::new();
     }

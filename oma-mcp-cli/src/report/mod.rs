@@ -1,9 +1,10 @@
-//! The drift output of `check` and `diff`: `--fail-on`, `--format`, and one module per
+//! The drift output of `check` and `diff`, and the findings of `scan` (`findings`): `--fail-on`, `--format`, and one module per
 //! format (text, JSON, GitHub annotations, Markdown, SARIF, JUnit). The formats share the
 //! compared pairs (`compared`) and where a change points (`location`); none imports another
 //! format except the summary line Markdown takes from text.
 
 mod compared;
+pub mod findings;
 mod flags;
 mod github;
 mod json;
@@ -16,7 +17,7 @@ mod tests;
 mod text;
 
 pub use compared::{Compared, Failed, Outputs};
-pub use flags::{FailOn, ReportFormat};
+pub use flags::{FailOn, ReportFormat, ScanFailOn, ScanFormat};
 pub use location::relative;
 
 use oma_mcp_runtime::Change;

@@ -119,7 +119,7 @@ fn message(change: &Change) -> String {
 
 /// A SARIF `location` in `file` (a path as shown: relative to the working directory when
 /// inside it), at `line` when known.
-fn location(file: &str, line: Option<usize>) -> Value {
+pub(super) fn location(file: &str, line: Option<usize>) -> Value {
     let mut physical = json!({"artifactLocation": {"uri": uri(file)}});
     if let (Some(line), Value::Object(map)) = (line, &mut physical) {
         map.insert("region".into(), json!({"startLine": line}));

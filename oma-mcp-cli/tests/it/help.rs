@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crate::common::{assert_exit, oma_mcp, run, text};
 
 /// The subcommands, in `oma-mcp --help` order.
-const SUBCOMMANDS: [&str; 14] = [
+const SUBCOMMANDS: [&str; 15] = [
     "snapshot",
     "generate",
     "list",
@@ -33,6 +33,7 @@ const SUBCOMMANDS: [&str; 14] = [
     "login",
     "logout",
     "auth",
+    "scan",
     "schema",
     "completions",
 ];

@@ -23,6 +23,8 @@
 //!   grant, against `oidc-provider`, a certified OpenID provider (`tests/servers/oidc-login.mjs`);
 //! - `surface_cli`: the whole surface (prompts, resources, templates, instructions) in
 //!   `snapshot`, `diff` and `check`, and `check --probe`;
+//! - `scan_cli`: `scan` of a poisoned `tools/list` file in text, JSON and SARIF, `--fail-on`,
+//!   a manifest's pins and `accept` entries;
 //! - `help`: the `--help` goldens in `fixtures/help/`.
 //!
 //! `common` holds the helpers. The tests need the project's test server
@@ -44,5 +46,6 @@ mod keyring_cli;
 mod oauth_cli;
 mod oauth_errors_cli;
 mod oidc_login;
+mod scan_cli;
 mod surface_cli;
 mod url_cli;
