@@ -44,7 +44,7 @@ pub enum CliError {
         #[source]
         source: Box<oma_mcp_runtime::Error>,
     },
-    /// Writing generated code failed.
+    /// A file (generated code, a report of `--output`) could not be written.
     #[error("cannot write {path}")]
     Write {
         /// The output file.

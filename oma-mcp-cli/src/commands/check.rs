@@ -55,6 +55,32 @@ pub struct CheckArgs {
     /// clients different things).
     #[arg(long)]
     pub probe: bool,
+    /// Also write the report in FORMAT to PATH, from the same reading (repeatable), e.g.
+    /// `--output markdown=summary.md --output sarif=drift.sarif`: one run of the servers for
+    /// every report a CI job wants.
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = output_file)]
+    pub output: Vec<(ReportFormat, PathBuf)>,
+}
+
+/// A `--output` value: a report format, `=`, a path.
+fn output_file(value: &str) -> Result<(ReportFormat, PathBuf), String> {
+    use clap::ValueEnum;
+    let (format, path) = value.split_once('=').ok_or_else(|| {
+        format!("expected FORMAT=PATH, such as markdown=summary.md, got {value:?}")
+    })?;
+    let format = ReportFormat::from_str(format, false).map_err(|_| {
+        format!("unknown format {format:?}: use text, json, github, markdown, sarif or junit")
+    })?;
+    if path.is_empty() {
+        return Err(format!(
+            "no path after `{}=`",
+            format
+                .to_possible_value()
+                .map(|v| v.get_name().to_owned())
+                .unwrap_or_default()
+        ));
+    }
+    Ok((format, PathBuf::from(path)))
 }
 
 /// The `clientInfo` of `--probe`'s second session: Claude Desktop's name, a client a server
@@ -128,6 +154,14 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     };
     if !compared.is_empty() || args.format != ReportFormat::Text {
         print(&report::render(&outputs, args.format))?;
+    }
+    for (format, file) in &args.output {
+        std::fs::write(file, report::render(&outputs, *format)).map_err(|source| {
+            CliError::Write {
+                path: file.clone(),
+                source,
+            }
+        })?;
     }
     if !failed.is_empty() {
         for failure in &failed {

@@ -34,7 +34,8 @@ pub fn render(compared: &[Compared], failed: &[Failed]) -> String {
 }
 
 /// A Markdown table (severity, tool, direction, pointer, message) with a summary line;
-/// `title` heads it.
+/// `title` heads it. The worst changes come first (breaking, then warnings, then info), each
+/// severity in the report's order, so a job summary cut short still shows what matters.
 pub fn table(report: &DriftReport, title: &str) -> String {
     let mut out = format!("### {}\n\n", cell(title));
     if report.changes.is_empty() {
@@ -43,7 +44,9 @@ pub fn table(report: &DriftReport, title: &str) -> String {
     }
     out.push_str(&format!("**{}**\n\n", summary(report)));
     out.push_str("| severity | tool | direction | pointer | change |\n|---|---|---|---|---|\n");
-    for c in &report.changes {
+    let mut rows: Vec<_> = report.changes.iter().collect();
+    rows.sort_by_key(|c| std::cmp::Reverse(c.severity));
+    for c in rows {
         let icon = match c.severity {
             Severity::Breaking => "🔴 breaking",
             Severity::Warning => "🟡 warning",
