@@ -242,7 +242,21 @@ pub fn merge(existing: &str, found: &[Found]) -> Result<Merged, String> {
                             changed = true;
                         }
                         (Some(have), Some(want)) if Simple::of(have) == *want => {}
-                        (_, Some(want)) => {
+                        (Some(_), Some(want)) => {
+                            // In place: the key's comments and position stay, and so does
+                            // the comment after the value.
+                            if let Some(have) = table.get_mut(key) {
+                                let mut item = want.item();
+                                if let (Some(old), Some(new)) =
+                                    (have.as_value(), item.as_value_mut())
+                                {
+                                    *new.decor_mut() = old.decor().clone();
+                                }
+                                *have = item;
+                            }
+                            changed = true;
+                        }
+                        (None, Some(want)) => {
                             table.insert(key, want.item());
                             changed = true;
                         }
