@@ -33,7 +33,9 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
         }
     }
     let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-    let changed: Vec<usize> = (0..script.len()).filter(|&k| script[k] != Op::Keep).collect();
+    let changed: Vec<usize> = (0..script.len())
+        .filter(|&k| script[k] != Op::Keep)
+        .collect();
     let mut k = 0;
     while k < changed.len() {
         let start = changed[k].saturating_sub(3);
@@ -45,7 +47,10 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
         let end = (end + 4).min(script.len());
         let (old_start, new_start) = at[start];
         let old_count = script[start..end].iter().filter(|o| **o != Op::Add).count();
-        let new_count = script[start..end].iter().filter(|o| **o != Op::Remove).count();
+        let new_count = script[start..end]
+            .iter()
+            .filter(|o| **o != Op::Remove)
+            .count();
         let range = |first: usize, count: usize| match count {
             0 => format!("{first},0"),
             1 => format!("{}", first + 1),

@@ -176,7 +176,9 @@ fn wanted(transport: &Transport) -> Vec<(&'static str, Simple)> {
 /// The TOML parser's error when `existing` is not TOML, or `servers` (or a server) is not a
 /// table.
 pub fn merge(existing: &str, found: &[Found]) -> Result<Merged, String> {
-    let mut doc: DocumentMut = existing.parse().map_err(|e: toml_edit::TomlError| e.to_string())?;
+    let mut doc: DocumentMut = existing
+        .parse()
+        .map_err(|e: toml_edit::TomlError| e.to_string())?;
     if !doc.contains_key("servers") {
         let mut servers = Table::new();
         servers.set_implicit(true);
@@ -230,9 +232,9 @@ pub fn merge(existing: &str, found: &[Found]) -> Result<Merged, String> {
         let keys = wanted(&server.transport);
         let change = match servers.get_mut(&server.name) {
             Some(item) => {
-                let table = item.as_table_mut().ok_or_else(|| {
-                    format!("`servers.{}` is not a table", server.name)
-                })?;
+                let table = item
+                    .as_table_mut()
+                    .ok_or_else(|| format!("`servers.{}` is not a table", server.name))?;
                 let mut changed = false;
                 for key in OWNED {
                     let want = keys.iter().find(|(k, _)| *k == key).map(|(_, v)| v);

@@ -17,7 +17,11 @@ pub struct JsonError {
 
 impl std::fmt::Display for JsonError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {} column {}: {}", self.line, self.column, self.message)
+        write!(
+            f,
+            "line {} column {}: {}",
+            self.line, self.column, self.message
+        )
     }
 }
 
@@ -132,7 +136,12 @@ fn blank(text: &str) -> Result<String, JsonError> {
 fn position(text: &str, at: usize) -> (usize, usize) {
     let before = &text.as_bytes()[..at.min(text.len())];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let column = at - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+    let column = at
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+        + 1;
     (line, column)
 }
 
@@ -142,7 +151,8 @@ mod tests {
 
     #[test]
     fn comments_and_trailing_commas_are_read() {
-        let text = "{\n  // a server\n  \"a\": [1, 2,], /* x */\n  \"b\": \"//not a comment\",\n}\n";
+        let text =
+            "{\n  // a server\n  \"a\": [1, 2,], /* x */\n  \"b\": \"//not a comment\",\n}\n";
         assert_eq!(
             parse(text),
             Ok(serde_json::json!({"a": [1, 2], "b": "//not a comment"}))

@@ -25,7 +25,9 @@ impl Reference {
     /// Reads the text between `${` and `}`.
     fn from_body(body: &str) -> Self {
         let is_name = |s: &str| {
-            s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         };
         if let Some(name) = body.strip_prefix("env:") {
@@ -84,7 +86,9 @@ pub fn parts(value: &str) -> Vec<Part> {
         if start > 0 {
             out.push(Part::Text(rest[..start].to_owned()));
         }
-        out.push(Part::Ref(Reference::from_body(&rest[start + 2..start + 2 + len])));
+        out.push(Part::Ref(Reference::from_body(
+            &rest[start + 2..start + 2 + len],
+        )));
         rest = &rest[start + 2 + len + 1..];
     }
     if !rest.is_empty() {
@@ -122,9 +126,18 @@ mod tests {
         assert_eq!(exact("${GITHUB_TOKEN}"), Some(env("GITHUB_TOKEN", None)));
         assert_eq!(exact("${env:API_KEY}"), Some(env("API_KEY", None)));
         assert_eq!(exact("${PORT:-8080}"), Some(env("PORT", Some("8080"))));
-        assert_eq!(exact("${input:api-key}"), Some(Reference::Input("api-key".into())));
-        assert_eq!(exact("${workspaceFolder}"), Some(Reference::WorkspaceFolder));
-        assert_eq!(exact("${userHome}"), Some(Reference::Other("userHome".into())));
+        assert_eq!(
+            exact("${input:api-key}"),
+            Some(Reference::Input("api-key".into()))
+        );
+        assert_eq!(
+            exact("${workspaceFolder}"),
+            Some(Reference::WorkspaceFolder)
+        );
+        assert_eq!(
+            exact("${userHome}"),
+            Some(Reference::Other("userHome".into()))
+        );
         assert_eq!(exact("Bearer ${TOKEN}"), None);
         assert_eq!(
             parts("Bearer ${TOKEN} x ${"),

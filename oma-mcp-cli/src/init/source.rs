@@ -185,10 +185,9 @@ pub fn read(file: SourceFile<'_>) -> Result<Reading, JsonError> {
     let value = jsonc::parse(file.text)?;
     let mut reading = Reading::default();
     let Some(top) = value.as_object() else {
-        reading.warnings.push(format!(
-            "{}: not a JSON object; no servers read",
-            file.path
-        ));
+        reading
+            .warnings
+            .push(format!("{}: not a JSON object; no servers read", file.path));
         return Ok(reading);
     };
     let (key, servers, inputs) = if let Some(servers) = top.get("mcpServers") {
@@ -196,7 +195,11 @@ pub fn read(file: SourceFile<'_>) -> Result<Reading, JsonError> {
     } else if let Some(servers) = top.get("servers") {
         ("servers", servers, top.get("inputs"))
     } else if let Some(servers) = top.get("mcp").and_then(|m| m.get("servers")) {
-        ("mcp.servers", servers, top.get("mcp").and_then(|m| m.get("inputs")))
+        (
+            "mcp.servers",
+            servers,
+            top.get("mcp").and_then(|m| m.get("inputs")),
+        )
     } else if let Some(servers) = top.get("context_servers") {
         ("context_servers", servers, None)
     } else {
@@ -207,9 +210,10 @@ pub fn read(file: SourceFile<'_>) -> Result<Reading, JsonError> {
         return Ok(reading);
     };
     let Some(servers) = servers.as_object() else {
-        reading
-            .warnings
-            .push(format!("{}: `{key}` is not an object; no servers read", file.path));
+        reading.warnings.push(format!(
+            "{}: `{key}` is not an object; no servers read",
+            file.path
+        ));
         return Ok(reading);
     };
     let inputs: BTreeMap<String, bool> = inputs
@@ -706,4 +710,3 @@ fn shown(reference: &Reference) -> String {
         Reference::Other(body) => format!("${{{body}}}"),
     }
 }
-
