@@ -30,29 +30,31 @@ impl Reference {
                 .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         };
-        if let Some(name) = body.strip_prefix("env:") {
-            if !name.is_empty() && !name.contains(['=', '\0']) {
-                return Reference::Env {
-                    name: name.to_owned(),
-                    default: None,
-                };
-            }
+        if let Some(name) = body.strip_prefix("env:")
+            && !name.is_empty()
+            && !name.contains(['=', '\0'])
+        {
+            return Reference::Env {
+                name: name.to_owned(),
+                default: None,
+            };
         }
-        if let Some(id) = body.strip_prefix("input:") {
-            if !id.is_empty() {
-                return Reference::Input(id.to_owned());
-            }
+        if let Some(id) = body.strip_prefix("input:")
+            && !id.is_empty()
+        {
+            return Reference::Input(id.to_owned());
         }
         if matches!(body, "workspaceFolder" | "workspaceRoot") {
             return Reference::WorkspaceFolder;
         }
-        if let Some((name, default)) = body.split_once(":-") {
-            if is_name(name) && !default.contains("${") {
-                return Reference::Env {
-                    name: name.to_owned(),
-                    default: Some(default.to_owned()),
-                };
-            }
+        if let Some((name, default)) = body.split_once(":-")
+            && is_name(name)
+            && !default.contains("${")
+        {
+            return Reference::Env {
+                name: name.to_owned(),
+                default: Some(default.to_owned()),
+            };
         }
         // `userHome` is the only lower-case name clients predefine that a variable could be
         // mistaken for; upper-case and snake-case names are variables.

@@ -710,3 +710,63 @@ fn shown(reference: &Reference) -> String {
         Reference::Other(body) => format!("${{{body}}}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pins(path: &str, text: &str) -> Reading {
+        read(SourceFile {
+            path,
+            text,
+            workspace: ".",
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn names_and_secrets() {
+        assert_eq!(manifest_name("GitHub Copilot"), "GitHub-Copilot");
+        assert_eq!(manifest_name("a..b/"), "a-b");
+        assert_eq!(manifest_name("💥"), "server");
+        assert_eq!(input_variable("github-token"), "GITHUB_TOKEN");
+        assert!(looks_secret("API_KEY", "x"));
+        assert!(looks_secret("X", "ghp_abc"));
+        assert!(!looks_secret("LOG_LEVEL", "debug"));
+    }
+
+    #[test]
+    fn references_in_arguments_skip_the_server() {
+        let reading = pins(
+            ".mcp.json",
+            r#"{"mcpServers": {"s": {"command": "x", "args": ["${HOME}/y"]}}}"#,
+        );
+        assert_eq!(reading.servers, Vec::new());
+        assert_eq!(
+            reading.warnings,
+            vec![
+                ".mcp.json: mcpServers.s.args[0]: uses ${HOME}, which the client fills in when \
+                 it starts the server; a pin's command, arguments and directory are literal \
+                 (the server reads variables from its environment: `env`, `pass-env`), so the \
+                 server was skipped; write its pin by hand"
+                    .to_owned()
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_entries_are_warnings_not_panics() {
+        for text in [
+            "[]",
+            "{}",
+            r#"{"mcpServers": 3}"#,
+            r#"{"mcpServers": {"a": 1, "b": {"command": 2}, "c": {"url": "ftp://x"}}}"#,
+            r#"{"servers": {"a": {"type": "ws", "url": "https://x"}}}"#,
+            r#"{"mcpServers": {"a": {"url": "https://u:p@x/mcp"}}}"#,
+        ] {
+            let reading = pins("f.json", text);
+            assert!(reading.servers.is_empty(), "{text}");
+            assert!(!reading.warnings.is_empty(), "{text}");
+        }
+    }
+}
