@@ -60,6 +60,38 @@ pub enum CliError {
          -- node_modules/.bin/mcp-server-everything stdio` after `npm ci`)"
     )]
     NoServer,
+    /// `init` without `--from`, and none of the files it looks for.
+    #[error(
+        "no MCP configuration to read: none of ./.mcp.json, ./.cursor/mcp.json and \
+         ./.vscode/mcp.json exists; name the file with --from PATH (e.g. Claude Desktop's \
+         claude_desktop_config.json)"
+    )]
+    NoClientConfig,
+    /// A client's configuration file that cannot be read.
+    #[error("cannot read {path}")]
+    ReadClientConfig {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A client's configuration file that is not JSON (nor JSON with comments).
+    #[error("{path} is not JSON: {problem}")]
+    ClientConfig {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line and column.
+        problem: String,
+    },
+    /// The manifest `init` would update is not TOML, or not of a manifest's shape.
+    #[error("cannot update {path}: {problem}")]
+    ManifestEdit {
+        /// The manifest.
+        path: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
     /// A malformed `--env` or `--pass-env` (the message names the flag and the variable,
     /// never a value).
     #[error("{problem}")]

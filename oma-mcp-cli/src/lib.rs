@@ -29,6 +29,8 @@
 //!   as a command: a recording proxy in front of the real server that writes a cassette, and
 //!   a replay of one.
 //! - `login`, `logout`, `auth status`: logins to servers that ask for OAuth.
+//! - `init`: pins from the MCP configuration of other clients (Claude Code, Claude Desktop,
+//!   Cursor, VS Code, Windsurf, Zed, Cline) written into `oma-mcp.toml`, then snapshots.
 //! - `schema`: the JSON Schema of `oma-mcp.toml` or of the snapshot format.
 //! - `completions`: shell completions.
 //!
@@ -65,6 +67,8 @@
 //! - `stdio_server`: a fake served on stdin and stdout, for `record` and `replay`;
 //! - `rust_name_drift`: the generated Rust names of both sides of a drift check, compared;
 //! - `snapshot_format`: the serde model of the snapshot file, for its JSON Schema;
+//! - `init`: the pure part of `init`: other clients' files read (JSON with comments too),
+//!   mapped onto pins, merged into the manifest's text, the change as a unified diff;
 //! - `flags`: flag values several subcommands share;
 //! - `error`, `exit`, `output`: the error, how a run ended and its exit code, stdout and the
 //!   error line;
@@ -76,6 +80,7 @@ mod commands;
 mod error;
 mod exit;
 mod flags;
+mod init;
 mod interrupt;
 mod logging;
 mod loopback;

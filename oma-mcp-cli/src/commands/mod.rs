@@ -9,6 +9,7 @@ mod completions;
 mod diff;
 mod export;
 mod generate;
+mod init;
 mod list;
 mod login;
 mod logout;
@@ -98,6 +99,15 @@ pub enum Command {
     Schema(schema::SchemaArgs),
     /// Print shell completions.
     Completions(completions::CompletionsArgs),
+    /// Pin the MCP servers other clients are configured with (Claude Code, Claude Desktop,
+    /// Cursor, VS Code, Windsurf, Zed, Cline): write them into oma-mcp.toml, then take their
+    /// snapshots.
+    ///
+    /// Secrets become the names of environment variables (`pass-env`, `bearer-env`,
+    /// `header-env`), never values; a literal secret in a client's file is left out with a
+    /// warning that says where to move it. Running it again updates the same pins in place,
+    /// and a server already pinned under another name is skipped.
+    Init(init::InitArgs),
 }
 
 impl Command {
@@ -110,7 +120,8 @@ impl Command {
             | Command::Check(_)
             | Command::Scan(_)
             | Command::Record(_)
-            | Command::Login(_) => true,
+            | Command::Login(_)
+            | Command::Init(_) => true,
             Command::Generate(_)
             | Command::Logout(_)
             | Command::Auth(_)
@@ -141,5 +152,6 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
         Command::Scan(args) => scan::run(args).await,
         Command::Schema(args) => schema::run(&args),
         Command::Completions(args) => completions::run(&args, Cli::command()),
+        Command::Init(args) => init::run(args).await,
     }
 }

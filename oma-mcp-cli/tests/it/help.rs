@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crate::common::{assert_exit, oma_mcp, run, text};
 
 /// The subcommands, in `oma-mcp --help` order.
-const SUBCOMMANDS: [&str; 15] = [
+const SUBCOMMANDS: [&str; 16] = [
     "snapshot",
     "generate",
     "list",
@@ -36,6 +36,7 @@ const SUBCOMMANDS: [&str; 15] = [
     "scan",
     "schema",
     "completions",
+    "init",
 ];
 
 fn golden(name: &str) -> PathBuf {

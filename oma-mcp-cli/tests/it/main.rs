@@ -25,6 +25,8 @@
 //!   `snapshot`, `diff` and `check`, and `check --probe`;
 //! - `scan_cli`: `scan` of a poisoned `tools/list` file in text, JSON and SARIF, `--fail-on`,
 //!   a manifest's pins and `accept` entries;
+//! - `init_cli`: `init` on the files of each client (Claude Code, Claude Desktop, Cursor,
+//!   VS Code, Windsurf, Zed, Cline), `--dry-run`, a second run, and a snapshot;
 //! - `help`: the `--help` goldens in `fixtures/help/`.
 //!
 //! `common` holds the helpers. The tests need the project's test server
@@ -42,6 +44,7 @@ mod export_cli;
 mod generate_cli;
 mod help;
 mod hostile;
+mod init_cli;
 mod keyring_cli;
 mod oauth_cli;
 mod oauth_errors_cli;
