@@ -107,10 +107,10 @@ impl Command {
             Command::Snapshot(_)
             | Command::List(_)
             | Command::Call(_)
-            | Command::Check(_)
             | Command::Scan(_)
             | Command::Record(_)
             | Command::Login(_) => true,
+            Command::Check(args) => !args.offline,
             Command::Generate(_)
             | Command::Logout(_)
             | Command::Auth(_)
@@ -120,6 +120,13 @@ impl Command {
             | Command::Schema(_)
             | Command::Completions(_) => false,
         }
+    }
+
+    /// Whether the command reads no environment variable at all (`check --offline`), not
+    /// even the logging filter `OMA_MCP_LOG`: it reaches no server, so the runtime logs
+    /// nothing.
+    pub fn reads_no_environment(&self) -> bool {
+        matches!(self, Command::Check(args) if args.offline)
     }
 }
 
