@@ -25,6 +25,8 @@
 //!   `snapshot`, `diff` and `check`, and `check --probe`;
 //! - `scan_cli`: `scan` of a poisoned `tools/list` file in text, JSON and SARIF, `--fail-on`,
 //!   a manifest's pins and `accept` entries;
+//! - `offline_cli`: `check --offline` with an empty environment and no server to reach, and
+//!   the pre-commit hook that runs it;
 //! - `help`: the `--help` goldens in `fixtures/help/`.
 //!
 //! `common` holds the helpers. The tests need the project's test server
@@ -45,6 +47,7 @@ mod hostile;
 mod keyring_cli;
 mod oauth_cli;
 mod oauth_errors_cli;
+mod offline_cli;
 mod oidc_login;
 mod scan_cli;
 mod surface_cli;
