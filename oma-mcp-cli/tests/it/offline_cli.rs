@@ -295,3 +295,70 @@ fn offline_refuses_the_flags_that_reach_a_server() {
         );
     }
 }
+
+/// The pre-commit hook of the repository (`.pre-commit-hooks.yaml`, pre-commit's format: a
+/// list of hooks, each a map of strings and booleans): one hook with exactly these keys,
+/// whose entry, run as pre-commit runs it (no file names, in the project's root) in a
+/// project of this repository with an empty environment, passes.
+#[test]
+fn the_pre_commit_hook_runs_the_offline_check() {
+    let yaml = std::fs::read_to_string(workspace().join(".pre-commit-hooks.yaml"))
+        .expect("the repository has .pre-commit-hooks.yaml");
+    // Comments and blank lines aside, one list item of `key: value` lines.
+    let lines: Vec<&str> = yaml
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect();
+    let hook: Vec<(&str, &str)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let line = if i == 0 {
+                line.strip_prefix("- ").expect("a list of hooks")
+            } else {
+                line.strip_prefix("  ").expect("the keys of the one hook")
+            };
+            line.split_once(": ").expect("key: value")
+        })
+        .collect();
+    let keys: Vec<&str> = hook.iter().map(|(k, _)| *k).collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "name",
+            "description",
+            "entry",
+            "language",
+            "files",
+            "pass_filenames"
+        ]
+    );
+    let value = |key: &str| {
+        hook.iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+            .unwrap_or_default()
+    };
+    assert_eq!(value("id"), "oma-mcp-check");
+    assert_eq!(value("entry"), "oma-mcp check --offline");
+    assert_eq!(value("language"), "system");
+    assert_eq!(
+        value("files"),
+        r"(oma-mcp\.toml|\.snapshot\.json|cassettes/.*\.json)$"
+    );
+    assert_eq!(value("pass_filenames"), "false");
+    // Plain scalars: no `: ` or ` #` inside a value, which YAML would read otherwise.
+    for (key, v) in &hook {
+        assert!(!v.contains(": ") && !v.contains(" #"), "{key}: {v}");
+    }
+
+    let mut words = value("entry").split(' ');
+    assert_eq!(words.next(), Some("oma-mcp"));
+    let out = run(oma_mcp()
+        .env_clear()
+        .current_dir(workspace().join("examples/demo"))
+        .args(words));
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), "no drift\n");
+}
