@@ -61,6 +61,9 @@ pub enum Command {
     /// error. A server that cannot be checked (it does not start, its snapshot cannot be
     /// read) is reported on stderr and in every format but text: JSON `errors`, a GitHub
     /// `::error` on the manifest, a Markdown section, a SARIF result, a JUnit `<error>`.
+    ///
+    /// With --offline, no server: the committed snapshots and cassettes are checked on their
+    /// own (for a pre-commit hook, or CI without the servers or their secrets).
     Check(check::CheckArgs),
     /// Compare two snapshot (or bare `{"tools": [...]}`) files; exit codes as `check`.
     Diff(diff::DiffArgs),

@@ -165,7 +165,13 @@ fn each_problem_of_the_committed_files_is_a_breaking_change() {
         .flatten()
         .map(|c| {
             let s = |k: &str| c[k].as_str().unwrap_or("");
-            (s("server"), s("tool"), s("pointer"), s("kind"), s("severity"))
+            (
+                s("server"),
+                s("tool"),
+                s("pointer"),
+                s("kind"),
+                s("severity"),
+            )
         })
         .collect();
     assert_eq!(
@@ -256,9 +262,7 @@ fn a_tampered_digest_or_an_invalid_manifest_is_an_error() {
     assert_eq!(json["changes"], serde_json::json!([]));
     assert_eq!(
         text(&out.stderr),
-        format!(
-            "oma-mcp: server \"remote\" of oma-mcp.toml: {digest_error}\n"
-        )
+        format!("oma-mcp: server \"remote\" of oma-mcp.toml: {digest_error}\n")
     );
 
     std::fs::write(p.join("oma-mcp.toml"), "[servers.own]\nsnapshot = 3\n").expect("write");

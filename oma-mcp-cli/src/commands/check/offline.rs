@@ -83,7 +83,13 @@ fn check_pin(
     if let Some(source) = &snapshot.source {
         changes.extend(source_secrets(source));
     }
-    let found = scan_snapshot(&snapshot, &Extras::default(), others, &pin.name, &pin.accept);
+    let found = scan_snapshot(
+        &snapshot,
+        &Extras::default(),
+        others,
+        &pin.name,
+        &pin.accept,
+    );
     changes.extend(oma_mcp_core::scan::finding_changes(&found));
     let cassettes = crate::cassette_drift::changes(&pin.cassettes, &snapshot);
     let tools = snapshot
@@ -208,8 +214,8 @@ fn credential_arguments(args: &[String]) -> Vec<(usize, &str)> {
                 }
             }
             (None, Some((name, value))) => {
-                let variable = !name.is_empty()
-                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                let variable =
+                    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 if variable && credential_name(name) && literal(value) {
                     found.push((i, name));
                 }
