@@ -132,7 +132,7 @@ fn not_canonical(
 /// The 1-based number of the first line where `a` and `b` differ (a line one of them lacks
 /// counts, as does a missing final newline).
 fn first_different_line(a: &str, b: &str) -> usize {
-    let (mut a_lines, mut b_lines) = (a.split('\n'), b.split('\n'));
+    let (mut a_lines, mut b_lines) = (a.split_inclusive('\n'), b.split_inclusive('\n'));
     let mut line = 1;
     loop {
         match (a_lines.next(), b_lines.next()) {
