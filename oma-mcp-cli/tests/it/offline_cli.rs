@@ -101,9 +101,8 @@ fn clean_files_pass_without_servers_network_or_environment() {
 }
 
 /// A re-indented snapshot, a stale cassette, a credential left in a URL source and a
-/// poisoned description are each a breaking change, in text and JSON, and exit 1; with
-/// `--fail-on` above breaking… there is none, so a finding the pin accepts is shown as info
-/// and does not fail.
+/// poisoned description are each a breaking change, in text and JSON, and exit 1; a finding
+/// the pin accepts is an info line that fails only `--fail-on info`.
 #[test]
 fn each_problem_of_the_committed_files_is_a_breaking_change() {
     let dir = project();
