@@ -109,7 +109,9 @@ use crate::exit::Outcome;
 /// them.
 pub fn run() -> ExitCode {
     let cli = commands::Cli::parse();
-    logging::init();
+    if !cli.command.reads_no_environment() {
+        logging::init();
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

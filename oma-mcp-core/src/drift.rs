@@ -195,6 +195,8 @@ pub enum ChangeKind {
     MimeTypeChanged,
     InconsistentServer,
     ScanFinding,
+    SnapshotNotCanonical,
+    SnapshotSecret,
 }
 
 impl ChangeKind {
@@ -275,6 +277,8 @@ impl ChangeKind {
             MimeTypeChanged => "mime_type_changed",
             InconsistentServer => "inconsistent_server",
             ScanFinding => "scan_finding",
+            SnapshotNotCanonical => "snapshot_not_canonical",
+            SnapshotSecret => "snapshot_secret",
         }
     }
 }
@@ -356,6 +360,39 @@ impl Change {
             kind: ChangeKind::ScanFinding,
             severity,
             direction,
+            message: message.into(),
+        }
+    }
+}
+
+impl Change {
+    /// A breaking [`ChangeKind::SnapshotNotCanonical`] change (a server line): the committed
+    /// snapshot file's bytes are not the canonical text of what it holds (edited by hand,
+    /// reformatted by a tool), so the next `oma-mcp snapshot` rewrites more than what changed.
+    /// `message` names the file, the first line that differs and the command that rewrites it.
+    pub fn snapshot_not_canonical(message: impl Into<String>) -> Self {
+        Self {
+            tool: String::new(),
+            pointer: String::new(),
+            kind: ChangeKind::SnapshotNotCanonical,
+            severity: Severity::Breaking,
+            direction: Direction::Server,
+            message: message.into(),
+        }
+    }
+
+    /// A breaking [`ChangeKind::SnapshotSecret`] change (a server line): the snapshot's
+    /// `source` holds what looks like a credential (userinfo or a query value of its URL that
+    /// is not redacted, a literal header named like a credential, a command argument that
+    /// sets one), at `pointer` into the snapshot file. `message` says what and where, never
+    /// the value.
+    pub fn snapshot_secret(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            tool: String::new(),
+            pointer: pointer.into(),
+            kind: ChangeKind::SnapshotSecret,
+            severity: Severity::Breaking,
+            direction: Direction::Server,
             message: message.into(),
         }
     }

@@ -263,6 +263,13 @@
 //! Cassettes of recorded sessions (`oma-mcp check`, a pin's `cassettes`): a recorded call of a
 //! tool the snapshot lacks, with arguments its `inputSchema` refuses, or with an output its
 //! `outputSchema` refuses, and a cassette that cannot be read → breaking (`cassette_stale`).
+//!
+//! The committed files on their own (`oma-mcp check --offline`, no server): a snapshot file
+//! whose bytes are not [`Snapshot::to_canonical_string`] of what it holds → breaking
+//! (`snapshot_not_canonical`); a snapshot whose `source` holds what looks like a credential (a
+//! URL's userinfo or query value that is not `***`, a literal header named like a credential,
+//! a command argument that sets one) → breaking (`snapshot_secret`). Both are server lines
+//! (direction `server`, empty `tool`); a secret's `pointer` points into the file's `source`.
 
 pub mod call_outcome;
 pub mod cassette;

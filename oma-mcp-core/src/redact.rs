@@ -45,6 +45,48 @@ pub fn redact_url(url: &str) -> String {
     parsed.to_string()
 }
 
+/// What of `url`, a URL as recorded, is not redacted as [`redact_url`] redacts it: `userinfo`
+/// when it has userinfo other than `***`, and `the value of the query parameter "KEY"` for
+/// each query value other than `***`; `text that is not a URL` for text that is neither an
+/// absolute URL nor `<invalid URL>`. Empty for a URL [`redact_url`] wrote. The parts are
+/// named, never their values.
+///
+/// ```
+/// use oma_mcp_core::redact::{redact_url, unredacted};
+/// let url = "https://me:s3cret@mcp.example.com/mcp?api_key=abc&v=2";
+/// assert_eq!(
+///     unredacted(url),
+///     [
+///         "userinfo",
+///         "the value of the query parameter \"api_key\"",
+///         "the value of the query parameter \"v\""
+///     ]
+/// );
+/// assert!(unredacted(&redact_url(url)).is_empty());
+/// ```
+pub fn unredacted(url: &str) -> Vec<String> {
+    if url == "<invalid URL>" {
+        return Vec::new();
+    }
+    let Ok(parsed) = url::Url::parse(url) else {
+        return vec!["text that is not a URL".to_owned()];
+    };
+    let mut parts = Vec::new();
+    if (!parsed.username().is_empty() && parsed.username() != "***") || parsed.password().is_some()
+    {
+        parts.push("userinfo".to_owned());
+    }
+    for (key, value) in parsed.query_pairs() {
+        if value != "***" {
+            parts.push(format!(
+                "the value of the query parameter {}",
+                crate::quote::quoted(&key)
+            ));
+        }
+    }
+    parts
+}
+
 /// What is escaped in a redacted query key: controls, space and the query delimiters.
 const QUERY_KEY: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
     .add(b' ')
@@ -74,5 +116,26 @@ mod tests {
             redact_url("https://h.example/a%20b?x%26y=1"),
             "https://h.example/a%20b?x%26y=***"
         );
+    }
+
+    /// Every URL `redact_url` writes is redacted; userinfo, each query value and text that is
+    /// not a URL are named, never shown.
+    #[test]
+    fn unredacted_names_the_parts_that_may_hold_a_credential() {
+        for url in [
+            "https://tok@h.example/mcp?token=x",
+            "https://u:p@h.example/?a",
+            "not a url",
+            "http://127.0.0.1:8080/mcp",
+        ] {
+            assert_eq!(unredacted(&redact_url(url)), Vec::<String>::new(), "{url}");
+        }
+        assert_eq!(unredacted("https://u@h.example/"), ["userinfo"]);
+        assert_eq!(unredacted("https://***:pw@h.example/"), ["userinfo"]);
+        assert_eq!(
+            unredacted("https://h.example/?key=***&sig=abc"),
+            ["the value of the query parameter \"sig\""]
+        );
+        assert_eq!(unredacted("h.example/mcp"), ["text that is not a URL"]);
     }
 }

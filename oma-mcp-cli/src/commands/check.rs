@@ -2,7 +2,9 @@
 //! (tools, and as each pin says prompts, resources, templates and instructions) against the
 //! committed snapshots (with the text scanner's findings in what changed), with `--probe`
 //! compare readings in separate sessions, and check each pin's cassettes against its
-//! snapshot.
+//! snapshot; with `--offline`, check the committed files alone (`offline`).
+
+mod offline;
 
 use std::path::PathBuf;
 
@@ -60,6 +62,14 @@ pub struct CheckArgs {
     /// every report a CI job wants.
     #[arg(long, value_name = "FORMAT=PATH", value_parser = output_file)]
     pub output: Vec<(ReportFormat, PathBuf)>,
+    /// Check the committed files alone, as a pre-commit hook or a job without the servers:
+    /// start no server, reach no URL, read no environment variable. The manifest is valid;
+    /// each snapshot reads, its digests match, its bytes are canonical
+    /// (`snapshot_not_canonical`), its source holds no credential (`snapshot_secret`); the
+    /// text scanner's findings in it (`scan_finding`: breaking for a warning or high finding
+    /// the pin does not accept, info otherwise); its cassettes fit it (`cassette_stale`).
+    #[arg(long, conflicts_with_all = OFFLINE_CONFLICTS)]
+    pub offline: bool,
 }
 
 /// A `--output` value: a report format, `=`, a path.
@@ -83,6 +93,24 @@ fn output_file(value: &str) -> Result<(ReportFormat, PathBuf), String> {
     Ok((format, PathBuf::from(path)))
 }
 
+/// The flags that reach a server, refused beside `--offline`.
+const OFFLINE_CONFLICTS: [&str; 14] = [
+    "env",
+    "pass_env",
+    "header",
+    "bearer_env",
+    "header_env",
+    "client_credentials",
+    "client_id",
+    "client_id_env",
+    "client_secret_env",
+    "private_key_env",
+    "signing_algorithm",
+    "scopes",
+    "lifecycle",
+    "probe",
+];
+
 /// The `clientInfo` of `--probe`'s second session: Claude Desktop's name, a client a server
 /// tailoring its answers would want to single out.
 pub const PROBE_CLIENT: (&str, &str) = ("claude-ai", "0.1.0");
@@ -102,11 +130,17 @@ struct ServerFailed {
 /// others: their drift is still reported, every format but text reports the failure too
 /// (JSON `errors`, a GitHub `::error` on the manifest, a Markdown section, a SARIF result, a
 /// JUnit `<error>`), each failure is printed to stderr naming its server, and the exit code
-/// is 2.
+/// is 2. With `--offline`, no server: [`offline::run`].
 pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let path = args
         .manifest
+        .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_MANIFEST));
+    if args.offline {
+        // The one path of `--offline`: no flags validated against the environment, no
+        // connect configuration, no server.
+        return offline::run(&args, &path);
+    }
     let flags = Flags::validate(&args.server_env, &args.http)?;
     let manifest = Manifest::read(&path)?;
     let pins: Vec<&ServerPin> = match &args.server {
@@ -139,21 +173,35 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
             }),
         }
     }
+    finish(&compared, &failed, &path, &args)
+}
+
+/// Prints the report of `compared` and `failed` (servers of the manifest at `path`) in
+/// `--format`, writes each `--output` file, prints each failure on stderr too, and says how
+/// the run ended: failed (exit 2) when a server failed, else drift (exit 1) at or above
+/// `--fail-on`, else success.
+fn finish(
+    compared: &[Compared],
+    failed: &[ServerFailed],
+    path: &std::path::Path,
+    args: &CheckArgs,
+) -> Result<Outcome, CliError> {
+    let (format, fail_on) = (args.format, args.fail_on);
     let failures: Vec<Failed> = failed
         .iter()
         .map(|f| Failed {
             server: f.server.clone(),
-            manifest: path.clone(),
+            manifest: path.to_path_buf(),
             message: error_chain(&f.source),
         })
         .collect();
     let outputs = Outputs {
-        compared: &compared,
+        compared,
         failed: Some(&failures),
-        fail_on: args.fail_on,
+        fail_on,
     };
-    if !compared.is_empty() || args.format != ReportFormat::Text {
-        print(&report::render(&outputs, args.format))?;
+    if !compared.is_empty() || format != ReportFormat::Text {
+        print(&report::render(&outputs, format))?;
     }
     for (format, file) in &args.output {
         std::fs::write(file, report::render(&outputs, *format)).map_err(|source| {
@@ -164,12 +212,12 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
         })?;
     }
     if !failed.is_empty() {
-        for failure in &failed {
+        for failure in failed {
             print_error(failure);
         }
         return Ok(Outcome::Failed);
     }
-    Ok(if report::fails(&compared, args.fail_on) {
+    Ok(if report::fails(compared, fail_on) {
         Outcome::Drift
     } else {
         Outcome::Success

@@ -62,6 +62,9 @@ pub enum Command {
     /// error. A server that cannot be checked (it does not start, its snapshot cannot be
     /// read) is reported on stderr and in every format but text: JSON `errors`, a GitHub
     /// `::error` on the manifest, a Markdown section, a SARIF result, a JUnit `<error>`.
+    ///
+    /// With --offline, no server: the committed snapshots and cassettes are checked on their
+    /// own (for a pre-commit hook, or CI without the servers or their secrets).
     Check(check::CheckArgs),
     /// Compare two snapshot (or bare `{"tools": [...]}`) files; exit codes as `check`.
     Diff(diff::DiffArgs),
@@ -117,11 +120,11 @@ impl Command {
             Command::Snapshot(_)
             | Command::List(_)
             | Command::Call(_)
-            | Command::Check(_)
             | Command::Scan(_)
             | Command::Record(_)
             | Command::Login(_)
             | Command::Init(_) => true,
+            Command::Check(args) => !args.offline,
             Command::Generate(_)
             | Command::Logout(_)
             | Command::Auth(_)
@@ -131,6 +134,13 @@ impl Command {
             | Command::Schema(_)
             | Command::Completions(_) => false,
         }
+    }
+
+    /// Whether the command reads no environment variable at all (`check --offline`), not
+    /// even the logging filter `OMA_MCP_LOG`: it reaches no server, so the runtime logs
+    /// nothing.
+    pub fn reads_no_environment(&self) -> bool {
+        matches!(self, Command::Check(args) if args.offline)
     }
 }
 

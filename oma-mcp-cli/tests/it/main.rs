@@ -27,6 +27,8 @@
 //!   a manifest's pins and `accept` entries;
 //! - `init_cli`: `init` on the files of each client (Claude Code, Claude Desktop, Cursor,
 //!   VS Code, Windsurf, Zed, Cline), `--dry-run`, a second run, and a snapshot;
+//! - `offline_cli`: `check --offline` with an empty environment and no server to reach, and
+//!   the pre-commit hook that runs it;
 //! - `help`: the `--help` goldens in `fixtures/help/`.
 //!
 //! `common` holds the helpers. The tests need the project's test server
@@ -48,6 +50,7 @@ mod init_cli;
 mod keyring_cli;
 mod oauth_cli;
 mod oauth_errors_cli;
+mod offline_cli;
 mod oidc_login;
 mod scan_cli;
 mod surface_cli;
