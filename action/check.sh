@@ -5,12 +5,21 @@
 # and the counts and exit code as step outputs ($GITHUB_OUTPUT). Exits with check's code: 0
 # clean, 1 drift at or above INPUT_FAIL_ON, 2 an error (the summary says so too).
 #
-# Environment: INPUT_MANIFEST, INPUT_FAIL_ON, INPUT_SARIF (true/false), INPUT_PROBE
-# (true/false), RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY.
+# It runs from the repository root with the manifest under INPUT_WORKING_DIRECTORY (the
+# manifest's relative paths start at its own folder), so every annotation names its file as
+# GitHub does: relative to the repository root.
+#
+# Environment: INPUT_WORKING_DIRECTORY, INPUT_MANIFEST, INPUT_FAIL_ON, INPUT_SARIF
+# (true/false), INPUT_PROBE (true/false), RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY.
 set -euo pipefail
 
+manifest="${INPUT_MANIFEST:-oma-mcp.toml}"
+if [[ -n "${INPUT_WORKING_DIRECTORY:-}" && "$INPUT_WORKING_DIRECTORY" != . ]]; then
+  manifest="${INPUT_WORKING_DIRECTORY%/}/$manifest"
+fi
+
 out="$(mktemp -d "${RUNNER_TEMP:-/tmp}/oma-mcp-check.XXXXXX")"
-args=(check --manifest "${INPUT_MANIFEST:-oma-mcp.toml}" --fail-on "${INPUT_FAIL_ON:-breaking}"
+args=(check --manifest "$manifest" --fail-on "${INPUT_FAIL_ON:-breaking}"
   --format github --output "json=$out/drift.json" --output "markdown=$out/drift.md")
 if [[ "${INPUT_PROBE:-false}" == true ]]; then
   args+=(--probe)

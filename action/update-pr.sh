@@ -6,12 +6,15 @@
 # output `pull-request` (empty when nothing changed).
 #
 # Permissions the job needs: `contents: write` (push the branch) and `pull-requests: write`.
-# Environment: INPUT_MANIFEST, INPUT_BRANCH, GH_TOKEN, OMA_MCP_HEAD_REPO and
+# Environment: INPUT_WORKING_DIRECTORY, INPUT_MANIFEST, INPUT_BRANCH, GH_TOKEN, OMA_MCP_HEAD_REPO and
 # OMA_MCP_BASE_REPO (the pull request's head repository and this one), GITHUB_REF_NAME (the
 # base branch), RUNNER_TEMP, GITHUB_OUTPUT.
 set -euo pipefail
 
 manifest="${INPUT_MANIFEST:-oma-mcp.toml}"
+if [[ -n "${INPUT_WORKING_DIRECTORY:-}" && "$INPUT_WORKING_DIRECTORY" != . ]]; then
+  manifest="${INPUT_WORKING_DIRECTORY%/}/$manifest"
+fi
 branch="${INPUT_BRANCH:-oma-mcp/update-snapshots}"
 output="${GITHUB_OUTPUT:-/dev/null}"
 

@@ -37,6 +37,7 @@
 //! pass, except that `oauth_cli` and `oidc_login` fail under `CI`. Run one module's tests with
 //! a filter: `cargo test -p oma-mcp-cli --test it drift_cli::`.
 
+mod action_cli;
 mod cassette_cli;
 mod cli;
 mod common;
