@@ -56,7 +56,8 @@ pub enum Command {
     /// Exits 0 when the result is not an error, 2 when it is (`isError: true` or a failed
     /// call), with the result still printed, and 2 when the call was refused.
     Call(call::CallArgs),
-    /// Connect to the pinned servers and diff their live tools/list against the snapshots.
+    /// Connect to the pinned servers and diff what they offer (tools, prompts, resources,
+    /// instructions) against the snapshots.
     ///
     /// Exits 0 without drift at the --fail-on level, 1 with drift at or above it, 2 on an
     /// error. A server that cannot be checked (it does not start, its snapshot cannot be

@@ -182,11 +182,11 @@ fn drift_of_the_whole_surface_in_every_format() {
         format!(
             "### MCP drift: old.json → new.json\n\n**3 breaking, 1 warning, 2 info**\n\n\
              | severity | tool | direction | pointer | change |\n|---|---|---|---|---|\n\
-             | 🔵 info |  | server | `/serverInfo/version` | `server version \"1.0\" → \"1.1\"` |\n\
              | 🔴 breaking |  | server | `/capabilities/prompts` | `the server no longer declares the capability \"prompts\"` |\n\
-             | 🟡 warning |  | server | `/instructions` | `{INSTRUCTIONS}` |\n\
              | 🔴 breaking | `greet` | prompt | `/arguments/1` | `required argument \"lang\" was added` |\n\
              | 🔴 breaking | `note` | resource_template | `/uriTemplate` | `{TEMPLATE}` |\n\
+             | 🟡 warning |  | server | `/instructions` | `{INSTRUCTIONS}` |\n\
+             | 🔵 info |  | server | `/serverInfo/version` | `server version \"1.0\" → \"1.1\"` |\n\
              | 🔵 info | `memo://b` | resource |  | `resource \"memo://b\" was added` |\n"
         )
     );
