@@ -618,3 +618,84 @@ fn remote_pin(remote: &Value, at: &str, pin_name: &str) -> Result<Transport, Str
         header_env,
     })
 }
+
+/// What `check` says about a pin's registry entry: the entry's answer (`None` for a 404),
+/// and the newest version's when the entry is not the latest.
+pub fn status_changes(
+    pinned: &oma_mcp_build::manifest::RegistryPin,
+    found: Option<&Entry>,
+    latest: Option<&Entry>,
+) -> Vec<oma_mcp_core::drift::Change> {
+    use oma_mcp_core::drift::{Change, Severity};
+    let at = format!("{}@{}", pinned.name, pinned.version);
+    let mut changes = Vec::new();
+    let Some(found) = found else {
+        changes.push(Change::registry_status(
+            Severity::Warning,
+            format!(
+                "{at} is no longer in the registry at {} (deleted, or never published there); \
+                 pin another version with `oma-mcp add`",
+                pinned.url
+            ),
+        ));
+        return changes;
+    };
+    let reason = found
+        .status_message
+        .as_deref()
+        .map(|m| format!(": {m:?}"))
+        .unwrap_or_default();
+    match found.status {
+        Status::Deprecated => changes.push(Change::registry_status(
+            Severity::Warning,
+            format!("{at} is deprecated in the registry{reason}"),
+        )),
+        Status::Deleted => changes.push(Change::registry_status(
+            Severity::Warning,
+            format!("{at} is deleted from the registry{reason}"),
+        )),
+        Status::Active => {}
+    }
+    if let Some(latest) = latest.filter(|l| l.version != pinned.version) {
+        changes.push(Change::registry_status(
+            Severity::Info,
+            format!(
+                "{} {} is published in the registry (pinned: {}); `oma-mcp add {}@{}` updates \
+                 the pin",
+                pinned.name, latest.version, pinned.version, pinned.name, latest.version
+            ),
+        ));
+    }
+    changes
+}
+
+/// Asks the registry about a pin's entry for `check`: its [`status_changes`], or why the
+/// registry could not be asked (a warning for stderr, never a failure).
+///
+/// # Errors
+/// The registry cannot be reached, or its answer is not an entry.
+pub async fn check(
+    pinned: &oma_mcp_build::manifest::RegistryPin,
+) -> Result<Vec<oma_mcp_core::drift::Change>, String> {
+    let registry = fetch::Registry::new(&pinned.url)?;
+    let read = |answer: fetch::Answer, url: String| -> Result<Option<Entry>, String> {
+        match answer {
+            fetch::Answer::NotFound => Ok(None),
+            fetch::Answer::Found(json) => entry(&json).map(Some).map_err(|problem| {
+                format!("the registry's answer from {url} is not a server entry: {problem}")
+            }),
+        }
+    };
+    let found = read(
+        registry.version(&pinned.name, &pinned.version).await?,
+        registry.version_url(&pinned.name, &pinned.version),
+    )?;
+    let latest = match &found {
+        Some(f) if f.is_latest == Some(false) => read(
+            registry.version(&pinned.name, "latest").await?,
+            registry.version_url(&pinned.name, "latest"),
+        )?,
+        _ => None,
+    };
+    Ok(status_changes(pinned, found.as_ref(), latest.as_ref()))
+}
