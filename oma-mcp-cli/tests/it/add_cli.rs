@@ -287,7 +287,7 @@ fn an_mcp_bundle_is_refused_with_what_to_do() {
     assert_exit(&out, 2);
     assert_eq!(
         text(&out.stderr),
-        "oma-mcp: error: io.github.example/image-processor 1.0.0 is an MCP bundle (mcpb): \
+        "oma-mcp: io.github.example/image-processor 1.0.0 is an MCP bundle (mcpb): \
          https://github.com/example/image-processor-mcp/releases/download/v1.0.0/image-processor.mcpb \
          (SHA-256 fe333e598595000ae021bd27117db32ec69af6987f507ba7a63c90638ff633ce). oma-mcp \
          pins a command or a URL and does not download or unpack bundles: download the bundle, \
@@ -305,7 +305,7 @@ fn an_mcp_bundle_is_refused_with_what_to_do() {
     assert_exit(&npm, 2);
     assert_eq!(
         text(&npm.stderr),
-        "oma-mcp: error: io.github.example/image-processor 1.0.0 has no npm package; it has: \
+        "oma-mcp: io.github.example/image-processor 1.0.0 has no npm package; it has: \
          mcpb\n"
     );
 }
@@ -319,7 +319,7 @@ fn an_unknown_server_or_version_says_what_the_registry_has() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "oma-mcp: error: io.github.example/nothing@1.0.0 is not in the registry \
+            "oma-mcp: io.github.example/nothing@1.0.0 is not in the registry \
              ({base}/v0.1/servers/io.github.example%2Fnothing/versions/1.0.0 answered 404): \
              the registry at {base} has no server named \"io.github.example/nothing\" \
              ({base}/v0.1/servers/io.github.example%2Fnothing/versions answered 404; search it \
@@ -331,7 +331,7 @@ fn an_unknown_server_or_version_says_what_the_registry_has() {
     assert_eq!(
         text(&version.stderr),
         format!(
-            "oma-mcp: error: io.github.example/weather@9.9.9 is not in the registry \
+            "oma-mcp: io.github.example/weather@9.9.9 is not in the registry \
              ({base}/v0.1/servers/io.github.example%2Fweather/versions/9.9.9 answered 404): \
              its versions, newest first: 1.1.0, 1.0.0\n"
         )
@@ -340,7 +340,7 @@ fn an_unknown_server_or_version_says_what_the_registry_has() {
     assert_exit(&bare, 2);
     assert_eq!(
         text(&bare.stderr),
-        "oma-mcp: error: give the version to pin: `oma-mcp add io.github.example/weather@VERSION` \
+        "oma-mcp: give the version to pin: `oma-mcp add io.github.example/weather@VERSION` \
          (its versions, newest first: 1.1.0, 1.0.0), or `io.github.example/weather@latest` for \
          the newest\n"
     );
@@ -365,14 +365,48 @@ fn check_warns_about_a_deprecated_entry_and_a_newer_version() {
     assert_exit(&snapshot, 0);
     let out = run(oma_mcp().current_dir(dir.path()).arg("check"));
     assert_exit(&out, 0);
-    assert_eq!(text(&out.stdout), "");
+    assert_eq!(
+        text(&out.stdout),
+        "(server)\n  warning  server /  io.github.example/legacy-echo@0.9.0 is deprecated in \
+         the registry: \"Use 1.0.0: 0.9.0 echoes secrets into its logs\"\n  info     server \
+         /  io.github.example/legacy-echo 1.0.0 is published in the registry (pinned: 0.9.0); \
+         `oma-mcp add io.github.example/legacy-echo@1.0.0` updates the pin\n0 breaking, 1 \
+         warning, 1 info\n"
+    );
     assert_eq!(text(&out.stderr), "");
     let out = run(oma_mcp()
         .current_dir(dir.path())
         .args(["check", "--format", "json"]));
     assert_exit(&out, 0);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report, json!(null));
+    assert_eq!(
+        report,
+        json!({
+            "changes": [
+                {
+                    "tool": "",
+                    "pointer": "",
+                    "kind": "registry_status",
+                    "severity": "warning",
+                    "direction": "server",
+                    "message": "io.github.example/legacy-echo@0.9.0 is deprecated in the \
+                                registry: \"Use 1.0.0: 0.9.0 echoes secrets into its logs\""
+                },
+                {
+                    "tool": "",
+                    "pointer": "",
+                    "kind": "registry_status",
+                    "severity": "info",
+                    "direction": "server",
+                    "message": "io.github.example/legacy-echo 1.0.0 is published in the \
+                                registry (pinned: 0.9.0); `oma-mcp add \
+                                io.github.example/legacy-echo@1.0.0` updates the pin"
+                }
+            ],
+            "summary": {"breaking": 0, "warning": 1, "info": 1},
+            "errors": []
+        })
+    );
     // `--fail-on warning` fails on it; `--offline` asks no registry.
     let out = run(oma_mcp()
         .current_dir(dir.path())
@@ -390,5 +424,12 @@ fn check_warns_about_a_deprecated_entry_and_a_newer_version() {
     std::fs::write(dir.path().join("oma-mcp.toml"), unreachable).unwrap();
     let out = run(oma_mcp().current_dir(dir.path()).arg("check"));
     assert_exit(&out, 0);
-    assert_eq!(text(&out.stderr), "");
+    assert_eq!(text(&out.stdout), "no drift\n");
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: warning: server `echo`: cannot ask the registry about \
+         io.github.example/legacy-echo@0.9.0: cannot reach the registry at \
+         http://127.0.0.1:9/v0.1/servers/io.github.example%2Flegacy-echo/versions/0.9.0: \
+         Connection refused (os error 111)\n"
+    );
 }
