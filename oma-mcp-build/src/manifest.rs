@@ -66,8 +66,8 @@ mod oauth;
 mod registry;
 mod transport;
 
-use transport::{Transport, transport};
 pub use registry::{OFFICIAL_REGISTRY, RegistryPin};
+use transport::{Transport, transport};
 pub use transport::{UrlProblem, check_url, is_header_name, looks_like_credential};
 
 /// The default manifest file name, looked up in `CARGO_MANIFEST_DIR` by the builder.

@@ -112,9 +112,10 @@ pub async fn run(args: AddArgs) -> Result<Outcome, CliError> {
         ),
         Status::Active => {}
     }
-    let pin_name = args.name.clone().unwrap_or_else(|| {
-        manifest_name(name.rsplit('/').next().unwrap_or(name))
-    });
+    let pin_name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| manifest_name(name.rsplit('/').next().unwrap_or(name)));
     let Pinned {
         transport,
         registry: table,
@@ -164,8 +165,8 @@ pub async fn run(args: AddArgs) -> Result<Outcome, CliError> {
             found.version
         )));
     };
-    let (text, registry_changed) = with_registry(&merged.text, &pin_name, &table)
-        .map_err(edit_error)?;
+    let (text, registry_changed) =
+        with_registry(&merged.text, &pin_name, &table).map_err(edit_error)?;
     // The result must read back as a manifest, or nothing is written.
     Manifest::parse(&text, &manifest_path)?;
     if text != existing {
@@ -247,11 +248,7 @@ async fn known_versions(registry: &Registry, name: &str) -> Result<String, CliEr
 }
 
 /// `text` with `[servers.<pin>.registry]` set to `table`, and whether that changed it.
-fn with_registry(
-    text: &str,
-    pin: &str,
-    table: &RegistryTable,
-) -> Result<(String, bool), String> {
+fn with_registry(text: &str, pin: &str, table: &RegistryTable) -> Result<(String, bool), String> {
     let mut doc: DocumentMut = text
         .parse()
         .map_err(|e: toml_edit::TomlError| e.to_string())?;

@@ -118,11 +118,12 @@ impl Registry {
             return Err(format!("the registry answered {url} with HTTP {status}"));
         }
         let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| format!("cannot read the registry's answer from {url}: {}", cause(&e)))?
-        {
+        while let Some(chunk) = response.chunk().await.map_err(|e| {
+            format!(
+                "cannot read the registry's answer from {url}: {}",
+                cause(&e)
+            )
+        })? {
             if body.len() + chunk.len() > MAX_BODY {
                 return Err(format!(
                     "the registry's answer from {url} is larger than {} MiB",

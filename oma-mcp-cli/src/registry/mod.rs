@@ -229,12 +229,25 @@ pub fn pin(
             .unwrap_or("")
             .to_owned()
     };
-    let remote_type = |r: &Value| r.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+    let remote_type = |r: &Value| {
+        r.get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
     let has: Vec<String> = entry
         .packages
         .iter()
-        .map(package_type)
-        .chain(entry.remotes.iter().map(|r| format!("remote ({})", remote_type(r))))
+        .map(|p| match package_type(p) {
+            t if t.is_empty() => "untyped".to_owned(),
+            t => t,
+        })
+        .chain(
+            entry
+                .remotes
+                .iter()
+                .map(|r| format!("remote ({})", remote_type(r))),
+        )
         .collect();
     let listed = if has.is_empty() {
         "nothing".to_owned()
@@ -254,18 +267,11 @@ pub fn pin(
             .iter()
             .find(|p| package_type(p) == kind.as_str())
             .map(Candidate::Package)
-            .ok_or_else(|| {
-                format!(
-                    "{at} has no {} package; it has: {listed}",
-                    kind.as_str()
-                )
-            })?,
+            .ok_or_else(|| format!("{at} has no {} package; it has: {listed}", kind.as_str()))?,
         None => entry
             .packages
             .iter()
-            .find(|p| {
-                matches!(package_type(p).as_str(), "npm" | "pypi" | "oci") && stdio(p)
-            })
+            .find(|p| matches!(package_type(p).as_str(), "npm" | "pypi" | "oci") && stdio(p))
             .map(Candidate::Package)
             .or_else(|| {
                 entry
@@ -472,7 +478,10 @@ fn package_pin(package: &Value, at: &str, warnings: &mut Vec<String>) -> Result<
     let mut env = BTreeMap::new();
     let mut pass_env = Vec::new();
     let mut names = Vec::new();
-    if let Some(list) = package.get("environmentVariables").and_then(Value::as_array) {
+    if let Some(list) = package
+        .get("environmentVariables")
+        .and_then(Value::as_array)
+    {
         for variable in list {
             let name = input_name(variable, at, "environmentVariables")?;
             let secret = variable
@@ -557,13 +566,14 @@ fn remote_pin(remote: &Value, at: &str, pin_name: &str) -> Result<Transport, Str
         .get("url")
         .and_then(Value::as_str)
         .ok_or_else(|| format!("{at}: its remote has no `url`"))?;
-    let url = substitute(template, remote.get("variables").and_then(Value::as_object))
-        .ok_or_else(|| {
+    let url = substitute(template, remote.get("variables").and_then(Value::as_object)).ok_or_else(
+        || {
             format!(
                 "{at}: its remote's URL {template:?} has a variable without a value in the \
                  registry; write the pin into oma-mcp.toml by hand with your value"
             )
-        })?;
+        },
+    )?;
     if let Err(problem) = oma_mcp_build::manifest::check_url(&url) {
         use oma_mcp_build::manifest::UrlProblem;
         let why = match problem {
@@ -596,10 +606,7 @@ fn remote_pin(remote: &Value, at: &str, pin_name: &str) -> Result<Transport, Str
                 continue;
             }
             match value {
-                Some(v)
-                    if !secret
-                        && !oma_mcp_build::manifest::looks_like_credential(name) =>
-                {
+                Some(v) if !secret && !oma_mcp_build::manifest::looks_like_credential(name) => {
                     headers.insert(name.to_owned(), v);
                 }
                 _ => {
@@ -698,4 +705,76 @@ pub async fn check(
         _ => None,
     };
     Ok(status_changes(pinned, found.as_ref(), latest.as_ref()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Malformed answers are errors naming what is wrong, never panics; a package or remote
+    /// of the wrong shape refuses the entry with its reason.
+    #[test]
+    fn malformed_entries_are_errors() {
+        assert_eq!(
+            entry(&json!([])),
+            Err("it has no `server` object".to_owned())
+        );
+        assert_eq!(
+            entry(&json!({"server": {"name": 1}})),
+            Err("`server.name` is not a string".to_owned())
+        );
+        assert_eq!(
+            entry(&json!({"server": {"name": "a.b/c", "version": "1", "packages": {}}})),
+            Err("`server.packages` is not an array".to_owned())
+        );
+        assert_eq!(
+            versions(&json!({"servers": [1, {"server": {}}]})),
+            Vec::<String>::new()
+        );
+        let odd = entry(&json!({
+            "server": {"name": "a.b/c", "version": "1", "packages": [
+                7,
+                {"registryType": "npm", "identifier": "x", "version": "^1.0"},
+            ], "remotes": [{"type": "streamable-http", "url": "https://{host}/mcp"}]},
+            "_meta": {"io.modelcontextprotocol.registry/official": "not an object"}
+        }))
+        .unwrap();
+        assert_eq!(odd.status, Status::Active);
+        assert_eq!(
+            pin(&odd, None, "c", "r", "r"),
+            Err(
+                "a.b/c 1: its npm package's version \"^1.0\" is not an exact version, and a pin \
+                 must not move"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            pin(&odd, Some(Kind::Remote), "c", "r", "r"),
+            Err(
+                "a.b/c 1: its remote's URL \"https://{host}/mcp\" has a variable without a value \
+                 in the registry; write the pin into oma-mcp.toml by hand with your value"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            pin(&odd, Some(Kind::Pypi), "c", "r", "r"),
+            Err(
+                "a.b/c 1 has no pypi package; it has: untyped, npm, remote (streamable-http)"
+                    .to_owned()
+            )
+        );
+    }
+
+    /// `{variables}` take their `value`, else their `default`; one without either leaves the
+    /// text unresolved.
+    #[test]
+    fn variables_are_substituted() {
+        let vars = json!({"a": {"value": "1"}, "b": {"default": "2"}, "c": {}});
+        let vars = vars.as_object();
+        assert_eq!(substitute("x{a}y{b}z", vars), Some("x1y2z".to_owned()));
+        assert_eq!(substitute("{c}", vars), None);
+        assert_eq!(substitute("open{", vars), None);
+        assert_eq!(substitute("plain", None), Some("plain".to_owned()));
+    }
 }

@@ -82,7 +82,10 @@ fn registry() -> String {
 
 /// The registry's answer to `GET path`: a version (`latest` too), a version list, or 404.
 fn answer(entries: &BTreeMap<String, Vec<Value>>, path: &str) -> (&'static str, String) {
-    let not_found = ("404 Not Found", json!({"error": "Server not found"}).to_string());
+    let not_found = (
+        "404 Not Found",
+        json!({"error": "Server not found"}).to_string(),
+    );
     let Some(rest) = path.strip_prefix("/v0.1/servers/") else {
         return not_found;
     };
@@ -163,7 +166,10 @@ file-sha256 = "9f2a1c3b4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8"
     );
     // An older version updates the same pin in place, its other keys kept.
     let mut edited = manifest(dir.path());
-    edited = edited.replace("[servers.weather]\n", "[servers.weather]\nprefix = \"wx\"\n");
+    edited = edited.replace(
+        "[servers.weather]\n",
+        "[servers.weather]\nprefix = \"wx\"\n",
+    );
     std::fs::write(dir.path().join("oma-mcp.toml"), &edited).unwrap();
     let older = add(dir.path(), "io.github.example/weather@1.0.0", &[]);
     assert_exit(&older, 0);
@@ -228,7 +234,11 @@ package-version = "0.5.0"
 #[test]
 fn an_oci_image_is_pinned_by_its_digest_with_its_variables_passed_in() {
     let dir = tempfile::tempdir().unwrap();
-    let out = add(dir.path(), "io.github.example/kubernetes-manager@1.0.0", &[]);
+    let out = add(
+        dir.path(),
+        "io.github.example/kubernetes-manager@1.0.0",
+        &[],
+    );
     assert_exit(&out, 0);
     assert_eq!(
         manifest(dir.path()),
