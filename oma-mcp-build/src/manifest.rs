@@ -63,8 +63,10 @@ use oma_mcp_core::snapshot::{DEFAULT_MAX_LIST_ITEMS, Pin};
 
 mod accept;
 mod oauth;
+mod registry;
 mod transport;
 
+pub use registry::{OFFICIAL_REGISTRY, RegistryPin};
 use transport::{Transport, transport};
 pub use transport::{UrlProblem, check_url, is_header_name, looks_like_credential};
 
@@ -163,6 +165,9 @@ pub struct ServerPin {
     /// Findings of the text scanner (`oma-mcp scan`, `snapshot`, `check`) this pin accepts,
     /// each for a rule and a tool (or `*`), with its reason.
     pub accept: Vec<oma_mcp_core::scan::Accept>,
+    /// Where the pin came from in an MCP registry (`[servers.<name>.registry]`, as
+    /// `oma-mcp add` writes it); `oma-mcp check` asks the registry about that entry.
+    pub registry: Option<RegistryPin>,
 }
 
 /// `oma-mcp.toml`: the MCP servers a crate pins (the file format, as `oma-mcp schema manifest`
@@ -290,6 +295,11 @@ struct RawServer {
     /// have is an error.
     #[serde(default)]
     accept: Vec<accept::RawAccept>,
+    /// Where the server came from in an MCP registry, as `oma-mcp add` writes it: `{ name =
+    /// "io.github.owner/server", version = "1.2.3", registry-type = "npm", identifier =
+    /// "@owner/server" }`. `oma-mcp check` warns when that entry became deprecated or
+    /// deleted, and says when a newer version is published.
+    registry: Option<registry::RawRegistry>,
 }
 
 /// One entry of `pin`.
@@ -377,7 +387,7 @@ impl Manifest {
         };
         let base = std::path::absolute(&base).unwrap_or(base);
         let mut servers = BTreeMap::new();
-        for (name, raw) in raw.servers {
+        for (name, mut raw) in raw.servers {
             if name.is_empty()
                 || !name
                     .chars()
@@ -390,6 +400,10 @@ impl Manifest {
             }
             let transport = transport(&name, &raw).map_err(bad)?;
             let accept = accept::accepts(&name, &raw.accept).map_err(bad)?;
+            let registry = match raw.registry.take() {
+                Some(table) => Some(registry::registry(&name, table).map_err(bad)?),
+                None => None,
+            };
             let oauth = match &raw.oauth {
                 Some(_) if matches!(transport, Transport::Command { .. }) => {
                     return Err(bad(format!(
@@ -546,6 +560,7 @@ impl Manifest {
                     },
                     max_list_items,
                     accept,
+                    registry,
                 },
             );
         }
@@ -983,7 +998,7 @@ mod tests {
         };
         assert_eq!(
             err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `cassettes`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`, `pin`, `max-list-items`, `accept`\n"
+            "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `cassettes`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`, `pin`, `max-list-items`, `accept`, `registry`\n"
         );
         assert_eq!(
             err("[servers.\"a b\"]\ncommand = \"x\"\n"),
@@ -1102,6 +1117,110 @@ mod tests {
             ),
             "manifest m.toml is not valid: servers.x.accept[0].tool is empty; name the tool whose \
              finding is accepted, or \"*\" for every tool"
+        );
+    }
+
+    /// `[servers.<name>.registry]` reads into [`RegistryPin`] (the official registry by
+    /// default, a URL without its trailing `/`), and a table that could not say where the pin
+    /// came from is refused with the key at fault.
+    #[test]
+    fn registry_tables() {
+        let text = "[servers.a]\ncommand = \"npx\"\n[servers.a.registry]\nname = \"io.github.o/a\"\n\
+                    version = \"1.2.3\"\nregistry-type = \"npm\"\nidentifier = \"@o/a\"\n\
+                    package-version = \"1.2.3\"\n\
+                    file-sha256 = \"fe333e598595000ae021bd27117db32ec69af6987f507ba7a63c90638ff633ce\"\n\
+                    [servers.b]\nurl = \"https://h.example/mcp\"\n[servers.b.registry]\n\
+                    name = \"com.example/b\"\nversion = \"2.0.0\"\nurl = \"http://127.0.0.1:9/\"\n\
+                    [servers.c]\ncommand = \"c\"\n";
+        let m = Manifest::parse(text, Path::new("m.toml")).unwrap();
+        assert_eq!(
+            m.servers["a"].registry,
+            Some(RegistryPin {
+                name: "io.github.o/a".into(),
+                version: "1.2.3".into(),
+                url: "https://registry.modelcontextprotocol.io".into(),
+                registry_type: Some("npm".into()),
+                identifier: Some("@o/a".into()),
+                package_version: Some("1.2.3".into()),
+                file_sha256: Some(
+                    "fe333e598595000ae021bd27117db32ec69af6987f507ba7a63c90638ff633ce".into()
+                ),
+            })
+        );
+        assert_eq!(
+            m.servers["b"].registry,
+            Some(RegistryPin {
+                name: "com.example/b".into(),
+                version: "2.0.0".into(),
+                url: "http://127.0.0.1:9".into(),
+                registry_type: None,
+                identifier: None,
+                package_version: None,
+                file_sha256: None,
+            })
+        );
+        assert_eq!(m.servers["c"].registry, None);
+        let err = |registry: &str| {
+            Manifest::parse(
+                &format!("[servers.x]\ncommand = \"c\"\n[servers.x.registry]\n{registry}"),
+                Path::new("m.toml"),
+            )
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(
+            err("name = \"nameless\"\nversion = \"1\"\n"),
+            "manifest m.toml is not valid: servers.x.registry.name \"nameless\" is not a registry \
+             server name; give it in reverse-DNS form with one `/`, such as \
+             \"io.github.owner/server\""
+        );
+        assert_eq!(
+            err("name = \"a.b/c\"\nversion = \"latest\"\n"),
+            "manifest m.toml is not valid: servers.x.registry.version \"latest\" is not an exact \
+             version; give the version the pin was made from, such as \"1.2.3\""
+        );
+        assert_eq!(
+            err("name = \"a.b/c\"\nversion = \"1\"\nurl = \"ftp://r\"\n"),
+            "manifest m.toml is not valid: servers.x.registry.url \"ftp://r\" is not an http or \
+             https URL; give the registry's base URL, such as \
+             \"https://registry.modelcontextprotocol.io\""
+        );
+        assert_eq!(
+            err("name = \"a.b/c\"\nversion = \"1\"\nfile-sha256 = \"abc\"\n"),
+            "manifest m.toml is not valid: servers.x.registry.file-sha256 \"abc\" is not a \
+             SHA-256 (64 hexadecimal digits)"
+        );
+    }
+
+    /// The JSON Schema describes `registry` with its keys, so editors know the table.
+    #[cfg(feature = "json-schema")]
+    #[test]
+    fn the_json_schema_has_the_registry_table() {
+        let schema = json_schema();
+        let text = schema.to_string();
+        let keys: Vec<&str> = [
+            "\"registry-type\"",
+            "\"identifier\"",
+            "\"package-version\"",
+            "\"file-sha256\"",
+        ]
+        .into_iter()
+        .filter(|k| !text.contains(k))
+        .collect();
+        assert_eq!(keys, Vec::<&str>::new());
+        let server = &schema["$defs"]["RawServer"]["properties"]["registry"];
+        assert_eq!(
+            server["anyOf"][0]["$ref"],
+            serde_json::json!("#/$defs/RawRegistry"),
+            "{server}"
+        );
+        assert_eq!(
+            schema["$defs"]["RawRegistry"]["required"],
+            serde_json::json!(["name", "version"])
+        );
+        assert_eq!(
+            schema["$defs"]["RawRegistry"]["additionalProperties"],
+            serde_json::json!(false)
         );
     }
 }

@@ -84,6 +84,10 @@ pub enum CliError {
         /// What is wrong, with the line and column.
         problem: String,
     },
+    /// An MCP registry that cannot be asked, or an entry of it that cannot be pinned
+    /// (`add`); the message names the URL or the entry.
+    #[error("{0}")]
+    Registry(String),
     /// The manifest `init` would update is not TOML, or not of a manifest's shape.
     #[error("cannot update {path}: {problem}")]
     ManifestEdit {

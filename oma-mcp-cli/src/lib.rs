@@ -86,6 +86,7 @@ mod logging;
 mod loopback;
 mod output;
 mod progress;
+mod registry;
 mod report;
 mod rust_name_drift;
 mod scan_findings;

@@ -197,6 +197,7 @@ pub enum ChangeKind {
     ScanFinding,
     SnapshotNotCanonical,
     SnapshotSecret,
+    RegistryStatus,
 }
 
 impl ChangeKind {
@@ -279,6 +280,7 @@ impl ChangeKind {
             ScanFinding => "scan_finding",
             SnapshotNotCanonical => "snapshot_not_canonical",
             SnapshotSecret => "snapshot_secret",
+            RegistryStatus => "registry_status",
         }
     }
 }
@@ -392,6 +394,21 @@ impl Change {
             pointer: pointer.into(),
             kind: ChangeKind::SnapshotSecret,
             severity: Severity::Breaking,
+            direction: Direction::Server,
+            message: message.into(),
+        }
+    }
+
+    /// A [`ChangeKind::RegistryStatus`] change (a server line) of a pin made from an MCP
+    /// registry: a [`Severity::Warning`] when its entry is deprecated, deleted or no longer
+    /// found, [`Severity::Info`] when a newer version is published. `message` names the entry,
+    /// its version and what to do.
+    pub fn registry_status(severity: Severity, message: impl Into<String>) -> Self {
+        Self {
+            tool: String::new(),
+            pointer: String::new(),
+            kind: ChangeKind::RegistryStatus,
+            severity,
             direction: Direction::Server,
             message: message.into(),
         }

@@ -270,6 +270,10 @@
 //! URL's userinfo or query value that is not `***`, a literal header named like a credential,
 //! a command argument that sets one) → breaking (`snapshot_secret`). Both are server lines
 //! (direction `server`, empty `tool`); a secret's `pointer` points into the file's `source`.
+//!
+//! The registry entry of a pin made from an MCP registry (`oma-mcp add`, a pin's `registry`
+//! table): the entry deprecated, deleted or no longer found → warning; a newer version
+//! published → info (`registry_status`, a server line).
 
 pub mod call_outcome;
 pub mod cassette;

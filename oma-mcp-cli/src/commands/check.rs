@@ -251,6 +251,21 @@ async fn check_one(
 ) -> Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError> {
     // Read the pin first: a broken snapshot fails before a server is started.
     let snapshot = crate::snapshot_file::read(&pin.snapshot)?;
+    // A pin made from an MCP registry: is its entry still there, and the newest? Only for a
+    // pin with a `registry` table; a registry that cannot be asked is a warning.
+    let mut registry = Vec::new();
+    if let Some(entry) = &pin.registry {
+        match crate::registry::check(entry).await {
+            Ok(changes) => registry = changes,
+            Err(problem) => eprintln!(
+                "oma-mcp: warning: server `{}`: cannot ask the registry about {}@{}: {}",
+                pin.name,
+                entry.name,
+                entry.version,
+                terminal::safe(&problem)
+            ),
+        }
+    }
     let mut config = flags.apply(
         cli_client(pin.connect_config(), Some(pin)),
         Some((manifest, pin)),
@@ -260,6 +275,7 @@ async fn check_one(
     }
     let (live, protocol) = read_live(pin, config.clone()).await?;
     let mut drift = diff(&snapshot, &live);
+    drift.extend(registry);
     if probe {
         drift.extend(probe_changes(pin, config, &live, protocol.as_deref()).await?);
     }

@@ -2,6 +2,7 @@
 //! in this crate, out of the libraries). What they share is in the crate's other modules,
 //! none of which imports a command.
 
+mod add;
 mod auth;
 mod call;
 mod check;
@@ -112,6 +113,17 @@ pub enum Command {
     /// warning that says where to move it. Running it again updates the same pins in place,
     /// and a server already pinned under another name is skipped.
     Init(init::InitArgs),
+    /// Pin a server from an MCP registry (the official MCP Registry's /v0.1 API, or another
+    /// with --registry): write its package or remote into oma-mcp.toml, then take its
+    /// snapshot.
+    ///
+    /// NAME@VERSION names an exact version of the entry (`@latest` resolves to one, which is
+    /// recorded). npm packages start with `npx -y NAME@VERSION`, PyPI packages with `uvx
+    /// NAME==VERSION`, OCI images with `docker run -i --rm IMAGE`; a remote is pinned by its
+    /// URL. Secret environment variables and headers become variable names (`pass-env`,
+    /// `bearer-env`, `header-env`), never values. The pin records the entry in
+    /// `[servers.NAME.registry]`, and `check` warns when it becomes deprecated or deleted.
+    Add(add::AddArgs),
 }
 
 impl Command {
@@ -124,7 +136,8 @@ impl Command {
             | Command::Scan(_)
             | Command::Record(_)
             | Command::Login(_)
-            | Command::Init(_) => true,
+            | Command::Init(_)
+            | Command::Add(_) => true,
             Command::Check(args) => !args.offline,
             Command::Generate(_)
             | Command::Logout(_)
@@ -164,5 +177,6 @@ pub async fn run(command: Command) -> Result<Outcome, CliError> {
         Command::Schema(args) => schema::run(&args),
         Command::Completions(args) => completions::run(&args, Cli::command()),
         Command::Init(args) => init::run(args).await,
+        Command::Add(args) => add::run(args).await,
     }
 }

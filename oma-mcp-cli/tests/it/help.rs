@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crate::common::{assert_exit, oma_mcp, run, text};
 
 /// The subcommands, in `oma-mcp --help` order.
-const SUBCOMMANDS: [&str; 16] = [
+const SUBCOMMANDS: [&str; 17] = [
     "snapshot",
     "generate",
     "list",
@@ -37,6 +37,7 @@ const SUBCOMMANDS: [&str; 16] = [
     "schema",
     "completions",
     "init",
+    "add",
 ];
 
 fn golden(name: &str) -> PathBuf {

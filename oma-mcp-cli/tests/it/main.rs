@@ -27,6 +27,9 @@
 //!   a manifest's pins and `accept` entries;
 //! - `init_cli`: `init` on the files of each client (Claude Code, Claude Desktop, Cursor,
 //!   VS Code, Windsurf, Zed, Cline), `--dry-run`, a second run, and a snapshot;
+//! - `add_cli`: `add` against an MCP registry the test serves on loopback from
+//!   `fixtures/registry/` (npm, PyPI, OCI, MCPB, a remote), and `check` of a pin whose
+//!   registry entry is deprecated;
 //! - `offline_cli`: `check --offline` with an empty environment and no server to reach, and
 //!   the pre-commit hook that runs it;
 //! - `help`: the `--help` goldens in `fixtures/help/`.
@@ -38,6 +41,7 @@
 //! a filter: `cargo test -p oma-mcp-cli --test it drift_cli::`.
 
 mod action_cli;
+mod add_cli;
 mod cassette_cli;
 mod cli;
 mod common;
