@@ -422,6 +422,59 @@ fn input_name<'a>(input: &'a Value, at: &str, what: &str) -> Result<&'a str, Str
     }
 }
 
+/// The runners a `runtimeHint` may name, per registry type (the MCP Registry's package types:
+/// npm packages run with npx or bunx, PyPI packages with uvx or pipx, OCI images with docker
+/// or podman).
+const RUNNERS: &[(&str, &[&str])] = &[
+    ("npm", &["npx", "bunx"]),
+    ("pypi", &["uvx", "pipx"]),
+    ("oci", &["docker", "podman"]),
+];
+
+/// Whether `identifier` is a package name of its registry type: npm's (`@scope/name`,
+/// lowercase letters, digits, `-`, `.`, `_`, `~`), PyPI's (PEP 508 names: letters, digits,
+/// `-`, `.`, `_`, starting and ending with a letter or digit), or an OCI image reference
+/// (registry host, path, `:tag` or `@sha256:digest`; no leading `-`, no spaces). Anything that
+/// starts with `-` is refused, as it would be read as an option.
+fn valid_identifier(kind: &str, identifier: &str) -> bool {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~');
+    let starts_well = identifier
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '@');
+    if !starts_well {
+        return false;
+    }
+    match kind {
+        "npm" => {
+            let name = match identifier.strip_prefix('@') {
+                Some(scoped) => match scoped.split_once('/') {
+                    Some((scope, name)) if !scope.is_empty() && scope.chars().all(plain) => name,
+                    _ => return false,
+                },
+                None => identifier,
+            };
+            !name.is_empty()
+                && name.chars().all(plain)
+                && !name.starts_with(['-', '.', '_'])
+                && identifier == identifier.to_ascii_lowercase()
+        }
+        "pypi" => {
+            identifier
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+                && identifier
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_ascii_alphanumeric())
+        }
+        "oci" => identifier
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '/' | ':' | '@')),
+        _ => false,
+    }
+}
+
 /// A package over stdio as a command pin.
 fn package_pin(package: &Value, at: &str, warnings: &mut Vec<String>) -> Result<Transport, String> {
     let kind = package
@@ -445,6 +498,16 @@ fn package_pin(package: &Value, at: &str, warnings: &mut Vec<String>) -> Result<
              unpack it and pin the command its manifest.json names (try it first with \
              `oma-mcp list -- COMMAND ARGS...`), or add another package of the entry with \
              --type"
+        ));
+    }
+    // The entry's text becomes a command line that `add` runs at once to take the snapshot:
+    // nothing in it may read as an option or name another program than the package type's.
+    if !valid_identifier(kind, identifier) {
+        return Err(format!(
+            "{at}: its {kind} package's identifier {} is not a valid {kind} package name; \
+             refusing to pin it (an identifier that starts with `-` or holds spaces or shell \
+             characters would be read as options or commands)",
+            crate::terminal::one_line(&format!("{identifier:?}"))
         ));
     }
     if !stdio(package) {
@@ -475,6 +538,24 @@ fn package_pin(package: &Value, at: &str, warnings: &mut Vec<String>) -> Result<
         .get("runtimeHint")
         .and_then(Value::as_str)
         .filter(|h| !h.trim().is_empty());
+    if let Some(hint) = hint
+        && !RUNNERS
+            .iter()
+            .any(|(k, runners)| *k == kind && runners.contains(&hint))
+    {
+        let known: Vec<&str> = RUNNERS
+            .iter()
+            .filter(|(k, _)| *k == kind)
+            .flat_map(|(_, runners)| runners.iter().copied())
+            .collect();
+        return Err(format!(
+            "{at}: its {kind} package's runtimeHint {} is not a runner oma-mcp knows for {kind} \
+             packages ({}); refusing to pin a command the entry chose (pin it by hand with \
+             `oma-mcp.toml`'s `command` after reading what it runs)",
+            crate::terminal::one_line(&format!("{hint:?}")),
+            known.join(", ")
+        ));
+    }
     let mut env = BTreeMap::new();
     let mut pass_env = Vec::new();
     let mut names = Vec::new();
@@ -711,6 +792,63 @@ pub async fn check(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// What `add` would run is the package type's runner with a package name: an identifier
+    /// that reads as an option or a command, and a runtimeHint that is not a known runner of
+    /// its type, are refused before anything is written or run.
+    #[test]
+    fn identifiers_and_runners_from_the_registry_are_checked() {
+        for (kind, good) in [
+            ("npm", "@modelcontextprotocol/server-everything"),
+            ("npm", "mcp-server-fetch"),
+            ("pypi", "mcp-server-time"),
+            ("pypi", "Mcp_Server.Git"),
+            ("oci", "ghcr.io/github/github-mcp-server@sha256:abc123"),
+            ("oci", "docker.io/mcp/time:1.0"),
+        ] {
+            assert!(valid_identifier(kind, good), "{kind} {good}");
+        }
+        for (kind, bad) in [
+            ("npm", "--call=touch /tmp/x;echo"),
+            ("npm", "-y"),
+            ("npm", "Upper"),
+            ("npm", "@scope/"),
+            ("npm", "a b"),
+            ("pypi", "--with=evil"),
+            ("pypi", "name;rm"),
+            ("oci", "--privileged"),
+            ("oci", "image name"),
+            ("mcpb", "https://x/y.mcpb"),
+        ] {
+            assert!(!valid_identifier(kind, bad), "{kind} {bad}");
+        }
+        let package = |hint: &str| {
+            json!({"registryType": "npm", "identifier": "weather", "version": "1.0.0",
+                   "runtimeHint": hint, "transport": {"type": "stdio"}})
+        };
+        let mut warnings = Vec::new();
+        assert_eq!(
+            package_pin(&package("sh"), "entry", &mut warnings).err(),
+            Some(
+                "entry: its npm package's runtimeHint \"sh\" is not a runner oma-mcp knows for \
+                 npm packages (npx, bunx); refusing to pin a command the entry chose (pin it by \
+                 hand with `oma-mcp.toml`'s `command` after reading what it runs)"
+                    .to_owned()
+            )
+        );
+        assert!(package_pin(&package("bunx"), "entry", &mut warnings).is_ok());
+        let injected = json!({"registryType": "npm", "identifier": "--call=touch x", "version": "1.0.0",
+                              "transport": {"type": "stdio"}});
+        assert_eq!(
+            package_pin(&injected, "entry", &mut warnings).err(),
+            Some(
+                "entry: its npm package's identifier \"--call=touch x\" is not a valid npm \
+                 package name; refusing to pin it (an identifier that starts with `-` or holds \
+                 spaces or shell characters would be read as options or commands)"
+                    .to_owned()
+            )
+        );
+    }
 
     /// Malformed answers are errors naming what is wrong, never panics; a package or remote
     /// of the wrong shape refuses the entry with its reason.
