@@ -198,6 +198,7 @@ pub enum ChangeKind {
     SnapshotNotCanonical,
     SnapshotSecret,
     RegistryStatus,
+    ListUnread,
 }
 
 impl ChangeKind {
@@ -281,6 +282,7 @@ impl ChangeKind {
             SnapshotNotCanonical => "snapshot_not_canonical",
             SnapshotSecret => "snapshot_secret",
             RegistryStatus => "registry_status",
+            ListUnread => "list_unread",
         }
     }
 }
@@ -324,6 +326,26 @@ impl Change {
             severity: Severity::Breaking,
             direction: Direction::Tool,
             message: message.into(),
+        }
+    }
+}
+
+impl Change {
+    /// A breaking [`ChangeKind::ListUnread`] server line: the pin holds the server's `pin`
+    /// list (`prompts`, `resources`), but the live server failed to list it (`why`: the
+    /// method and its error), so it was not compared; a server that fails its list can hide
+    /// what changed in it.
+    pub fn list_unread(pin: crate::snapshot::Pin, why: &str) -> Self {
+        Self {
+            tool: String::new(),
+            pointer: format!("/{pin}"),
+            kind: ChangeKind::ListUnread,
+            severity: Severity::Breaking,
+            direction: Direction::Server,
+            message: format!(
+                "the snapshot pins the server's {pin}, but reading them failed, so they were \
+                 not compared ({why}); a server that fails its list can hide what changed in it"
+            ),
         }
     }
 }

@@ -220,6 +220,7 @@
 //! | `serverInfo` name or title changed | info | `server_info_changed` |
 //! | a format 1 pin against a reading that pins prompts or resources (once) | info | `snapshot_format_old` |
 //! | a list cut by its bound on the new side (once per list) | info | `list_cut` |
+//! | a pinned list the live server fails to list (`oma-mcp check`: an error answer, a timeout, a repeated cursor) | breaking | `list_unread` |
 //! | a prompt, resource or resource template removed | breaking (info when a bound cut that list) | `prompt_removed`, `resource_removed`, `resource_template_removed` |
 //! | a prompt, resource or resource template added | info | `prompt_added`, `resource_added`, `resource_template_added` |
 //! | a prompt argument removed, or a required one added, or one newly required | breaking | `prompt_argument_removed`, `prompt_argument_required` |

@@ -6,6 +6,8 @@ Usage:
                             2500 resources over pages of 100, `resources/templates/list` is
                             not implemented (-32601, as a server without templates answers)
   listings.py loop          `resources/list` returns the same cursor on every page
+  listings.py working       one prompt and three resources, every list answered
+  listings.py no-prompts    as `working`, but `prompts/list` answers an error (-32603)
 """
 
 import json
@@ -26,6 +28,8 @@ class RpcError(Exception):
 def resources(params):
     if MODE == "loop":
         return {"resources": [{"uri": "file:///a", "name": "a"}], "nextCursor": "again"}
+    if MODE in ("working", "no-prompts"):
+        return {"resources": [{"uri": f"file:///data/{i:04}.csv", "name": f"{i:04}.csv"} for i in range(3)]}
     start = int((params or {}).get("cursor") or 0)
     page = [
         {"uri": f"file:///data/{i:04}.csv", "name": f"{i:04}.csv", "mimeType": "text/csv"}
@@ -47,6 +51,8 @@ def answer(method, params):
     if method == "tools/list":
         return {"tools": [{"name": "query", "inputSchema": {"type": "object"}}]}
     if method == "prompts/list":
+        if MODE == "working":
+            return {"prompts": [{"name": "report", "description": "Writes a report"}]}
         raise RpcError(-32603, "the prompt database is down")
     if method == "resources/list":
         return resources(params)

@@ -6,11 +6,13 @@
 
 mod offline;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::drift::{Change, diff, inconsistencies};
+use oma_mcp_runtime::snapshot::Pin;
 use oma_mcp_runtime::{ConnectConfig, Lifecycle, Snapshot};
 
 use crate::error::CliError;
@@ -273,8 +275,16 @@ async fn check_one(
     if let Some(lifecycle) = lifecycle {
         config = config.with_lifecycle(lifecycle.into());
     }
-    let (live, protocol) = read_live(pin, config.clone()).await?;
+    let (live, protocol, failed) = read_live(pin, config.clone()).await?;
     let mut drift = diff(&snapshot, &live);
+    // A list the pin holds and the server failed to give was not compared: say so.
+    drift.extend(
+        failed
+            .iter()
+            .filter(|(kind, _)| snapshot.pins(**kind))
+            .map(|(kind, why)| Change::list_unread(*kind, why))
+            .collect(),
+    );
     drift.extend(registry);
     if probe {
         drift.extend(probe_changes(pin, config, &live, protocol.as_deref()).await?);
@@ -310,7 +320,7 @@ async fn check_one(
 async fn read_live(
     pin: &ServerPin,
     config: ConnectConfig,
-) -> Result<(Snapshot, Option<String>), CliError> {
+) -> Result<(Snapshot, Option<String>, BTreeMap<Pin, String>), CliError> {
     let progress = Progress::start(match pin.url {
         Some(_) => format!("connecting to `{}` at {}", pin.name, pin.target()),
         None => format!("connecting to `{}`", pin.name),
@@ -331,7 +341,7 @@ async fn read_live(
             terminal::safe(warning)
         );
     }
-    Ok((reading.snapshot, protocol))
+    Ok((reading.snapshot, protocol, reading.failed))
 }
 
 /// `--probe`: a reading as [`PROBE_CLIENT`], and one under the other lifecycle, each against
@@ -347,7 +357,7 @@ async fn probe_changes(
         .clone()
         .with_client_name(name)
         .with_client_version(version);
-    let (second, _) = read_live(pin, as_other).await?;
+    let (second, _, _) = read_live(pin, as_other).await?;
     let mut changes = inconsistencies(first, &second, &format!("as clientInfo \"{name}\""));
     let (other, how) = match protocol {
         Some(LATEST) => (Lifecycle::Initialize, "started with `initialize`"),
@@ -357,7 +367,7 @@ async fn probe_changes(
         ),
     };
     match read_live(pin, config.with_lifecycle(other)).await {
-        Ok((third, _)) => changes.extend(inconsistencies(first, &third, how)),
+        Ok((third, _, _)) => changes.extend(inconsistencies(first, &third, how)),
         Err(e) => eprintln!(
             "oma-mcp: probe: server `{}` was not compared in a session {how}: {}",
             pin.name,

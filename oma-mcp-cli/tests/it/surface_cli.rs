@@ -521,6 +521,25 @@ fn lists_that_fail_are_left_out_and_long_lists_are_cut() {
     );
     assert!(!pinned.pins(Pin::Resources));
     assert_eq!(pinned.tools.len(), 1);
+    // Pinned while every list answered; checked while `prompts/list` fails: the prompts were
+    // not compared, and that is breaking (a server must not hide a change by failing).
+    let (_, pinned) = snapshot("working", &[]);
+    assert_eq!(pinned.prompts.len(), 1);
+    let manifest = std::fs::read_to_string(d.join("oma-mcp.toml")).expect("manifest");
+    std::fs::write(
+        d.join("oma-mcp.toml"),
+        manifest.replace("\"working\"", "\"no-prompts\""),
+    )
+    .expect("manifest");
+    let out = run(oma_mcp().current_dir(d).arg("check"));
+    assert_exit(&out, 1);
+    assert_eq!(
+        text(&out.stdout),
+        "(server)\n  breaking server /prompts  the snapshot pins the server's prompts, but \
+         reading them failed, so they were not compared (prompts/list: MCP error -32603: the \
+         prompt database is down); a server that fails its list can hide what changed in it\n\
+         1 breaking, 0 warning, 0 info\n"
+    );
 }
 
 /// `scan` of a snapshot reads what it pins beyond the tools: the instructions and a prompt's

@@ -20,6 +20,9 @@ pub struct SurfaceReading {
     /// One line per thing not pinned as asked: a list method that failed (naming the method
     /// and the error; the rest is still pinned), a list the bound cut, an entry left out.
     pub warnings: Vec<String>,
+    /// The kinds asked for that could not be read, each with its failed method and error
+    /// (`prompts/list: MCP error -32603: …`); they are not pinned.
+    pub failed: std::collections::BTreeMap<Pin, String>,
 }
 
 impl McpClient {
@@ -55,7 +58,7 @@ impl McpClient {
             snapshot = snapshot.with_instructions(self.instructions.clone());
         }
         let mut warnings = Vec::new();
-        let mut failed = BTreeSet::new();
+        let mut failed = std::collections::BTreeMap::new();
         for kind in ItemKind::ALL {
             if !pins.contains(&kind.pin()) {
                 continue;
@@ -97,7 +100,7 @@ impl McpClient {
                     snapshot = snapshot.with_items(kind, Vec::new(), None);
                 }
                 Err(e) => {
-                    failed.insert(kind.pin());
+                    failed.insert(kind.pin(), format!("{method}: {}", Chain(&e)));
                     warnings.push(format!(
                         "{method} failed, so the server's {} are not pinned (the rest is): {}",
                         kind.pin(),
@@ -106,9 +109,13 @@ impl McpClient {
                 }
             }
         }
-        for pin in failed {
-            snapshot = snapshot.without_pin(pin);
+        for pin in failed.keys() {
+            snapshot = snapshot.without_pin(*pin);
         }
-        Ok(SurfaceReading { snapshot, warnings })
+        Ok(SurfaceReading {
+            snapshot,
+            warnings,
+            failed,
+        })
     }
 }
