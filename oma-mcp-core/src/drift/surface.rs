@@ -139,8 +139,31 @@ fn added_kind(kind: ItemKind) -> ChangeKind {
     }
 }
 
-/// Every change between two versions of one item (their digests differ).
+/// Every change between two versions of one item (their digests differ): at least one, an
+/// info line for a difference no rule names (a member inside a prompt argument, a value of
+/// an unexpected type), since the digest says something changed.
 fn changed(old: &SnapshotItem, new: &SnapshotItem, out: &mut Vec<Change>) {
+    let before = out.len();
+    members(old, new, out);
+    if out.len() == before {
+        out.push(item(
+            new.kind,
+            new.key(),
+            "",
+            ChangeKind::FieldChanged,
+            Severity::Info,
+            format!(
+                "the {} changed where no rule looks (its digest {} → {})",
+                new.kind.noun(),
+                old.digest,
+                new.digest
+            ),
+        ));
+    }
+}
+
+/// The member-by-member changes of one item.
+fn members(old: &SnapshotItem, new: &SnapshotItem, out: &mut Vec<Change>) {
     let (kind, key) = (new.kind, new.key());
     let (od, nd) = (&old.descriptor, &new.descriptor);
     let mut handled = vec![kind.key_member()];
@@ -387,6 +410,14 @@ fn capabilities(old: &Value, new: &Value, out: &mut Vec<Change>) {
                     cut(n)
                 ),
             )),
+            (Some(o), Some(n)) if o != n && !(o.is_object() && n.is_object()) => {
+                out.push(server(
+                    ChangeKind::CapabilityChanged,
+                    &pointer,
+                    Severity::Info,
+                    field_message(&key, Some(o), Some(n)),
+                ));
+            }
             (Some(o), Some(n)) if o != n => {
                 let entries = key == "experimental" || key == "extensions";
                 for member in schema::union_keys(o, n) {

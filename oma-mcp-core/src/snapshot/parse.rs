@@ -190,6 +190,17 @@ impl Snapshot {
                 }
                 items.push(item);
             }
+            // A cut list holds exactly its bound: the server listed more, the first that many
+            // were kept. Anything else is an edit (a `cut` that would turn removals into info).
+            if let Some(&bound) = cut.get(&kind)
+                && bound != items.len()
+            {
+                return Err(bad(format!(
+                    "/cut/{key} is {bound}, but /{key} holds {} entries (a cut list holds exactly \
+                     its bound)",
+                    items.len()
+                )));
+            }
             snapshot = snapshot.with_items(kind, items, cut.get(&kind).copied());
         }
         if let Some(kind) = cut.keys().find(|kind| !snapshot.pins(kind.pin())) {

@@ -531,6 +531,15 @@ fn items_without_a_key_are_left_out_and_hand_edits_refused() {
             digest(&json!({"name": "file", "uriTemplate": "file:///{+path}"}))
         )
     );
+    let wrong = text.replace(
+        "\"format\"",
+        "\"cut\": {\"resourceTemplates\": 0},\n  \"format\"",
+    );
+    assert_eq!(
+        err(&wrong),
+        "snapshot s.json is not valid: /cut/resourceTemplates is 0, but /resourceTemplates holds \
+         1 entries (a cut list holds exactly its bound); regenerate it with `oma-mcp snapshot`"
+    );
     let cut = text.replace("\"format\"", "\"cut\": {\"prompts\": 3},\n  \"format\"");
     assert_eq!(
         err(&cut),

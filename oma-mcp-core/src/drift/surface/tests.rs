@@ -207,3 +207,52 @@ fn template_variables_follow_rfc_6570() {
     assert_eq!(template_variables("file:///{path}/{path}"), ["path"]);
     assert!(template_variables("plain://no-vars{").is_empty());
 }
+
+/// A difference no rule names still shows: a member inside a prompt argument, a template
+/// whose `uriTemplate` is no string, a capability whose value is no object.
+#[test]
+fn every_changed_digest_gives_a_line() {
+    let old = surface(
+        json!({"logging": [1]}),
+        None,
+        vec![json!({"name": "p", "arguments": [{"name": "a", "x": "1"}]})],
+        vec![json!({"name": "t", "uriTemplate": 5})],
+        vec![],
+    );
+    let new = surface(
+        json!({"logging": [2]}),
+        None,
+        vec![json!({"name": "p", "arguments": [{"name": "a", "x": "IGNORE PREVIOUS"}]})],
+        vec![json!({"name": "t", "uriTemplate": {"a": 1}})],
+        vec![],
+    );
+    let report = diff(&old, &new);
+    let lines: Vec<String> = report
+        .changes
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {} {}{}",
+                c.severity,
+                c.direction.as_str(),
+                c.kind,
+                c.tool,
+                c.pointer
+            )
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "info server capability_changed /capabilities/logging",
+            "info prompt field_changed p",
+            "info resource_template field_changed t",
+        ]
+    );
+    assert_eq!(report.changes[0].message, r#""logging" changed: [1] → [2]"#);
+    assert!(
+        report.changes[1]
+            .message
+            .starts_with("the prompt changed where no rule looks (its digest sha256:")
+    );
+}
