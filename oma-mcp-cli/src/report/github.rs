@@ -68,9 +68,12 @@ pub fn annotations(
     out
 }
 
-/// GitHub Actions workflow command data (the text after `::`): `%`, CR and LF escaped.
+/// GitHub Actions workflow command data (the text after `::`): control and bidirectional
+/// characters as Rust escapes (a server's name must not reach a log as a terminal sequence;
+/// [`crate::terminal::safe`]), then `%`, CR and LF escaped.
 pub(super) fn data(text: &str) -> String {
-    text.replace('%', "%25")
+    crate::terminal::safe(text)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }

@@ -31,6 +31,33 @@ fn renderings() {
     );
 }
 
+/// A prompt's name with terminal sequences and a bidirectional override (no JSON quoting
+/// protects a name): escaped in the GitHub annotation's title and message as in text.
+#[test]
+fn github_annotations_escape_control_characters_in_names() {
+    use oma_mcp_runtime::snapshot::{ItemKind, SnapshotItems};
+    let with = |prompts: Vec<Value>| {
+        snap(vec![]).with_items(
+            ItemKind::Prompt,
+            SnapshotItems::from_entries(ItemKind::Prompt, prompts).items,
+            None,
+        )
+    };
+    let r = diff(
+        &with(vec![]),
+        &with(vec![json!({"name": "evil\u{1b}]0;TITLE\u{7}\u{202e}"})]),
+    );
+    assert_eq!(
+        github::annotations(&r, &|_| ("mcp/s.json".to_owned(), None)),
+        concat!(
+            "::notice file=mcp/s.json,title=MCP drift (info)%3A prompt ",
+            r"evil\u{1b}]0;TITLE\u{7}\u{202e} prompt_added::prompt ",
+            r#""evil\u{1b}]0;TITLE\u{7}\u{202e}" was added"#,
+            "\n"
+        )
+    );
+}
+
 #[test]
 fn markdown_code_spans_outlast_backtick_runs_in_server_text() {
     // A tool name with a double backtick used to close the `` fence early, leaving `<!--`
