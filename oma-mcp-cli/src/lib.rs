@@ -90,6 +90,7 @@ mod registry;
 mod report;
 mod rust_name_drift;
 mod scan_findings;
+mod secrets;
 mod server;
 mod snapshot_file;
 mod snapshot_format;

@@ -380,6 +380,21 @@ impl Server<'_, '_> {
                 return None;
             }
         }
+        let secrets = crate::secrets::argument_secrets(&list);
+        if !secrets.is_empty() {
+            for (i, what) in secrets {
+                self.warn_key(
+                    &format!("args[{i}]"),
+                    &format!(
+                        "{what}, and a pin's arguments are recorded in oma-mcp.toml and the \
+                         snapshot; skipped: give the server that value from an environment \
+                         variable (`env` with a reference, then `pass-env`) and run `oma-mcp \
+                         init` again"
+                    ),
+                );
+            }
+            return None;
+        }
         let cwd = match entry.get("cwd") {
             Some(Value::String(cwd)) => Some(self.literal("cwd", cwd)?),
             _ => None,
@@ -568,6 +583,16 @@ impl Server<'_, '_> {
                 self.warn_key(key, "is not a URL a pin can hold; skipped");
                 return None;
             }
+        }
+        let secrets = crate::secrets::url_secrets(&url);
+        if !secrets.is_empty() {
+            let message = format!(
+                "holds {}, and a pinned URL is recorded; skipped: send the credential in a \
+                 header from a variable (`bearer-env`, `header-env`) and pin the URL without it",
+                secrets.join(" and ")
+            );
+            self.warn_key(key, &message);
+            return None;
         }
         let mut headers = BTreeMap::new();
         let mut bearer_env = None;

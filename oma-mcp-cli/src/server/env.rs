@@ -153,6 +153,7 @@ pub fn env_wrapper_assignments<'a>(program: &str, args: &'a [String]) -> Vec<&'a
 /// Warns on stderr when a snapshot's `source` records `env NAME=VALUE` assignments, naming
 /// the variables only.
 pub fn warn_env_wrapper(program: &str, args: &[String]) {
+    warn_argument_secrets(program, args);
     let names = env_wrapper_assignments(program, args);
     if !names.is_empty() {
         eprintln!(
@@ -160,6 +161,24 @@ pub fn warn_env_wrapper(program: &str, args: &[String]) {
              values included; if one is a secret, take the snapshot again with --env NAME=VALUE \
              or --pass-env NAME instead (never recorded)",
             terminal::safe(&names.join(", "))
+        );
+    }
+}
+
+/// Warns about each argument of a snapshot's source command that holds a credential
+/// ([`crate::secrets::argument_secrets`]), naming it without its value; the `env` wrapper's
+/// assignments have their own warning ([`warn_env_wrapper`]).
+fn warn_argument_secrets(program: &str, args: &[String]) {
+    if !env_wrapper_assignments(program, args).is_empty() {
+        return;
+    }
+    for (i, what) in crate::secrets::argument_secrets(args) {
+        eprintln!(
+            "oma-mcp: warning: argument {i} of the snapshot's source command {}, and the \
+             snapshot records it; give the server that value from an environment variable \
+             (--env NAME=VALUE, --pass-env NAME or the manifest's `pass-env`; never recorded), \
+             take the snapshot again, and rotate the credential if the file was shared",
+            terminal::safe(&what)
         );
     }
 }

@@ -368,3 +368,42 @@ fn init_takes_the_snapshot_of_the_test_server() {
         text(&out.stderr)
     );
 }
+
+/// Credentials in a server's arguments (`--token=…`, `--api-key VALUE`, a URL with a
+/// password) or in a URL's query are never copied: the server is skipped with a warning per
+/// place, and no manifest is written when nothing is left to pin.
+#[test]
+fn credentials_in_arguments_and_urls_skip_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".mcp.json"),
+        r#"{"mcpServers": {
+            "a": {"command": "srv", "args": ["--token=ghp_abcdef0123456789", "--api-key",
+                  "sk-live-1234567890", "https://me:hunter2@h.example/x", "--verbose"]},
+            "b": {"type": "http", "url": "https://x.example/mcp?api_key=s3cret&v=2"}
+        }}"#,
+    )
+    .unwrap();
+    let out = init(dir.path(), &["--no-snapshot"]);
+    assert_exit(&out, 0);
+    let fix = "and a pin's arguments are recorded in oma-mcp.toml and the snapshot; skipped: \
+               give the server that value from an environment variable (`env` with a \
+               reference, then `pass-env`) and run `oma-mcp init` again";
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "oma-mcp: warning: .mcp.json: mcpServers.a.args[0]: sets \"token\", named like a \
+             credential, to a value, {fix}\n\
+             oma-mcp: warning: .mcp.json: mcpServers.a.args[2]: sets \"api-key\", named like a \
+             credential, to a value, {fix}\n\
+             oma-mcp: warning: .mcp.json: mcpServers.a.args[3]: is a URL that holds a user name \
+             or password, {fix}\n\
+             oma-mcp: warning: .mcp.json: mcpServers.b.url: holds the value of the query \
+             parameter \"api_key\", and a pinned URL is recorded; skipped: send the credential \
+             in a header from a variable (`bearer-env`, `header-env`) and pin the URL without \
+             it\n\
+             oma-mcp: no server to pin in .mcp.json; oma-mcp.toml left as it was\n"
+        )
+    );
+    assert!(!dir.path().join("oma-mcp.toml").exists());
+}

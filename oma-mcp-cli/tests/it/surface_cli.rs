@@ -589,3 +589,27 @@ fn scan_reads_the_instructions_and_prompts_a_snapshot_pins() {
          3 high, 0 warning, 0 info\n"
     );
 }
+
+/// `snapshot` warns, before it writes, about an argument of the server's command that holds a
+/// credential, naming it without its value.
+#[test]
+fn snapshot_warns_about_a_credential_in_the_command() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = run(oma_mcp()
+        .current_dir(dir.path())
+        .args(["snapshot", "--out", "s.json", "--"])
+        .arg(&python)
+        .arg(workspace().join("tests/servers/tailored.py"))
+        .args(["none", "--api-key", "sk-live-123"]));
+    assert_exit(&out, 0);
+    assert_eq!(
+        text(&out.stderr),
+        "oma-mcp: warning: argument 3 of the snapshot's source command sets \"api-key\", \
+             named like a credential, to a value, and the snapshot records it; give the server \
+             that value from an environment variable (--env NAME=VALUE, --pass-env NAME or the \
+             manifest's `pass-env`; never recorded), take the snapshot again, and rotate the \
+             credential if the file was shared\noma-mcp: wrote s.json (1 tool)\n"
+    );
+    assert!(!text(&out.stderr).contains("sk-live-123"));
+}

@@ -27,6 +27,7 @@ use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::report::{Compared, ReportFormat, relative};
 use crate::scan_findings::{Extras, pinned_tools, scan_snapshot};
+use crate::secrets::argument_secrets;
 
 /// Runs `check --offline` on the manifest at `path`: exit codes as `check` (0 clean, 1 a
 /// change at or above `--fail-on`, 2 an error: the manifest is not valid, a snapshot cannot
@@ -171,76 +172,16 @@ fn source_secrets(source: &SnapshotSource) -> Vec<Change> {
             ));
         }
     }
-    for (index, name) in credential_arguments(&source.args) {
+    for (index, what) in argument_secrets(&source.args) {
         changes.push(Change::snapshot_secret(
             format!("/source/args/{index}"),
             format!(
-                "argument {index} of the source command sets {}, named like a credential, to \
-                 a value; pass it with the manifest's `env` or `pass-env` (never recorded), \
-                 then {fix}",
-                oma_mcp_core::quote::quoted(name)
+                "argument {index} of the source command {what}; pass it with the manifest's \
+                 `env` or `pass-env` (never recorded), then {fix}"
             ),
         ));
     }
     changes
-}
-
-/// The arguments that set a value whose name looks like a credential, with their index (of
-/// the value's argument): `NAME=VALUE` (as `env NAME=VALUE server` has), `--name=VALUE` and
-/// `--name VALUE`. A value that is empty, `***` or a variable reference (`$NAME`) is not a
-/// credential; neither is a name for where one is kept (`--token-file`, `API_KEY_ENV`).
-fn credential_arguments(args: &[String]) -> Vec<(usize, &str)> {
-    let literal = |value: &str| !value.is_empty() && value != "***" && !value.starts_with('$');
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        let flag = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'));
-        match (flag, arg.split_once('=')) {
-            (Some(_), Some((name, value))) => {
-                let name = name.trim_start_matches('-');
-                if credential_name(name) && literal(value) {
-                    found.push((i, name));
-                }
-            }
-            (Some(name), None) => {
-                if credential_name(name)
-                    && let Some(value) = args.get(i + 1)
-                    && !value.starts_with('-')
-                    && literal(value)
-                {
-                    found.push((i + 1, name));
-                    i += 1;
-                }
-            }
-            (None, Some((name, value))) => {
-                let variable =
-                    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                if variable && credential_name(name) && literal(value) {
-                    found.push((i, name));
-                }
-            }
-            (None, None) => {}
-        }
-        i += 1;
-    }
-    found
-}
-
-/// Whether an argument or variable name says its value is a credential: the manifest's
-/// rule for header names ([`looks_like_credential`]: `token`, `key`, `secret`, …) or
-/// `password`, `passwd`, `credential`; not a name for where one is kept (ending in `file`,
-/// `path`, `dir`, `env` or `var`).
-fn credential_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let place = ["file", "path", "dir", "env", "var"]
-        .iter()
-        .any(|end| lower.ends_with(end));
-    !place
-        && (looks_like_credential(&lower)
-            || ["password", "passwd", "credential"]
-                .iter()
-                .any(|w| lower.contains(w)))
 }
 
 #[cfg(test)]
@@ -275,8 +216,20 @@ mod tests {
             "--verbose",
         ]);
         assert_eq!(
-            credential_arguments(&args),
+            crate::secrets::credential_arguments(&args),
             [(0, "GITHUB_TOKEN"), (4, "api-key"), (5, "token")]
+        );
+        let with_url = strings(&[
+            "--endpoint",
+            "https://me:pw@h.example/mcp?key=k",
+            "--token=t",
+        ]);
+        assert_eq!(
+            argument_secrets(&with_url),
+            [
+                (1, "is a URL that holds a user name or password and the value of the query parameter \"key\"".to_owned()),
+                (2, "sets \"token\", named like a credential, to a value".to_owned()),
+            ]
         );
     }
 
