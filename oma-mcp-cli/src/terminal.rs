@@ -5,12 +5,24 @@
 
 use oma_mcp_runtime::quote::is_bidi_control;
 
-/// `text` with every control character except `\n` and `\t` (C0, DEL, C1) and every
-/// bidirectional formatting character written as a Rust escape (`\u{1b}`, `\r`, `\u{202e}`).
+/// Characters a reader cannot see that carry text of their own: Unicode Tag characters
+/// (U+E0000–U+E007F, which smuggle ASCII past a reader) and the zero-width space, joiners'
+/// neighbours and word joiner (U+200B, U+2060, U+FEFF).
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{E0000}'..='\u{E007F}' | '\u{200B}' | '\u{2060}' | '\u{FEFF}'
+    )
+}
+
+/// `text` with every control character except `\n` and `\t` (C0, DEL, C1), every
+/// bidirectional formatting character and every invisible character that carries text (Tag
+/// characters, zero-width space) written as a Rust escape (`\u{1b}`, `\r`, `\u{202e}`,
+/// `\u{e0041}`).
 pub fn safe(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) {
+        if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) || invisible(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -24,7 +36,7 @@ pub fn safe(text: &str) -> String {
 pub fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() || is_bidi_control(c) {
+        if c.is_control() || is_bidi_control(c) || invisible(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -46,6 +58,11 @@ mod tests {
         assert_eq!(
             safe("line one\n\tline two é 名前 🚀"),
             "line one\n\tline two é 名前 🚀"
+        );
+        // Tag characters spelling "hi" and a zero-width space; a joiner inside an emoji stays.
+        assert_eq!(
+            safe("x\u{E0068}\u{E0069}\u{200B}y 👩\u{200D}💻"),
+            "x\\u{e0068}\\u{e0069}\\u{200b}y 👩\u{200D}💻"
         );
     }
 

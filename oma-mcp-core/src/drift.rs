@@ -613,7 +613,8 @@ pub fn diff(old: &Snapshot, new: &Snapshot) -> DriftReport {
 /// whose message holds the difference (both texts of a rewritten text), at the item and
 /// pointer where it is. A different protocol version is not one (the other lifecycle
 /// negotiates another revision), nor are the notes about the snapshot itself (an old format,
-/// a cut list).
+/// a cut list), nor an entry only one side holds of a list a bound cut (which entries make
+/// the cut follows the server's order).
 ///
 /// ```
 /// use oma_mcp_core::Snapshot;
@@ -643,6 +644,14 @@ pub fn inconsistencies(first: &Snapshot, second: &Snapshot, how: &str) -> Vec<Ch
                     | ChangeKind::SnapshotFormatOld
                     | ChangeKind::ListCut
             )
+        })
+        // In a list a bound cut, which entries made the cut follows the server's order: an
+        // entry on one side only is no inconsistency.
+        .filter(|c| {
+            let cut = c.direction.item_kind().is_some_and(|kind| {
+                first.cut.contains_key(&kind) || second.cut.contains_key(&kind)
+            });
+            !(cut && c.pointer.is_empty())
         })
         .map(|c| Change {
             kind: ChangeKind::InconsistentServer,

@@ -3,6 +3,7 @@
 //! their snapshots taken. The files are read and written here; the mapping is
 //! `crate::init`'s.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -96,9 +97,12 @@ pub async fn run(args: InitArgs) -> Result<Outcome, CliError> {
         problem,
     })?;
     warnings.extend(merged.warnings);
+    // Many warnings may meet a closed stderr (`| head`): a lost line must not stop the run.
+    let mut stderr = std::io::stderr().lock();
     for warning in &warnings {
-        eprintln!("oma-mcp: warning: {}", terminal::safe(warning));
+        let _ = writeln!(stderr, "oma-mcp: warning: {}", terminal::safe(warning));
     }
+    drop(stderr);
     if merged.changes.is_empty() {
         let names: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
         eprintln!(

@@ -282,7 +282,7 @@ fn check_digest(
             "{at}/digest of {noun} \"{key}\" is {d} but its descriptor hashes to {computed}; \
              the file was edited by hand (to keep the edit, set the digest to the new value)"
         )),
-        None => Err(format!("{at}/digest is missing")),
+        None => Err(format!("{at}/digest is missing or not a string")),
     }
 }
 

@@ -256,3 +256,32 @@ fn every_changed_digest_gives_a_line() {
             .starts_with("the prompt changed where no rule looks (its digest sha256:")
     );
 }
+
+/// Two readings of a server whose long list comes in another order each time: which entries
+/// made the cut differs, and that is no inconsistency; a changed entry both hold still is.
+#[test]
+fn a_cut_list_in_another_order_is_no_inconsistency() {
+    let reading = |uris: &[&str], description: &str| {
+        let mut s = surface(
+            json!({}),
+            None,
+            vec![],
+            vec![],
+            uris.iter()
+                .map(|u| json!({"uri": u, "name": u, "description": description}))
+                .collect(),
+        );
+        s.cut.insert(ItemKind::Resource, uris.len());
+        s
+    };
+    let first = reading(&["r://1", "r://2"], "a file");
+    assert_eq!(
+        crate::drift::inconsistencies(&first, &reading(&["r://2", "r://3"], "a file"), "as x"),
+        []
+    );
+    let changed =
+        crate::drift::inconsistencies(&first, &reading(&["r://2", "r://3"], "run me"), "as x");
+    assert_eq!(changed.len(), 1);
+    assert_eq!(changed[0].tool, "r://2");
+    assert_eq!(changed[0].pointer, "/description");
+}
