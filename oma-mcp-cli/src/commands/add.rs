@@ -10,12 +10,11 @@ use clap::Args;
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, OFFICIAL_REGISTRY};
 use toml_edit::{DocumentMut, Item, Table};
 
-use crate::commands::snapshot::{self, SnapshotArgs};
+use crate::commands::snapshot;
 use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::init::edit::{Change, merge};
 use crate::init::source::{Found, manifest_name};
-use crate::output::error_chain;
 use crate::registry::fetch::{Answer, Registry};
 use crate::registry::{Kind, Pinned, RegistryTable, Status, entry, pin, versions};
 use crate::terminal;
@@ -195,24 +194,7 @@ pub async fn run(args: AddArgs) -> Result<Outcome, CliError> {
     if args.no_snapshot {
         return Ok(Outcome::Success);
     }
-    let snapshot = SnapshotArgs {
-        manifest: Some(manifest_path.clone()),
-        server: Some(pin_name.clone()),
-        url: None,
-        out: None,
-        timeout_ms: None,
-        server_env: Default::default(),
-        http: Default::default(),
-        lifecycle: None,
-        pin: None,
-        max_list_items: None,
-        command: Vec::new(),
-    };
-    if let Err(e) = snapshot::run(snapshot).await {
-        eprintln!(
-            "oma-mcp: cannot take the snapshot of server `{pin_name}`: {}",
-            terminal::safe(&error_chain(&e))
-        );
+    if !snapshot::take_for_pin(&manifest_path, &pin_name).await {
         eprintln!(
             "oma-mcp: {} is written; take the snapshot with `oma-mcp snapshot --manifest {} \
              --server {pin_name}`",

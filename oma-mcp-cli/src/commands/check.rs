@@ -156,26 +156,49 @@ pub async fn run(args: CheckArgs) -> Result<Outcome, CliError> {
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_one(pin, &path, &flags, args.lifecycle, args.probe, &others).await {
-            Ok((report, tools)) => compared.push(Compared {
-                name: pin.name.clone(),
-                label: label(pin),
-                server: several.then(|| pin.name.clone()),
-                file: pin.snapshot.clone(),
-                new_file: None,
-                tools,
-                report,
-            }),
-            // One server in text: the error alone, as every other command reports it.
-            Err(e) if !several && args.format == ReportFormat::Text => return Err(e),
-            Err(source) => failed.push(ServerFailed {
-                server: pin.name.clone(),
-                manifest: path.display().to_string(),
-                source,
-            }),
-        }
+        let outcome = check_one(pin, &path, &flags, args.lifecycle, args.probe, &others).await;
+        file_outcome(
+            pin,
+            outcome,
+            several,
+            &args,
+            &path,
+            &mut compared,
+            &mut failed,
+        )?;
     }
     finish(&compared, &failed, &path, &args)
+}
+
+/// Files one pin's outcome: its report among `compared`, or its error among `failed`; with one
+/// server in text, the error itself (as every other command reports it).
+fn file_outcome(
+    pin: &ServerPin,
+    outcome: Result<(oma_mcp_runtime::DriftReport, Vec<String>), CliError>,
+    several: bool,
+    args: &CheckArgs,
+    path: &std::path::Path,
+    compared: &mut Vec<Compared>,
+    failed: &mut Vec<ServerFailed>,
+) -> Result<(), CliError> {
+    match outcome {
+        Ok((report, tools)) => compared.push(Compared {
+            name: pin.name.clone(),
+            label: label(pin),
+            server: several.then(|| pin.name.clone()),
+            file: pin.snapshot.clone(),
+            new_file: None,
+            tools,
+            report,
+        }),
+        Err(e) if !several && args.format == ReportFormat::Text => return Err(e),
+        Err(source) => failed.push(ServerFailed {
+            server: pin.name.clone(),
+            manifest: path.display().to_string(),
+            source,
+        }),
+    }
+    Ok(())
 }
 
 /// Prints the report of `compared` and `failed` (servers of the manifest at `path`) in

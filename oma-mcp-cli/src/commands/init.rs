@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest};
 
-use crate::commands::snapshot::{self, SnapshotArgs};
+use crate::commands::snapshot;
 use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::init::diff::unified;
 use crate::init::edit::{Change, merge};
 use crate::init::source::{Found, SourceFile, read};
-use crate::output::{error_chain, print};
+use crate::output::print;
 use crate::terminal;
 
 /// The files read without `--from`, relative to the current directory, in this order.
@@ -153,24 +153,7 @@ pub async fn run(args: InitArgs) -> Result<Outcome, CliError> {
     let mut failed = Vec::new();
     for change in &merged.changes {
         let name = change.name().to_owned();
-        let snapshot = SnapshotArgs {
-            manifest: Some(manifest_path.clone()),
-            server: Some(name.clone()),
-            url: None,
-            out: None,
-            timeout_ms: None,
-            server_env: Default::default(),
-            http: Default::default(),
-            lifecycle: None,
-            pin: None,
-            max_list_items: None,
-            command: Vec::new(),
-        };
-        if let Err(e) = snapshot::run(snapshot).await {
-            eprintln!(
-                "oma-mcp: cannot take the snapshot of server `{name}`: {}",
-                terminal::safe(&error_chain(&e))
-            );
+        if !snapshot::take_for_pin(&manifest_path, &name).await {
             failed.push(name);
         }
     }

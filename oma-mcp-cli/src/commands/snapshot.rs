@@ -214,6 +214,35 @@ pub async fn run(args: SnapshotArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Success)
 }
 
+/// Takes the snapshot of the server `server` of the manifest at `manifest`, as `oma-mcp
+/// snapshot --manifest MANIFEST --server SERVER` does (what `init` and `add` run after they
+/// write a pin); a failure is printed, naming the server, and returned as `false`.
+pub async fn take_for_pin(manifest: &std::path::Path, server: &str) -> bool {
+    let args = SnapshotArgs {
+        manifest: Some(manifest.to_path_buf()),
+        server: Some(server.to_owned()),
+        url: None,
+        out: None,
+        timeout_ms: None,
+        server_env: ServerEnv::default(),
+        http: HttpFlags::default(),
+        lifecycle: None,
+        pin: None,
+        max_list_items: None,
+        command: Vec::new(),
+    };
+    match run(args).await {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!(
+                "oma-mcp: cannot take the snapshot of server `{server}`: {}",
+                terminal::safe(&crate::output::error_chain(&e))
+            );
+            false
+        }
+    }
+}
+
 /// The snapshot of a reading, after its warnings are printed (a failed list, a cut list, an
 /// entry left out).
 fn warned(reading: SurfaceReading) -> Snapshot {

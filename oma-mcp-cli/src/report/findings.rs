@@ -297,22 +297,7 @@ fn sarif(scanned: &[Scanned]) -> String {
             results.push(result);
         }
     }
-    let document = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "oma-mcp scan",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                "rules": rules,
-            }},
-            "results": results,
-        }],
-    });
-    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
-    text.push('\n');
-    text
+    super::sarif::document("oma-mcp scan", rules, results)
 }
 
 fn sarif_level(level: Level) -> &'static str {

@@ -75,12 +75,18 @@ pub fn render(compared: &[Compared], failed: &[Failed]) -> String {
             json!({"id": id, "shortDescription": {"text": text}})
         })
         .collect();
+    document("oma-mcp", rules, results)
+}
+
+/// A SARIF 2.1.0 document of one run of the tool `name` (this version, this repository) with
+/// its `rules` and `results`, pretty-printed with a trailing newline.
+pub(super) fn document(name: &str, rules: Vec<Value>, results: Vec<Value>) -> String {
     let document = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {
-                "name": "oma-mcp",
+                "name": name,
                 "version": env!("CARGO_PKG_VERSION"),
                 "informationUri": env!("CARGO_PKG_REPOSITORY"),
                 "rules": rules,

@@ -22,10 +22,10 @@ use oma_mcp_core::redact::unredacted;
 use oma_mcp_core::snapshot::SnapshotSource;
 use oma_mcp_runtime::{Change, DriftReport, Snapshot};
 
-use super::{CheckArgs, ServerFailed, finish, label};
+use super::{CheckArgs, file_outcome, finish};
 use crate::error::CliError;
 use crate::exit::Outcome;
-use crate::report::{Compared, ReportFormat, relative};
+use crate::report::relative;
 use crate::scan_findings::{Extras, pinned_tools, scan_snapshot};
 use crate::secrets::argument_secrets;
 
@@ -43,23 +43,16 @@ pub fn run(args: &CheckArgs, path: &Path) -> Result<Outcome, CliError> {
     let mut compared = Vec::with_capacity(pins.len());
     let mut failed = Vec::new();
     for pin in pins {
-        match check_pin(pin, path, &others) {
-            Ok((report, tools)) => compared.push(Compared {
-                name: pin.name.clone(),
-                label: label(pin),
-                server: several.then(|| pin.name.clone()),
-                file: pin.snapshot.clone(),
-                new_file: None,
-                tools,
-                report,
-            }),
-            Err(e) if !several && args.format == ReportFormat::Text => return Err(e),
-            Err(source) => failed.push(ServerFailed {
-                server: pin.name.clone(),
-                manifest: path.display().to_string(),
-                source,
-            }),
-        }
+        let outcome = check_pin(pin, path, &others);
+        file_outcome(
+            pin,
+            outcome,
+            several,
+            args,
+            path,
+            &mut compared,
+            &mut failed,
+        )?;
     }
     finish(&compared, &failed, path, args)
 }
