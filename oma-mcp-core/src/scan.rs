@@ -93,6 +93,7 @@
 //!   [`ScanInput::other_servers`] are known.
 
 mod chars;
+mod context;
 mod params;
 mod phrases;
 mod rules;

@@ -5,11 +5,11 @@
 use serde_json::Value;
 
 use super::Level;
+use super::context::{
+    AUTH_PURPOSE, CONVERSATION_PURPOSE, Findings, Flags, KEY_PURPOSE, Purpose, split_words,
+};
 use super::phrases::{
     CONVERSATION, Phrases, SECRET_NOUNS, Word, find, find_any, phrases, sensitive_path, sentences,
-};
-use super::rules::{
-    AUTH_PURPOSE, CONVERSATION_PURPOSE, Findings, Flags, KEY_PURPOSE, Purpose, split_words,
 };
 use super::walk::{Kind, Walked};
 

@@ -6,6 +6,10 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::chars::{Hit, char_hits, encoded, name_hits, prose_mixed_words};
+use super::context::{
+    AUTH_PURPOSE, CONVERSATION_PURPOSE, Cues, FILE_PURPOSE, Findings, Flags, KEY_PURPOSE, Purpose,
+    split_words,
+};
 use super::phrases::{
     ACCESS_VERBS, ADDRESSED, COERCION, CONVERSATION, EXFIL_TO, FOREIGN_GATE, FOREIGN_OVERRIDE,
     FOREIGN_SECRECY, GENERIC_SCOPE, OVERRIDE_STRONG, OVERRIDE_WEAK, PASS_VERBS, Phrases,
@@ -31,126 +35,6 @@ impl Server<'_> {
     fn is_sibling(&self, word: &str) -> bool {
         self.siblings.contains(word) || self.sibling_tails.contains(word)
     }
-}
-
-/// The cues found in one text; each is the byte offset where it starts.
-#[derive(Debug, Default, Clone)]
-struct Cues {
-    secrecy: Option<usize>,
-    override_strong: Option<usize>,
-    override_weak: Option<usize>,
-    coercion: Option<usize>,
-    addressed: bool,
-    tamper: Option<usize>,
-    generic: Option<usize>,
-    markup: Option<(usize, String)>,
-    role: Option<usize>,
-    path: Option<(usize, String)>,
-    secret: Option<(usize, String)>,
-    conversation: Option<usize>,
-    exfil: Option<(usize, String)>,
-    shadow: Option<(usize, String, String)>,
-    unknown_tool: Option<(usize, String)>,
-}
-
-/// Which cues the item holds anywhere.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct Flags {
-    secrecy: bool,
-    override_strong: bool,
-    override_weak: bool,
-    coercion: bool,
-    tamper: bool,
-    generic: bool,
-    markup: bool,
-    path: bool,
-    secret: bool,
-    conversation: bool,
-    exfil: bool,
-    shadow: bool,
-    unknown_tool: bool,
-}
-
-impl Flags {
-    fn add(&mut self, c: &Cues) {
-        self.secrecy |= c.secrecy.is_some();
-        self.override_strong |= c.override_strong.is_some();
-        self.override_weak |= c.override_weak.is_some();
-        self.coercion |= c.coercion.is_some();
-        self.tamper |= c.tamper.is_some();
-        self.generic |= c.generic.is_some();
-        self.markup |= c.markup.is_some() || c.role.is_some();
-        self.path |= c.path.is_some();
-        self.secret |= c.secret.is_some();
-        self.conversation |= c.conversation.is_some();
-        self.exfil |= c.exfil.is_some();
-        self.shadow |= c.shadow.is_some();
-        self.unknown_tool |= c.unknown_tool.is_some();
-    }
-
-    /// Cues that only an attack has: secrecy, replacing instructions, rewriting another
-    /// tool's arguments, smuggling content into a parameter.
-    pub(crate) fn attack(self) -> bool {
-        self.secrecy || self.override_strong || self.tamper || self.exfil
-    }
-
-    /// Any instruction to the model beyond describing the tool.
-    fn directive(self) -> bool {
-        self.attack()
-            || self.override_weak
-            || self.coercion
-            || self.generic
-            || self.path
-            || self.secret
-            || self.conversation
-            || self.shadow
-            || self.unknown_tool
-    }
-}
-
-/// What the item is for: the words of its name, title and description, lowercase.
-pub(crate) struct Purpose(BTreeSet<String>);
-
-impl Purpose {
-    pub(crate) fn has(&self, vocabulary: &str) -> bool {
-        self.0.iter().any(|w| {
-            vocabulary.split('|').any(|v| match v.strip_suffix('*') {
-                Some(prefix) => w.starts_with(prefix),
-                None => w == v,
-            })
-        })
-    }
-}
-
-const FILE_PURPOSE: &str = "file|files|director*|folder*|path|paths|filesystem|fs|disk|document*|workspace*|repo|repos|repository|repositories|dotfile*|search*|grep|glob|edit*|read|write|config*";
-pub(crate) const AUTH_PURPOSE: &str = "auth*|login|logon|signin|sign|credential*|password*|passphrase|secret*|key|keys|apikey|token|tokens|vault|keyvault|account*|connect*|certificat*|ssh|oauth|session*|user|users|admin*|access|permission*|identity|identities|config*|setup|register*|database*|sql|server|servers|cluster*|api|apis";
-pub(crate) const KEY_PURPOSE: &str = "ssh|key|keys|keypair|wallet*|crypto*|sign|signing|certificat*|gpg|pgp|encrypt*|decrypt*|vault|keyvault|secret*|vm|vms|machine*|host|hosts|server|servers";
-pub(crate) const CONVERSATION_PURPOSE: &str = "chat*|conversation*|message*|memory|memories|history|feedback|prompt*|thread*|transcript*|session*|journal|remember|recall|thought*|thinking|reason*|llm|sampling|completion*|agent*|codex|reply|replies|comment*|email*|mail*";
-
-/// Lowercase words of an identifier or a text: split at anything but letters and digits and
-/// at camelCase humps.
-pub(crate) fn split_words(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in s.chars() {
-        if c.is_alphanumeric() {
-            if prev_lower && c.is_uppercase() && !current.is_empty() {
-                out.push(std::mem::take(&mut current));
-            }
-            prev_lower = c.is_lowercase() || c.is_ascii_digit();
-            current.extend(c.to_lowercase());
-        } else {
-            prev_lower = false;
-            if !current.is_empty() {
-                out.push(std::mem::take(&mut current));
-            }
-        }
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
 }
 
 /// Every finding of one item.
@@ -275,69 +159,6 @@ pub(crate) fn item(
         ));
     }
     found.finish()
-}
-
-/// Findings with the index of the text they are in, for ordering.
-pub(crate) struct Findings<'s> {
-    subject: &'s Subject,
-    pub(crate) out: Vec<(usize, Finding)>,
-}
-
-impl Findings<'_> {
-    fn hit(&mut self, index: usize, t: &super::walk::Text<'_>, h: Hit) {
-        self.push(
-            index,
-            t.pointer.clone(),
-            t.text,
-            h.at,
-            h.rule,
-            h.level,
-            h.message,
-        );
-    }
-
-    #[allow(clippy::too_many_arguments)] // one place builds every finding
-    pub(crate) fn push(
-        &mut self,
-        index: usize,
-        pointer: String,
-        text: &str,
-        at: usize,
-        rule: &'static str,
-        level: Level,
-        message: String,
-    ) {
-        let finding = Finding::new(
-            rule,
-            level,
-            self.subject.clone(),
-            pointer,
-            super::text::excerpt(text, at),
-            message,
-        );
-        self.out.push((index, finding));
-    }
-
-    /// One finding per rule and pointer (the highest level), in walk order, then rule order.
-    fn finish(mut self) -> Vec<Finding> {
-        let rank = |id: &str| {
-            super::RULES
-                .iter()
-                .position(|r| r.id == id)
-                .unwrap_or(usize::MAX)
-        };
-        self.out.sort_by(|(ia, a), (ib, b)| {
-            ia.cmp(ib)
-                .then_with(|| rank(a.rule).cmp(&rank(b.rule)))
-                .then_with(|| b.level.cmp(&a.level))
-        });
-        let mut seen = BTreeSet::new();
-        self.out
-            .into_iter()
-            .filter(|(_, f)| seen.insert((f.rule, f.pointer.clone())))
-            .map(|(_, f)| f)
-            .collect()
-    }
 }
 
 /// Cues of a parameter's name, read as words (`content_from_reading_ssh_id_rsa`).
