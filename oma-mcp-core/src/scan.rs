@@ -59,7 +59,7 @@
 //! | `cross-tool-instruction` | warning | instructions for every tool, command or operation, or for a tool of no pinned server (warning); rewriting what another tool sends (high) | Invariant Labs, "Tool Poisoning Attacks" (shadowing) and "WhatsApp MCP Exploited"; MCPTox (arXiv:2508.14925); Trail of Bits, "Jumping the line" |
 //! | `urgency-markup` | info | `<IMPORTANT>`, `<system>` and similar tags, HTML comments (warning with any instruction to the model in the item); chat-template role tokens (warning) | Invariant Labs, "Tool Poisoning Attacks" |
 //! | `shadowing` | warning | naming a tool of another pinned server (high with tampering, secrecy, override or an instruction for every tool) | Invariant Labs, "Tool Poisoning Attacks" (shadowing) and "WhatsApp MCP Exploited" |
-//! | `secret-parameter` | warning | a parameter that asks for a password, API key, token, private key or seed phrase when nothing in the tool's name or description says why (info when it does) | CyberArk, "Poison everywhere"; MCP Security Bench (arXiv:2510.15994), out-of-scope parameters |
+//! | `secret-parameter` | warning | a parameter that asks for a password, API key, token, private key or wallet recovery phrase (BIP 39 mnemonic) when nothing in the tool's name or description says why (info when it does) | CyberArk, "Poison everywhere"; MCP Security Bench (arXiv:2510.15994), out-of-scope parameters |
 //! | `context-exfiltration-parameter` | warning | a parameter (`sidenote`, `context`, `conversation_history`, `system_prompt`, …) or a sentence that asks for the conversation, other messages, the system prompt or read content; info when the tool's purpose is the conversation | Invariant Labs, "Tool Poisoning Attacks" and "WhatsApp MCP Exploited"; CyberArk, "Poison everywhere" |
 //! | `annotation-contradiction` | warning | `readOnlyHint: true` on a tool whose name deletes or sends (high) or writes; `destructiveHint: false` on one whose name deletes | MCP specification 2025-06-18, "Tools", `ToolAnnotations` (hints are untrusted) |
 //! | `encoded-payload` | warning | a base64 or hex token of 40 or more characters that decodes to text (high when the decoded text holds an attack cue); a base64 blob of 256 or more characters (info) | OWASP, "LLM01:2025 Prompt Injection" (obfuscated attacks); Embrace The Red, "ASCII Smuggler Tool" |
@@ -260,7 +260,7 @@ pub const RULES: &[RuleInfo] = &[
     RuleInfo {
         id: "secret-parameter",
         level: Level::Warning,
-        help: "A parameter asks for a password, API key, token, private key or seed phrase that the tool's purpose does not explain.",
+        help: "A parameter asks for a password, API key, token, private key or wallet recovery phrase that the tool's purpose does not explain.",
         sources: &[CYBERARK, MSB],
     },
     RuleInfo {

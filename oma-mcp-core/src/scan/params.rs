@@ -22,7 +22,9 @@ phrases!(
     EVERYTHING = ["everything|all ~ information|info|context|details|data"]
 );
 phrases!(
-    /// A description asking for the user's key or seed phrase.
+    /// A description asking for the user's private key or wallet recovery phrase, in the
+    /// words wallets use for it (BIP 39, "Mnemonic code for generating deterministic keys":
+    /// mnemonic, recovery or seed phrase).
     YOUR_KEY = ["your|user's ~ private|ssh|seed|recovery|mnemonic ~ key|keys|phrase|words"]
 );
 phrases!(
@@ -34,7 +36,8 @@ phrases!(
     YOUR_TOKEN = ["your|user's ~ api|secret|access|auth ~ key|keys|token|tokens"]
 );
 
-/// Words of a parameter name that name a secret; strong ones (keys, seeds) separately.
+/// Words of a parameter name that name a secret; strong ones (private keys, wallet recovery
+/// phrases) separately.
 pub(crate) fn secret_name(name: &str) -> Option<(bool, String)> {
     let words = split_words(name);
     let last = words.last()?;
