@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use oma_mcp_build::manifest::{DEFAULT_MANIFEST, Manifest, ServerPin};
 use oma_mcp_runtime::ConnectConfig;
+use oma_mcp_runtime::snapshot::{DEFAULT_MAX_LIST_ITEMS, Pin};
 
 use crate::error::CliError;
 use crate::exit::Outcome;
@@ -148,10 +149,23 @@ async fn live(args: &ScanArgs) -> Result<Scanned, CliError> {
     if let Some(lifecycle) = args.lifecycle {
         config = config.with_lifecycle(lifecycle.into());
     }
+    // The whole surface a snapshot would pin: the tools, and the prompts, resources, templates
+    // and instructions the model may also read.
+    let source = config.snapshot_source();
     let client = connect(config).await?;
-    let snapshot = client.snapshot();
+    let reading = client
+        .read_surface(
+            source,
+            &Pin::ALL.into_iter().collect(),
+            DEFAULT_MAX_LIST_ITEMS,
+        )
+        .await;
     stop_listed(&client).await;
-    let findings = scan_snapshot(&snapshot?, &Extras::default(), &[], "", &[]);
+    let reading = reading?;
+    for warning in &reading.warnings {
+        eprintln!("oma-mcp: warning: {}", crate::terminal::safe(warning));
+    }
+    let findings = scan_snapshot(&reading.snapshot, &Extras::default(), &[], "", &[]);
     Ok(Scanned {
         name,
         file: None,
