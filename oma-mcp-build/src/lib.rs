@@ -103,7 +103,7 @@ pub mod write;
 
 pub use builder::{Builder, Compiled, compile_manifest, configure};
 pub use codegen::{
-    ConsequentialMatcher, ConsequentialPolicy, GenerateOptions, Generated, PinnedConnection,
+    ConsequentialPolicy, GenerateOptions, Generated, NamePatterns, PinnedConnection, ToolSelection,
     Warning, generate,
 };
 pub use error::Error;

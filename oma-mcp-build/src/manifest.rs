@@ -13,6 +13,8 @@
 //! consequential = ["write_file", "delete_*"]        # raw MCP names or globs
 //! not-consequential = ["move_file"]                 # never consequential (unless listed above)
 //! consequential-annotations = "trust"               # or "ignore"; default: "trust"
+//! tools = ["echo", "get-*"]                         # only these get code; default: every tool
+//! exclude-tools = ["get-env"]                       # left out even when `tools` selects them
 //! schemars = false                                  # types derive schemars::JsonSchema
 //! request-timeout-ms = 60000                        # default: 60000 (the contract's requestTimeoutMs)
 //! max-message-bytes = 67108864                      # one JSON-RPC message; default: 64 MiB
@@ -59,6 +61,7 @@ use serde::Deserialize;
 
 use crate::Error;
 use crate::codegen::AnnotationPolicy;
+use oma_mcp_core::select::ToolSelection;
 use oma_mcp_core::snapshot::{DEFAULT_MAX_LIST_ITEMS, Pin};
 
 mod accept;
@@ -134,6 +137,11 @@ pub struct ServerPin {
     /// Whether `destructiveHint: true` (without `readOnlyHint: true`) makes a tool
     /// consequential: `consequential-annotations = "trust"` (default) or `"ignore"`.
     pub consequential_annotations: AnnotationPolicy,
+    /// The tools the crate uses (`tools` minus `exclude-tools`, raw MCP names or globs;
+    /// without `tools` every tool): only they get generated code and reach the tool layer,
+    /// and drift in the others is info (see [`oma_mcp_core::select`]). The snapshot still
+    /// pins every tool.
+    pub tools: ToolSelection,
     /// Whether generated types derive `schemars::JsonSchema` (`schemars = true`; needs
     /// `oma-mcp-runtime`'s `schemars` feature).
     pub schemars: bool,
@@ -246,6 +254,15 @@ struct RawServer {
     /// consequential: `"trust"` (default) or `"ignore"`.
     #[serde(default)]
     consequential_annotations: RawAnnotationPolicy,
+    /// The tools this crate uses, raw MCP names or globs (`["create_issue", "list_*"]`): only
+    /// these get generated code, reach the tool layer, the provider toolbox and the rig
+    /// bridge, and are compared at run time; drift in the others is reported at info level.
+    /// Default: every tool. The snapshot still pins every tool.
+    #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
+    tools: Option<Vec<String>>,
+    /// Tools left out even when `tools` selects them (names or globs; this wins).
+    #[serde(default)]
+    exclude_tools: Vec<String>,
     /// Generated argument and output types derive `schemars::JsonSchema` (needs
     /// `oma-mcp-runtime`'s `schemars` feature).
     #[serde(default)]
@@ -400,6 +417,15 @@ impl Manifest {
             }
             let transport = transport(&name, &raw).map_err(bad)?;
             let accept = accept::accepts(&name, &raw.accept).map_err(bad)?;
+            if raw.tools.as_ref().is_some_and(Vec::is_empty) {
+                return Err(bad(format!(
+                    "servers.{name}.tools is empty, so no tool would get code; list the tools \
+                     the crate uses (names or globs), or leave `tools` out to use every tool"
+                )));
+            }
+            let tools =
+                ToolSelection::new(raw.tools.as_deref().unwrap_or_default(), &raw.exclude_tools)
+                    .map_err(|e| bad(format!("servers.{name}: {e}")))?;
             let registry = match raw.registry.take() {
                 Some(table) => Some(registry::registry(&name, table).map_err(bad)?),
                 None => None,
@@ -532,6 +558,7 @@ impl Manifest {
                         RawAnnotationPolicy::Trust => AnnotationPolicy::Trust,
                         RawAnnotationPolicy::Ignore => AnnotationPolicy::Ignore,
                     },
+                    tools,
                     schemars: raw.schemars,
                     request_timeout: Duration::from_millis(
                         raw.request_timeout_ms.unwrap_or(60_000),
@@ -662,7 +689,9 @@ impl ServerPin {
         .with_lifecycle(self.lifecycle)
         .with_consequential(self.consequential.clone())
         .with_not_consequential(self.not_consequential.clone())
-        .with_consequential_annotations(self.consequential_annotations);
+        .with_consequential_annotations(self.consequential_annotations)
+        .with_tools(self.tools.tools().to_vec())
+        .with_exclude_tools(self.tools.exclude_tools().to_vec());
         if let Some(prefix) = &self.prefix {
             config = config.with_name_prefix(prefix.clone());
         }
@@ -691,7 +720,8 @@ impl ServerPin {
     }
 
     /// The code generator's options of this pin: prefix, `consequential`,
-    /// `not-consequential`, `consequential-annotations`, `schemars`, `rename` (its
+    /// `not-consequential`, `consequential-annotations`, `tools` and `exclude-tools`,
+    /// `schemars`, `rename` (its
     /// entries named `servers.<name>.rename."<tool>"` in errors) and the connection
     /// ([`ServerPin::connect_config`], emitted as `connect_config()` and `connect()`), so
     /// the build script and `oma-mcp generate --manifest` generate the same module.
@@ -706,6 +736,7 @@ impl ServerPin {
             .with_consequential(self.consequential.clone())
             .with_not_consequential(self.not_consequential.clone())
             .with_consequential_annotations(self.consequential_annotations)
+            .with_tools(self.tools.clone())
             .with_schemars(self.schemars);
         match &self.prefix {
             Some(prefix) => options.with_name_prefix(prefix.clone()),

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use crate::consequential::{AnnotationPolicy, ConsequentialPolicy, InvalidPattern};
 use crate::redact::redact_url;
+use crate::select::ToolSelection;
 use crate::snapshot::SnapshotSource;
 
 mod oauth;
@@ -157,6 +158,14 @@ pub struct ConnectConfig {
     /// make it consequential (the manifest's `consequential-annotations`). Default:
     /// [`AnnotationPolicy::Trust`].
     pub consequential_annotations: AnnotationPolicy,
+    /// The tools this connection uses (the manifest's `tools`): exact raw MCP names or globs;
+    /// empty (the default) uses every tool. Only the selected tools are discovered
+    /// (`McpClient::tools`), reach the tool layer and are compared by the drift check at run
+    /// time; the rule is in [`crate::select`].
+    pub tools: Vec<String>,
+    /// Tools this connection leaves out even when [`ConnectConfig::tools`] selects them (the
+    /// manifest's `exclude-tools`; names or globs). Default: none.
+    pub exclude_tools: Vec<String>,
     /// How the MCP lifecycle is established: `server/discover` (protocol 2026-07-28,
     /// SEP-2575), `initialize`, or the first with fallback to the second. Default:
     /// [`Lifecycle::Auto`].
@@ -213,6 +222,8 @@ impl std::fmt::Debug for ConnectConfig {
             .field("consequential", &self.consequential)
             .field("not_consequential", &self.not_consequential)
             .field("consequential_annotations", &self.consequential_annotations)
+            .field("tools", &self.tools)
+            .field("exclude_tools", &self.exclude_tools)
             .field("lifecycle", &self.lifecycle)
             .field("url", &self.url.as_deref().map(redact_url))
             .field("headers", &self.headers)
@@ -308,6 +319,8 @@ impl ConnectConfig {
             consequential: Vec::new(),
             not_consequential: Vec::new(),
             consequential_annotations: AnnotationPolicy::Trust,
+            tools: Vec::new(),
+            exclude_tools: Vec::new(),
             lifecycle: Lifecycle::Auto,
             url: None,
             headers: BTreeMap::new(),
@@ -442,6 +455,40 @@ impl ConnectConfig {
             &self.not_consequential,
             self.consequential_annotations,
         )
+    }
+
+    /// Sets [`ConnectConfig::tools`] (replacing earlier entries; none: every tool).
+    ///
+    /// ```
+    /// # use oma_mcp_core::config::ConnectConfig;
+    /// let config = ConnectConfig::new("server")
+    ///     .with_tools(["create_issue", "list_*"])
+    ///     .with_exclude_tools(["list_secrets"]);
+    /// let selection = config.tool_selection().unwrap();
+    /// assert!(selection.selects("list_issues"));
+    /// assert!(!selection.selects("list_secrets"));
+    /// ```
+    pub fn with_tools(mut self, patterns: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.tools = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets [`ConnectConfig::exclude_tools`] (replacing earlier entries).
+    pub fn with_exclude_tools(
+        mut self,
+        patterns: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.exclude_tools = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The compiled [`ToolSelection`] of [`ConnectConfig::tools`] and
+    /// [`ConnectConfig::exclude_tools`].
+    ///
+    /// # Errors
+    /// [`InvalidPattern`] naming the key and the first entry that is not a valid glob.
+    pub fn tool_selection(&self) -> Result<ToolSelection, InvalidPattern> {
+        ToolSelection::new(&self.tools, &self.exclude_tools)
     }
 
     /// Sets how the MCP lifecycle is established (default [`Lifecycle::Auto`]).

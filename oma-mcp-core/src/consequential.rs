@@ -18,8 +18,9 @@
 //! code (`not-consequential`, or [`AnnotationPolicy::Ignore`]). Annotations are untrusted
 //! hints, so they can only add a confirmation, and the entries a program writes win over them.
 
-use globset::{Glob, GlobMatcher};
 use serde_json::Value;
+
+pub use crate::select::{InvalidPattern, NamePatterns};
 
 /// How a tool's `annotations` count towards being consequential. Annotations are untrusted
 /// hints from the server, so the `consequential` and `not-consequential` entries always win.
@@ -65,72 +66,6 @@ pub fn marked_by_annotations(annotations: Option<&Value>) -> bool {
     hint("destructiveHint") && !hint("readOnlyHint")
 }
 
-/// A `consequential` or `not-consequential` entry that is not a valid glob.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "invalid `consequential` pattern \"{pattern}\" (use an exact tool name or a glob such as \
-     \"delete_*\")"
-)]
-#[non_exhaustive]
-pub struct InvalidPattern {
-    /// The pattern as given.
-    pub pattern: String,
-    /// Why globset rejected it.
-    #[source]
-    pub source: globset::Error,
-}
-
-/// Compiled `consequential` (or `not-consequential`) entries: an entry matches a raw MCP
-/// tool name when it equals it or matches it as a glob (globset syntax; `*` also matches
-/// `/`). Two matchers are equal when their entries are.
-#[derive(Debug, Clone, Default)]
-pub struct ConsequentialMatcher {
-    exact: Vec<String>,
-    globs: Vec<GlobMatcher>,
-}
-
-impl PartialEq for ConsequentialMatcher {
-    fn eq(&self, other: &Self) -> bool {
-        self.exact == other.exact
-    }
-}
-
-impl Eq for ConsequentialMatcher {}
-
-impl ConsequentialMatcher {
-    /// Compiles `patterns` (exact names or globs).
-    ///
-    /// # Errors
-    /// [`InvalidPattern`] naming the first pattern that is not a valid glob.
-    pub fn new(patterns: &[String]) -> Result<Self, InvalidPattern> {
-        let globs = patterns
-            .iter()
-            .map(|pattern| {
-                Glob::new(pattern)
-                    .map(|g| g.compile_matcher())
-                    .map_err(|source| InvalidPattern {
-                        pattern: pattern.clone(),
-                        source,
-                    })
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Self {
-            exact: patterns.to_vec(),
-            globs,
-        })
-    }
-
-    /// Whether an entry matches the tool with raw MCP name `mcp_name`.
-    pub fn matches(&self, mcp_name: &str) -> bool {
-        self.exact.iter().any(|e| e == mcp_name) || self.globs.iter().any(|g| g.is_match(mcp_name))
-    }
-
-    /// The entries as given.
-    pub fn patterns(&self) -> &[String] {
-        &self.exact
-    }
-}
-
 /// Which tools need confirmation (see the [module docs](self)): the `consequential` entries
 /// always; else, unless a `not-consequential` entry lists the tool, what its annotations say
 /// under the [`AnnotationPolicy`]. The default trusts annotations and has no entries.
@@ -152,8 +87,8 @@ impl ConsequentialMatcher {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConsequentialPolicy {
-    consequential: ConsequentialMatcher,
-    not_consequential: ConsequentialMatcher,
+    consequential: NamePatterns,
+    not_consequential: NamePatterns,
     annotations: AnnotationPolicy,
 }
 
@@ -169,8 +104,8 @@ impl ConsequentialPolicy {
         annotations: AnnotationPolicy,
     ) -> Result<Self, InvalidPattern> {
         Ok(Self {
-            consequential: ConsequentialMatcher::new(consequential)?,
-            not_consequential: ConsequentialMatcher::new(not_consequential)?,
+            consequential: NamePatterns::new("consequential", consequential)?,
+            not_consequential: NamePatterns::new("not-consequential", not_consequential)?,
             annotations,
         })
     }
@@ -227,30 +162,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn consequential_exact_and_glob() {
-        let patterns = vec![
-            "delete_*".to_owned(),
-            "fs/write".to_owned(),
-            "a[b".to_owned(),
-        ];
-        let err = ConsequentialMatcher::new(&patterns).err().unwrap();
-        assert_eq!(err.pattern, "a[b");
-        assert_eq!(
-            err.to_string(),
-            "invalid `consequential` pattern \"a[b\" (use an exact tool name or a glob such as \
-             \"delete_*\")"
-        );
-        assert!(std::error::Error::source(&err).is_some());
-        let c = ConsequentialMatcher::new(&patterns[..2]).unwrap();
-        assert!(c.matches("delete_issue"));
-        assert!(c.matches("fs/write"));
-        assert!(!c.matches("fs/read"));
-        assert_eq!(c.patterns(), &patterns[..2]);
-        let slash = ["fs/*".to_owned()];
-        assert!(ConsequentialMatcher::new(&slash).unwrap().matches("fs/a/b"));
-    }
 
     #[test]
     fn annotations_need_an_explicit_destructive_hint() {

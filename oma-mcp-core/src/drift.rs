@@ -508,6 +508,52 @@ impl DriftReport {
         *self = Self::new(all);
     }
 
+    /// The report of a program that uses only the tools `selection` selects
+    /// ([`crate::select`]): each change of a tool it leaves out (its input, output or the tool
+    /// itself, also a new scan finding in it; not a stale cassette, which a test replays) is
+    /// info, whatever it was, and its message says why: no code of the program depends on
+    /// that tool. A tool added that the selection selects stays what it is (info), as does
+    /// every change of a selected tool, prompt, resource or server line.
+    ///
+    /// ```
+    /// use oma_mcp_core::{Snapshot, drift::{Severity, diff}, select::ToolSelection};
+    /// let old = r#"{"tools": [{"name": "used"}, {"name": "unused"}]}"#;
+    /// let old = Snapshot::parse_embedded(old).unwrap();
+    /// let new = Snapshot::parse_embedded(r#"{"tools": [{"name": "used"}]}"#).unwrap();
+    /// let selection = ToolSelection::new(&["used".to_owned()], &[]).unwrap();
+    /// let report = diff(&old, &new).for_selection(&selection);
+    /// assert_eq!(report.changes[0].severity, Severity::Info);
+    /// assert_eq!(report.summary.breaking, 0);
+    /// ```
+    pub fn for_selection(self, selection: &crate::select::ToolSelection) -> Self {
+        if selection.is_all() {
+            return self;
+        }
+        let changes = self
+            .changes
+            .into_iter()
+            .map(|mut c| {
+                let of_a_tool = matches!(
+                    c.direction,
+                    Direction::Input | Direction::Output | Direction::Tool
+                ) && !c.tool.is_empty()
+                    && c.kind != ChangeKind::CassetteStale;
+                if of_a_tool && !selection.selects(&c.tool) {
+                    if c.severity != Severity::Info {
+                        c.message.push_str(&format!(
+                            " ({} for a program that uses this tool; the pin's `tools` and \
+                             `exclude-tools` leave it out)",
+                            c.severity.as_str()
+                        ));
+                    }
+                    c.severity = Severity::Info;
+                }
+                c
+            })
+            .collect();
+        Self::new(changes)
+    }
+
     /// No change at all.
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()

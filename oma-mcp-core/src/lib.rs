@@ -293,6 +293,7 @@ pub mod redact;
 mod reference_cases;
 pub mod result;
 pub mod scan;
+pub mod select;
 pub mod snapshot;
 
 pub use call_outcome::{CallOutcome, InputRequired};

@@ -121,6 +121,9 @@ pub struct McpClient {
     validate_input: bool,
     /// Which tools are consequential ([`DiscoveredTool::consequential`]).
     consequential: crate::consequential::ConsequentialPolicy,
+    /// Which tools this connection uses ([`ConnectConfig::tools`],
+    /// [`ConnectConfig::exclude_tools`]): the others are left out of [`McpClient::tools`].
+    selection: oma_mcp_core::select::ToolSelection,
     /// The tools withheld under [`DriftPolicy::Quarantine`](crate::DriftPolicy::Quarantine)
     /// (set by [`connect_checked`](crate::connect_checked); see [`crate::drift`]).
     #[cfg(feature = "drift")]
@@ -167,6 +170,9 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
     let consequential = config
         .consequential_policy()
         .map_err(crate::error::ConfigError::from)?;
+    let selection = config
+        .tool_selection()
+        .map_err(crate::error::ConfigError::from)?;
     // One deadline for the whole lifecycle, also across a restart.
     let deadline = tokio::time::Instant::now() + config.request_timeout;
     let (link, negotiated) = match Link::open(&config, config.lifecycle, deadline).await {
@@ -193,7 +199,7 @@ pub async fn connect_mcp_tools(config: ConnectConfig) -> Result<McpClient, Error
             }
         }
     };
-    McpClient::new(link, negotiated, &config, consequential)
+    McpClient::new(link, negotiated, &config, consequential, selection)
         .discover_tools(config.name_prefix.as_deref())
         .await
 }
@@ -207,6 +213,7 @@ impl McpClient {
         negotiated: lifecycle::Negotiated,
         config: &ConnectConfig,
         consequential: crate::consequential::ConsequentialPolicy,
+        selection: oma_mcp_core::select::ToolSelection,
     ) -> Self {
         Self {
             link,
@@ -222,6 +229,7 @@ impl McpClient {
             invalid_tools: Vec::new(),
             validate_input: config.validate_input,
             consequential,
+            selection,
             #[cfg(feature = "drift")]
             quarantine: None,
         }
@@ -274,7 +282,7 @@ impl McpClient {
                  report it to the server's authors)"
             );
         }
-        let descriptors = self.usable_over_transport(split.tools);
+        let descriptors = self.selected(self.usable_over_transport(split.tools));
         let raw_names: Vec<String> = descriptors
             .iter()
             .map(|d| {
@@ -297,6 +305,30 @@ impl McpClient {
             })
             .collect();
         Ok((tools, split.invalid))
+    }
+
+    /// The listed tools this connection uses ([`McpClient::tool_selection`]), in the server's
+    /// order; a `tools` or `exclude-tools` entry that matches no listed tool is a warning (a
+    /// misspelt name, or a tool the server no longer has).
+    fn selected(&self, tools: Vec<Value>) -> Vec<Value> {
+        if self.selection.is_all() {
+            return tools;
+        }
+        fn name(tool: &Value) -> &str {
+            tool.get("name").and_then(Value::as_str).unwrap_or_default()
+        }
+        let names: Vec<&str> = tools.iter().map(name).collect();
+        for (key, entry) in self.selection.unmatched(&names) {
+            tracing::warn!(
+                server = %self.link.command_line,
+                "the `{key}` entry {entry:?} matches no tool the server lists; check its \
+                 spelling, or remove it if the server dropped the tool"
+            );
+        }
+        tools
+            .into_iter()
+            .filter(|tool| self.selection.selects(name(tool)))
+            .collect()
     }
 
     /// The listed tools this transport can call: over HTTP from 2026-07-28 on, a tool with an
@@ -341,9 +373,18 @@ impl McpClient {
         })
     }
 
-    /// The tools discovered at connect, in the server's order.
+    /// The tools discovered at connect that this connection uses
+    /// ([`McpClient::tool_selection`]; all of them by default), in the server's order.
     pub fn tools(&self) -> &[DiscoveredTool] {
         &self.tools
+    }
+
+    /// Which tools this connection uses: [`ConnectConfig::tools`] and
+    /// [`ConnectConfig::exclude_tools`] compiled (see [`oma_mcp_core::select`]). The others
+    /// are not in [`McpClient::tools`], so not in the tool layer; a call by raw name
+    /// ([`McpClient::call_tool`]) still reaches them.
+    pub fn tool_selection(&self) -> &oma_mcp_core::select::ToolSelection {
+        &self.selection
     }
 
     /// The entries of `tools/list` at connect that were not tool objects (`null`, a number,
@@ -549,7 +590,9 @@ impl McpClient {
         self.validate_input
     }
 
-    /// A [`Snapshot`] of the tools discovered at connect, with the server's `serverInfo`,
+    /// A [`Snapshot`] of the tools discovered at connect (those of
+    /// [`McpClient::tool_selection`]: a snapshot to pin the whole server connects without
+    /// `tools` and `exclude-tools`, as `oma-mcp snapshot` does), with the server's `serverInfo`,
     /// the negotiated protocol version, its source ([`ConnectConfig::snapshot_source`]: the
     /// command and arguments, or the redacted URL, the literal headers and the names of the
     /// headers from the environment; never a value from the environment) and how many
@@ -604,8 +647,9 @@ impl McpClient {
         self.link.close(eof_grace).await;
     }
 
-    /// Compares the tools listed at connect with `snapshot` (the pin): `snapshot` is the old
-    /// side, the live server the new one, including its protocol version, `serverInfo`, the
+    /// Compares the tools listed at connect with `snapshot` (the pin), both as
+    /// [`McpClient::tool_selection`] selects them: `snapshot` is the old side, the live server
+    /// the new one, including its protocol version, `serverInfo`, the
     /// count of `tools/list` entries that were not tool objects, and, where the pin records
     /// them, its capabilities and instructions (prompts and resources are not listed at
     /// connect, so they are not compared here; `oma-mcp check` compares them).
@@ -624,7 +668,7 @@ impl McpClient {
             .filter_map(|t| oma_mcp_core::SnapshotTool::from_descriptor(t.descriptor.clone()).ok())
             .collect();
         let live = live.with_instructions(self.instructions.clone());
-        oma_mcp_core::drift::diff(snapshot, &live)
+        oma_mcp_core::drift::diff(&self.selection.retain(snapshot), &live)
     }
 
     /// [`McpClient::drift_against`] the snapshot embedded in generated code as canonical JSON

@@ -76,6 +76,7 @@ pub async fn connect_checked(
     let report = client.drift_against(&snapshot);
     match report.apply(policy, server) {
         Ok(()) if policy == DriftPolicy::Quarantine => {
+            let snapshot = client.tool_selection().retain(&snapshot);
             let live: Vec<SnapshotTool> = client
                 .tools()
                 .iter()

@@ -587,3 +587,51 @@ async fn provider_toolbox_over_http() {
     );
     client.disconnect().await;
 }
+
+/// A connection with `tools` and `exclude-tools`: only the selected tools are discovered and
+/// reach the tool layer; the drift check at run time compares only them (a full pin of the
+/// server shows no change, although the connection sees ten tools fewer); an entry matching
+/// no tool is kept (a warning) and a raw call still reaches a tool left out.
+#[tokio::test]
+async fn only_the_selected_tools_reach_the_tool_layer() {
+    init_tracing();
+    let dir = tempfile::tempdir().unwrap();
+    let (config, log) = logged(dir.path());
+    let full = connect_mcp_tools(config.clone()).await.unwrap();
+    let pin = full.snapshot().unwrap();
+    full.disconnect().await;
+    assert_eq!(pin.tools.len(), 13);
+
+    let config = config
+        .with_tools(["echo", "s*", "no_such_tool"])
+        .with_exclude_tools(["sleep"]);
+    let client = Arc::new(connect_mcp_tools(config).await.unwrap());
+    let names: Vec<&str> = client.tools().iter().map(|t| t.mcp_name.as_str()).collect();
+    assert_eq!(names, ["echo", "structured"]);
+    let defs: Vec<String> = oma_mcp_runtime::tool::tool_definitions(&client)
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(defs, ["own_echo", "own_structured"]);
+    assert_eq!(
+        client.tool_selection().tools(),
+        ["echo", "s*", "no_such_tool"]
+    );
+    assert!(client.drift_against(&pin).is_empty());
+    let result = client
+        .call_tool("add")
+        .arguments(args(json!({"a": 1, "b": 2})))
+        .mapped()
+        .await;
+    assert_eq!(result.data, "3");
+    assert_eq!(calls(&log).last().unwrap().1, "add");
+    client.disconnect().await;
+
+    let bad = logged(dir.path()).0.with_exclude_tools(["a[b"]);
+    let err = connect_mcp_tools(bad).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid `exclude-tools` pattern \"a[b\" (use an exact tool name or a glob such as \
+         \"delete_*\")"
+    );
+}

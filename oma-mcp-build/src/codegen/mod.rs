@@ -65,11 +65,11 @@ use std::fmt;
 use oma_mcp_core::Snapshot;
 /// The consequential rule, shared with the runtime's tool layer (see
 /// [`oma_mcp_core::consequential`]).
-pub use oma_mcp_core::consequential::{
-    AnnotationPolicy, ConsequentialMatcher, ConsequentialPolicy,
-};
+pub use oma_mcp_core::consequential::{AnnotationPolicy, ConsequentialPolicy, NamePatterns};
 use oma_mcp_core::descriptor::input_schema_view;
 use oma_mcp_core::naming::normalize_all;
+/// The tool selection of [`GenerateOptions::tools`] (see [`oma_mcp_core::select`]).
+pub use oma_mcp_core::select::ToolSelection;
 use oma_mcp_core::snapshot::{SnapshotTool, canonical_json};
 use serde_json::Value;
 
@@ -103,6 +103,11 @@ pub struct GenerateOptions {
     /// Whether a tool's annotations make it consequential by default (see
     /// [`AnnotationPolicy`]).
     pub consequential_annotations: AnnotationPolicy,
+    /// The tools that get code (the manifest's `tools` and `exclude-tools`; default: every
+    /// tool): the others are left out of the module, its `TOOL_NAMES` and its embedded
+    /// `SNAPSHOT`, and their names meet no selected tool's (see [`oma_mcp_core::select`]). A
+    /// rename entry of a tool left out is ignored.
+    pub tools: ToolSelection,
     /// Generated argument and output types also derive `schemars::JsonSchema`, through
     /// `::oma_mcp_runtime::__private::schemars`: the including crate must enable
     /// `oma-mcp-runtime`'s `schemars` feature.
@@ -190,6 +195,28 @@ impl GenerateOptions {
         self
     }
 
+    /// Sets [`GenerateOptions::tools`].
+    ///
+    /// ```
+    /// use oma_mcp_build::codegen::{GenerateOptions, generate};
+    /// use oma_mcp_core::select::ToolSelection;
+    /// let snapshot = oma_mcp_core::Snapshot::parse_embedded(
+    ///     r#"{"tools": [{"name": "echo"}, {"name": "delete_all"}]}"#,
+    /// )
+    /// .unwrap();
+    /// let only_echo = ToolSelection::new(&["echo".to_owned()], &[]).unwrap();
+    /// let code = generate(&snapshot, &GenerateOptions::default().with_tools(only_echo))
+    ///     .unwrap()
+    ///     .code;
+    /// assert!(code.contains("pub struct Echo;"));
+    /// assert!(!code.contains("DeleteAll"));
+    /// ```
+    #[must_use]
+    pub fn with_tools(mut self, tools: ToolSelection) -> Self {
+        self.tools = tools;
+        self
+    }
+
     /// Sets [`GenerateOptions::rename`] (replacing earlier entries): pairs of a raw MCP tool
     /// name and the stem its types get.
     ///
@@ -253,7 +280,8 @@ impl GenerateOptions {
 pub struct Warning {
     /// The raw MCP name of the tool.
     pub tool: String,
-    /// JSON pointer into the tool descriptor, e.g. `/inputSchema/properties/x`.
+    /// JSON pointer into the tool descriptor, e.g. `/inputSchema/properties/x`; empty for a
+    /// warning about the tool (or a manifest entry) as a whole.
     pub pointer: String,
     /// What is wrong and what was generated instead.
     pub message: String,
@@ -261,11 +289,10 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "tool \"{}\" at {}: {}",
-            self.tool, self.pointer, self.message
-        )
+        match self.pointer.as_str() {
+            "" => write!(f, "tool \"{}\": {}", self.tool, self.message),
+            pointer => write!(f, "tool \"{}\" at {pointer}: {}", self.tool, self.message),
+        }
     }
 }
 
@@ -405,6 +432,8 @@ pub struct RustNames {
 /// # Errors
 /// The rename errors of [`generate`].
 pub fn rust_names(snapshot: &Snapshot, options: &GenerateOptions) -> Result<RustNames, Error> {
+    let (selected, options) = selected(snapshot, options);
+    let (snapshot, options) = (&selected, &options);
     let parts = tool_parts(snapshot, options)?;
     let mut names = RustNames::default();
     for (tool, parts) in snapshot.tools.iter().zip(parts) {
@@ -435,11 +464,27 @@ pub fn rust_names(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Rust
 /// - [`Error::InvalidIdentifier`] only on a bug in this crate (a name computed for the code
 ///   that is not an identifier).
 pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Generated, Error> {
+    let listed = snapshot.tools.len();
+    let names: Vec<&str> = snapshot.tools.iter().map(|t| t.name()).collect();
+    let mut warnings: Vec<Warning> = options
+        .tools
+        .unmatched(&names)
+        .into_iter()
+        .map(|(key, entry)| Warning {
+            tool: entry.to_owned(),
+            pointer: String::new(),
+            message: format!(
+                "the `{key}` entry matches no tool of the snapshot (check its spelling, or \
+                 remove it if the server dropped the tool)"
+            ),
+        })
+        .collect();
+    let (selected, options) = selected(snapshot, options);
+    let (snapshot, options) = (&selected, &options);
     let policy = options.consequential_policy()?;
     let prefix = options.name_prefix.as_deref();
     let framework_names = normalize_all(prefix, snapshot.tools.iter().map(|t| t.name()))?;
     let parts = tool_parts(snapshot, options)?;
-    let mut warnings = Vec::new();
     let mut tools = Vec::with_capacity(snapshot.tools.len());
     for ((tool, name), parts) in snapshot.tools.iter().zip(framework_names).zip(parts) {
         let mcp_name = tool.name();
@@ -463,8 +508,9 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
         });
     }
     let code = emit::file(
-        &header(snapshot),
+        &header(snapshot, listed),
         &snapshot.to_canonical_string(),
+        snapshot.tools.len() != listed,
         &tools,
         options.name_prefix.as_deref(),
         options.connection.as_ref(),
@@ -472,8 +518,20 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
     Ok(Generated { code, warnings })
 }
 
-/// The `// @generated` header, with the server's name and version when the snapshot has them.
-fn header(snapshot: &Snapshot) -> String {
+/// `snapshot` with only the tools [`GenerateOptions::tools`] selects, and `options` without the
+/// rename entries of the tools it leaves out (an entry naming no tool of `snapshot` stays, so
+/// it is still an error).
+fn selected(snapshot: &Snapshot, options: &GenerateOptions) -> (Snapshot, GenerateOptions) {
+    let mut options = options.clone();
+    options.rename.retain(|tool, _| {
+        options.tools.selects(tool) || !snapshot.tools.iter().any(|t| t.name() == tool)
+    });
+    (options.tools.retain(snapshot), options)
+}
+
+/// The `// @generated` header, with the server's name and version when the snapshot has them,
+/// and how many of the `listed` tools `snapshot` (the selected ones) holds.
+fn header(snapshot: &Snapshot, listed: usize) -> String {
     let mut header =
         String::from("// @generated by oma-mcp-build from an MCP tools snapshot. Do not edit.\n");
     let info = snapshot.server_info.as_ref();
@@ -497,7 +555,14 @@ fn header(snapshot: &Snapshot) -> String {
             .collect();
         header.push_str(&format!("// Server: {server}\n"));
     }
-    header.push_str(&format!("// Tools: {}\n\n", snapshot.tools.len()));
+    if snapshot.tools.len() == listed {
+        header.push_str(&format!("// Tools: {listed}\n\n"));
+    } else {
+        header.push_str(&format!(
+            "// Tools: {} of {listed} (the pin's `tools` and `exclude-tools`)\n\n",
+            snapshot.tools.len()
+        ));
+    }
     header
 }
 
@@ -662,7 +727,7 @@ mod tests {
         let mut snap = snapshot(r#"{"tools": []}"#);
         snap.server_info = Some(serde_json::json!({"name": "evil\n#![x]\u{202e}", "version": "1"}));
         assert_eq!(
-            header(&snap),
+            header(&snap, 0),
             "// @generated by oma-mcp-build from an MCP tools snapshot. Do not edit.\n\
              // Server: evil?#![x]? 1\n// Tools: 0\n\n"
         );

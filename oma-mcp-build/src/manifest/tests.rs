@@ -190,6 +190,80 @@ fn consequential_entries_reach_connect_config_and_its_code() {
     assert!(!code.contains(".with_consequential") && !code.contains(".with_not_consequential"));
 }
 
+/// `tools` and `exclude-tools` reach the connection, its generated code and the generator,
+/// which writes code for the selected tools only and warns of an entry that matches none;
+/// an empty `tools` and an invalid glob are errors naming the server and the key.
+#[test]
+fn tool_selection_reaches_connect_config_the_generator_and_its_code() {
+    let text = "[servers.a]\ncommand = \"x\"\ntools = [\"echo\", \"get_*\", \"gone\"]\n\
+                exclude-tools = [\"get_env\"]\n[servers.a.rename]\nget_env = \"Env\"\n";
+    let m = Manifest::parse(text, Path::new("/p/oma-mcp.toml")).unwrap();
+    let pin = &m.servers["a"];
+    let config = pin.connect_config();
+    assert_eq!(config.tools, ["echo", "get_*", "gone"]);
+    assert_eq!(config.exclude_tools, ["get_env"]);
+    assert_eq!(pin.tools, config.tool_selection().unwrap());
+    let snapshot = oma_mcp_core::Snapshot::parse_embedded(
+        r#"{"tools": [{"name": "echo"}, {"name": "get_env"}, {"name": "get_sum"},
+            {"name": "delete_all"}]}"#,
+    )
+    .unwrap();
+    let generated = crate::codegen::generate(&snapshot, &pin.generate_options()).unwrap();
+    let code = &generated.code;
+    assert!(
+        code.contains("// Tools: 2 of 4 (the pin's `tools` and `exclude-tools`)\n"),
+        "{code}"
+    );
+    assert!(
+        code.contains("pub const TOOL_NAMES: &[&str] = &[\"echo\", \"get_sum\"];"),
+        "{code}"
+    );
+    assert!(
+        !code.contains("DeleteAll") && !code.contains("pub struct Env;"),
+        "{code}"
+    );
+    assert!(
+        code.contains(
+            "        .with_tools([\"echo\", \"get_*\", \"gone\"])\n        \
+             .with_exclude_tools([\"get_env\"])\n"
+        ),
+        "{code}"
+    );
+    assert_eq!(
+        generated
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        [
+            "tool \"gone\": the `tools` entry matches no tool of the snapshot (check its spelling, \
+          or remove it if the server dropped the tool)"
+        ]
+    );
+    let names = crate::codegen::rust_names(&snapshot, &pin.generate_options()).unwrap();
+    assert_eq!(names.tools.keys().collect::<Vec<_>>(), ["echo", "get_sum"]);
+
+    let err = |text: &str| {
+        Manifest::parse(text, Path::new("m.toml"))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err("[servers.a]\ncommand = \"x\"\ntools = []\n"),
+        "manifest m.toml is not valid: servers.a.tools is empty, so no tool would get code; \
+         list the tools the crate uses (names or globs), or leave `tools` out to use every tool"
+    );
+    assert_eq!(
+        err("[servers.a]\ncommand = \"x\"\nexclude-tools = [\"a[\"]\n"),
+        "manifest m.toml is not valid: servers.a: invalid `exclude-tools` pattern \"a[\" (use \
+         an exact tool name or a glob such as \"delete_*\")"
+    );
+    let plain = Manifest::parse("[servers.a]\ncommand = \"x\"\n", Path::new("m.toml")).unwrap();
+    assert!(plain.servers["a"].tools.is_all());
+    let code = connection_code(&plain.servers["a"]);
+    assert!(!code.contains(".with_tools") && !code.contains(".with_exclude_tools"));
+}
+
 /// `[servers.<name>.rename]` reaches the code generator, whose errors name the entry
 /// by its manifest key.
 #[test]
@@ -234,7 +308,7 @@ fn errors_name_the_file_and_key() {
     };
     assert_eq!(
         err("[servers.a]\ncommand = \"x\"\nargz = []\n"),
-        "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `cassettes`, `consequential`, `not-consequential`, `consequential-annotations`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`, `pin`, `max-list-items`, `accept`, `registry`\n"
+        "manifest x/oma-mcp.toml is not valid: TOML parse error at line 3, column 1\n  |\n3 | argz = []\n  | ^^^^\nunknown field `argz`, expected one of `command`, `url`, `args`, `cwd`, `env`, `pass-env`, `headers`, `bearer-env`, `header-env`, `oauth`, `prefix`, `snapshot`, `cassettes`, `consequential`, `not-consequential`, `consequential-annotations`, `tools`, `exclude-tools`, `schemars`, `request-timeout-ms`, `max-message-bytes`, `client-name`, `client-version`, `lifecycle`, `rename`, `pin`, `max-list-items`, `accept`, `registry`\n"
     );
     assert_eq!(
         err("[servers.\"a b\"]\ncommand = \"x\"\n"),

@@ -335,7 +335,8 @@ async fn check_one(
         .filter(|t| !t.is_empty())
         .collect::<std::collections::BTreeSet<String>>();
     drift.extend(cassettes);
-    Ok((drift, tools.into_iter().collect()))
+    // Tools the crate does not use (the pin's `tools` and `exclude-tools`): info.
+    Ok((drift.for_selection(&pin.tools), tools.into_iter().collect()))
 }
 
 /// One reading of the pinned server with `config`: what the pin pins (its warnings printed)

@@ -10,9 +10,13 @@ use crate::error::CliError;
 
 /// The CLI's `clientInfo`: `oma-mcp` and its version (the library's default is the
 /// reference contract's `open-multi-agent` `0.0.0`), unless the manifest's pin sets
-/// `client-name` / `client-version`.
+/// `client-name` / `client-version`. Every tool, whatever the pin's `tools` and
+/// `exclude-tools`: the CLI pins, checks, scans, lists and calls the whole server (`check`
+/// reports the drift of tools outside the selection at info level).
 pub fn cli_client(config: ConnectConfig, pin: Option<&ServerPin>) -> ConnectConfig {
-    let mut config = config;
+    let mut config = config
+        .with_tools(Vec::<String>::new())
+        .with_exclude_tools(Vec::<String>::new());
     if pin.is_none_or(|p| p.client_name.is_none()) {
         config = config.with_client_name("oma-mcp");
     }

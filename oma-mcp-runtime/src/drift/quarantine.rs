@@ -107,6 +107,7 @@ impl Quarantine {
             .tools
             .into_iter()
             .filter_map(|descriptor| SnapshotTool::from_descriptor(descriptor).ok())
+            .filter(|tool| client.tool_selection().selects(tool.name()))
             .collect();
         let withheld = withheld_tools(&self.pinned, &live);
         let previous = std::mem::replace(

@@ -110,10 +110,12 @@ pub enum ConfigError {
         name: String,
     },
 
-    /// An entry of [`ConnectConfig::consequential`](crate::ConnectConfig::consequential) or
-    /// [`ConnectConfig::not_consequential`](crate::ConnectConfig::not_consequential) (manifest
-    /// keys `consequential`, `not-consequential`) is not a valid glob. Checked before the
-    /// server is started.
+    /// An entry of [`ConnectConfig::consequential`](crate::ConnectConfig::consequential),
+    /// [`ConnectConfig::not_consequential`](crate::ConnectConfig::not_consequential),
+    /// [`ConnectConfig::tools`](crate::ConnectConfig::tools) or
+    /// [`ConnectConfig::exclude_tools`](crate::ConnectConfig::exclude_tools) (manifest keys
+    /// `consequential`, `not-consequential`, `tools`, `exclude-tools`; the error names which)
+    /// is not a valid glob. Checked before the server is started.
     #[error(transparent)]
-    InvalidConsequential(#[from] oma_mcp_core::consequential::InvalidPattern),
+    InvalidPattern(#[from] oma_mcp_core::select::InvalidPattern),
 }

@@ -161,6 +161,17 @@ pub(super) fn config(w: &mut Writer, connection: &PinnedConnection) {
                 .to_owned(),
         );
     }
+    // The tools the pin selects, so the tool layer shows only the tools this module has types
+    // for.
+    if !config.tools.is_empty() {
+        calls.push(format!(".with_tools({})", array(&config.tools)));
+    }
+    if !config.exclude_tools.is_empty() {
+        calls.push(format!(
+            ".with_exclude_tools({})",
+            array(&config.exclude_tools)
+        ));
+    }
     w.item();
     w.doc(&doc);
     w.allow(UNUSED);

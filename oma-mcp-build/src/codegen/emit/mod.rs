@@ -89,12 +89,13 @@ const PRIVATE_FIELD: &str = "_non_exhaustive";
 pub(crate) fn file(
     header: &str,
     snapshot: &str,
+    selected: bool,
     tools: &[ToolModel],
     prefix: Option<&str>,
     connection: Option<&PinnedConnection>,
 ) -> Result<String, Error> {
     let mut w = Writer::new();
-    module::head(&mut w, tools, snapshot);
+    module::head(&mut w, tools, snapshot, selected);
     for tool in tools {
         tool_items(&mut w, tool)?;
     }

@@ -7,8 +7,9 @@ use super::UNUSED;
 use crate::codegen::ToolModel;
 
 /// The first items of the module: `TOOL_NAMES` (its doc is the tool table, [`tool_table`])
-/// and `SNAPSHOT`, the canonical snapshot text.
-pub(super) fn head(w: &mut Writer, tools: &[ToolModel], snapshot: &str) {
+/// and `SNAPSHOT`, the canonical snapshot text (of the `selected` tools only, when the pin
+/// selects some).
+pub(super) fn head(w: &mut Writer, tools: &[ToolModel], snapshot: &str, selected: bool) {
     w.item();
     w.docs(&tool_table(tools));
     w.allow(UNUSED);
@@ -19,10 +20,18 @@ pub(super) fn head(w: &mut Writer, tools: &[ToolModel], snapshot: &str) {
     ));
 
     w.item();
-    w.docs(&[
-        " The snapshot this module was generated from (canonical JSON text, as committed), for",
-        " drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).",
-    ]);
+    if selected {
+        w.docs(&[
+            " The snapshot this module was generated from (canonical JSON text), with only the",
+            " tools the pin's `tools` and `exclude-tools` select, for drift checks at run time:",
+            " see `drift()` (oma-mcp-runtime's cargo feature `drift`).",
+        ]);
+    } else {
+        w.docs(&[
+            " The snapshot this module was generated from (canonical JSON text, as committed), for",
+            " drift checks at run time: see `drift()` (oma-mcp-runtime's cargo feature `drift`).",
+        ]);
+    }
     w.allow(UNUSED);
     w.line(format_args!(
         "pub const SNAPSHOT: &str = {};",
