@@ -22,9 +22,10 @@ use oma_mcp_runtime::error::{ConfigError, ConnectError};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A `consequential` or `not-consequential` entry is not a valid glob.
+    /// A `consequential`, `not-consequential`, `tools` or `exclude-tools` entry is not a valid
+    /// glob (the error names the key).
     #[error(transparent)]
-    InvalidGlob(#[from] oma_mcp_core::consequential::InvalidPattern),
+    InvalidGlob(#[from] oma_mcp_core::select::InvalidPattern),
 
     /// An identifier computed for a tool is not a valid Rust identifier: a bug in
     /// oma-mcp-build.

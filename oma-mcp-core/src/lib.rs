@@ -261,6 +261,12 @@
 //! rule at connect and again after every `notifications/tools/list_changed` (MCP
 //! specification 2025-06-18, "Tools — List Changed Notification").
 //!
+//! A pin that selects tools ([`select`]: `tools`, `exclude-tools`): every change of a tool it
+//! leaves out, its input, output, text or a new scan finding in it, is info
+//! ([`DriftReport::for_selection`](drift::DriftReport::for_selection)); a tool added that the
+//! selection selects is info as every addition is. At run time the unselected tools are
+//! neither listed nor compared.
+//!
 //! Cassettes of recorded sessions (`oma-mcp check`, a pin's `cassettes`): a recorded call of a
 //! tool the snapshot lacks, with arguments its `inputSchema` refuses, or with an output its
 //! `outputSchema` refuses, and a cassette that cannot be read → breaking (`cassette_stale`).

@@ -19,7 +19,8 @@ use crate::terminal;
 #[command(
     after_help = "With --manifest, the output is byte for byte the file a build script \
 (`oma_mcp_build::compile_manifest`) writes to OUT_DIR for the server, from its committed \
-snapshot: the manifest's prefix, consequential entries, rename table and schemars setting, and \
+snapshot: the manifest's prefix, consequential entries, tool selection, rename table and \
+schemars setting, and \
 `connect_config()`/`connect()`. Their paths (the program when the command holds a `/`, `cwd`) \
 are resolved against the manifest's absolute path, as the build script resolves them against \
 its crate directory: run from that directory with the same manifest, the two are equal."
@@ -30,7 +31,7 @@ pub struct GenerateArgs {
     pub snapshot: Option<PathBuf>,
     /// Generate what the build script generates for a server of this manifest, instead of
     /// from SNAPSHOT with flags.
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["snapshot", "prefix", "consequential", "rename"])]
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["snapshot", "prefix", "consequential", "rename", "tool", "exclude_tool"])]
     pub manifest: Option<PathBuf>,
     /// The server of --manifest (needed when it pins several).
     #[arg(long, value_name = "NAME", requires = "manifest")]
@@ -41,6 +42,14 @@ pub struct GenerateArgs {
     /// Mark tools consequential by raw MCP name or glob (repeatable).
     #[arg(long, value_name = "NAME_OR_GLOB")]
     pub consequential: Vec<String>,
+    /// Generate code only for these tools, by raw MCP name or glob (repeatable; default:
+    /// every tool), as the manifest's `tools` does.
+    #[arg(long, value_name = "NAME_OR_GLOB")]
+    pub tool: Vec<String>,
+    /// Leave these tools out even when --tool selects them (repeatable), as the manifest's
+    /// `exclude-tools` does.
+    #[arg(long, value_name = "NAME_OR_GLOB")]
+    pub exclude_tool: Vec<String>,
     /// Name a tool's types yourself: raw MCP name = stem of its Rust names (repeatable),
     /// as the manifest's `[servers.<name>.rename]` table does.
     #[arg(long, value_name = "TOOL=NAME", value_parser = rename_entry)]
@@ -59,6 +68,8 @@ pub fn run(args: GenerateArgs) -> Result<Outcome, CliError> {
         server,
         prefix,
         consequential,
+        tool,
+        exclude_tool,
         rename,
         out,
     } = args;
@@ -75,8 +86,11 @@ pub fn run(args: GenerateArgs) -> Result<Outcome, CliError> {
             )
         }
         (None, Some(snapshot)) => {
+            let selection = codegen::ToolSelection::new(&tool, &exclude_tool)
+                .map_err(oma_mcp_build::Error::from)?;
             let mut options = GenerateOptions::default()
                 .with_consequential(consequential)
+                .with_tools(selection)
                 .with_rename(rename)
                 .with_rename_table("--rename");
             if let Some(prefix) = prefix {

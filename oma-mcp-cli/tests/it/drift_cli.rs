@@ -274,6 +274,26 @@ fn check_against_an_edited_snapshot_exits_1_naming_the_change() {
         .arg(&manifest));
     assert_exit(&out, 1);
     assert!(text(&out.stdout).contains("breaking tool   /  tool \"ghost\" was removed"));
+
+    // A crate that uses only `echo` (`tools`, a glob in `exclude-tools` that matches nothing):
+    // the removed tool is info, the selected tool's change stays a warning, nothing fails.
+    let selected = std::fs::read_to_string(&manifest).expect("read manifest")
+        + "tools = [\"echo\", \"gh*\"]\nexclude-tools = [\"ghost\"]\n";
+    std::fs::write(&manifest, selected).expect("write manifest");
+    let out = run(oma_mcp()
+        .args(["check", "--format", "json", "--manifest"])
+        .arg(&manifest));
+    assert_exit(&out, 0);
+    let v = json_out(&out);
+    assert_eq!(
+        v["summary"],
+        json!({"breaking": 0, "warning": 1, "info": 2})
+    );
+    assert_eq!(
+        v["changes"][2]["message"],
+        "tool \"ghost\" was removed (breaking for a program that uses this tool; the pin's \
+         `tools` and `exclude-tools` leave it out)"
+    );
 }
 
 #[test]
