@@ -19,8 +19,8 @@ pub(crate) mod framing;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-#[cfg(feature = "http")]
-mod http;
+#[cfg(feature = "http-no-provider")]
+pub(crate) mod http;
 mod inbox;
 mod lifecycle;
 mod link;
@@ -335,7 +335,7 @@ impl McpClient {
     /// invalid `x-mcp-header` annotation is left out (with a warning naming tool and reason),
     /// as the streamable HTTP transport requires of clients; otherwise all of them.
     fn usable_over_transport(&self, tools: Vec<Value>) -> Vec<Value> {
-        #[cfg(feature = "http")]
+        #[cfg(feature = "http-no-provider")]
         if self.link.session.transport().is_http() && self.client_context.is_some() {
             return tools
                 .into_iter()

@@ -37,7 +37,7 @@ mod request;
 mod tests;
 
 pub use config::ConfigError;
-#[cfg(feature = "http")]
+#[cfg(feature = "http-no-provider")]
 pub(crate) use config::TOKEN_SETTINGS;
 pub use connect::ConnectError;
 pub use disconnected::DisconnectedError;

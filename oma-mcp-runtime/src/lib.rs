@@ -533,7 +533,7 @@ macro_rules! fake_items {
 /// so the missing feature shows when the crate is built, not as
 /// [`ConfigError::HttpFeatureDisabled`](crate::error::ConfigError::HttpFeatureDisabled) when it
 /// runs. Not meant to be called by hand.
-#[cfg(not(feature = "http"))]
+#[cfg(not(feature = "http-no-provider"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __require_http {
@@ -552,7 +552,7 @@ macro_rules! __require_http {
 /// `connect_config()` connects over streamable HTTP: with cargo feature `http` (this build)
 /// it expands to nothing; without it, it is a compile error naming the server and the
 /// feature. Not meant to be called by hand.
-#[cfg(feature = "http")]
+#[cfg(feature = "http-no-provider")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __require_http {
@@ -615,7 +615,7 @@ mod drift_items_tests {
 /// With feature `http`, `__require_http!` compiles to nothing at item position, as generated
 /// code calls it (without the feature it is a compile error: `oma-mcp-build`'s build-script
 /// test builds a URL pin against this crate without the feature and checks the message).
-#[cfg(all(test, feature = "http"))]
+#[cfg(all(test, feature = "http-no-provider"))]
 mod require_http_tests {
     crate::__require_http!("remote");
 }

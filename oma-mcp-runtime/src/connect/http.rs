@@ -23,6 +23,7 @@ mod refused;
 mod server_stream;
 mod sse;
 mod state;
+pub(crate) mod tls;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -94,7 +94,7 @@ impl Inbox {
     }
 
     /// Whether the request `id` still waits for its answer.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg_attr(not(feature = "http-no-provider"), allow(dead_code))]
     pub(super) fn is_pending(&self, id: u64) -> bool {
         lock(&self.pending).waiting.contains_key(&id)
     }
@@ -137,7 +137,7 @@ impl Inbox {
     }
 
     /// Whether the connection is closed (by the client or because it ended).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg_attr(not(feature = "http-no-provider"), allow(dead_code))]
     pub(super) fn is_closed(&self) -> bool {
         lock(&self.pending).closed
     }

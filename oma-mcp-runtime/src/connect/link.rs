@@ -146,7 +146,7 @@ impl Link {
     }
 
     /// Starts a session with the streamable HTTP server at `url` (nothing is sent yet).
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-no-provider")]
     fn http(config: &ConnectConfig, url: &str) -> Result<Link, Error> {
         let http = super::http::Http::new(config, url)?;
         let label = http.label().to_owned();
@@ -160,7 +160,7 @@ impl Link {
     }
 
     /// Without the `http` feature, a URL pin is an error.
-    #[cfg(not(feature = "http"))]
+    #[cfg(not(feature = "http-no-provider"))]
     fn http(_config: &ConnectConfig, url: &str) -> Result<Link, Error> {
         Err(Error::Config(
             crate::error::ConfigError::HttpFeatureDisabled {

@@ -28,7 +28,7 @@ pub(super) enum Kind {
     Notification,
     /// The answer to a server's request (`ping`, `elicitation/create`; over stdio the reader
     /// writes these lines itself).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg_attr(not(feature = "http-no-provider"), allow(dead_code))]
     Response,
 }
 
@@ -45,7 +45,7 @@ impl Kind {
 /// One message for the server: the line the session serialized (compact JSON and `\n`) and
 /// what it knows about it (the stdio transport needs only the line and the kind).
 #[derive(Debug)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
+#[cfg_attr(not(feature = "http-no-provider"), allow(dead_code))]
 pub(super) struct Outgoing<'a> {
     /// The message, one line with its `\n`.
     pub(super) line: Vec<u8>,

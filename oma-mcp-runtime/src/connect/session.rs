@@ -75,7 +75,7 @@ impl Session {
     }
 
     /// A session over streamable HTTP (see [`super::http`]): nothing is sent yet.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-no-provider")]
     pub(crate) fn http(
         http: super::http::Http,
         timeout: Duration,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-#[cfg(feature = "http")]
+#[cfg(feature = "http-no-provider")]
 use super::http::HttpTransport;
 use super::inbox::Inbox;
 use super::message::{Closed, Outgoing};
@@ -20,7 +20,7 @@ pub(crate) enum Transport {
     /// Newline-delimited JSON over a child's stdin and stdout ([`super::stdio`]).
     Stdio(Stdio),
     /// A `POST` per message to a URL ([`super::http`]).
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-no-provider")]
     Http(HttpTransport),
 }
 
@@ -30,7 +30,7 @@ impl Transport {
     pub(super) fn send(&self, message: Outgoing<'_>) -> Result<(), Closed> {
         match self {
             Self::Stdio(stdio) => stdio.send(message),
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.send(message),
         }
     }
@@ -42,7 +42,7 @@ impl Transport {
             Self::Stdio(_) => {
                 let _ = id;
             }
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.abandon(id),
         }
     }
@@ -52,7 +52,7 @@ impl Transport {
     pub(super) fn close(&self) {
         match self {
             Self::Stdio(stdio) => stdio.close(),
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.close(),
         }
     }
@@ -67,7 +67,7 @@ impl Transport {
     ) -> Pin<Box<dyn Future<Output = ()> + Send>> {
         match self {
             Self::Stdio(stdio) => Box::pin(stdio.close_after_exit(inbox, drain)),
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => Box::pin(http.close_after_exit(inbox)),
         }
     }
@@ -77,7 +77,7 @@ impl Transport {
     pub(super) async fn stop(&self, bound: Duration) {
         match self {
             Self::Stdio(stdio) => stdio.stop(bound).await,
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.abort(),
         }
     }
@@ -86,7 +86,7 @@ impl Transport {
     pub(super) fn abort(&self) {
         match self {
             Self::Stdio(stdio) => stdio.abort(),
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.abort(),
         }
     }
@@ -96,7 +96,7 @@ impl Transport {
     pub(super) fn stderr_tail(&self) -> String {
         match self {
             Self::Stdio(stdio) => stdio.stderr().render(),
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(_) => String::new(),
         }
     }
@@ -106,7 +106,7 @@ impl Transport {
     pub(super) async fn stderr_drained(&self, bound: Duration) {
         match self {
             Self::Stdio(stdio) => stdio.stderr().drained(bound).await,
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(_) => {}
         }
     }
@@ -119,7 +119,7 @@ impl Transport {
             Self::Stdio(_) => {
                 let _ = version;
             }
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.negotiated(version),
         }
     }
@@ -132,7 +132,7 @@ impl Transport {
             Self::Stdio(_) => {
                 let _ = handshake;
             }
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.established(handshake).await,
         }
     }
@@ -144,7 +144,7 @@ impl Transport {
             Self::Stdio(_) => {
                 let _ = tools;
             }
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.learn_tools(tools),
         }
     }
@@ -154,7 +154,7 @@ impl Transport {
     pub(crate) async fn end(&self) {
         match self {
             Self::Stdio(_) => {}
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.end_session().await,
         }
     }
@@ -164,7 +164,7 @@ impl Transport {
     pub(crate) fn end_in_background(&self) {
         match self {
             Self::Stdio(_) => {}
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.end_session_in_background(),
         }
     }
@@ -174,13 +174,13 @@ impl Transport {
     pub(crate) fn sent_credentials(&self) -> Vec<String> {
         match self {
             Self::Stdio(_) => Vec::new(),
-            #[cfg(feature = "http")]
+            #[cfg(feature = "http-no-provider")]
             Self::Http(http) => http.sent_credentials(),
         }
     }
 
     /// Whether messages travel over streamable HTTP.
-    #[cfg(feature = "http")]
+    #[cfg(feature = "http-no-provider")]
     pub(crate) fn is_http(&self) -> bool {
         matches!(self, Self::Http(_))
     }

@@ -2,7 +2,7 @@
 
 /// Where a server's own token is supplied from the environment, as hints name it (library
 /// words: the manifest keys and the builder methods).
-#[cfg(feature = "http")]
+#[cfg(feature = "http-no-provider")]
 pub(crate) const TOKEN_SETTINGS: &str = "manifest keys `bearer-env`, `header-env`; \
                                          `ConnectConfig::with_bearer_env`, \
                                          `ConnectConfig::with_header_env`";
@@ -62,6 +62,17 @@ pub enum ConfigError {
         /// The server's URL, redacted.
         server: String,
     },
+
+    /// The HTTP client has no TLS crypto provider: oma-mcp-runtime was built with its cargo
+    /// feature `http-no-provider` alone (the transport without rustls' cryptography, for a
+    /// program that brings its own) and the program installed none. Checked before the first
+    /// HTTP request.
+    #[error(
+        "the HTTP client has no TLS crypto provider: turn on oma-mcp-runtime's cargo feature \
+         `http` (rustls on aws-lc-rs) or `http-ring` (rustls on ring), or install one with \
+         `rustls::crypto::CryptoProvider::install_default` before connecting"
+    )]
+    NoTlsProvider,
 
     /// An environment variable that an OAuth setting names
     /// ([`OAuthConfig::client_id_env`](crate::connect::OAuthConfig::client_id_env),

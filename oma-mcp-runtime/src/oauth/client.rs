@@ -128,8 +128,10 @@ impl OAuthClient {
     /// [`ConfigError::InvalidUrl`] for a URL that is not absolute `http(s)`;
     /// [`ConfigError::MissingOAuthEnv`] for a variable of `config` that is not set;
     /// [`ConfigError::InvalidOAuth`] for a client credentials grant without a client id and
-    /// secret.
+    /// secret; [`ConfigError::NoTlsProvider`] when the HTTP client has no TLS crypto provider.
     pub fn new(url: &str, config: &OAuthConfig, client_name: &str) -> Result<Self, ConfigError> {
+        // rmcp's OAuth flows build their HTTP clients with rustls' process default provider.
+        crate::connect::http::tls::ensure_provider()?;
         let label = redact_url(url);
         let parsed = reqwest::Url::parse(url)
             .ok()

@@ -18,6 +18,9 @@ const LIMIT: usize = 64 * 1024;
 /// What `url` answers to a metadata `GET`: `answered HTTP 404`, `answered HTTP 200 with a body
 /// that is not JSON (Content-Type `text/html`)`, `could not be fetched (…)`, ….
 pub(super) async fn describe(url: &str) -> String {
+    if let Err(e) = crate::connect::http::tls::ensure_provider() {
+        return format!("could not be fetched ({e})");
+    }
     let client = match reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(TIMEOUT)

@@ -49,6 +49,7 @@ impl Authorize for FollowRedirect {
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
             let endpoint = redact_url(authorization_url.split('?').next().unwrap_or_default());
+            crate::connect::http::tls::ensure_provider().map_err(|e| e.to_string())?;
             let client = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .timeout(TIMEOUT)

@@ -175,6 +175,7 @@ impl Http {
                 attempt.stop()
             }
         });
+        super::tls::ensure_provider()?;
         let client = reqwest::Client::builder()
             .redirect(policy)
             .connect_timeout(CONNECT_TIMEOUT.min(config.request_timeout))
