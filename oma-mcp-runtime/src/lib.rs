@@ -67,7 +67,15 @@
 //! ## Streamable HTTP
 //! With the cargo feature `http` (off by default: a stdio-only program compiles no HTTP or
 //! TLS stack), [`ConnectConfig::http`] reaches a remote server (MCP 2025-03-26 and later,
-//! "Transports" → "Streamable HTTP"):
+//! "Transports" → "Streamable HTTP"). TLS is rustls with the platform's certificate verifier;
+//! its crypto provider is a choice of features, as reqwest offers it: `http` takes aws-lc-rs
+//! (reqwest's default; aws-lc-sys is a C build that needs CMake), `http-ring` takes ring (a
+//! smaller C build that needs only a C compiler), `http-no-provider` none (the program
+//! installs one with `rustls::crypto::CryptoProvider::install_default` before it connects, else
+//! connecting is [`ConfigError::NoTlsProvider`](error::ConfigError::NoTlsProvider)). The
+//! chosen provider becomes rustls' process default at the first HTTP connection, unless the
+//! program installed one. The features `oauth` and `fake` turn on the transport, not a
+//! provider.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), oma_mcp_runtime::Error> {
@@ -543,7 +551,7 @@ macro_rules! __require_http {
             $server,
             "` is pinned by URL, and its generated `connect_config()` connects over streamable \
              HTTP: enable oma-mcp-runtime's cargo feature `http` (`features = [\"http\"]` on the \
-             oma-mcp-runtime dependency in Cargo.toml)"
+             oma-mcp-runtime dependency in Cargo.toml; `http-ring` for rustls on ring)"
         ));
     };
 }

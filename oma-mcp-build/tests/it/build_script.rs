@@ -735,7 +735,8 @@ fn downstream_crate_url_pin_needs_the_http_feature() {
         stderr.contains(
             "error: the MCP server `own` is pinned by URL, and its generated `connect_config()` \
              connects over streamable HTTP: enable oma-mcp-runtime's cargo feature `http` \
-             (`features = [\"http\"]` on the oma-mcp-runtime dependency in Cargo.toml)\n"
+             (`features = [\"http\"]` on the oma-mcp-runtime dependency in Cargo.toml; \
+             `http-ring` for rustls on ring)\n"
         ),
         "{}",
         describe(&out)
