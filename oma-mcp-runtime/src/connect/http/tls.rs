@@ -67,7 +67,7 @@ mod tests {
         let installed = CryptoProvider::get_default().expect("installed");
         ensure_provider().unwrap();
         assert!(std::sync::Arc::ptr_eq(
-            &installed,
+            installed,
             CryptoProvider::get_default().unwrap()
         ));
         let suites: Vec<String> = installed
@@ -75,7 +75,14 @@ mod tests {
             .iter()
             .map(|s| format!("{:?}", s.suite()))
             .collect();
-        assert!(suites.contains(&"TLS13_AES_128_GCM_SHA256".to_owned()), "{suites:?}");
-        assert_eq!(compiled_name(), Some("aws-lc-rs"), "all features: aws-lc-rs wins");
+        assert!(
+            suites.contains(&"TLS13_AES_128_GCM_SHA256".to_owned()),
+            "{suites:?}"
+        );
+        assert_eq!(
+            compiled_name(),
+            Some("aws-lc-rs"),
+            "all features: aws-lc-rs wins"
+        );
     }
 }
