@@ -51,6 +51,10 @@ pub use config::{
     Lifecycle, MAX_REDIRECTS, MAX_RESUMES, NOTIFICATION_TIMEOUT, OAuthConfig, OAuthGrant, Refusal,
     Secret, TokenProvider, TokenSource, accept_defaults, redact_url,
 };
+/// rustls' crypto provider of the HTTP transport (features `http`, `http-ring`,
+/// `http-no-provider`), for a program that builds a `reqwest` client of its own.
+#[cfg(feature = "http-no-provider")]
+pub use http::tls::ensure_provider as ensure_tls_provider;
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 pub use stdio::MAX_STDIN_BACKLOG;

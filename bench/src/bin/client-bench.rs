@@ -638,6 +638,7 @@ struct RawHttp {
 impl RawHttp {
     async fn connect(url: &str) -> Res<Self> {
         use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
+        oma_mcp_runtime::connect::ensure_tls_provider()?;
         let mut raw = Self {
             client: reqwest::Client::builder().build()?,
             url: reqwest::Url::parse(url)?,

@@ -49,6 +49,8 @@ impl Registry {
                  https://registry.modelcontextprotocol.io"
             ));
         }
+        // The runtime's rustls crypto provider (this reqwest brings none of its own).
+        oma_mcp_runtime::connect::ensure_tls_provider().map_err(|e| e.to_string())?;
         let client = reqwest::Client::builder()
             .timeout(TIMEOUT)
             .connect_timeout(Duration::from_secs(10))

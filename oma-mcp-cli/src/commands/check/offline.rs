@@ -13,6 +13,9 @@
 //!   is breaking (so it fails the default `--fail-on breaking`), an info or accepted finding
 //!   is info (`scan_finding`);
 //! - its cassettes fit it (`cassette_stale`, breaking).
+//!
+//! A finding in a tool the pin's `tools` and `exclude-tools` leave out is info, as `check`
+//! reports every change of such a tool.
 
 use std::path::Path;
 
@@ -96,7 +99,10 @@ fn check_pin(
     changes.extend(cassettes);
     let mut report = DriftReport::default();
     report.extend(changes);
-    Ok((report, tools.into_iter().collect()))
+    Ok((
+        report.for_selection(&pin.tools),
+        tools.into_iter().collect(),
+    ))
 }
 
 /// A `snapshot_not_canonical` change when `bytes`, the snapshot file, are not the canonical

@@ -29,12 +29,16 @@ fn compiled() -> Option<CryptoProvider> {
     None
 }
 
-/// Makes sure rustls has a process default provider before an HTTP client is built: the
-/// program's own, else the compiled-in one, installed now.
+/// Makes sure rustls has a process default crypto provider, as the runtime does before it
+/// builds an HTTP client: the program's own, else the one the features compiled in (`http`:
+/// aws-lc-rs, `http-ring`: ring), installed now. Call it before building a `reqwest` client
+/// of your own in a program whose reqwest has no provider of its own (`rustls-no-provider`),
+/// as the runtime's has. Idempotent and cheap after the first call.
 ///
 /// # Errors
-/// [`ConfigError::NoTlsProvider`] when neither exists.
-pub(crate) fn ensure_provider() -> Result<(), ConfigError> {
+/// [`ConfigError::NoTlsProvider`] when neither exists (feature `http-no-provider` alone and
+/// no provider installed).
+pub fn ensure_provider() -> Result<(), ConfigError> {
     if CryptoProvider::get_default().is_some() {
         return Ok(());
     }
