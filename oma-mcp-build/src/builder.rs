@@ -408,7 +408,12 @@ pub fn take_snapshot(pin: &ServerPin, manifest: &Path) -> Result<Snapshot, Error
         .build()
         .map_err(|source| Error::AsyncRuntime { source })?;
     runtime.block_on(async {
-        let client = oma_mcp_runtime::connect_mcp_tools(pin.connect_config())
+        // The snapshot pins every tool, whatever the pin's `tools` and `exclude-tools` select.
+        let config = pin
+            .connect_config()
+            .with_tools(Vec::<String>::new())
+            .with_exclude_tools(Vec::<String>::new());
+        let client = oma_mcp_runtime::connect_mcp_tools(config)
             .await
             .map_err(connect_error)?;
         let snapshot = client.snapshot_with_source(pin.snapshot_source());

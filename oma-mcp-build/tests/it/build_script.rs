@@ -391,9 +391,10 @@ fn purge_previous_runs(target: &Path, package: &str) {
 #[ignore = "slow tier (a downstream crate built by a nested cargo, minutes): scripts/test runs it; alone: cargo test -p oma-mcp-build --all-features --test it -- --ignored build_script::downstream_"]
 fn downstream_crate_snapshot_build_run_refresh_offline() {
     let d = Downstream::new("oma-bsc-happy", true);
+    // `exclude-tools`: the refresh still pins every tool; the module leaves `big` out.
     d.pin(
         &in_profile("oma-mcp-test-server"),
-        "pass-env = [\"OMA_TEST_SERVER_MODE\"]\n",
+        "pass-env = [\"OMA_TEST_SERVER_MODE\"]\nexclude-tools = [\"big\"]\n",
     );
     let manifest = d.manifest();
     let snap = d.snapshot();
@@ -429,8 +430,10 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     assert_eq!(source.command, in_profile("oma-mcp-test-server"));
     assert_eq!(source.args, vec![d.token()]);
     assert!(
-        snapshot.tools.iter().any(|t| t.name() == "echo"),
-        "no echo tool in {}",
+        ["echo", "big"]
+            .iter()
+            .all(|name| snapshot.tools.iter().any(|t| t.name() == *name)),
+        "no echo or big tool in {}",
         snap.display()
     );
     let took = format!(
@@ -464,7 +467,7 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
          .with_cwd({:?})\n        .with_pass_env([\"OMA_TEST_SERVER_MODE\"])\n        \
          .with_name_prefix(\"own\")\n        \
          .with_request_timeout(::core::time::Duration::from_millis(20000))\n        \
-         .with_consequential([\"exit\"])\n}}\n",
+         .with_consequential([\"exit\"])\n        .with_exclude_tools([\"big\"])\n}}\n",
         Downstream::program(&in_profile("oma-mcp-test-server")),
         d.token(),
         target_dir().display().to_string(),
@@ -498,6 +501,7 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
         expected_code.ends_with(fake_end),
         "the module does not end with\n{fake_end}\n--- module ---\n{expected_code}"
     );
+    assert!(!expected_code.contains("pub struct Big;"));
     assert_eq!(
         std::fs::read_to_string(d.generated()).expect("generated file"),
         expected_code
