@@ -32,7 +32,9 @@ pub fn relative(path: &Path) -> String {
 /// Where a change's GitHub annotation points, as (file, line), from the old file and the
 /// new one (each as (shown path, text)). The rule: the file that holds the change's item
 /// (tool, prompt, resource or template), the old one first (it is the reference, as `check`'s
-/// committed snapshot is), at the item's line; the new file only for an item the old one does
+/// committed snapshot is), at the item's line (a tool's change at the line of the member its
+/// pointer names, `"description"` or `"inputSchema"`, where the tool has it); the new file
+/// only for an item the old one does
 /// not hold (an added one); a server line at its member's line (`instructions`,
 /// `capabilities`, …) where the file has it; else the old file without a line.
 pub fn place(old: &ShownFile, new: Option<&ShownFile>, change: &Change) -> (String, Option<usize>) {
@@ -50,8 +52,40 @@ fn line_of(text: &str, change: &Change) -> Option<usize> {
     match change.direction.item_kind() {
         Some(kind) => item_line(text, kind.list_key(), kind.key_member(), &change.tool),
         None if change.tool.is_empty() => server_line(text, &change.pointer),
-        None => tool_line(text, &change.tool),
+        None => tool_line(text, &change.tool)
+            .map(|line| member_line(text, line, &change.pointer).unwrap_or(line)),
     }
+}
+
+/// The line of the descriptor member a tool change's pointer starts with (`/description`,
+/// `/inputSchema/properties/q` → `"inputSchema"`), searched in the tool's object around its
+/// `"name"` line `name_line` (canonical text: the members at the name's indent, the object
+/// closed by a line one level up); `None` for an empty pointer or a member the tool lacks.
+fn member_line(text: &str, name_line: usize, pointer: &str) -> Option<usize> {
+    let member = pointer.trim_start_matches('/').split('/').next()?;
+    if member.is_empty() || member == "name" {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let name = lines.get(name_line.checked_sub(1)?)?;
+    let indent = name.len() - name.trim_start().len();
+    let needle = format!(
+        "{}{}:",
+        " ".repeat(indent),
+        serde_json::to_string(&oma_mcp_core::pointer::unescape_token(member)).ok()?
+    );
+    let outside = |l: &str| !l.trim().is_empty() && l.len() - l.trim_start().len() < indent;
+    // Members sort by name: before and after `"name"`, up to the object's braces.
+    let before = (0..name_line - 1)
+        .rev()
+        .take_while(|&i| !outside(lines[i]))
+        .find(|&i| lines[i].starts_with(&needle));
+    let after = || {
+        (name_line..lines.len())
+            .take_while(|&i| !outside(lines[i]))
+            .find(|&i| lines[i].starts_with(&needle))
+    };
+    before.or_else(after).map(|i| i + 1)
 }
 
 /// The line of the top-level member a server line's pointer names (`/instructions`,

@@ -160,7 +160,12 @@ fn the_check_step_reports_drift_in_the_summary_annotations_and_outputs() {
              (warning)%3A echo description_changed::/description {message}\n\
              ::error file=project/mcp/own.snapshot.json,line={},title=MCP drift \
              (breaking)%3A ghost tool_removed::tool \"ghost\" was removed\n",
-            line("echo"),
+            // A changed member at its own line in the tool's object.
+            snapshot
+                .lines()
+                .position(|l| l == "        \"description\": \"Echoes the message.\",")
+                .map(|i| i + 1)
+                .expect("description line"),
             line("ghost")
         )
     );

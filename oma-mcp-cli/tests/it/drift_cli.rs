@@ -410,9 +410,10 @@ fn github_annotations_point_at_the_file_that_holds_the_tool() {
             .expect("line")
     };
     let gone = line_of(&old, "        \"name\": \"gone\"");
-    let kept = line_of(&old, "        \"name\": \"kept\"");
+    // A changed description at its own line, in the tool's object before its name.
+    let kept = line_of(&old, "        \"description\": \"Old.\"");
     let added = line_of(&new, "      \"name\": \"added\"");
-    assert_eq!((gone, kept, added), (8, 15, 10));
+    assert_eq!((gone, kept, added), (8, 14, 10));
     let out = run(oma_mcp()
         .args(["diff", "--format", "github"])
         .arg(&old)
@@ -673,13 +674,17 @@ fn diff_as_sarif_exact() {
         .current_dir(dir.path())
         .args(["diff", "old.json", "new.json", "--format", "sarif"]));
     assert_exit(&out, 1);
-    // The line of the tool's "name" in the canonical file (a descriptor key at 8 spaces).
+    // The line of the tool's "name" in the canonical file (a descriptor key at 8 spaces), or
+    // of the member a change's pointer names (`description:NAME`).
     let location = |uri: &str, tool: &str| {
-        let needle = format!("        \"name\": \"{tool}\"");
+        let needle = match tool.split_once(':') {
+            Some((member, _)) => format!("        \"{member}\":"),
+            None => format!("        \"name\": \"{tool}\""),
+        };
         let line = std::fs::read_to_string(dir.path().join(uri))
             .expect("read")
             .lines()
-            .position(|l| l.trim_end_matches(',') == needle)
+            .position(|l| l.trim_end_matches(',') == needle || l.starts_with(&needle))
             .map(|i| i + 1)
             .expect("line");
         json!([{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}}}])
@@ -705,7 +710,7 @@ fn diff_as_sarif_exact() {
                     {
                         "ruleId": "description_changed", "ruleIndex": 0, "level": "warning",
                         "message": {"text": "a /description: tool description changed: \"Old <b> & 'q'\" → \"New\""},
-                        "locations": location("old.json", "a"),
+                        "locations": location("old.json", "description:a"),
                         "properties": properties("a", "/description", "warning"),
                     },
                     {
