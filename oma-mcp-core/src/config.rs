@@ -5,8 +5,8 @@
 //! Plain values, no connection: `oma-mcp-runtime`'s `connect_mcp_tools` connects with them,
 //! and `oma-mcp-build` reads them from a manifest and writes them as code, so a build script
 //! compiles no client. The runtime re-exports every item here at `oma_mcp_runtime::connect`
-//! (and `ConnectConfig` and `Lifecycle` at its root); its `connect` module docs say what each
-//! setting does on the wire.
+//! (and `ConnectConfig` and `Lifecycle` at its root); its crate docs ("Connecting to a
+//! server", "Lifecycle", "Process and environment") say what each setting does on the wire.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -38,8 +38,8 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 pub const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How the runtime's `connect_mcp_tools` establishes the MCP lifecycle; the semantics of
-/// rmcp 3.11's `ClientLifecycleMode` (the runtime's `connect` module docs, "Lifecycle", list
-/// the messages each one sends).
+/// rmcp 3.11's `ClientLifecycleMode` (the runtime's crate docs, "Lifecycle", list the
+/// messages each one sends).
 ///
 /// Protocol revision 2026-07-28 replaced the `initialize` handshake (SEP-2567) with a
 /// `server/discover` request and a client context that every request carries in its `_meta`
@@ -115,8 +115,7 @@ pub struct ConnectConfig {
     pub args: Vec<String>,
     /// Literal environment variables for the child; they win over inherited ones. The child's
     /// environment otherwise holds only the runtime's `DEFAULT_INHERITED_ENV` and
-    /// [`ConnectConfig::pass_env`] (the runtime's `connect` module docs, "Process and
-    /// environment").
+    /// [`ConnectConfig::pass_env`] (the runtime's crate docs, "Process and environment").
     pub env: BTreeMap<String, String>,
     /// Names of parent environment variables passed through to the child when set.
     pub pass_env: Vec<String>,

@@ -35,8 +35,10 @@
 //!
 //! `oma-mcp-runtime` (the client: connections, typed calls, the tool layer) and
 //! `oma-mcp-build` (code generation for `build.rs`) sit on top of this crate; it imports
-//! neither. The only file access is [`Snapshot::read`], a convenience over `std::fs::read`
-//! and [`Snapshot::parse`].
+//! neither. It reads and writes files in two places only, each a convenience over a pure
+//! function beside it: [`Snapshot::read`] (`std::fs::read` and [`Snapshot::parse`]) and a
+//! cassette's `read` and `write` ([`cassette`]; the write goes through a temporary file and a
+//! rename, so a reader never sees half a cassette).
 //!
 //! Data flows one way: server → snapshot → generated code → typed call → drift report.
 //!
