@@ -533,11 +533,13 @@ impl DriftReport {
             .changes
             .into_iter()
             .map(|mut c| {
+                // A tool's own change (also of a tool named ""), not a stale cassette nor a
+                // problem of the generated code as a whole (a name change of no tool).
                 let of_a_tool = matches!(
                     c.direction,
                     Direction::Input | Direction::Output | Direction::Tool
-                ) && !c.tool.is_empty()
-                    && c.kind != ChangeKind::CassetteStale;
+                ) && c.kind != ChangeKind::CassetteStale
+                    && !(c.kind == ChangeKind::RustNameChanged && c.tool.is_empty());
                 if of_a_tool && !selection.selects(&c.tool) {
                     if c.severity != Severity::Info {
                         c.message.push_str(&format!(

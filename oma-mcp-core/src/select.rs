@@ -40,7 +40,8 @@ use crate::snapshot::Snapshot;
 #[derive(Debug, thiserror::Error)]
 #[error(
     "invalid `{key}` pattern \"{pattern}\" (use an exact tool name or a glob such as \
-     \"delete_*\")"
+     \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[` or `{{` puts \
+     each such character in brackets: \"a[[]b\" is the name a[b)"
 )]
 #[non_exhaustive]
 pub struct InvalidPattern {
@@ -201,7 +202,8 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "invalid `consequential` pattern \"a[b\" (use an exact tool name or a glob such as \
-             \"delete_*\")"
+             \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[` or `{` \
+         puts each such character in brackets: \"a[[]b\" is the name a[b)"
         );
         assert!(std::error::Error::source(&err).is_some());
         let c = NamePatterns::new("consequential", &patterns[..2]).unwrap();
@@ -215,6 +217,10 @@ mod tests {
                 .unwrap()
                 .matches("fs/a/b")
         );
+        // A name with a glob character, as the error says to write it.
+        let bracketed = ["a[[]b".to_owned()];
+        let escaped = NamePatterns::new("tools", &bracketed).unwrap();
+        assert!(escaped.matches("a[b") && !escaped.matches("a[[]c"));
     }
 
     #[test]
@@ -255,6 +261,37 @@ mod tests {
             vec![("tools", "crate_issue"), ("exclude-tools", "zz_*")]
         );
         assert_eq!(selection.unmatched(&[]).len(), 4);
+    }
+
+    /// A change of a tool outside the selection is info, also for a tool named "" (a name the
+    /// snapshot accepts); a problem of the generated code as a whole stays what it is.
+    #[test]
+    fn drift_outside_the_selection_is_info_whatever_the_name() {
+        use crate::drift::{Change, DriftReport, Severity, diff};
+        let old = r#"{"tools": [{"name": ""}, {"name": "kept"}]}"#;
+        let old = Snapshot::parse_embedded(old).unwrap();
+        let new = Snapshot::parse_embedded(r#"{"tools": [{"name": "kept"}]}"#).unwrap();
+        let selection = ToolSelection::new(&["kept".to_owned()], &[]).unwrap();
+        let mut report = diff(&old, &new);
+        report.extend(vec![Change::rust_name_changed("", "would not build")]);
+        let severities: Vec<(String, Severity)> = report
+            .for_selection(&selection)
+            .changes
+            .into_iter()
+            .map(|c| (c.tool, c.severity))
+            .collect();
+        assert_eq!(
+            severities,
+            [
+                (String::new(), Severity::Info),
+                (String::new(), Severity::Breaking)
+            ]
+        );
+        let untouched = DriftReport::new(vec![Change::rust_name_changed("", "x")]);
+        assert_eq!(
+            untouched.clone().for_selection(&ToolSelection::default()),
+            untouched
+        );
     }
 
     #[test]

@@ -178,7 +178,8 @@ async fn a_destructive_tool_is_gated_on_every_path_live() {
     assert_eq!(
         err.to_string(),
         "invalid `consequential` pattern \"a[b\" (use an exact tool name or a glob such as \
-         \"delete_*\")"
+         \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[` or `{` \
+         puts each such character in brackets: \"a[[]b\" is the name a[b)"
     );
     client.disconnect().await;
 }

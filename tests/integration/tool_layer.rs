@@ -632,6 +632,7 @@ async fn only_the_selected_tools_reach_the_tool_layer() {
     assert_eq!(
         err.to_string(),
         "invalid `exclude-tools` pattern \"a[b\" (use an exact tool name or a glob such as \
-         \"delete_*\")"
+         \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[` or `{` \
+         puts each such character in brackets: \"a[[]b\" is the name a[b)"
     );
 }

@@ -290,6 +290,8 @@ pub struct Warning {
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.pointer.as_str() {
+            // About the selection as a whole.
+            "" if self.tool.is_empty() => f.write_str(&self.message),
             "" => write!(f, "tool \"{}\": {}", self.tool, self.message),
             pointer => write!(f, "tool \"{}\" at {pointer}: {}", self.tool, self.message),
         }
@@ -481,6 +483,16 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
         .collect();
     let (selected, options) = selected(snapshot, options);
     let (snapshot, options) = (&selected, &options);
+    if listed > 0 && snapshot.tools.is_empty() {
+        warnings.push(Warning {
+            tool: String::new(),
+            pointer: String::new(),
+            message: format!(
+                "`tools` and `exclude-tools` select none of the snapshot's {listed} tools, so the \
+                 module has no tool; select the tools the crate uses"
+            ),
+        });
+    }
     let policy = options.consequential_policy()?;
     let prefix = options.name_prefix.as_deref();
     let framework_names = normalize_all(prefix, snapshot.tools.iter().map(|t| t.name()))?;
@@ -719,6 +731,31 @@ mod tests {
         assert_eq!(
             w.to_string(),
             "tool \"x\" at /inputSchema/properties/y: bad"
+        );
+    }
+
+    /// A selection that leaves every tool out generates a module without tools, with a
+    /// warning that says so.
+    #[test]
+    fn a_selection_of_no_tool_is_a_warning() {
+        let snap = snapshot(r#"{"tools": [{"name": "rm"}, {"name": "ls"}]}"#);
+        let none = ToolSelection::new(&[], &["*".to_owned()]).unwrap();
+        let generated = generate(&snap, &GenerateOptions::default().with_tools(none)).unwrap();
+        assert!(
+            generated
+                .code
+                .contains("pub const TOOL_NAMES: &[&str] = &[];")
+        );
+        assert_eq!(
+            generated
+                .warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            [
+                "`tools` and `exclude-tools` select none of the snapshot's 2 tools, so the module \
+              has no tool; select the tools the crate uses"
+            ]
         );
     }
 
