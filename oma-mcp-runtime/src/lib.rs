@@ -285,7 +285,7 @@ pub use oma_mcp_core::snapshot::{Snapshot, SnapshotTool};
 pub use tokio_util::sync::CancellationToken;
 #[cfg(feature = "tools")]
 pub use tool::{ToolContext, ToolDefinition, ToolExecutor, ToolGrants, ToolRegistry};
-pub use typed::{CallError, McpTool, NotConsequential, ToolArgs, TypedResult};
+pub use typed::{CallError, CallFailure, McpTool, NotConsequential, ToolArgs, TypedResult};
 #[cfg(feature = "validate")]
 pub use validate::Validator;
 

@@ -44,7 +44,7 @@ use crate::McpClient;
 #[cfg(feature = "validate")]
 use crate::validate::Validator;
 
-pub use call::{CallError, TypedResult, typed_output};
+pub use call::{CallError, CallFailure, TypedResult, typed_output};
 
 /// A tool of a pinned MCP server, known at build time from its snapshot.
 ///

@@ -416,14 +416,30 @@ async fn the_settings_of_a_typed_call() {
         .typed()
         .await
         .unwrap_err();
+    let CallError::Failed {
+        tool,
+        message,
+        source,
+    } = &err
+    else {
+        panic!("not a failed call: {err:?}")
+    };
     assert_eq!(
-        err,
-        CallError::Failed {
-            tool: "sleep",
-            message: "MCP error -32001: Request timed out after 250ms (the call's own timeout)"
-                .to_owned()
-        }
+        (*tool, message.as_str()),
+        (
+            "sleep",
+            "MCP error -32001: Request timed out after 250ms (the call's own timeout)"
+        )
     );
+    // The runtime error is kept: the predicates answer after `.typed()`.
+    assert!(source.is_timeout());
+    assert!(err.is_timeout() && !err.is_cancelled() && !err.is_connection_lost());
+    assert_eq!(
+        err.runtime_error().map(|e| e.kind()),
+        Some(oma_mcp_runtime::error::ErrorKind::Request)
+    );
+    assert_eq!(err.clone(), err);
+    assert!(std::error::Error::source(&err).is_some());
     let cancel = CancellationToken::new();
     cancel.cancel();
     let r = client

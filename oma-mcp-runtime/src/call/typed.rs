@@ -75,7 +75,8 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
     /// # Errors
     /// Every [`CallError`] variant ([`CallError::Withheld`] first, before the arguments are
     /// checked); a failed call (timeout, cancel, JSON-RPC error, closed
-    /// connection) is [`CallError::Failed`] with the runtime error's whole text.
+    /// connection) is [`CallError::Failed`] with the runtime error's whole text and the error
+    /// itself ([`CallError::is_timeout`] and the other predicates read it).
     /// [`CallError::into_tool_result`] turns one into open-multi-agent's error result.
     pub async fn typed(self) -> Result<TypedResult<<A::Tool as McpTool>::Output>, CallError>
     where
@@ -89,6 +90,7 @@ impl<'c, A: ToolArgs, C> ToolCall<'c, Typed<A>, C> {
             e => CallError::Failed {
                 tool: name,
                 message: e.chain().to_string(),
+                source: crate::typed::CallFailure::new(e),
             },
         };
         // A withheld tool fails before its arguments are checked.

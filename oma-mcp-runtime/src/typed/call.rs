@@ -43,13 +43,17 @@ pub enum CallError {
     #[error(transparent)]
     Withheld(oma_mcp_core::drift::ToolWithheld),
     /// The call itself failed (timeout, JSON-RPC error, closed connection); open-multi-agent's
-    /// `MCP tool "<MCP_NAME>" failed: <message>`.
+    /// `MCP tool "<MCP_NAME>" failed: <message>`. The runtime error is kept as the source, so
+    /// [`CallError::is_timeout`] and the other predicates answer as [`crate::Error`]'s do.
     #[error("MCP tool \"{tool}\" failed: {message}")]
     Failed {
         /// The raw MCP name.
         tool: &'static str,
-        /// The runtime error's text (`MCP error -32001: Request timed out`, …).
+        /// The runtime error's whole text (`MCP error -32001: Request timed out`, …).
         message: String,
+        /// The runtime error itself.
+        #[source]
+        source: CallFailure,
     },
     /// The server answered with `isError: true`. Displayed as open-multi-agent's mapping of the
     /// result (its `data`); never validated against the output schema.
@@ -89,6 +93,45 @@ pub enum CallError {
     },
 }
 
+/// The runtime error of a [`CallError::Failed`], shared so that a [`CallError`] stays cheap to
+/// clone: dereferences to the [`crate::Error`]; two are equal when their whole texts are.
+#[derive(Debug, Clone)]
+pub struct CallFailure(std::sync::Arc<crate::Error>);
+
+impl CallFailure {
+    /// Wraps the runtime error of a failed call.
+    pub fn new(error: crate::Error) -> Self {
+        Self(std::sync::Arc::new(error))
+    }
+}
+
+impl std::ops::Deref for CallFailure {
+    type Target = crate::Error;
+
+    fn deref(&self) -> &crate::Error {
+        &self.0
+    }
+}
+
+impl PartialEq for CallFailure {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+            || self.0.chain().to_string() == other.0.chain().to_string()
+    }
+}
+
+impl std::fmt::Display for CallFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for CallFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
 fn problem_lines(problems: &[Problem]) -> String {
     problems
         .iter()
@@ -97,6 +140,31 @@ fn problem_lines(problems: &[Problem]) -> String {
 }
 
 impl CallError {
+    /// The runtime error of a failed call ([`CallError::Failed`]); `None` for the other
+    /// variants, which are about the arguments, the tool's answer or its output.
+    pub fn runtime_error(&self) -> Option<&crate::Error> {
+        match self {
+            Self::Failed { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+
+    /// `true` when the call timed out ([`crate::Error::is_timeout`] of its runtime error).
+    pub fn is_timeout(&self) -> bool {
+        self.runtime_error().is_some_and(crate::Error::is_timeout)
+    }
+
+    /// `true` when the caller cancelled the call ([`crate::Error::is_cancelled`]).
+    pub fn is_cancelled(&self) -> bool {
+        self.runtime_error().is_some_and(crate::Error::is_cancelled)
+    }
+
+    /// `true` when the connection is gone ([`crate::Error::is_connection_lost`]).
+    pub fn is_connection_lost(&self) -> bool {
+        self.runtime_error()
+            .is_some_and(crate::Error::is_connection_lost)
+    }
+
     /// The error as open-multi-agent's [`ToolResult`] (what to show a model): the tool's own error
     /// result for [`CallError::Tool`], else `is_error: true` with this error's text.
     pub fn into_tool_result(self) -> ToolResult {
