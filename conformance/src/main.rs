@@ -290,7 +290,7 @@ async fn run(invocation: &Invocation) -> Result<(), String> {
         .map_err(|e| format!("connect failed: {}", e.chain()))?;
     log(format!(
         "connected: protocol version {}, tools [{}]",
-        client.protocol_version().unwrap_or("(none)"),
+        client.protocol_version(),
         client
             .tools()
             .iter()

@@ -106,8 +106,6 @@ pub struct DiscoveredTool {
 pub struct McpClient {
     /// The session with the server (which owns the transport) and its process.
     link: Link,
-    command: String,
-    args: Vec<String>,
     /// What [`McpClient::snapshot`] records: the command and arguments, or the redacted URL
     /// and header names.
     source: SnapshotSource,
@@ -116,7 +114,7 @@ pub struct McpClient {
     capabilities: Option<Value>,
     /// The server's `instructions` at connect.
     instructions: Option<String>,
-    protocol_version: Option<String>,
+    protocol_version: String,
     /// The SEP-2575 client context of a 2026-07-28 session, merged into every request's `_meta`.
     client_context: Option<Map<String, Value>>,
     tools: Vec<DiscoveredTool>,
@@ -221,13 +219,11 @@ impl McpClient {
     ) -> Self {
         Self {
             link,
-            command: config.command.clone(),
-            args: config.args.clone(),
             source: config.snapshot_source(),
             server_info: negotiated.server_info,
             capabilities: negotiated.capabilities,
             instructions: negotiated.instructions,
-            protocol_version: Some(negotiated.protocol_version),
+            protocol_version: negotiated.protocol_version,
             client_context: negotiated.client_context,
             tools: Vec::new(),
             invalid_tools: Vec::new(),
@@ -425,18 +421,15 @@ impl McpClient {
 
     /// The negotiated protocol version: the `initialize` result's `protocolVersion`, or the
     /// version selected from `server/discover`'s `supportedVersions` (`2026-07-28`).
-    pub fn protocol_version(&self) -> Option<&str> {
-        self.protocol_version.as_deref()
+    pub fn protocol_version(&self) -> &str {
+        &self.protocol_version
     }
 
-    /// The command the server was started with.
-    pub fn command(&self) -> &str {
-        &self.command
-    }
-
-    /// The arguments the server was started with.
-    pub fn args(&self) -> &[String] {
-        &self.args
+    /// What this connection reached, as a snapshot records it: the command and arguments
+    /// that started the server, or the URL (redacted), the literal headers and the names of the
+    /// headers taken from the environment ([`ConnectConfig::snapshot_source`]).
+    pub fn source(&self) -> &SnapshotSource {
+        &self.source
     }
 
     /// How many requests of this client wait for their answer now: `tools/call`,
@@ -621,7 +614,7 @@ impl McpClient {
     pub fn snapshot_with_source(&self, source: SnapshotSource) -> Result<Snapshot, Error> {
         Ok(Snapshot::from_descriptors(
             self.server_info.clone(),
-            self.protocol_version.clone(),
+            Some(self.protocol_version.clone()),
             Some(source),
             self.tools.iter().map(|t| t.descriptor.clone()),
         )?
@@ -664,7 +657,7 @@ impl McpClient {
         let mut live = Snapshot::default();
         live.server_info = self.server_info().cloned();
         live.capabilities = self.capabilities.clone();
-        live.protocol_version = self.protocol_version().map(str::to_owned);
+        live.protocol_version = Some(self.protocol_version.clone());
         live.invalid_tools = self.invalid_tools.len();
         live.tools = self
             .tools()

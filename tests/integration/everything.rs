@@ -30,7 +30,7 @@ async fn connects_and_lists_every_tool() {
         client.server_info().unwrap()["name"],
         "mcp-servers/everything"
     );
-    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    assert_eq!(client.protocol_version(), "2025-11-25");
     if let Some(shared) = shared_dir() {
         let text =
             std::fs::read_to_string(shared.join("corpus/servers/server-everything.json")).unwrap();

@@ -153,7 +153,7 @@ async fn a_server_that_fails_at_start_is_started_once() {
     let client = connect_mcp_tools(with_log("exit-on-discover"))
         .await
         .unwrap();
-    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    assert_eq!(client.protocol_version(), "2025-11-25");
     client.disconnect().await;
     assert_eq!(
         std::fs::read_to_string(&starts).unwrap(),

@@ -418,7 +418,7 @@ async fn fakes_of_every_protocol_revision_verify() {
         } else {
             "2025-11-25"
         };
-        assert_eq!(client.protocol_version(), Some(negotiated), "{revision}");
+        assert_eq!(client.protocol_version(), negotiated, "{revision}");
         let result = client.call(notes::ShoutArgs::new("a")).mapped().await;
         assert_eq!(result.data, "a", "{revision}");
         fake.verify()

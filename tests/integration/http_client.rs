@@ -110,11 +110,7 @@ async fn connect_lists_the_stdio_tools_with_every_lifecycle() {
                 .unwrap();
             let shape = format!("{flags:?} {lifecycle:?}");
             assert_eq!(client.tools(), stdio.tools(), "{shape}");
-            assert_eq!(
-                client.protocol_version(),
-                Some(version_of(lifecycle)),
-                "{shape}"
-            );
+            assert_eq!(client.protocol_version(), version_of(lifecycle), "{shape}");
             assert_eq!(client.server_info(), Some(&own_info()), "{shape}");
             // Over HTTP there is no process.
             assert_eq!(client.pid(), None, "{shape}");
@@ -690,7 +686,7 @@ async fn disconnect_sends_delete_with_the_session_id() {
     let client = connect_mcp_tools(config(server.url(), Lifecycle::Auto))
         .await
         .unwrap();
-    assert_eq!(client.protocol_version(), Some("2026-07-28"));
+    assert_eq!(client.protocol_version(), "2026-07-28");
     client.disconnect().await;
     let methods: Vec<(String, Value, Value)> = requests(&log(server.url()).await);
     assert_eq!(
@@ -805,7 +801,7 @@ async fn everything_over_http() {
     )
     .await
     .unwrap();
-    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    assert_eq!(client.protocol_version(), "2025-11-25");
     assert_eq!(
         client.server_info().unwrap()["name"],
         "mcp-servers/everything"

@@ -428,7 +428,7 @@ async fn an_expired_session_is_initialized_again_once() {
     let url = server.url();
     // `server/discover` gets -32601: `Auto` falls back to `initialize` (session-1).
     let client = connect_mcp_tools(config(url)).await.unwrap();
-    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    assert_eq!(client.protocol_version(), "2025-11-25");
     // tools/list was the session's first request, this call its second.
     assert_eq!(echo(&client, "one").await.data, "Echo: one");
     // The third gets 404: session-2, and the call again.
@@ -591,7 +591,7 @@ async fn a_dropped_stream_is_resumed_with_last_event_id() {
         let client = connect_mcp_tools(config(url).with_lifecycle(lifecycle))
             .await
             .unwrap();
-        assert_eq!(client.protocol_version(), Some(version));
+        assert_eq!(client.protocol_version(), version);
         let r = echo(&client, "resumed").await;
         assert_eq!((r.data.as_str(), r.is_error), ("Echo: resumed", false));
         // With a progress token the first event carries the progress.

@@ -91,7 +91,7 @@ async fn a_rejected_discover_falls_back_to_initialize() {
             }],
             "{flags:?}"
         );
-        assert_eq!(client.protocol_version(), Some("2025-11-25"), "{flags:?}");
+        assert_eq!(client.protocol_version(), "2025-11-25", "{flags:?}");
         assert_eq!(
             client.server_info(),
             Some(&json!({"name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION")}))

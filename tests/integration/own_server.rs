@@ -54,14 +54,14 @@ async fn discovers_every_tool_with_raw_descriptors() {
         Some(&json!({"name": "oma-mcp-test-server", "version": "0.1.0"}))
     );
     // `Lifecycle::Auto` and an rmcp 3.11 server: `server/discover`, protocol 2026-07-28.
-    assert_eq!(client.protocol_version(), Some("2026-07-28"));
+    assert_eq!(client.protocol_version(), "2026-07-28");
     assert_eq!(client.list_tools_raw().await.unwrap().len(), 13);
 
     let snapshot = client.snapshot().unwrap();
     assert_eq!(snapshot.tools.len(), 13);
     assert_eq!(snapshot.protocol_version.as_deref(), Some("2026-07-28"));
     let source = snapshot.source.as_ref().unwrap();
-    assert_eq!(source.command, client.command());
+    assert_eq!(source, client.source());
     assert!(source.args.is_empty());
     client.disconnect().await;
 }

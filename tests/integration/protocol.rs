@@ -76,7 +76,7 @@ async fn mcp_server_time_speaks_2026_07_28() {
         return;
     };
     let client = connect_mcp_tools(config).await.unwrap();
-    assert_eq!(client.protocol_version(), Some("2026-07-28"));
+    assert_eq!(client.protocol_version(), "2026-07-28");
     assert_eq!(
         client.server_info(),
         Some(&json!({"name": "mcp-time", "version": "2026.10.19"}))
@@ -169,7 +169,7 @@ async fn mcp_server_time_also_has_initialize() {
     let client = connect_mcp_tools(config.with_lifecycle(Lifecycle::Initialize))
         .await
         .unwrap();
-    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    assert_eq!(client.protocol_version(), "2025-11-25");
     assert_eq!(
         client.server_info(),
         Some(&json!({"name": "mcp-time", "version": "2026.10.19"}))
@@ -194,7 +194,7 @@ async fn mcp_server_time_also_has_initialize() {
 #[tokio::test]
 async fn own_rmcp_server_is_modern_with_auto_and_legacy_with_initialize() {
     let client = connect_mcp_tools(own("normal")).await.unwrap();
-    assert_eq!(client.protocol_version(), Some("2026-07-28"));
+    assert_eq!(client.protocol_version(), "2026-07-28");
     assert_eq!(
         client.server_info(),
         Some(&json!({"name": "oma-mcp-test-server", "version": "0.1.0"}))
@@ -211,7 +211,7 @@ async fn own_rmcp_server_is_modern_with_auto_and_legacy_with_initialize() {
             Lifecycle::Initialize => "2025-11-25",
             _ => "2026-07-28",
         };
-        assert_eq!(client.protocol_version(), Some(expected), "{lifecycle:?}");
+        assert_eq!(client.protocol_version(), expected, "{lifecycle:?}");
         let r = client
             .call_tool("add")
             .arguments(args(json!({"a": 2, "b": 3})))
@@ -231,11 +231,7 @@ async fn server_everything_falls_back_to_2025_11_25() {
         let client = connect_mcp_tools(config.clone().with_lifecycle(lifecycle))
             .await
             .unwrap();
-        assert_eq!(
-            client.protocol_version(),
-            Some("2025-11-25"),
-            "{lifecycle:?}"
-        );
+        assert_eq!(client.protocol_version(), "2025-11-25", "{lifecycle:?}");
         assert_eq!(
             client.server_info().unwrap()["name"],
             "mcp-servers/everything"
@@ -282,7 +278,7 @@ async fn discover_only_against_server_everything_is_a_clear_error() {
 #[tokio::test]
 async fn a_2025_06_18_server_negotiates_2025_06_18() {
     let client = connect_mcp_tools(own("legacy-2025-06-18")).await.unwrap();
-    assert_eq!(client.protocol_version(), Some("2025-06-18"));
+    assert_eq!(client.protocol_version(), "2025-06-18");
     assert_eq!(
         client.server_info(),
         Some(&json!({"name": "oma-mcp-test-server-raw", "version": "0.1.0"}))

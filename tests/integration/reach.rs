@@ -21,11 +21,7 @@ async fn a_server_that_exits_on_a_first_message_other_than_initialize_is_reached
         let client = connect_mcp_tools(own("exit-on-discover").with_lifecycle(lifecycle))
             .await
             .unwrap();
-        assert_eq!(
-            client.protocol_version(),
-            Some("2025-11-25"),
-            "{lifecycle:?}"
-        );
+        assert_eq!(client.protocol_version(), "2025-11-25", "{lifecycle:?}");
         assert_eq!(echo(&client, "back").await.data, "Echo: back");
         client.disconnect().await;
     }
@@ -49,7 +45,7 @@ async fn a_server_that_exits_on_a_first_message_other_than_initialize_is_reached
 async fn a_slow_2026_server_answering_discover_late_connects_on_its_revision() {
     let config = own("modern").with_env(START_DELAY_VAR, "2600");
     let client = connect_mcp_tools(config).await.unwrap();
-    assert_eq!(client.protocol_version(), Some("2026-07-28"));
+    assert_eq!(client.protocol_version(), "2026-07-28");
     assert_eq!(
         client.server_info().and_then(|i| i.get("name")),
         Some(&serde_json::json!("oma-mcp-test-server-raw"))
@@ -68,7 +64,7 @@ async fn the_revision_of_a_dual_server_does_not_depend_on_its_start_up_time() {
         let client = connect_mcp_tools(config).await.unwrap();
         assert_eq!(
             client.protocol_version(),
-            Some("2026-07-28"),
+            "2026-07-28",
             "start delay {delay} ms"
         );
         client.disconnect().await;
@@ -82,7 +78,7 @@ async fn the_revision_of_a_dual_server_does_not_depend_on_its_start_up_time() {
 async fn a_server_that_ignores_discover_is_reached_through_initialize() {
     let config = own("ignore-discover").with_request_timeout(Duration::from_secs(4));
     let client = connect_mcp_tools(config).await.unwrap();
-    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    assert_eq!(client.protocol_version(), "2025-11-25");
     assert_eq!(echo(&client, "x").await.data, "Echo: x");
     client.disconnect().await;
 }
@@ -92,7 +88,7 @@ async fn a_server_that_ignores_discover_is_reached_through_initialize() {
 #[tokio::test]
 async fn a_byte_order_mark_before_messages_is_tolerated() {
     let client = connect_mcp_tools(own("bom")).await.unwrap();
-    assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    assert_eq!(client.protocol_version(), "2025-11-25");
     assert_eq!(client.tools().len(), 2);
     assert_eq!(echo(&client, "bom").await.data, "Echo: bom");
     client.disconnect().await;

@@ -58,7 +58,7 @@ async fn case_33_stdout_noise_is_skipped_and_a_bare_result_is_kept() {
         client.server_info(),
         Some(&json!({"name": "Word Document Server", "version": "4.2.3"}))
     );
-    assert_eq!(client.protocol_version(), Some("2025-06-18"));
+    assert_eq!(client.protocol_version(), "2025-06-18");
     let raw = client
         .call_tool("get_email_config")
         .arguments(args(json!({})))

@@ -56,7 +56,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or("?");
     println!(
         "connected to {server} over stdio (protocol {}), {} tools:",
-        client.protocol_version().unwrap_or("?"),
+        client.protocol_version(),
         client.tools().len()
     );
     for tool in client.tools() {

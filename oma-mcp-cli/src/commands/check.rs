@@ -355,7 +355,7 @@ async fn read_live(
     let reading = client
         .read_surface(pin.snapshot_source(), &pin.pins, pin.max_list_items)
         .await;
-    let protocol = client.protocol_version().map(str::to_owned);
+    let protocol = Some(client.protocol_version().to_owned());
     stop_listed(&client).await;
     let reading = reading?;
     for warning in &reading.warnings {
