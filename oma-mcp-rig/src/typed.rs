@@ -168,7 +168,7 @@ impl<T: McpTool> McpRigTool<T> {
 
 impl<T> McpRigTool<T> {
     /// Sets the agent name the calls carry (what a gate sees as
-    /// [`agent_name`](oma_mcp_runtime::tool::ToolCall::agent_name));
+    /// [`agent_name`](oma_mcp_runtime::tool::GateRequest::agent_name));
     /// [`DEFAULT_AGENT_NAME`] until then.
     #[must_use]
     pub fn with_agent_name(mut self, name: impl Into<String>) -> Self {

@@ -49,7 +49,6 @@ mod registry;
 mod truncate;
 
 use std::future::Future;
-use std::pin::Pin;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -58,7 +57,7 @@ use crate::ToolResult;
 
 pub use definition::{McpToolHandler, ToolDefinition, tool_definitions};
 pub use executor::{
-    CONSEQUENTIAL_CONFIRMATION_REQUIRED, GateError, ToolCall, ToolCallDecision, ToolCallGate,
+    CONSEQUENTIAL_CONFIRMATION_REQUIRED, GateError, GateRequest, ToolCallDecision, ToolCallGate,
     ToolExecutor, gate_fn,
 };
 /// Re-exported from [`oma_mcp_core::descriptor`], where the contract's rule lives.
@@ -67,8 +66,9 @@ pub use provider::{ProviderToolbox, ToolArguments};
 pub use registry::{ToolGrants, ToolRegistry};
 pub use truncate::{truncate_result, truncate_tool_output};
 
-/// A boxed, sendable future: what [`ToolHandler`] and [`ToolCallGate`] return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// A boxed, sendable future: what [`ToolHandler`] and [`ToolCallGate`] return (the one alias of
+/// the crates, defined beside the OAuth traits that return it too).
+pub use oma_mcp_core::config::BoxFuture;
 
 /// What a tool execution gets besides its input (open-multi-agent's `ToolUseContext`, reduced to
 /// what this crate uses).

@@ -14,7 +14,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 /// A boxed future that is `Send`: what the methods of [`Authorize`] and [`TokenProvider`]
-/// return, so that both are object safe without an async-trait crate.
+/// return, so that both are object safe without an async-trait crate; the runtime's tool layer
+/// (its handlers and gates) returns the same alias.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Which OAuth 2.1 grant obtains the access token.

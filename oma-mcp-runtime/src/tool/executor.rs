@@ -18,7 +18,7 @@ pub const CONSEQUENTIAL_CONFIRMATION_REQUIRED: &str =
 /// What the gate sees of a call (open-multi-agent's `onToolCall` context).
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
-pub struct ToolCall<'a> {
+pub struct GateRequest<'a> {
     /// The tool's registered name.
     pub tool_name: &'a str,
     /// The input as the model gave it (after local validation, when that is on; open-multi-agent
@@ -73,7 +73,7 @@ pub trait ToolCallGate: Send + Sync {
     /// neither the call's task nor the agent's.
     fn check<'a>(
         &'a self,
-        call: &'a ToolCall<'a>,
+        call: &'a GateRequest<'a>,
     ) -> BoxFuture<'a, Result<ToolCallDecision, GateError>>;
 }
 
@@ -81,12 +81,12 @@ struct FnGate<F>(F);
 
 impl<F, Fut> ToolCallGate for FnGate<F>
 where
-    F: Fn(&ToolCall<'_>) -> Fut + Send + Sync,
+    F: Fn(&GateRequest<'_>) -> Fut + Send + Sync,
     Fut: Future<Output = Result<ToolCallDecision, GateError>> + Send + 'static,
 {
     fn check<'a>(
         &'a self,
-        call: &'a ToolCall<'a>,
+        call: &'a GateRequest<'a>,
     ) -> BoxFuture<'a, Result<ToolCallDecision, GateError>> {
         Box::pin((self.0)(call))
     }
@@ -110,7 +110,7 @@ where
 /// ```
 pub fn gate_fn<F, Fut>(f: F) -> impl ToolCallGate
 where
-    F: Fn(&ToolCall<'_>) -> Fut + Send + Sync,
+    F: Fn(&GateRequest<'_>) -> Fut + Send + Sync,
     Fut: Future<Output = Result<ToolCallDecision, GateError>> + Send + 'static,
 {
     FnGate(f)
@@ -247,7 +247,7 @@ impl ToolExecutor {
         if ctx.cancel.is_cancelled() {
             return aborted();
         }
-        let call = ToolCall {
+        let call = GateRequest {
             tool_name: &tool.name,
             input: &input,
             agent_name: &ctx.agent_name,
