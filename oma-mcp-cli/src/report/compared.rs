@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use oma_mcp_runtime::DriftReport;
 
-use super::flags::FailOn;
+use crate::flags::FailOn;
 
 /// One compared pair: a server (or file pair), the file annotations point at, the report.
 pub struct Compared {

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use oma_mcp_core::scan::{Finding, Level, RULES, Subject};
 use serde_json::{Value, json};
 
-use super::flags::ReportFormat;
 use super::github::{data, property};
 use super::junit::xml;
 use super::location::{relative, tool_line};
 use super::markdown::{cell, code};
 use super::sarif::location;
+use crate::flags::ReportFormat;
 use crate::terminal;
 
 /// The findings of one server (or file).

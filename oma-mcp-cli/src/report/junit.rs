@@ -5,7 +5,7 @@
 use oma_mcp_runtime::Change;
 
 use super::compared::{Compared, Failed};
-use super::flags::FailOn;
+use crate::flags::FailOn;
 
 /// JUnit XML: one `<testsuite>` per server (`check`) or file pair (`diff`), with one
 /// `<testcase>` for the server itself (its server-level changes) and one per tool on either

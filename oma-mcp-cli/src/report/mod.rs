@@ -5,7 +5,6 @@
 
 mod compared;
 pub mod findings;
-mod flags;
 mod github;
 mod json;
 mod junit;
@@ -16,8 +15,8 @@ mod sarif;
 mod tests;
 mod text;
 
+pub use crate::flags::{FailOn, ReportFormat, ScanFailOn, ScanFormat};
 pub use compared::{Compared, Failed, Outputs};
-pub use flags::{FailOn, ReportFormat, ScanFailOn, ScanFormat};
 pub use location::relative;
 
 use oma_mcp_runtime::Change;
