@@ -23,9 +23,12 @@ phrases!(
 );
 phrases!(
     /// A description asking for the user's private key or wallet recovery phrase, in the
-    /// words wallets use for it (BIP 39, "Mnemonic code for generating deterministic keys":
-    /// mnemonic, recovery or seed phrase).
-    YOUR_KEY = ["your|user's ~ private|ssh|seed|recovery|mnemonic ~ key|keys|phrase|words"]
+    /// words wallets use for it (`wallet_words!` in the phrases module).
+    YOUR_KEY = [concat!(
+        "your|user's ~ private|ssh|",
+        super::phrases::wallet_words!(),
+        " ~ key|keys|phrase|words"
+    )]
 );
 phrases!(
     /// A description asking for the user's password.

