@@ -130,16 +130,7 @@ pub async fn run(args: AddArgs) -> Result<Outcome, CliError> {
     for warning in &warnings {
         eprintln!("oma-mcp: warning: {}", terminal::safe(warning));
     }
-    let existing = match std::fs::read_to_string(&manifest_path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
-            return Err(CliError::Build(oma_mcp_build::Error::ManifestIo {
-                path: manifest_path,
-                source,
-            }));
-        }
-    };
+    let existing = crate::init::edit::manifest_text(&manifest_path)?;
     let edit_error = |problem: String| CliError::ManifestEdit {
         path: manifest_path.clone(),
         problem,

@@ -82,16 +82,7 @@ pub async fn run(args: InitArgs) -> Result<Outcome, CliError> {
         found.extend(reading.servers);
         warnings.extend(reading.warnings);
     }
-    let existing = match std::fs::read_to_string(&manifest_path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
-            return Err(CliError::Build(oma_mcp_build::Error::ManifestIo {
-                path: manifest_path,
-                source,
-            }));
-        }
-    };
+    let existing = crate::init::edit::manifest_text(&manifest_path)?;
     let merged = merge(&existing, &found).map_err(|problem| CliError::ManifestEdit {
         path: manifest_path.clone(),
         problem,

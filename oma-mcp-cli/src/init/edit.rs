@@ -5,10 +5,28 @@
 //! is left untouched, so running `init` again changes nothing.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 
 use super::source::{Found, Transport};
+use crate::error::CliError;
+
+/// The text of the manifest at `path` that `init` and `add` edit: empty when there is none
+/// yet (they create it).
+///
+/// # Errors
+/// [`oma_mcp_build::Error::ManifestIo`] naming the file when it exists but cannot be read.
+pub fn manifest_text(path: &Path) -> Result<String, CliError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(source) => Err(CliError::Build(oma_mcp_build::Error::ManifestIo {
+            path: path.to_path_buf(),
+            source,
+        })),
+    }
+}
 
 /// The keys of a pin that `init` owns: written from the client's file, removed when the file
 /// no longer has them. Every other key is the user's.
