@@ -85,6 +85,7 @@ pub struct Builder {
     refresh_env: String,
     offline_env: String,
     emit_rerun: bool,
+    format: bool,
 }
 
 impl Default for Builder {
@@ -96,6 +97,7 @@ impl Default for Builder {
             refresh_env: "OMA_MCP_REFRESH".into(),
             offline_env: "OMA_MCP_OFFLINE".into(),
             emit_rerun: true,
+            format: true,
         }
     }
 }
@@ -153,6 +155,14 @@ impl Builder {
     /// the builder outside a build script).
     pub fn emit_rerun_if_changed(mut self, emit: bool) -> Self {
         self.emit_rerun = emit;
+        self
+    }
+
+    /// Whether generated code is formatted with prettyplease (default `true`;
+    /// [`GenerateOptions::format`](crate::codegen::GenerateOptions::format), which needs this
+    /// crate's cargo feature `format`, on by default).
+    pub fn format(mut self, format: bool) -> Self {
+        self.format = format;
         self
     }
 
@@ -216,7 +226,8 @@ impl Builder {
                 .as_deref()
                 .is_some_and(|r| refresh_names(r, &pin.name));
             let (snapshot, connected) = self.snapshot_of(pin, &manifest, wants_refresh, offline)?;
-            let generated = codegen::generate(&snapshot, &pin.generate_options())?;
+            let generated =
+                codegen::generate(&snapshot, &pin.generate_options().with_format(self.format))?;
             let warnings: Vec<String> =
                 generated.warnings.iter().map(ToString::to_string).collect();
             for w in &warnings {

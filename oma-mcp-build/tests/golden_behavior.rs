@@ -130,7 +130,7 @@ fn tool_constants() {
     const { assert!(!Ping::CONSEQUENTIAL) };
     assert_eq!(GetSum_h9096b3e4::MCP_NAME, "get_sum");
     assert_eq!(Ping::DESCRIPTION, None);
-    assert_eq!(Ping::INPUT_SCHEMA, r#"{"type":"object"}"#);
+    assert_eq!(Ping::INPUT_SCHEMA, "{\n  \"type\": \"object\"\n}");
     assert_eq!(
         GetSum::DESCRIPTION,
         Some("Adds two numbers.\n\nSee [the docs](https://example.com/sum) for <details>.")
@@ -143,7 +143,7 @@ fn tool_constants() {
     assert_eq!(GetSum::DIGEST, tool.digest);
     assert_eq!(
         GetSum::INPUT_SCHEMA,
-        oma_mcp_runtime::snapshot::canonical_json(tool.input_schema().unwrap())
+        oma_mcp_runtime::snapshot::canonical_json_pretty(tool.input_schema().unwrap())
     );
 }
 

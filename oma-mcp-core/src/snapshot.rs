@@ -629,6 +629,13 @@ pub fn canonical_json(value: &Value) -> String {
     serde_json::to_string(&sorted_keys(value.clone())).unwrap_or_else(unreachable_json)
 }
 
+/// [`canonical_json`] laid out on lines as `serde_json`'s pretty printer writes them (two
+/// spaces a level): the same keys in the same order, for a reader (generated code embeds
+/// schemas this way).
+pub fn canonical_json_pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(&sorted_keys(value.clone())).unwrap_or_else(unreachable_json)
+}
+
 /// `sha256:` + the lowercase hex SHA-256 of [`canonical_json`] of `value`.
 pub fn digest(value: &Value) -> String {
     let hash = Sha256::digest(canonical_json(value).as_bytes());

@@ -54,6 +54,7 @@
 
 mod docs;
 mod emit;
+mod format;
 mod identifiers;
 mod schema;
 mod stems;
@@ -70,7 +71,7 @@ use oma_mcp_core::descriptor::input_schema_view;
 use oma_mcp_core::naming::normalize_all;
 /// The tool selection of [`GenerateOptions::tools`] (see [`oma_mcp_core::select`]).
 pub use oma_mcp_core::select::ToolSelection;
-use oma_mcp_core::snapshot::{SnapshotTool, canonical_json};
+use oma_mcp_core::snapshot::{SnapshotTool, canonical_json_pretty};
 use serde_json::Value;
 
 use crate::error::Error;
@@ -88,7 +89,7 @@ use self::schema::{OutputModel, TypeDef};
 ///     .with_consequential(["delete_*", "merge_pull_request"]);
 /// assert_eq!(options.name_prefix.as_deref(), Some("github"));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GenerateOptions {
     /// The prefix of the framework tool names: `McpTool::NAME` is
@@ -125,6 +126,30 @@ pub struct GenerateOptions {
     /// The connection the module also gets as code, `connect_config()` and `connect()` (see
     /// [`PinnedConnection`]); `None` (the default) emits neither.
     pub connection: Option<PinnedConnection>,
+    /// Whether the code is formatted with prettyplease (default `true`, as prost-build's
+    /// `format`): lines break at about 100 columns, as rustfmt breaks them. It takes this
+    /// crate's cargo feature `format` (on by default); without the feature the code is
+    /// written in the emitter's own layout, whatever this says (the same items, every
+    /// attribute and signature on one line), and the build compiles neither `syn`'s full
+    /// parser nor prettyplease.
+    pub format: bool,
+}
+
+impl Default for GenerateOptions {
+    fn default() -> Self {
+        Self {
+            name_prefix: None,
+            consequential: Vec::new(),
+            not_consequential: Vec::new(),
+            consequential_annotations: AnnotationPolicy::default(),
+            tools: ToolSelection::default(),
+            schemars: false,
+            rename: BTreeMap::new(),
+            rename_table: None,
+            connection: None,
+            format: true,
+        }
+    }
 }
 
 /// A server's connection as a manifest pins it, which [`generate`] emits after the tools:
@@ -248,6 +273,13 @@ impl GenerateOptions {
     #[must_use]
     pub fn with_schemars(mut self, schemars: bool) -> Self {
         self.schemars = schemars;
+        self
+    }
+
+    /// Sets [`GenerateOptions::format`].
+    #[must_use]
+    pub fn with_format(mut self, format: bool) -> Self {
+        self.format = format;
         self
     }
 
@@ -501,8 +533,8 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
     for ((tool, name), parts) in snapshot.tools.iter().zip(framework_names).zip(parts) {
         let mcp_name = tool.name();
         let input_schema = match tool.input_schema() {
-            Some(schema @ Value::Object(_)) => canonical_json(&input_schema_view(schema)),
-            _ => r#"{"type":"object"}"#.to_owned(),
+            Some(schema @ Value::Object(_)) => canonical_json_pretty(&input_schema_view(schema)),
+            _ => canonical_json_pretty(&serde_json::json!({"type": "object"})),
         };
         warnings.extend(parts.warnings);
         tools.push(ToolModel {
@@ -519,15 +551,39 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
             args: parts.args,
         });
     }
-    let code = emit::file(
-        &header(snapshot, listed),
+    let body = emit::file(
         &snapshot.to_canonical_string(),
         snapshot.tools.len() != listed,
         &tools,
         options.name_prefix.as_deref(),
         options.connection.as_ref(),
     )?;
+    let code = header(snapshot, listed) + &formatted(body, options.format, &mut warnings);
     Ok(Generated { code, warnings })
+}
+
+/// The emitter's `code` (the file after its header) formatted ([`GenerateOptions::format`],
+/// with the feature `format`); on a formatting failure (a bug in this crate) the code as the
+/// emitter wrote it, which means the same, and a warning that says so.
+fn formatted(code: String, format: bool, warnings: &mut Vec<Warning>) -> String {
+    #[cfg(feature = "format")]
+    if format {
+        match format::format(&code) {
+            Ok(formatted) => return formatted,
+            Err(e) => warnings.push(Warning {
+                tool: String::new(),
+                pointer: String::new(),
+                message: format!(
+                    "the generated code could not be formatted ({e}); it is written in the \
+                     emitter's layout, which means the same (a bug in oma-mcp-build: please \
+                     report it)"
+                ),
+            }),
+        }
+    }
+    #[cfg(not(feature = "format"))]
+    let _ = (format, warnings);
+    code
 }
 
 /// `snapshot` with only the tools [`GenerateOptions::tools`] selects, and `options` without the
@@ -654,7 +710,8 @@ mod tests {
         let code = &generated.code;
         assert!(
             code.contains(
-                r#"const INPUT_SCHEMA: &'static str = "{\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"}";"#
+                "const INPUT_SCHEMA: &'static str = r#\"{\n  \"properties\": {\n    \"name\": {\n      \
+                 \"type\": \"string\"\n    }\n  },\n  \"type\": \"object\"\n}\"#;"
             ),
             "{code}"
         );
@@ -662,7 +719,7 @@ mod tests {
             code.contains("pub name: ::core::option::Option<::std::string::String>,"),
             "{code}"
         );
-        assert!(code.contains(r#"\"required\": null"#), "{code}");
+        assert!(code.contains("\n          \"required\": null,\n"), "{code}");
         let nested = snapshot(
             r#"{"tools": [{"name": "t", "inputSchema": {"type": "object", "properties":
                 {"p": {"type": "object", "properties": {"q": {"type": "string"}},

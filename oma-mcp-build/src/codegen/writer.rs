@@ -3,9 +3,11 @@
 //!
 //! # Layout
 //!
-//! The generated code's layout is ours, as prost-build's is its own: simple rules that depend
-//! only on the structure of the code, never on line widths, so no formatter is needed to
-//! write it and the same input always gives the same bytes.
+//! The writer's layout follows simple rules that depend only on the structure of the code, so
+//! the same input always gives the same bytes. With the cargo feature `format` (on by
+//! default) the `format` module then lays the code out anew with prettyplease, which breaks
+//! long signatures, types, attributes and calls at about 100 columns as rustfmt would;
+//! without it, the writer's layout is the file's.
 //!
 //! - **Indentation**: 4 spaces per level. A block opens with ` {` at the end of its line
 //!   ([`Writer::open`]) and closes with `}` on a line of its own at the opener's indentation
@@ -16,24 +18,29 @@
 //!   fields of a struct literal), which stand one a line.
 //! - **Attributes**: one a line, before their item, each on a single line however long its
 //!   list (`#[derive(..)]`, `#[allow(..)]`, `#[serde(..)]`).
-//! - **No line wrapping**: a signature, a type, an attribute, a call, an array or tuple stays
-//!   on one line however long; long lines are fine in generated code. The only expressions
+//! - **Code lines are not wrapped** by the writer: a signature, a type, an attribute, a call,
+//!   an array or tuple stays on one line (the formatter breaks them). The only expressions
 //!   that span lines are blocks (a `match`, a struct literal) and the builder chain of
 //!   `connect_config()`, one `.with_*` call a line, one level deeper than its start.
-//! - **Doc comments**: one `///` line per doc line, its text with trailing spaces removed
-//!   ([`Writer::doc`]); a line that a `///` comment cannot hold as text (a line break, a
-//!   carriage return, a bidirectional control character, or a leading `/`, which would make
-//!   it a plain comment) is written as the attribute `#[doc = "…"]` instead, which means the
-//!   same. The text itself is made safe for rustdoc by the `docs` module.
+//! - **Doc comments**: one `///` line per doc line, its text with trailing spaces removed,
+//!   prose wrapped at [`WIDTH`] columns ([`Writer::doc`], [`wrap`]; the lines of a code block
+//!   or a table are kept whole); a line that a `///` comment cannot hold as text (a line
+//!   break, a carriage return, a bidirectional control character, or a leading `/`, which
+//!   would make it a plain comment) is written as the attribute `#[doc = "…"]` instead, which
+//!   means the same. The text itself is made safe for rustdoc by the `docs` module.
 //! - **String literals**: `"…"`, escaped as `proc_macro2::Literal::string` writes them
 //!   ([`Lit`]): `char::escape_debug` for every character but `'` (kept as is), NUL as `\0`,
-//!   or `\x00` when an octal digit follows. Whatever the text (a server's description, a
-//!   schema, a tool name), it stays one literal on one line.
+//!   or `\x00` when an octal digit follows. A text of several lines (a description) is a raw
+//!   literal that keeps its lines when a raw literal can hold it ([`Text`]), and a JSON text
+//!   (the snapshot, a schema, laid out on lines) always is one ([`Json`]), so a one-word
+//!   change of a schema is a one-line diff.
 //! - **Identifiers** are written as the `identifiers` module made them: plain ASCII identifiers,
 //!   keywords as raw identifiers (`r#type`); the emitter checks each one before writing it.
 //! - **Paths**: everything outside the generated module is named by an absolute path
 //!   (`::core::…`, `::std::…`, `::oma_mcp_runtime::…`), so a tool called `option` or
-//!   `string` cannot shadow what the code uses.
+//!   `string` cannot shadow what the code uses; a function body may bring one in with a
+//!   `use` of an absolute path (`use ::oma_mcp_runtime::__private::serde;`), which no item of
+//!   the module can shadow there.
 
 use std::fmt::{self, Display, Write as _};
 
@@ -41,6 +48,84 @@ use oma_mcp_core::quote::is_bidi_control;
 
 /// Spaces per indentation level.
 const INDENT: &str = "    ";
+
+/// The column a doc comment line is wrapped before (its indentation and `///` included).
+pub(crate) const WIDTH: usize = 100;
+
+/// The doc text `doc` (one line, which starts with a space) as lines of at most `width`
+/// characters, broken at spaces, each continuation line starting with the first line's
+/// indentation (and, for a list item, the item's content indentation), so that it continues
+/// the same paragraph or list item. A line breaks only before a word that starts with a
+/// letter, an opening parenthesis or a quote: a continuation that starts with `#`, `-`, `*`,
+/// `+`, `>`, `=`, `|`, a digit or a fence could start another Markdown block. A word longer
+/// than the width stays whole on its line.
+pub(crate) fn wrap(doc: &str, width: usize) -> Vec<String> {
+    if doc.chars().count() <= width {
+        return vec![doc.to_owned()];
+    }
+    let body = doc.trim_start();
+    let lead = doc.len() - body.len();
+    let marker = list_marker(body);
+    let pad = " ".repeat(lead + marker);
+    let mut lines = Vec::new();
+    let mut rest = doc;
+    let mut prefix = String::new();
+    loop {
+        let room = width.saturating_sub(prefix.len());
+        if rest.chars().count() <= room {
+            lines.push(format!("{prefix}{rest}"));
+            return lines;
+        }
+        // The last safe space within `room`, after the line's leading spaces and marker.
+        let start = if prefix.is_empty() { lead + marker } else { 0 };
+        let limit = rest.char_indices().nth(room).map_or(rest.len(), |(i, _)| i);
+        let safe = |i: usize| {
+            rest[i + 1..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || matches!(c, '(' | '"' | '\''))
+        };
+        // A space right after a full line is a place to break too.
+        let cut = rest
+            .char_indices()
+            .take_while(|&(i, _)| i <= limit)
+            .filter(|&(i, c)| c == ' ' && i > start && safe(i))
+            .map(|(i, _)| i)
+            .last()
+            .or_else(|| {
+                // No safe space within the room: the first one after it (a long word).
+                rest.char_indices()
+                    .filter(|&(i, c)| c == ' ' && i > start.max(limit) && safe(i))
+                    .map(|(i, _)| i)
+                    .next()
+            });
+        let Some(cut) = cut else {
+            lines.push(format!("{prefix}{rest}"));
+            return lines;
+        };
+        lines.push(format!("{prefix}{}", rest[..cut].trim_end()));
+        rest = rest[cut..].trim_start();
+        prefix.clone_from(&pad);
+    }
+}
+
+/// The width of a list item's marker and the space after it (`- ` → 2, `10. ` → 4), 0 for
+/// a line that is no list item.
+fn list_marker(line: &str) -> usize {
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    let marker = if digits > 0 && line[digits..].starts_with(['.', ')']) {
+        digits + 1
+    } else if line.starts_with(['-', '*', '+']) {
+        1
+    } else {
+        return 0;
+    };
+    if line[marker..].starts_with(' ') {
+        marker + 1
+    } else {
+        0
+    }
+}
 
 /// Generated code being written line by line at an indentation level ([`Writer::new`]; no
 /// `Default`, which would start without `block_start`).
@@ -123,25 +208,47 @@ impl Writer {
     }
 
     /// One doc comment line for the doc text `doc` (what `#[doc = doc]` holds): `///` and the
-    /// text without trailing spaces, or `#[doc = "…"]` for a text a `///` comment cannot hold
-    /// (see the module docs).
+    /// text without trailing spaces, wrapped at [`WIDTH`] columns ([`wrap`]), or
+    /// `#[doc = "…"]` for a text a `///` comment cannot hold (see the module docs).
     pub(crate) fn doc(&mut self, doc: &str) {
+        self.doc_line(doc, true);
+    }
+
+    /// [`Writer::doc`], wrapped when `wrap` says so.
+    fn doc_line(&mut self, doc: &str, wrap: bool) {
         let doc = doc.trim_end_matches(' ');
         let unsafe_char = |c: char| matches!(c, '\n' | '\r') || is_bidi_control(c);
         if doc.starts_with('/') || doc.contains(unsafe_char) {
             self.attr(format_args!("doc = {}", Lit(doc)));
             return;
         }
-        self.indent();
-        self.out.push_str("///");
-        self.out.push_str(doc);
-        self.out.push('\n');
+        let width = WIDTH.saturating_sub(INDENT.len() * self.depth + "///".len());
+        let lines = if wrap {
+            self::wrap(doc, width)
+        } else {
+            vec![doc.to_owned()]
+        };
+        for line in lines {
+            self.indent();
+            self.out.push_str("///");
+            self.out.push_str(&line);
+            self.out.push('\n');
+        }
     }
 
-    /// Doc comment lines ([`Writer::doc`]).
+    /// Doc comment lines ([`Writer::doc`]); the lines of a code block (between two fences)
+    /// and of a table are kept whole.
     pub(crate) fn docs<S: AsRef<str>>(&mut self, docs: &[S]) {
+        let mut fence = false;
         for doc in docs {
-            self.doc(doc.as_ref());
+            let doc = doc.as_ref();
+            let trimmed = doc.trim_start();
+            let is_fence = trimmed.starts_with("```") || trimmed.starts_with("~~~");
+            let wrap = !fence && !is_fence && !trimmed.starts_with('|');
+            self.doc_line(doc, wrap);
+            if is_fence {
+                fence = !fence;
+            }
         }
     }
 
@@ -186,6 +293,76 @@ impl Display for Lit<'_> {
         f.write_str(&value[run..])?;
         f.write_char('"')
     }
+}
+
+/// A text as a string literal that keeps its lines: a raw string literal (`r#"…"#`, with the
+/// fewest `#` that the text allows) when the text spans lines and a raw literal can hold it
+/// as it is, else [`Lit`]. A raw literal cannot hold a carriage return, and a bidirectional
+/// control character in a literal is denied by rustc's `text_direction_codepoint_in_literal`
+/// lint; other control characters (but tabs) are kept escaped so that they stay visible.
+/// `Text("a\nb")` displays as `r"a` and `b"` on two lines.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Text<'a>(pub(crate) &'a str);
+
+impl Text<'_> {
+    /// Whether a raw literal shows `text` as it is.
+    fn raw(text: &str) -> bool {
+        text.contains('\n')
+            && !text.contains(|c: char| {
+                (c.is_control() && !matches!(c, '\n' | '\t')) || is_bidi_control(c)
+            })
+    }
+}
+
+impl Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if Self::raw(self.0) {
+            raw_literal(f, self.0)
+        } else {
+            Lit(self.0).fmt(f)
+        }
+    }
+}
+
+/// A JSON text (a schema, a snapshot) as a raw string literal that keeps its lines: the
+/// characters [`Text`] keeps escaped are written as JSON escapes (`\u202e`), which stand for
+/// the same JSON value, so every JSON text is one raw literal. JSON text holds such
+/// characters only inside its strings, where the escape means the character.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Json<'a>(pub(crate) &'a str);
+
+impl Display for Json<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let escape = |c: char| c.is_control() && c != '\n' || is_bidi_control(c);
+        if !self.0.contains(escape) {
+            return raw_literal(f, self.0);
+        }
+        let mut text = String::with_capacity(self.0.len() + 16);
+        for c in self.0.chars() {
+            if escape(c) {
+                // Every such character is in the Basic Multilingual Plane: one `\uXXXX`.
+                let _ = write!(text, "\\u{:04x}", u32::from(c));
+            } else {
+                text.push(c);
+            }
+        }
+        raw_literal(f, &text)
+    }
+}
+
+/// `r"…"`, `r#"…"#`, … around `text`, with the fewest `#` that no `"` in the text followed by
+/// as many `#` can end.
+fn raw_literal(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
+    let mut hashes = 0;
+    let mut at = 0;
+    while let Some(quote) = text[at..].find('"') {
+        let start = at + quote + 1;
+        let run = text[start..].bytes().take_while(|&b| b == b'#').count();
+        hashes = hashes.max(run + 1);
+        at = start;
+    }
+    let hashes = "#".repeat(hashes);
+    write!(f, "r{hashes}\"{text}\"{hashes}")
 }
 
 #[cfg(test)]
@@ -269,6 +446,78 @@ mod tests {
             "/// A thing.\n///\n#[allow(dead_code, missing_docs)]\npub struct S {\n    \
              pub a: u8,\n}\n\nimpl S {\n    fn f() {\n        g(\n            .h()\n    }\n\n    \
              fn g() {}\n}\n"
+        );
+    }
+
+    /// A text of several lines is a raw literal with as few `#` as it allows, holding the
+    /// text exactly; one line, or a text with a character a raw literal would show raw, is
+    /// an escaped literal.
+    #[test]
+    fn texts_of_several_lines_are_raw_literals_that_hold_them() {
+        for (text, written) in [
+            ("one line", "\"one line\""),
+            ("a\nb", "r\"a\nb\""),
+            ("say \"hi\"\nnow", "r#\"say \"hi\"\nnow\"#"),
+            ("a \"# b\nc", "r##\"a \"# b\nc\"##"),
+            ("tab\there\n", "r\"tab\there\n\""),
+            ("cr\r\nlf", "\"cr\\r\\nlf\""),
+            ("bidi \u{202e}\nx", "\"bidi \\u{202e}\\nx\""),
+            ("bell \u{7}\nx", "\"bell \\u{7}\\nx\""),
+        ] {
+            let shown = Text(text).to_string();
+            assert_eq!(shown, written, "{text:?}");
+            let lit: syn::LitStr = syn::parse_str(&shown).unwrap();
+            assert_eq!(lit.value(), text);
+        }
+    }
+
+    /// A JSON text is always a raw literal; the characters a raw literal would show raw are
+    /// JSON escapes, so the literal holds the same JSON value.
+    #[test]
+    fn json_texts_are_raw_literals_of_the_same_value() {
+        let value = serde_json::json!({"a": "x\u{202e}y\u{7f}z\u{85}\"#", "b": [1, 2]});
+        let text = serde_json::to_string_pretty(&value).unwrap();
+        let shown = Json(&text).to_string();
+        assert_eq!(
+            shown,
+            "r##\"{\n  \"a\": \"x\\u202ey\\u007fz\\u0085\\\"#\",\n  \"b\": [\n    1,\n    2\n  ]\n}\"##"
+        );
+        let lit: syn::LitStr = syn::parse_str(&shown).unwrap();
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&lit.value()).unwrap(),
+            value
+        );
+    }
+
+    /// Prose wraps at spaces before a letter, a parenthesis or a quote, continuing its
+    /// paragraph or list item; a word longer than the width stays whole.
+    #[test]
+    fn doc_prose_wraps_where_a_continuation_stays_in_its_block() {
+        assert_eq!(wrap(" short", 20), [" short"]);
+        assert_eq!(
+            wrap(" one two three four five six", 12),
+            [" one two", " three four", " five six"]
+        );
+        // No line starts with `-`, `#` or a digit, which would start another block.
+        assert_eq!(
+            wrap(" text - more # not 1. a heading", 12),
+            [" text -", " more #", " not 1. a", " heading"]
+        );
+        assert_eq!(
+            wrap(" - a list item that wraps", 14),
+            [" - a list item", "   that wraps"]
+        );
+        assert_eq!(
+            wrap(" 10. numbered item that wraps", 16),
+            [" 10. numbered", "     item that", "     wraps"]
+        );
+        assert_eq!(
+            wrap(" see https://example.com/a/very/long/path then more", 16),
+            [
+                " see",
+                " https://example.com/a/very/long/path",
+                " then more"
+            ]
         );
     }
 

@@ -178,13 +178,14 @@ fn consequential_entries_reach_connect_config_and_its_code() {
     );
     let code = connection_code(&m.servers["a"]);
     assert!(
-            code.contains(
-                "        .with_consequential([\"rm\", \"drop_*\"])\n        \
+        code.contains(
+            "        .with_consequential([\"rm\", \"drop_*\"])\n        \
                  .with_not_consequential([\"move\"])\n        \
-                 .with_consequential_annotations(::oma_mcp_runtime::consequential::AnnotationPolicy::Ignore)\n"
-            ),
-            "{code}"
-        );
+                 .with_consequential_annotations(\n            \
+                 ::oma_mcp_runtime::consequential::AnnotationPolicy::Ignore,\n        )\n"
+        ),
+        "{code}"
+    );
     let plain = Manifest::parse("[servers.a]\ncommand = \"x\"\n", Path::new("m.toml")).unwrap();
     let code = connection_code(&plain.servers["a"]);
     assert!(!code.contains(".with_consequential") && !code.contains(".with_not_consequential"));

@@ -7,9 +7,12 @@ use oma_mcp_runtime::Snapshot;
 /// Checks `code`, the module generated for `snapshot`:
 ///
 /// - it parses as a Rust file, and so do the items of its `drift_items! { … }` block;
-/// - its layout: `// ` header lines then a blank line; no tab, carriage return or trailing
-///   space; indentation in steps of 4 spaces; no blank line right after a `{` or before a
+/// - its layout (outside the lines of raw string literals, which are a JSON text or a
+///   description as it is): `// ` header lines then a blank line; no tab, carriage return or
+///   trailing space; indentation in steps of 4 spaces; no blank line right after a `{` or before a
 ///   `}`, never two in a row; one `\n` at the end;
+/// - no line over 100 columns but a table row or code line of a doc comment, or a line that
+///   cannot break (a doc line with no space before which it could, a line long by one token);
 /// - its literals: `SNAPSHOT` is the snapshot's canonical text, `TOOL_NAMES` its tools' names
 ///   in order, and each tool's `McpTool` impl holds the tool's name, description and digest.
 ///
@@ -44,8 +47,13 @@ pub fn check(code: &str, snapshot: &Snapshot) -> Result<(), String> {
     if drift_blocks != 1 {
         return Err(format!("{drift_blocks} drift_items! blocks"));
     }
+    // The canonical text, but for the characters a raw literal keeps as JSON escapes: the
+    // same JSON, so the same snapshot.
     let snapshot_text = consts.get("SNAPSHOT").and_then(|e| str_value(e));
-    if snapshot_text.as_deref() != Some(snapshot.to_canonical_string().as_str()) {
+    let embedded = snapshot_text
+        .as_deref()
+        .and_then(|text| Snapshot::parse(text, std::path::Path::new("SNAPSHOT")).ok());
+    if embedded.map(|s| s.to_canonical_string()) != Some(snapshot.to_canonical_string()) {
         return Err("SNAPSHOT is not the snapshot's canonical text".into());
     }
     let names: Option<Vec<String>> = match consts.get("TOOL_NAMES") {
@@ -97,6 +105,78 @@ pub fn check(code: &str, snapshot: &Snapshot) -> Result<(), String> {
     Ok(())
 }
 
+/// Which lines are inside a raw string literal that spans lines (a JSON text or a
+/// description): from the line after the one that opens it (`r#"`, outside a comment)
+/// through the line that closes it. Those lines are the literal's text, not layout.
+fn literal_lines(lines: &[&str]) -> Vec<bool> {
+    let mut inside = vec![false; lines.len()];
+    let mut close: Option<String> = None;
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(end) = &close {
+            inside[i] = true;
+            if line.contains(end.as_str()) {
+                close = None;
+            }
+            continue;
+        }
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        // An opening `r"` or `r#…#"` that is not part of an identifier.
+        let bytes = line.as_bytes();
+        for (at, _) in line.match_indices('r') {
+            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+                continue;
+            }
+            let hashes = bytes[at + 1..].iter().take_while(|&&b| b == b'#').count();
+            if bytes.get(at + 1 + hashes) != Some(&b'"') {
+                continue;
+            }
+            let end = format!("\"{}", "#".repeat(hashes));
+            if !line[at + 2 + hashes..].contains(end.as_str()) {
+                close = Some(end);
+            }
+            break;
+        }
+    }
+    inside
+}
+
+/// A line over 100 columns that no formatter can break: a doc comment line that is a table
+/// row, in a code block or has no space to break at, or a line that is long only by one
+/// token, a string
+/// literal (a digest, a name, a one-line description) or an identifier (the type of a
+/// property nested 16 levels deep): without it the line fits.
+fn long_line_allowed(line: &str, in_code_block: bool) -> bool {
+    if let Some(doc) = line.trim_start().strip_prefix("///") {
+        // A table row or a line of a code block is kept whole; prose is wrapped where a
+        // continuation starts with a letter, `(` or a quote.
+        let first = line.len() - line.trim_start().len() + 3;
+        let text = doc.trim_start();
+        let lead = first + doc.len() - text.len();
+        let breakable = line.char_indices().any(|(i, c)| {
+            c == ' '
+                && i > lead + 2
+                && i < 100
+                && line[i + 1..]
+                    .chars()
+                    .next()
+                    .is_some_and(|n| n.is_alphabetic() || matches!(n, '(' | '"' | '\''))
+        });
+        return in_code_block || text.starts_with('|') || !breakable;
+    }
+    let literal = match (line.find('"'), line.rfind('"')) {
+        (Some(first), Some(last)) if first < last => last + 1 - first,
+        _ => 0,
+    };
+    let identifier = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    line.len() - literal.max(identifier) <= 100
+}
+
 /// The layout rules of [`check`].
 fn layout(code: &str) -> Result<(), String> {
     let header = code
@@ -110,8 +190,37 @@ fn layout(code: &str) -> Result<(), String> {
         return Err("the file does not end with one `}` line".into());
     }
     let lines: Vec<&str> = code.lines().collect();
+    let in_literal = literal_lines(&lines);
+    let mut in_code_block = false;
     for (i, line) in lines.iter().enumerate() {
+        if in_literal[i] {
+            continue;
+        }
         let at = |what: &str| Err(format!("line {}: {what}: {line:?}", i + 1));
+        let doc = line.trim_start().strip_prefix("///").map(str::trim_start);
+        if doc.is_some_and(|d| d.starts_with("```") || d.starts_with("~~~")) {
+            in_code_block = !in_code_block;
+        } else if doc.is_none() {
+            in_code_block = false;
+        }
+        // The line that opens a literal spanning lines holds the literal's first line: the
+        // rules apply to what comes before it.
+        let opening = in_literal.get(i + 1).copied().unwrap_or(false);
+        let line = match [" r\"", " r#", "(r\"", "(r#"]
+            .iter()
+            .filter_map(|o| line.find(o))
+            .min()
+        {
+            Some(open) if opening => &line[..open + usize::from(line[open..].starts_with('('))],
+            _ => line,
+        };
+        if line.trim().is_empty() {
+            // The literal starts the line: the line is its text.
+            continue;
+        }
+        if line.chars().count() > 100 && !long_line_allowed(line, in_code_block) {
+            return at("over 100 columns");
+        }
         if line.contains(['\t', '\r']) {
             return at("a tab or carriage return");
         }
@@ -182,5 +291,82 @@ fn ends_with(expr: &syn::Expr, ident: &str) -> bool {
 pub fn assert_generated(code: &str, snapshot: &Snapshot, what: &str) {
     if let Err(e) = check(code, snapshot) {
         panic!("{what}: {e}");
+    }
+}
+
+/// Checks that `formatted` is `unformatted` laid out anew, and nothing else: both lex to the
+/// same tokens (doc comments as the `#[doc]` attributes they are), but for a comma before a
+/// closing delimiter or the `>` of generic arguments, which prettyplease adds or drops as
+/// rustfmt does, and the block prettyplease puts around a long match arm's expression.
+///
+/// # Errors
+/// The first tokens that differ, with the tokens before them.
+#[allow(dead_code)]
+pub fn same_tokens(unformatted: &str, formatted: &str) -> Result<(), String> {
+    fn flat(code: &str) -> Result<Vec<String>, String> {
+        let stream: proc_macro2::TokenStream =
+            code.parse().map_err(|e| format!("does not lex: {e:?}"))?;
+        let mut out = Vec::new();
+        push(stream, &mut out);
+        Ok(out)
+    }
+    fn push(stream: proc_macro2::TokenStream, out: &mut Vec<String>) {
+        use proc_macro2::{Delimiter, TokenTree};
+        for tree in stream {
+            match tree {
+                TokenTree::Group(group) => {
+                    let (open, close) = match group.delimiter() {
+                        Delimiter::Parenthesis => ("(", ")"),
+                        Delimiter::Brace => ("{", "}"),
+                        Delimiter::Bracket => ("[", "]"),
+                        Delimiter::None => ("", ""),
+                    };
+                    // A match arm's body in a block of one expression, as prettyplease
+                    // writes a long one, is that expression.
+                    let arm = out.len() >= 2 && out[out.len() - 2..] == ["=", ">"];
+                    let single = group.delimiter() == Delimiter::Brace
+                        && !group.stream().is_empty()
+                        && !group
+                            .stream()
+                            .into_iter()
+                            .any(|t| matches!(&t, TokenTree::Punct(p) if p.as_char() == ';'));
+                    if arm && single {
+                        // Its comma, which a block arm goes without.
+                        push(group.stream(), out);
+                        out.push(",".to_owned());
+                        continue;
+                    }
+                    out.push(open.to_owned());
+                    push(group.stream(), out);
+                    if out.last().is_some_and(|t| t == ",") {
+                        out.pop();
+                    }
+                    out.push(close.to_owned());
+                }
+                TokenTree::Punct(p)
+                    if p.as_char() == '>' && out.last().is_some_and(|t| t == ",") =>
+                {
+                    // A trailing comma in a list of generic arguments.
+                    out.pop();
+                    out.push(">".to_owned());
+                }
+                TokenTree::Punct(p)
+                    if p.as_char() == ',' && out.last().is_some_and(|t| t == ",") => {}
+                other => out.push(other.to_string()),
+            }
+        }
+    }
+    let (a, b) = (flat(unformatted)?, flat(formatted)?);
+    match a.iter().zip(&b).position(|(x, y)| x != y) {
+        None if a.len() == b.len() => Ok(()),
+        at => {
+            let at = at.unwrap_or(a.len().min(b.len()));
+            let from = at.saturating_sub(12);
+            Err(format!(
+                "formatting changed the tokens at token {at}: {:?} became {:?}",
+                &a[from..(at + 3).min(a.len())],
+                &b[from..(at + 3).min(b.len())]
+            ))
+        }
     }
 }

@@ -241,22 +241,27 @@ fn a_url_pin_without_credentials_generates_the_stored_login() {
         return;
     }
     let code = &generated.code;
-    let config = "::oma_mcp_runtime::__require_http!(\"github\");\n\n\
-                  /// The connection to server `github` as the manifest pins it (URL, literal \
-                  headers, prefix, request timeout), with OAuth: it uses the login that \
-                  `oma-mcp login github` stored, read when it connects.\n\
-                  #[allow(dead_code, clippy::pedantic, missing_docs)]\n\
-                  pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {\n    \
-                  ::oma_mcp_runtime::ConnectConfig::http(\"https://api.githubcopilot.com/mcp/\")\n        \
-                  .with_header(\"X-MCP-Toolsets\", \"repos,issues\")\n        \
-                  .with_oauth(\n            \
-                  ::oma_mcp_runtime::connect::OAuthConfig::authorization_code()\n                \
-                  .with_login_command(\"oma-mcp login github\")\n                \
-                  .with_optional(true)\n        \
-                  )\n        \
-                  .with_name_prefix(\"github\")\n        \
-                  .with_request_timeout(::core::time::Duration::from_millis(60000))\n}\n";
-    assert!(code.contains(config), "{code}");
+    let config = [
+        "::oma_mcp_runtime::__require_http!(\"github\");",
+        "",
+        "/// The connection to server `github` as the manifest pins it (URL, literal headers, prefix, request",
+        "/// timeout), with OAuth: it uses the login that `oma-mcp login github` stored, read when it",
+        "/// connects.",
+        "#[allow(dead_code, clippy::pedantic, missing_docs)]",
+        "pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {",
+        "    ::oma_mcp_runtime::ConnectConfig::http(\"https://api.githubcopilot.com/mcp/\")",
+        "        .with_header(\"X-MCP-Toolsets\", \"repos,issues\")",
+        "        .with_oauth(",
+        "            ::oma_mcp_runtime::connect::OAuthConfig::authorization_code()",
+        "                .with_login_command(\"oma-mcp login github\")",
+        "                .with_optional(true),",
+        "        )",
+        "        .with_name_prefix(\"github\")",
+        "        .with_request_timeout(::core::time::Duration::from_millis(60000))",
+        "}",
+    ]
+    .join("\n");
+    assert!(code.contains(&config), "{code}");
     assert!(!code.contains("__require_oauth!"), "{code}");
 }
 
@@ -318,24 +323,24 @@ fn hostile_input_generates_valid_deterministic_code() {
         "pub enum RootAnyOfArgs {",
         "pub enum RootOneOfArgs {",
         "pub struct RootUnionUntypedArgs {\n    /// Every property (the arguments are not typed).\n    \
-         #[serde(flatten)]\n    pub additional_properties: ::std::collections::BTreeMap<",
+         #[serde(flatten)]\n    pub additional_properties: ::std::collections::BTreeMap<\n",
         // Keywords beside a `$ref` are merged with its object target (root and nested).
         "    pub p: RefSiblingsArgsP,\n",
         "    pub y: i64,\n    #[serde(skip)]\n    _non_exhaustive: (),\n}",
         // Dozens of required properties: the constructor takes them in the `required` list's
         // order (reversed here), keywords raw, tagged fields tagged, the `const` left out.
-        "    pub fn new(p23: impl ::core::convert::Into<::std::string::String>, \
-         p22: impl ::core::convert::Into<::std::string::String>, p21: i64, ",
-        "foo_bar__h4928cae8: impl ::core::convert::Into<::std::string::String>, \
-         foo_bar__h5a906c24: impl ::core::convert::Into<::std::string::String>, \
-         with_type: impl ::core::convert::Into<::std::string::String>, \
-         new: impl ::core::convert::Into<::std::string::String>, \
-         r#match: impl ::core::convert::Into<::std::string::String>, \
-         r#async: impl ::core::convert::Into<::std::string::String>, \
-         self_: impl ::core::convert::Into<::std::string::String>, \
-         r#fn: impl ::core::convert::Into<::std::string::String>, \
-         r#type: impl ::core::convert::Into<::std::string::String>, \
-         maybe: ::core::option::Option<bool>) -> Self {\n",
+        "    pub fn new(\n        p23: impl ::core::convert::Into<::std::string::String>,\n        \
+         p22: impl ::core::convert::Into<::std::string::String>,\n        p21: i64,\n",
+        "        foo_bar__h4928cae8: impl ::core::convert::Into<::std::string::String>,\n        \
+         foo_bar__h5a906c24: impl ::core::convert::Into<::std::string::String>,\n        \
+         with_type: impl ::core::convert::Into<::std::string::String>,\n        \
+         new: impl ::core::convert::Into<::std::string::String>,\n        \
+         r#match: impl ::core::convert::Into<::std::string::String>,\n        \
+         r#async: impl ::core::convert::Into<::std::string::String>,\n        \
+         self_: impl ::core::convert::Into<::std::string::String>,\n        \
+         r#fn: impl ::core::convert::Into<::std::string::String>,\n        \
+         r#type: impl ::core::convert::Into<::std::string::String>,\n        \
+         maybe: ::core::option::Option<bool>,\n    ) -> Self {\n",
         "    pub fn with_opt_in(mut self, opt_in: bool) -> Self {",
         "pub struct RefSiblingsArgsP {\n    pub x: ::std::string::String,\n    #[serde(skip)]\n    _non_exhaustive: (),\n}",
     ] {

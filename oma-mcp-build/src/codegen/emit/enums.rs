@@ -200,9 +200,10 @@ pub(super) fn open(w: &mut Writer, tool: &ToolModel, def: &EnumDef) -> Result<()
 
     w.item();
     open_deserialize(w, &name);
-    w.line(format_args!(
-        "let value = <::std::string::String as {SERDE}::Deserialize>::deserialize(deserializer)?;"
-    ));
+    w.line(format_args!("use {SERDE};"));
+    w.line(
+        "let value = <::std::string::String as serde::Deserialize>::deserialize(deserializer)?;",
+    );
     w.open("::core::result::Result::Ok(match <Self as ::core::convert::From<&str>>::from(&value)");
     w.line(format_args!(
         "Self::{unknown}(_) => Self::{unknown}(value),"
@@ -283,13 +284,12 @@ pub(super) fn exact(w: &mut Writer, tool: &ToolModel, def: &ExactEnumDef) -> Res
 
     w.item();
     open_serialize(w, &name);
-    w.line(format_args!(
-        "let value: {JSON}::Value = {JSON}::from_str(self.as_json()).map_err(<S::Error as \
-         {SERDE}::ser::Error>::custom)?;"
-    ));
-    w.line(format_args!(
-        "{SERDE}::Serialize::serialize(&value, serializer)"
-    ));
+    w.line(format_args!("use {PRIVATE}::{{serde, serde_json}};"));
+    w.line(
+        "let value: serde_json::Value = serde_json::from_str(self.as_json()).map_err(<S::Error \
+         as serde::ser::Error>::custom)?;",
+    );
+    w.line("serde::Serialize::serialize(&value, serializer)");
     w.close("");
     w.close("");
 
@@ -311,13 +311,12 @@ pub(super) fn exact(w: &mut Writer, tool: &ToolModel, def: &ExactEnumDef) -> Res
 
     w.item();
     open_deserialize(w, &name);
-    w.line(format_args!(
-        "let value = <{JSON}::Value as {SERDE}::Deserialize>::deserialize(deserializer)?;"
-    ));
+    w.line(format_args!("use {PRIVATE}::{{serde, serde_json}};"));
+    w.line("let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;");
     for (ident, json) in idents.iter().zip(&jsons) {
         w.open(format_args!(
-            "if {JSON}::from_str::<{JSON}::Value>({}).is_ok_and(|v| {PRIVATE}::json_equal(&v, \
-             &value))",
+            "if serde_json::from_str::<serde_json::Value>({}).is_ok_and(|v| \
+             {PRIVATE}::json_equal(&v, &value))",
             Lit(json)
         ));
         w.line(format_args!(

@@ -6,7 +6,7 @@
 
 use super::super::docs;
 use super::super::schema::RustType;
-use super::super::writer::{Lit, Writer};
+use super::super::writer::{Json, Lit, Text, Writer};
 use super::{
     GENERATED, RootSchema, Type, UNUSED, checked, exact_schema_roots, lint_list, open_json_schema,
     type_name,
@@ -73,7 +73,7 @@ pub(super) fn items(w: &mut Writer, tool: &ToolModel) -> Result<(), Error> {
     match &tool.description {
         Some(d) => w.line(format_args!(
             "const DESCRIPTION: {OPTION_STR} = ::core::option::Option::Some({});",
-            Lit(d)
+            Text(d)
         )),
         None => w.line(format_args!(
             "const DESCRIPTION: {OPTION_STR} = ::core::option::Option::None;"
@@ -81,12 +81,12 @@ pub(super) fn items(w: &mut Writer, tool: &ToolModel) -> Result<(), Error> {
     }
     w.line(format_args!(
         "const INPUT_SCHEMA: &'static str = {};",
-        Lit(&tool.input_schema)
+        Json(&tool.input_schema)
     ));
     if let Some(output) = &tool.output {
         w.line(format_args!(
             "const OUTPUT_SCHEMA: {OPTION_STR} = ::core::option::Option::Some({});",
-            Lit(&output.schema)
+            Json(&output.schema)
         ));
         if output.wrapped {
             w.line("const OUTPUT_WRAPPED: bool = true;");
@@ -101,10 +101,8 @@ pub(super) fn items(w: &mut Writer, tool: &ToolModel) -> Result<(), Error> {
         tool.consequential
     ));
     w.open("fn validators() -> &'static ::oma_mcp_runtime::typed::ToolValidators");
-    w.line(
-        "static VALIDATORS: ::oma_mcp_runtime::typed::ToolValidators = \
-         ::oma_mcp_runtime::typed::ToolValidators::new();",
-    );
+    w.line("use ::oma_mcp_runtime::typed::ToolValidators;");
+    w.line("static VALIDATORS: ToolValidators = ToolValidators::new();");
     w.line("&VALIDATORS");
     w.close("");
     w.close("");

@@ -1,7 +1,8 @@
 //! The type model → text, through one [`Writer`] in one pass, laid out as the writer's module
 //! docs say.
 //!
-//! The file is the `// @generated` header, then its items ([`file()`]): the module's
+//! The file is the `// @generated` header (written by the caller), then its items
+//! ([`file()`]): the module's
 //! `TOOL_NAMES` and `SNAPSHOT` ([`module`]); per tool its marker type and trait impls
 //! ([`marker`]), its structs ([`structs`]) and enums and aliases ([`enums`]); the `From`
 //! conversions between structs of the same shape; the pinned connection's `connect_config()`
@@ -78,7 +79,7 @@ const SCHEMARS: &str = "::oma_mcp_runtime::__private::schemars";
 /// site. A property's field never starts with `_` and a letter, so the name is never taken.
 const PRIVATE_FIELD: &str = "_non_exhaustive";
 
-/// The whole file: `header`, `TOOL_NAMES`, the embedded `SNAPSHOT`, each tool's items, the
+/// The whole file after its header: `TOOL_NAMES`, the embedded `SNAPSHOT`, each tool's items, the
 /// same-shape conversions, `connect_config()` when a connection is given, the
 /// `drift_items!` block with `drift()` (and `connect()` with a connection), then the
 /// `fake_items!` block with `fake()`.
@@ -87,7 +88,6 @@ const PRIVATE_FIELD: &str = "_non_exhaustive";
 /// [`Error::InvalidIdentifier`] when a name computed for the code is not an identifier (a bug
 /// in this crate, never the input's fault).
 pub(crate) fn file(
-    header: &str,
     snapshot: &str,
     selected: bool,
     tools: &[ToolModel],
@@ -114,11 +114,7 @@ pub(crate) fn file(
     w.open("::oma_mcp_runtime::fake_items!");
     module::fake(&mut w, prefix);
     w.close("");
-    let body = w.finish();
-    let mut out = String::with_capacity(header.len() + body.len());
-    out.push_str(header);
-    out.push_str(&body);
-    Ok(out)
+    Ok(w.finish())
 }
 
 /// One tool's items: the marker type and its impls, its types in model order, then the

@@ -2,7 +2,7 @@
 //! `SNAPSHOT`, and `drift()`.
 
 use super::super::docs;
-use super::super::writer::{Lit, Writer};
+use super::super::writer::{Json, Lit, Writer};
 use super::UNUSED;
 use crate::codegen::ToolModel;
 
@@ -35,7 +35,7 @@ pub(super) fn head(w: &mut Writer, tools: &[ToolModel], snapshot: &str, selected
     w.allow(UNUSED);
     w.line(format_args!(
         "pub const SNAPSHOT: &str = {};",
-        Lit(snapshot)
+        Json(snapshot)
     ));
 }
 

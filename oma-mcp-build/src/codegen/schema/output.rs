@@ -87,7 +87,7 @@ pub(crate) fn output_types(
         RustType::Named(output_name.to_owned())
     };
     let model = OutputModel {
-        schema: oma_mcp_core::snapshot::canonical_json(output_schema),
+        schema: oma_mcp_core::snapshot::canonical_json_pretty(output_schema),
         wrapped: wrapped_result.is_some(),
         ty,
     };
