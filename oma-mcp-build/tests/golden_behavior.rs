@@ -443,8 +443,8 @@ fn output_enums_keep_values_they_do_not_list() {
 }
 
 /// Identical shapes convert: an entity `read_graph` returned goes back into
-/// `create_entities` with `.into()` (the map of unlisted members is dropped on the way into
-/// an argument, starts empty on the way into an output).
+/// `create_entities` with `.reshape()` (the map of unlisted members is dropped on the way
+/// into an argument, starts empty on the way into an output, moves along between outputs).
 #[test]
 fn same_shapes_convert_into_each_other() {
     use memory::*;
@@ -453,19 +453,26 @@ fn same_shapes_convert_into_each_other() {
         "relations": []
     }))
     .unwrap();
-    let entities: Vec<CreateEntitiesArgsEntitiesItem> =
-        read.entities.into_iter().map(Into::into).collect();
+    let kept: CreateEntitiesOutputEntitiesItem = read.entities[0].clone().reshape();
+    assert_eq!(
+        kept.additional_properties,
+        [("extra".to_owned(), json!(1))].into_iter().collect()
+    );
+    let entities: Vec<CreateEntitiesArgsEntitiesItem> = read
+        .entities
+        .into_iter()
+        .map(ReadGraphOutputEntitiesItem::reshape)
+        .collect();
     let args = CreateEntitiesArgs::new(entities);
     assert_eq!(
         serde_json::to_value(&args).unwrap(),
         json!({"entities": [{"name": "a", "entityType": "person", "observations": ["x"]}]})
     );
-    let back = CreateEntitiesOutputEntitiesItem::from(args.entities[0].clone());
+    let back: CreateEntitiesOutputEntitiesItem = args.entities[0].clone().reshape();
     assert!(back.additional_properties.is_empty());
     assert_eq!(back.name, "a");
-    // The constructor takes anything `Into` the nested type.
     let item = ReadGraphOutputEntitiesItem::new("b", "place", vec![]);
-    let args = CreateEntitiesArgs::new(vec![item.into()]);
+    let args = CreateEntitiesArgs::new(vec![item.reshape()]);
     assert_eq!(args.entities[0].entity_type, "place");
 }
 

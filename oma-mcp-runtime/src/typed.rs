@@ -73,10 +73,12 @@ pub trait McpTool {
     const MODEL_NAME: &'static str = Self::NAME;
     /// The tool's `description` as the server sent it, or `None` when it sent none.
     const DESCRIPTION: Option<&'static str>;
-    /// The tool's `inputSchema` as canonical JSON text (keys sorted, no whitespace);
-    /// `{"type":"object"}` when the server sent none.
+    /// The tool's `inputSchema` as JSON text, keys sorted as in the snapshot and laid out on
+    /// lines (two spaces a level, [`canonical_json_pretty`](crate::snapshot::canonical_json_pretty));
+    /// `{"type": "object"}` when the server sent none.
     const INPUT_SCHEMA: &'static str;
-    /// The tool's `outputSchema` as canonical JSON text, or `None` when it declares none.
+    /// The tool's `outputSchema` as JSON text, laid out as
+    /// [`INPUT_SCHEMA`](Self::INPUT_SCHEMA) is, or `None` when it declares none.
     const OUTPUT_SCHEMA: Option<&'static str> = None;
     /// Whether the output schema is FastMCP's wrapped form (`"x-fastmcp-wrap-result": true`,
     /// `{"result": <value>}`): the typed output is then the `result` member.
@@ -121,6 +123,37 @@ pub trait ToolArgs: serde::Serialize {
     note = "once your program has confirmed the call, add `.confirmed()` before the ending: `client.call(args).confirmed().mapped()` (or `.typed()`); to give the tool to an agent, give it with a confirmation gate (oma-mcp-rig: `McpRigTool::gated`)"
 )]
 pub trait NotConsequential: McpTool {}
+
+/// A generated struct that has the same shape as others of its module: the same properties
+/// (JSON names, required or not) with the same plain types (strings, numbers, booleans, JSON
+/// values, and lists, maps and options of those), so that a value of one converts into any
+/// other with `reshape()` (an entity one tool returned, passed back as another tool's
+/// argument). Generated code implements it once per struct, and gives each struct the method
+///
+/// ```ignore
+/// pub fn reshape<T>(self) -> T
+/// where
+///     T: SameShape<Shape = <Self as SameShape>::Shape>,
+/// ```
+///
+/// so conversions grow with the number of structs, not with the number of pairs. The map an
+/// output struct keeps unlisted properties in moves along when both structs have one, starts
+/// empty when only the target has one, and is dropped otherwise.
+pub trait SameShape: Sized {
+    /// The values of the fields, in the shape's order, tagged with the shape ([`Shape`]).
+    type Shape;
+    /// The struct's field values.
+    fn into_shape(self) -> Self::Shape;
+    /// The struct of these field values.
+    fn from_shape(shape: Self::Shape) -> Self;
+}
+
+/// The field values of a [`SameShape`] struct: `T` is a tuple of the fields' values in the
+/// order of the shape, then the map of unlisted properties (`None` for a struct without
+/// one); `KEY`, 64 bits of the SHA-256 of the shape's JSON names, requiredness and types,
+/// keeps structs whose fields merely have the same Rust types apart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape<const KEY: u64, T>(pub T);
 
 /// The compiled input and output schemas of one tool, each compiled on first use (with the
 /// cargo feature `validate`, off by default; without it, nothing: the server validates).

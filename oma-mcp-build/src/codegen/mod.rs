@@ -24,7 +24,8 @@
 //! `with_<field>` per optional field, `Default` when nothing is required, and one private
 //! field, so code outside the generated module builds it only through these and a property
 //! the server adds later breaks no call site. Structs of the same shape (same properties and
-//! plain types; not a tool's own argument type) get `From` conversions between each other. `<Tool>` is the UpperCamelCase
+//! plain types; not a tool's own argument type) convert into each other with `.reshape()`
+//! (`oma_mcp_runtime::typed::SameShape`). `<Tool>` is the UpperCamelCase
 //! of the raw MCP name (`get-sum` → `GetSum`, `GetSumArgs`), or the name a rename entry
 //! ([`GenerateOptions::rename`]) gives it. Tools whose names would meet after conversion
 //! (`get-sum` and `get_sum`, or `foo` and `foo_args`, whose `FooArgs` `foo` reserves) are

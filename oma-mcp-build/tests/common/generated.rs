@@ -297,7 +297,8 @@ pub fn assert_generated(code: &str, snapshot: &Snapshot, what: &str) {
 /// Checks that `formatted` is `unformatted` laid out anew, and nothing else: both lex to the
 /// same tokens (doc comments as the `#[doc]` attributes they are), but for a comma before a
 /// closing delimiter or the `>` of generic arguments, which prettyplease adds or drops as
-/// rustfmt does, and the block prettyplease puts around a long match arm's expression.
+/// rustfmt does (a comma that ends a `where` clause too), and the block prettyplease puts
+/// around a long match arm's expression.
 ///
 /// # Errors
 /// The first tokens that differ, with the tokens before them.
@@ -335,6 +336,10 @@ pub fn same_tokens(unformatted: &str, formatted: &str) -> Result<(), String> {
                         push(group.stream(), out);
                         out.push(",".to_owned());
                         continue;
+                    }
+                    // The comma that ends a `where` clause before the body.
+                    if open == "{" && out.last().is_some_and(|t| t == ",") {
+                        out.pop();
                     }
                     out.push(open.to_owned());
                     push(group.stream(), out);

@@ -1,8 +1,10 @@
 //! Structs: the struct with its fields (serde derives, or with `const` properties
-//! hand-written serde impls), its constructor `new` and setters `with_<field>`, and the `From`
-//! conversions between structs of the same shape.
+//! hand-written serde impls), its constructor `new` and setters `with_<field>`, and the
+//! conversions between structs of the same shape (`SameShape`, `reshape`).
 
 use std::collections::BTreeMap;
+
+use sha2::{Digest, Sha256};
 
 use super::super::docs;
 use super::super::identifiers;
@@ -470,20 +472,18 @@ fn constructor_example(def: &StructDef) -> Vec<String> {
     doc
 }
 
-/// At most this many structs of one shape get conversions between each other (each pair
-/// both ways: n × (n - 1) impls).
-const MAX_SAME_SHAPE: usize = 12;
-
-/// `From` conversions between the structs of a module that have the same shape: the same
+/// Conversions between the structs of a module that have the same shape: the same
 /// properties (JSON names, required or not) with the same types, all of them plain (no
 /// generated type inside: strings, numbers, booleans, JSON values, and lists, maps and
 /// options of those), no `const` properties, and no map of declared additional properties.
 /// A tool's own argument type is left out: it stands for its tool (`ToolArgs`), and turning
 /// one tool's arguments into another's is no conversion of data.
 /// So an output can be passed as another tool's argument (server-memory's entity in
-/// `read_graph`'s output and in `create_entities`' arguments) with `.into()`. The map an
-/// output struct keeps unlisted properties in moves along when both have one, starts empty
-/// when only the target has one, and is dropped otherwise. Adds no name.
+/// `read_graph`'s output and in `create_entities`' arguments) with `.reshape()`. Each struct
+/// of a shape gets one `SameShape` impl and one `reshape` method, whatever the number of
+/// structs of its shape (a `From` impl per pair would grow as n × (n - 1)). The map an output
+/// struct keeps unlisted properties in moves along when both have one, starts empty when only
+/// the target has one, and is dropped otherwise. Adds no type name.
 pub(super) fn same_shape_conversions(w: &mut Writer, tools: &[ToolModel]) {
     fn plain(ty: &RustType) -> bool {
         match ty {
@@ -508,11 +508,13 @@ pub(super) fn same_shape_conversions(w: &mut Writer, tools: &[ToolModel]) {
             let extra_ok = def
                 .extra
                 .as_ref()
-                .is_none_or(|e| e.role == ExtraRole::Unlisted);
+                .is_none_or(|e| e.role == ExtraRole::Unlisted && e.value == RustType::Value);
             if def.fields.is_empty()
                 || !def.consts.is_empty()
                 || !extra_ok
                 || !def.fields.iter().all(|f| plain(&f.ty))
+                || !identifiers::is_plain_ident(&def.name)
+                || !field_names(def).into_iter().all(identifiers::is_valid)
             {
                 continue;
             }
@@ -524,57 +526,113 @@ pub(super) fn same_shape_conversions(w: &mut Writer, tools: &[ToolModel]) {
             groups.entry(key).or_default().push(def);
         }
     }
-    for group in groups
-        .values()
-        .filter(|g| (2..=MAX_SAME_SHAPE).contains(&g.len()))
-    {
-        for from in group {
-            for to in group.iter().filter(|to| to.name != from.name) {
-                conversion(w, from, to);
-            }
+    for (key, group) in groups.iter().filter(|(_, g)| g.len() >= 2) {
+        let tag = shape_key(key);
+        for def in group {
+            let others: Vec<&str> = group
+                .iter()
+                .filter(|o| o.name != def.name)
+                .map(|o| o.name.as_str())
+                .collect();
+            same_shape(w, def, tag, &others);
         }
     }
 }
 
-/// `impl From<from> for to` of two structs of the same shape (see
-/// [`same_shape_conversions`]); nothing when a name is not an identifier.
-fn conversion(w: &mut Writer, from: &StructDef, to: &StructDef) {
-    if !identifiers::is_plain_ident(&from.name)
-        || !identifiers::is_plain_ident(&to.name)
-        || !field_names(to).into_iter().all(identifiers::is_valid)
-    {
-        return;
+/// `KEY` of a shape's `::oma_mcp_runtime::typed::Shape`: the first 64 bits of the SHA-256 of
+/// its JSON names, requiredness and types, one line a field.
+fn shape_key(key: &[(&str, bool, &RustType)]) -> u64 {
+    let mut text = String::new();
+    for (json_name, required, ty) in key {
+        text.push_str(&format!("{json_name:?} {required} {}\n", Type(ty)));
     }
+    let digest = Sha256::digest(text.as_bytes());
+    let mut bytes = [0; 8];
+    bytes.copy_from_slice(&digest[..8]);
+    u64::from_be_bytes(bytes)
+}
+
+/// The `SameShape` impl of `def`, a struct of the shape tagged `key`, and its `reshape`
+/// method (see [`same_shape_conversions`]); `others` are the other structs of the shape, for
+/// the method's doc.
+fn same_shape(w: &mut Writer, def: &StructDef, key: u64, others: &[&str]) {
+    let name = &def.name;
+    let types: Vec<String> = def
+        .fields
+        .iter()
+        .map(|f| Type(&f.ty).to_string())
+        .chain([format!(
+            "::core::option::Option<{}>",
+            Type(&RustType::Map(Box::new(RustType::Value)))
+        )])
+        .collect();
+    let shape = format!(
+        "::oma_mcp_runtime::typed::Shape<{key:#018x}, ({})>",
+        types.join(", ")
+    );
     w.item();
-    w.doc(&format!(
-        " [`{}`] and [`{}`] have the same properties and types.",
-        from.name, to.name
-    ));
-    let mut lints = lint_list("", &field_names(to));
+    let mut lints = lint_list("", &field_names(def));
     lints.extend(GENERATED);
     w.allow(&lints);
     w.open(format_args!(
-        "impl ::core::convert::From<{}> for {}",
-        from.name, to.name
+        "impl ::oma_mcp_runtime::typed::SameShape for {name}"
     ));
-    w.open(format_args!("fn from(value: {}) -> Self", from.name));
-    w.open("Self");
-    for f in &to.fields {
-        w.line(format_args!("{0}: value.{0},", f.ident));
-    }
-    if let Some(extra) = &to.extra {
-        match &from.extra {
-            Some(source) if source.ident == extra.ident => {
-                w.line(format_args!("{0}: value.{0},", extra.ident));
-            }
-            _ => w.line(format_args!(
-                "{}: ::core::default::Default::default(),",
-                extra.ident
-            )),
+    w.line(format_args!("type Shape = {shape};"));
+    w.open("fn into_shape(self) -> Self::Shape");
+    let mut values: Vec<String> = def
+        .fields
+        .iter()
+        .map(|f| format!("self.{}", f.ident))
+        .collect();
+    values.push(match &def.extra {
+        Some(extra) => format!("::core::option::Option::Some(self.{})", extra.ident),
+        None => "::core::option::Option::None".to_owned(),
+    });
+    w.line(format_args!(
+        "::oma_mcp_runtime::typed::Shape(({}))",
+        values.join(", ")
+    ));
+    w.close("");
+    w.open("fn from_shape(shape: Self::Shape) -> Self");
+    let mut names: Vec<String> = def.fields.iter().map(|f| f.ident.to_string()).collect();
+    // A property's field never starts with `_` and a letter: `_unlisted` names no field.
+    names.push(
+        if def.extra.is_some() {
+            "_unlisted"
+        } else {
+            "_"
         }
+        .to_owned(),
+    );
+    w.line(format_args!("let ({}) = shape.0;", names.join(", ")));
+    w.open("Self");
+    for f in &def.fields {
+        w.line(format_args!("{},", f.ident));
+    }
+    if let Some(extra) = &def.extra {
+        w.line(format_args!(
+            "{}: _unlisted.unwrap_or_default(),",
+            extra.ident
+        ));
     }
     w.line(format_args!("{PRIVATE_FIELD}: (),"));
     w.close("");
+    w.close("");
+    w.close("");
+
+    w.item();
+    w.allow(UNUSED);
+    w.open(format_args!("impl {name}"));
+    let links: Vec<String> = others.iter().map(|o| format!("[`{o}`]")).collect();
+    w.doc(&format!(
+        " Converts into another struct of this module with the same properties and types: {}.",
+        links.join(", ")
+    ));
+    w.open(
+        "pub fn reshape<T>(self) -> T where T: ::oma_mcp_runtime::typed::SameShape<Shape = \
+         <Self as ::oma_mcp_runtime::typed::SameShape>::Shape>",
+    );
+    w.line("T::from_shape(::oma_mcp_runtime::typed::SameShape::into_shape(self))");
     w.close("");
     w.close("");
 }
