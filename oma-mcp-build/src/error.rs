@@ -33,6 +33,7 @@ pub enum Error {
         "internal error: \"{ident}\" computed for tool \"{tool}\" at {pointer} is not a valid \
          Rust identifier; please report this with the tool's descriptor"
     )]
+    #[non_exhaustive]
     InvalidIdentifier {
         /// The raw MCP name of the tool.
         tool: String,
@@ -48,6 +49,7 @@ pub enum Error {
         "{entry}: the snapshot has no tool of that name; use a raw MCP tool name as the \
          snapshot lists it, or remove the entry"
     )]
+    #[non_exhaustive]
     RenameUnknownTool {
         /// The entry's key, e.g. `servers.x.rename."search-a"`.
         entry: String,
@@ -59,6 +61,7 @@ pub enum Error {
          letters, digits and `_` that is not a keyword or Some/None/Ok/Err, such as \
          \"SearchHyphen\""
     )]
+    #[non_exhaustive]
     RenameInvalid {
         /// The entry's key, e.g. `servers.x.rename."search-a"`.
         entry: String,
@@ -71,6 +74,7 @@ pub enum Error {
     #[error(
         "{entry} = \"{target}\": the Rust name {name} is also generated for {other}; choose another name"
     )]
+    #[non_exhaustive]
     RenameCollision {
         /// The entry's key, e.g. `servers.x.rename."search-a"`.
         entry: String,
@@ -89,6 +93,7 @@ pub enum Error {
          them (manifest: [servers.<name>.rename])",
         tools[0], tools[1]
     )]
+    #[non_exhaustive]
     TagCollision {
         /// The raw MCP names of the two tools.
         tools: [String; 2],
@@ -101,6 +106,7 @@ pub enum Error {
         "cannot read manifest {path} (check its path, or write one: the README's \"Use it in \
          your crate\")"
     )]
+    #[non_exhaustive]
     ManifestIo {
         /// The manifest file.
         path: PathBuf,
@@ -111,6 +117,7 @@ pub enum Error {
 
     /// The manifest is not valid TOML of the expected shape, or a value is unusable.
     #[error("manifest {path} is not valid: {message}")]
+    #[non_exhaustive]
     ManifestParse {
         /// The manifest file.
         path: PathBuf,
@@ -120,6 +127,7 @@ pub enum Error {
 
     /// A server name was asked for that the manifest does not pin.
     #[error("manifest {path} pins no server named \"{name}\"; it pins: {}", available.join(", "))]
+    #[non_exhaustive]
     UnknownServer {
         /// The requested name.
         name: String,
@@ -131,6 +139,7 @@ pub enum Error {
 
     /// No server name was given and the manifest does not pin exactly one.
     #[error("{}", server_not_chosen(path, available))]
+    #[non_exhaustive]
     ServerNotChosen {
         /// The manifest file.
         path: PathBuf,
@@ -152,6 +161,7 @@ pub enum Error {
          starts a server only when asked; take it with `{refresh_env}={server} cargo build` or \
          `oma-mcp snapshot --manifest {manifest} --server {server}`, then review and commit it"
     )]
+    #[non_exhaustive]
     SnapshotMissing {
         /// The server's name.
         server: String,
@@ -170,6 +180,7 @@ pub enum Error {
          servers is off (DOCS_RS or OMA_MCP_OFFLINE is set); take it with `oma-mcp snapshot \
          --manifest {manifest}` and commit it"
     )]
+    #[non_exhaustive]
     SnapshotMissingOffline {
         /// The server's name.
         server: String,
@@ -188,6 +199,7 @@ pub enum Error {
          the server; add `features = [\"refresh\"]` to the `oma-mcp-build` build-dependency, \
          or take the snapshot with `oma-mcp snapshot --manifest {manifest} --server {server}`"
     )]
+    #[non_exhaustive]
     RefreshFeatureDisabled {
         /// The server's name.
         server: String,
@@ -205,6 +217,7 @@ pub enum Error {
          `{command}`{hint})",
         hint = install_hint(source)
     )]
+    #[non_exhaustive]
     Connect {
         /// The server's name.
         server: String,
@@ -224,6 +237,7 @@ pub enum Error {
         "cannot take a snapshot of server `{server}` (manifest {manifest}, URL `{url}`{hint})",
         hint = url_hint(source)
     )]
+    #[non_exhaustive]
     ConnectUrl {
         /// The server's name.
         server: String,
@@ -249,6 +263,7 @@ pub enum Error {
     /// The async runtime for taking a snapshot could not start (feature `refresh`).
     #[cfg(feature = "refresh")]
     #[error("cannot start the async runtime to take a snapshot")]
+    #[non_exhaustive]
     AsyncRuntime {
         /// The I/O error.
         #[source]
@@ -257,6 +272,7 @@ pub enum Error {
 
     /// A generated file cannot be written.
     #[error("cannot write generated code to {path}")]
+    #[non_exhaustive]
     WriteOutput {
         /// The output file.
         path: PathBuf,
@@ -308,6 +324,15 @@ fn server_not_chosen(path: &std::path::Path, available: &[String]) -> String {
 }
 
 impl Error {
+    /// [`Error::ManifestIo`]: the manifest file `path` cannot be read (`source`), for a tool
+    /// that reads the manifest's text itself (to edit it) and reports as this crate does.
+    pub fn manifest_io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::ManifestIo {
+            path: path.into(),
+            source,
+        }
+    }
+
     /// `<message>: <cause>: <cause>`: this error with its whole cause chain, each cause once
     /// (see [`oma_mcp_core::error::Chain`]).
     pub fn chain(&self) -> oma_mcp_core::error::Chain<'_> {

@@ -29,13 +29,8 @@ pub trait WriteSnapshot {
 
 impl WriteSnapshot for Snapshot {
     fn write(&self, path: &Path) -> Result<bool, oma_mcp_core::SnapshotError> {
-        write_if_changed(path, self.to_canonical_string().as_bytes()).map_err(|source| {
-            oma_mcp_core::SnapshotError::Io {
-                action: "write",
-                path: path.to_path_buf(),
-                source,
-            }
-        })
+        write_if_changed(path, self.to_canonical_string().as_bytes())
+            .map_err(|source| oma_mcp_core::SnapshotError::io("write", path, source))
     }
 }
 

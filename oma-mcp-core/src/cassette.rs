@@ -60,6 +60,7 @@ pub const REDACTED: &str = "<redacted>";
 pub enum CassetteError {
     /// The file could not be read or written.
     #[error("cannot {action} cassette {path}")]
+    #[non_exhaustive]
     Io {
         /// `read` or `write`.
         action: &'static str,
@@ -71,6 +72,7 @@ pub enum CassetteError {
     },
     /// The file is not a cassette.
     #[error("cassette {path} is not valid: at {pointer}: {reason}; fix it or record it again")]
+    #[non_exhaustive]
     Format {
         /// The cassette file.
         path: PathBuf,

@@ -22,11 +22,7 @@ use std::fmt;
 /// use oma_mcp_core::error::Chain;
 ///
 /// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
-/// let err = oma_mcp_core::SnapshotError::Io {
-///     action: "read",
-///     path: "mcp/a.snapshot.json".into(),
-///     source: io,
-/// };
+/// let err = oma_mcp_core::SnapshotError::io("read", "mcp/a.snapshot.json", io);
 /// assert_eq!(err.to_string(), "cannot read snapshot mcp/a.snapshot.json");
 /// assert_eq!(
 ///     Chain(&err).to_string(),

@@ -177,6 +177,7 @@ pub(crate) fn tag(text: &str) -> String {
 
 /// One MCP tool in a provider's form: what the model sees, and how its arguments go back.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ProviderTool {
     /// The provider.
     pub provider: Provider,
@@ -201,6 +202,7 @@ pub struct ProviderTool {
     "the tool `{tool}` cannot be given to {provider}: at {} of its inputSchema, {why}",
     if pointer.is_empty() { "the root" } else { pointer }
 )]
+#[non_exhaustive]
 pub struct Unexpressible {
     /// The tool's name ([`ToolDescriptor::name`]).
     pub tool: String,
@@ -368,6 +370,7 @@ pub fn collect_provider_tools(
     tools[0],
     tools[1]
 )]
+#[non_exhaustive]
 pub struct ProviderNameCollision {
     /// The provider.
     pub provider: Provider,

@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 pub enum SnapshotError {
     /// A snapshot file could not be read or written.
     #[error("cannot {action} snapshot {path}")]
+    #[non_exhaustive]
     Io {
         /// `read` or `write`.
         action: &'static str,
@@ -27,6 +28,7 @@ pub enum SnapshotError {
 
     /// A snapshot file is not valid JSON or not in a known shape.
     #[error("snapshot {path} is not valid: {reason}; regenerate it with `oma-mcp snapshot`")]
+    #[non_exhaustive]
     Format {
         /// The snapshot file (`<tools/list>` for descriptors from a server,
         /// `<embedded snapshot>` for text embedded in generated code).
@@ -34,6 +36,27 @@ pub enum SnapshotError {
         /// What is wrong, with the JSON pointer where there is one.
         reason: String,
     },
+}
+
+impl SnapshotError {
+    /// [`SnapshotError::Io`]: `action` (`read` or `write`) on the snapshot file `path` failed
+    /// with `source`.
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        SnapshotError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// [`SnapshotError::Format`]: the snapshot text from `path` is not a snapshot, as
+    /// `reason` says.
+    pub fn format(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
+        SnapshotError::Format {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
 }
 
 mod parse;

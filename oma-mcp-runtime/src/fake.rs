@@ -81,6 +81,7 @@ pub enum FakeError {
         "the cassette {file} no longer fits the pinned snapshot; record it again:\n- {}",
         calls.join("\n- ")
     )]
+    #[non_exhaustive]
     StaleCassette {
         /// The cassette file.
         file: String,
@@ -102,6 +103,7 @@ pub enum FakeError {
          snapshot (regenerate, or use the generated module of this server's pin)",
         crate::quote::quoted(tool)
     )]
+    #[non_exhaustive]
     UnknownTool {
         /// The raw MCP name.
         tool: String,
@@ -114,6 +116,7 @@ pub enum FakeError {
          from this snapshot",
         crate::quote::quoted(tool)
     )]
+    #[non_exhaustive]
     DigestMismatch {
         /// The raw MCP name.
         tool: String,
@@ -177,6 +180,7 @@ impl FakeRpcError {
 /// which tool, and (for schema violations) the JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the fake of {server} saw {} problem(s):\n- {}", problems.len(), problems.join("\n- "))]
+#[non_exhaustive]
 pub struct FakeProblems {
     /// The server the fake stands for (its `serverInfo.name`).
     pub server: String,

@@ -32,7 +32,7 @@
 //! subschema, an unresolvable `$ref`) is logged once with `tracing::warn!` and that side is
 //! then not validated locally, as [`crate::validate`] explains.
 
-mod call;
+mod result;
 
 #[cfg(feature = "validate")]
 use std::sync::OnceLock;
@@ -44,7 +44,7 @@ use crate::McpClient;
 #[cfg(feature = "validate")]
 use crate::validate::Validator;
 
-pub use call::{CallError, CallFailure, TypedResult, typed_output};
+pub use result::{CallError, CallFailure, TypedResult, typed_output};
 
 /// A tool of a pinned MCP server, known at build time from its snapshot.
 ///

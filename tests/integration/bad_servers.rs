@@ -153,7 +153,9 @@ async fn auto_lifecycle_shares_one_deadline() {
         panic!("not a handshake error: {err:?}");
     };
     assert_eq!(method, "server/discover");
-    let Error::Connect(ConnectError::FallbackFailed { discover, fallback }) = source.as_ref()
+    let Error::Connect(ConnectError::FallbackFailed {
+        discover, fallback, ..
+    }) = source.as_ref()
     else {
         panic!("not a failed fallback: {source:?}");
     };

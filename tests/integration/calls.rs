@@ -128,7 +128,7 @@ async fn a_call_s_own_timeout_fires_with_its_duration_and_the_session_goes_on() 
         "MCP error -32001: Request timed out after 250ms (the call's own timeout)"
     );
     assert!(
-        matches!(&err, Error::Request(RequestError::Timeout { method, timeout, per_call: true })
+        matches!(&err, Error::Request(RequestError::Timeout { method, timeout, per_call: true, .. })
             if method == "tools/call" && *timeout == Duration::from_millis(250)),
         "{err:?}"
     );
@@ -201,7 +201,7 @@ async fn a_call_s_own_timeout_can_be_longer_than_the_request_timeout() {
         .unwrap_err();
     assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
     assert!(
-        matches!(&err, Error::Request(RequestError::Timeout { method, timeout, per_call: false })
+        matches!(&err, Error::Request(RequestError::Timeout { method, timeout, per_call: false, .. })
             if method == "tools/call" && *timeout == Duration::from_secs(2)),
         "{err:?}"
     );
@@ -236,7 +236,7 @@ async fn cancel_on_ends_the_call_and_tells_the_server() {
     assert!(took < Duration::from_secs(5), "took {took:?}");
     assert_eq!(err.to_string(), "This operation was aborted");
     assert!(
-        matches!(&err, Error::Request(RequestError::Cancelled { method }) if method == "tools/call"),
+        matches!(&err, Error::Request(RequestError::Cancelled { method, .. }) if method == "tools/call"),
         "{err:?}"
     );
     assert!(err.is_cancelled());
@@ -420,6 +420,7 @@ async fn the_settings_of_a_typed_call() {
         tool,
         message,
         source,
+        ..
     } = &err
     else {
         panic!("not a failed call: {err:?}")

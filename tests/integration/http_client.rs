@@ -406,7 +406,7 @@ async fn cancelling_an_in_flight_call() {
             .unwrap_err();
         trigger.await.unwrap();
         assert!(
-            matches!(&err, Error::Request(RequestError::Cancelled { method }) if method == "tools/call"),
+            matches!(&err, Error::Request(RequestError::Cancelled { method, .. }) if method == "tools/call"),
             "{shape}: {err:?}"
         );
         assert_eq!(err.chain().to_string(), "This operation was aborted");

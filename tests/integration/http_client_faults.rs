@@ -279,7 +279,7 @@ async fn sse_no_response_times_out_and_cancels() {
         .unwrap_err();
     trigger.await.unwrap();
     assert!(
-        matches!(&err, Error::Request(RequestError::Cancelled { method }) if method == "tools/call")
+        matches!(&err, Error::Request(RequestError::Cancelled { method, .. }) if method == "tools/call")
     );
 
     // Both notifications reach the server (each is its own POST, sent after the call ended).
@@ -684,7 +684,7 @@ async fn a_missing_credential_variable_fails_before_any_request() {
     assert!(std::env::var_os(unset).is_none());
     let err = connect_error(config(url).with_bearer_env(unset)).await;
     assert!(
-        matches!(&err, Error::Config(ConfigError::MissingEnv { var, header }) if var == unset && header == "Authorization")
+        matches!(&err, Error::Config(ConfigError::MissingEnv { var, header, .. }) if var == unset && header == "Authorization")
     );
     assert_eq!(
         err.chain().to_string(),

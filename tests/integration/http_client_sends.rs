@@ -52,7 +52,7 @@ async fn bad_urls_and_headers_fail_before_any_request() {
     ] {
         let err = connect_error(config(url)).await;
         assert!(
-            matches!(&err, Error::Config(ConfigError::InvalidUrl { url }) if url == label),
+            matches!(&err, Error::Config(ConfigError::InvalidUrl { url, .. }) if url == label),
             "{err:?}"
         );
         assert_eq!(

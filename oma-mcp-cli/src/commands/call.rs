@@ -128,6 +128,7 @@ pub async fn run(call: CallArgs) -> Result<Outcome, CliError> {
                 tool,
                 pointer,
                 reason,
+                ..
             })) => Err(CliError::UncheckableArgs {
                 reason: format!(
                     "the input schema of tool \"{tool}\" is invalid at {pointer}: {reason}"

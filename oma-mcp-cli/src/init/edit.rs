@@ -21,10 +21,9 @@ pub fn manifest_text(path: &Path) -> Result<String, CliError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-        Err(source) => Err(CliError::Build(oma_mcp_build::Error::ManifestIo {
-            path: path.to_path_buf(),
-            source,
-        })),
+        Err(source) => Err(CliError::Build(oma_mcp_build::Error::manifest_io(
+            path, source,
+        ))),
     }
 }
 

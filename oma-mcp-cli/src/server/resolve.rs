@@ -85,12 +85,12 @@ pub fn resolve(
 /// [`CliError::ServerNotChosen`] naming `--server`; other errors unchanged.
 pub fn server_hint(error: oma_mcp_build::Error) -> CliError {
     match error {
-        oma_mcp_build::Error::ServerNotChosen { path, available } if !available.is_empty() => {
-            CliError::ServerNotChosen {
-                manifest: path,
-                available,
-            }
-        }
+        oma_mcp_build::Error::ServerNotChosen {
+            path, available, ..
+        } if !available.is_empty() => CliError::ServerNotChosen {
+            manifest: path,
+            available,
+        },
         other => CliError::Build(other),
     }
 }

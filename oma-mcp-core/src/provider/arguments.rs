@@ -32,6 +32,7 @@ pub struct Arguments {
 /// What the model sent cannot be turned into the server's arguments.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the argument at {} {why}", if pointer.is_empty() { "the root" } else { pointer })]
+#[non_exhaustive]
 pub struct ArgumentError {
     /// Where in the arguments (a JSON pointer; empty for the root).
     pub pointer: String,

@@ -8,6 +8,7 @@ use crate::pointer::push;
 
 /// One rule a tool definition breaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Violation {
     /// Where in the parameters schema (a JSON pointer; empty for the root or the tool itself).
     pub pointer: String,

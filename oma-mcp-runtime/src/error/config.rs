@@ -11,6 +11,10 @@ pub(crate) const TOKEN_SETTINGS: &str = "manifest keys `bearer-env`, `header-env
 /// tool registered twice. Nothing was sent to a server; fix the configuration (the
 /// [`ConnectConfig`](crate::ConnectConfig), the manifest, the environment, or the crate's
 /// features) and try again. Retrying unchanged fails the same way.
+///
+/// Unlike the variants of the other error types, these are not `#[non_exhaustive]`: a layer
+/// above (a build-script library, a CLI) builds them to word its own advice and tests that
+/// wording; a field added to one of them is a breaking change, listed as such.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {

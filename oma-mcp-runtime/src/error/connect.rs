@@ -17,6 +17,7 @@ pub enum ConnectError {
         "cannot start the MCP server `{command}` (check that the command path is right and that \
          the server is installed; a pinned npm server: run `npm ci` where its package-lock.json is)"
     )]
+    #[non_exhaustive]
     Spawn {
         /// The command line (command and arguments) that failed to start.
         command: String,
@@ -37,6 +38,7 @@ pub enum ConnectError {
         "the MCP {method} handshake with `{command}` failed{}",
         details(exit, stderr_tail)
     )]
+    #[non_exhaustive]
     Handshake {
         /// The server's command line.
         command: String,
@@ -67,6 +69,7 @@ pub enum ConnectError {
         "`{command}` does not seem to be an MCP server (it does not know `{method}`; check the \
          command and its arguments)"
     )]
+    #[non_exhaustive]
     NotMcpServer {
         /// The program's command line.
         command: String,
@@ -84,6 +87,7 @@ pub enum ConnectError {
     /// `Display`: what `server/discover` got, then `; the fallback `initialize` handshake
     /// failed too`; why it failed is the [`source`](std::error::Error::source).
     #[error("{discover}; the fallback `initialize` handshake failed too")]
+    #[non_exhaustive]
     FallbackFailed {
         /// What `server/discover` got ([`RequestError::Rpc`](super::RequestError::Rpc) or
         /// [`RequestError::Timeout`](super::RequestError::Timeout)).
@@ -101,6 +105,7 @@ pub enum ConnectError {
          `ConnectConfig::with_lifecycle(Lifecycle::Auto)` or `Lifecycle::Initialize`; manifest \
          key `lifecycle`)"
     )]
+    #[non_exhaustive]
     DiscoverUnsupported {
         /// The server's answer ([`RequestError::Rpc`](super::RequestError::Rpc)).
         #[source]
@@ -114,6 +119,7 @@ pub enum ConnectError {
         "cannot reach the MCP server `{server}` for `{method}` (check the URL, that the server \
          is running, and the network)"
     )]
+    #[non_exhaustive]
     HttpUnreachable {
         /// The server's URL, redacted.
         server: String,
@@ -132,6 +138,7 @@ pub enum ConnectError {
         "the MCP server `{server}` answered `{method}` with {}: {reason}",
         status_text(*status)
     )]
+    #[non_exhaustive]
     Http {
         /// The server's URL, redacted.
         server: String,
@@ -157,6 +164,7 @@ pub enum ConnectError {
         if *status == 401 { "unauthorized" } else { "forbidden" },
         challenge.as_ref().map(|c| format!(", challenge: {c}")).unwrap_or_default()
     )]
+    #[non_exhaustive]
     HttpAuth {
         /// The server's URL, redacted.
         server: String,
@@ -176,6 +184,7 @@ pub enum ConnectError {
     /// step failed, why, and what to do (often: which command logs in); it never holds a
     /// secret.
     #[error("OAuth authorization for the MCP server `{server}` (`{method}`): {reason}{}", if hint.is_empty() { String::new() } else { format!("; {hint}") })]
+    #[non_exhaustive]
     Authorization {
         /// The server's URL, redacted.
         server: String,

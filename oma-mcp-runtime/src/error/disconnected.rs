@@ -20,6 +20,7 @@ pub enum DisconnectedError {
         "MCP error -32000: Connection closed: the MCP server `{command}` went away during \
          `{method}`{exit}{stderr}"
     )]
+    #[non_exhaustive]
     ServerExited {
         /// The server's command line.
         command: String,

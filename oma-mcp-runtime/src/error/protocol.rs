@@ -12,6 +12,7 @@ pub enum ProtocolError {
     /// without a `tools` array; a single entry of it that is not a tool object is only left
     /// out, see [`McpClient::invalid_tools`](crate::McpClient::invalid_tools)).
     #[error("the MCP server `{command}` sent an invalid `{method}` response: {reason}")]
+    #[non_exhaustive]
     InvalidResponse {
         /// The server's command line.
         command: String,
@@ -28,6 +29,7 @@ pub enum ProtocolError {
         "the MCP server `{command}` repeated the {method} cursor \"{cursor}\"; stopped paging \
          instead of looping forever (this is a server bug)"
     )]
+    #[non_exhaustive]
     RepeatedCursor {
         /// The list method.
         method: String,
@@ -46,6 +48,7 @@ pub enum ProtocolError {
         "the MCP server sent a message nested deeper than {limit} levels, which oma-mcp does \
          not parse; the answer is lost (report the server's deeply nested output to its authors)"
     )]
+    #[non_exhaustive]
     MessageTooDeep {
         /// The nesting limit (128, `serde_json`'s).
         limit: usize,
@@ -58,6 +61,7 @@ pub enum ProtocolError {
         "the JSON Schema of tool \"{tool}\" is invalid at {pointer}: {reason}; local validation \
          is skipped for it"
     )]
+    #[non_exhaustive]
     InvalidSchema {
         /// The tool whose schema it is.
         tool: String,

@@ -11,6 +11,7 @@ pub enum RequestError {
     /// The server answered a request with a JSON-RPC error. `Display` is exactly the contract's
     /// `MCP error <code>: <message>`.
     #[error("MCP error {code}: {message}")]
+    #[non_exhaustive]
     Rpc {
         /// The JSON-RPC error code.
         code: i64,
@@ -30,6 +31,7 @@ pub enum RequestError {
     /// [`Lifecycle::Auto`](crate::connect::Lifecycle::Auto)'s `server/discover` and the
     /// `initialize` sent beside it, which are abandoned silently, as rmcp does).
     #[error("MCP error -32001: Request timed out{}", per_call_suffix(*per_call, *timeout))]
+    #[non_exhaustive]
     Timeout {
         /// The JSON-RPC method that timed out (`server/discover`, `initialize`, `tools/list`,
         /// `tools/call`).
@@ -49,6 +51,7 @@ pub enum RequestError {
     /// a `DOMException` `AbortError`); a `notifications/cancelled` was sent when the request
     /// had been sent.
     #[error("This operation was aborted")]
+    #[non_exhaustive]
     Cancelled {
         /// The JSON-RPC method that was cancelled (`tools/call`).
         method: String,

@@ -65,10 +65,10 @@ fn each_group_has_its_kind_and_predicates() {
     let cancelled = Error::from(RequestError::Cancelled {
         method: "tools/call".to_owned(),
     });
-    let snapshot = Error::from(oma_mcp_core::SnapshotError::Format {
-        path: "a.snapshot.json".into(),
-        reason: "no tools".to_owned(),
-    });
+    let snapshot = Error::from(oma_mcp_core::SnapshotError::format(
+        "a.snapshot.json",
+        "no tools",
+    ));
     let f = false;
     assert_eq!(
         answers(&config),

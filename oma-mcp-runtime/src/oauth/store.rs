@@ -35,6 +35,7 @@ pub enum SecretsIn {
 /// file's content.
 #[derive(Debug, thiserror::Error)]
 #[error("the OAuth credential store {}: {what}", path.display())]
+#[non_exhaustive]
 pub struct StoreError {
     /// The file or directory.
     pub path: PathBuf,

@@ -69,11 +69,7 @@ fn check_pin(
 ) -> Result<(DriftReport, Vec<String>), CliError> {
     let snapshot = crate::snapshot_file::read(&pin.snapshot)?;
     let bytes = std::fs::read(&pin.snapshot).map_err(|source| {
-        oma_mcp_runtime::snapshot::SnapshotError::Io {
-            action: "read",
-            path: pin.snapshot.clone(),
-            source,
-        }
+        oma_mcp_runtime::snapshot::SnapshotError::io("read", &pin.snapshot, source)
     })?;
     let mut changes = Vec::new();
     changes.extend(not_canonical(&bytes, &snapshot, pin, manifest));

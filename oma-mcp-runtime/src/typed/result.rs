@@ -29,6 +29,7 @@ pub enum CallError {
     /// nothing was sent. Displayed as [`invalid_input_message`]:
     /// `Invalid input for tool "<NAME>":` and one `\n- <pointer>: <message>` line per problem.
     #[error("{}", invalid_input_message(tool, problems))]
+    #[non_exhaustive]
     InvalidArguments {
         /// The framework tool name ([`McpTool::NAME`]).
         tool: &'static str,
@@ -46,6 +47,7 @@ pub enum CallError {
     /// `MCP tool "<MCP_NAME>" failed: <message>`. The runtime error is kept as the source, so
     /// [`CallError::is_timeout`] and the other predicates answer as [`crate::Error`]'s do.
     #[error("MCP tool \"{tool}\" failed: {message}")]
+    #[non_exhaustive]
     Failed {
         /// The raw MCP name.
         tool: &'static str,
@@ -58,6 +60,7 @@ pub enum CallError {
     /// The server answered with `isError: true`. Displayed as open-multi-agent's mapping of the
     /// result (its `data`); never validated against the output schema.
     #[error("{}", result.data)]
+    #[non_exhaustive]
     Tool {
         /// The raw MCP name.
         tool: &'static str,
@@ -68,6 +71,7 @@ pub enum CallError {
     #[error(
         "MCP tool \"{tool}\" declares an output schema but its result has no structuredContent"
     )]
+    #[non_exhaustive]
     MissingStructuredContent {
         /// The raw MCP name.
         tool: &'static str,
@@ -76,6 +80,7 @@ pub enum CallError {
     },
     /// `structuredContent` violates the tool's output schema.
     #[error("invalid output from MCP tool \"{tool}\":{}", problem_lines(problems))]
+    #[non_exhaustive]
     InvalidOutput {
         /// The raw MCP name.
         tool: &'static str,
@@ -85,6 +90,7 @@ pub enum CallError {
     /// `structuredContent` passed the schema (or there is none to check) but does not
     /// deserialize into the generated output type.
     #[error("the output of MCP tool \"{tool}\" does not fit its Rust type: {message}")]
+    #[non_exhaustive]
     OutputType {
         /// The raw MCP name.
         tool: &'static str,
