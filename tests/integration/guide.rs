@@ -319,8 +319,14 @@ fn link_targets(text: &str) -> Vec<(usize, String)> {
     targets
 }
 
-/// Every relative link of the README and the guide names a file that exists, and every
-/// `#anchor` a heading of its file.
+/// The URLs of this repository's files on GitHub.
+const REPOSITORY_FILES: [&str; 2] = [
+    "https://github.com/oma-mcp/oma-mcp/blob/main/",
+    "https://github.com/oma-mcp/oma-mcp/tree/main/",
+];
+
+/// Every relative link of the README and the guide, and every link to this repository's files
+/// on GitHub, names a file that exists, and every `#anchor` a heading of its file.
 #[test]
 fn relative_links_resolve() {
     let root = workspace_root();
@@ -328,14 +334,23 @@ fn relative_links_resolve() {
     for doc in documents() {
         let dir = Path::new(&doc).parent().unwrap().to_owned();
         for (line, target) in link_targets(&read(&doc)) {
-            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+            // A link into this repository's files on GitHub (the guide's way to a file outside
+            // the book) is checked as a path from the workspace root.
+            let in_repository = REPOSITORY_FILES
+                .iter()
+                .find_map(|prefix| target.strip_prefix(prefix));
+            if in_repository.is_none()
+                && (target.is_empty() || target.contains("://") || target.starts_with("mailto:"))
+            {
                 continue;
             }
-            let (file, anchor) = match target.split_once('#') {
+            let (file, anchor) = match in_repository.unwrap_or(&target).split_once('#') {
                 Some((file, anchor)) => (file, Some(anchor)),
-                None => (target.as_str(), None),
+                None => (in_repository.unwrap_or(&target), None),
             };
-            let path = if file.is_empty() {
+            let path = if in_repository.is_some() {
+                PathBuf::from(file)
+            } else if file.is_empty() {
                 PathBuf::from(&doc)
             } else {
                 dir.join(file)
