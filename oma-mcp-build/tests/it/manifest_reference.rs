@@ -284,9 +284,10 @@ fn key_description(property: &Value, root: &Value) -> String {
 fn lower_first(text: &str) -> String {
     let mut chars = text.chars();
     match (chars.next(), chars.next()) {
-        (Some(first), Some(second)) if first.is_uppercase() && !second.is_uppercase() => {
-            first.to_lowercase().chain(text[first.len_utf8()..].chars()).collect()
-        }
+        (Some(first), Some(second)) if first.is_uppercase() && !second.is_uppercase() => first
+            .to_lowercase()
+            .chain(text[first.len_utf8()..].chars())
+            .collect(),
         _ => text.to_owned(),
     }
 }
