@@ -163,9 +163,7 @@ fn object_of<'a>(property: &'a Value, root: &'a Value) -> Option<(&'a Map<String
     } else {
         (property, false)
     };
-    if inner.get("$ref").is_none() {
-        return None;
-    }
+    inner.get("$ref")?;
     let target = resolve(inner, root).as_object()?;
     (target.get("type").and_then(Value::as_str) == Some("object")).then_some((target, array))
 }
