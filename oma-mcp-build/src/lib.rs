@@ -6,7 +6,8 @@
 //! # Walkthrough
 //!
 //! **`Cargo.toml`**: the runtime as a dependency, this crate as a build dependency (until the
-//! crates are published, as path or git dependencies; see the README):
+//! crates are published, as path or git dependencies; see the README's "Use it in your crate",
+//! and the guide, `docs/guide` in the repository, for all of it):
 //!
 //! ```toml
 //! [dependencies]

@@ -250,8 +250,8 @@ struct RawServer {
     /// annotations say (`consequential` wins over this).
     #[serde(default)]
     not_consequential: Vec<String>,
-    /// Whether `destructiveHint: true` without `readOnlyHint: true` makes a tool
-    /// consequential: `"trust"` (default) or `"ignore"`.
+    /// How a tool's annotations count towards consequential, for tools that neither
+    /// `consequential` nor `not-consequential` lists (default: `"trust"`).
     #[serde(default)]
     consequential_annotations: RawAnnotationPolicy,
     /// The tools this crate uses, raw MCP names or globs (`["create_issue", "list_*"]`): only
@@ -282,9 +282,7 @@ struct RawServer {
     /// `0.0.0`, the runtime's; the `oma-mcp` CLI reports its own version).
     #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
     client_version: Option<String>,
-    /// How the MCP lifecycle is established: `"auto"` (default: `server/discover`, falling
-    /// back to `initialize`), `"initialize"` (servers before 2026-07-28 only), `"discover"`
-    /// (2026-07-28 servers only).
+    /// How the MCP session starts (default: `"auto"`).
     #[serde(default)]
     lifecycle: RawLifecycle,
     /// The Rust names of tools: raw MCP tool name → the UpperCamelCase stem of its marker type
@@ -343,9 +341,10 @@ enum RawLifecycle {
     /// exits on `server/discover` is started again with `initialize`.
     #[default]
     Auto,
-    /// Only `initialize` (protocol revisions before 2026-07-28): skips the probe.
+    /// Only `initialize` (protocol revisions before 2026-07-28): skips the probe (a server
+    /// that ignores `server/discover` costs 2 s at every connect under `"auto"`).
     Initialize,
-    /// Only `server/discover` (protocol 2026-07-28).
+    /// Only `server/discover` (protocol 2026-07-28 servers only).
     Discover,
 }
 
@@ -357,7 +356,7 @@ enum RawAnnotationPolicy {
     /// `destructiveHint: true` without `readOnlyHint: true` makes a tool consequential.
     #[default]
     Trust,
-    /// Annotations are ignored.
+    /// Annotations are ignored, and only `consequential` makes a tool consequential.
     Ignore,
 }
 

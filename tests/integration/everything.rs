@@ -145,5 +145,5 @@ async fn environment_reaching_server_everything_is_the_default_set() {
 /// workspace build compiles.
 #[test]
 fn the_readme_shows_the_quickstart_program() {
-    crate::assert_readme_shows("examples/everything/src/bin/quickstart.rs");
+    crate::guide::assert_docs_show("examples/everything/src/bin/quickstart.rs");
 }

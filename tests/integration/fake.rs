@@ -13,7 +13,7 @@ use serde_json::json;
 
 use crate::typed::{everything, own};
 
-// README: begin (the README's "Testing your agent" shows this region verbatim)
+// GUIDE: begin agent-under-test (the guide's chapter on fakes shows this region verbatim)
 /// A session of `a_users_agent` with the real server, recorded (see below), committed.
 const OWN_CASSETTE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/cassettes/own.cassette.json");
 
@@ -70,12 +70,12 @@ async fn the_agent_against_a_recorded_session() {
     assert_eq!(a_users_agent(&client).await, what_the_agent_saw());
     fake.verify().unwrap(); // every call was recorded
 }
-// README: end
+// GUIDE: end
 
-/// The README shows the region above as it is here.
+/// The guide shows the region above as it is here.
 #[test]
-fn the_readme_shows_the_tested_agent() {
-    crate::assert_readme_shows("tests/integration/fake.rs");
+fn the_guide_shows_the_tested_agent() {
+    crate::guide::assert_docs_show("tests/integration/fake.rs");
 }
 
 /// Records `a_users_agent` against the real own server through a recording proxy; the

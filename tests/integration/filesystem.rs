@@ -18,7 +18,7 @@ use crate::typed::consequential;
 use crate::{npm_server, workspace_root};
 
 /// The pinned server-filesystem (manifest server `filesystem`, prefix `fs`).
-mod fs {
+pub(crate) mod fs {
     oma_mcp_runtime::include_tools!("filesystem");
 }
 

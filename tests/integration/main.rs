@@ -44,6 +44,8 @@ mod failures;
 mod fake;
 mod fastmcp;
 mod filesystem;
+mod guide;
+mod guide_snippets;
 mod hostile;
 mod http_client;
 mod http_client_answers;
@@ -154,29 +156,6 @@ pub async fn run_in_child(test: &str, env: &[(&str, &std::ffi::OsStr)]) {
     assert!(
         stdout.contains("test result: ok. 1 passed"),
         "the helper {test} did not run: {stdout}"
-    );
-}
-
-/// The lines of the workspace file `path` between its `// README: begin` line (whatever
-/// follows the marker on that line) and its `// README: end` marker: what the README shows
-/// verbatim.
-pub fn readme_region(path: &str) -> String {
-    let source = std::fs::read_to_string(workspace_root().join(path)).unwrap();
-    let begin = source
-        .find("// README: begin")
-        .expect("a `// README: begin` line");
-    let rest = &source[begin..];
-    let rest = &rest[rest.find('\n').map_or(rest.len(), |n| n + 1)..];
-    rest.split("// README: end").next().unwrap().to_owned()
-}
-
-/// Fails unless README.md shows the [`readme_region`] of `path` verbatim.
-pub fn assert_readme_shows(path: &str) {
-    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
-    assert!(
-        readme.contains(&readme_region(path)),
-        "README.md no longer shows the region between the README markers of {path} verbatim: \
-         copy it into the README"
     );
 }
 

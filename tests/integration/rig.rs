@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::tool_layer::{calls_through, logged};
 
 /// The own server's tools, generated from the pin `agent` (`add` is consequential there).
-mod agent {
+pub(crate) mod agent {
     oma_mcp_runtime::include_tools!("agent");
 }
 

@@ -13,9 +13,7 @@ use serde::Deserialize;
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(super) struct RawOAuth {
-    /// `"authorization-code"` (default: a user logs in once with `oma-mcp login`) or
-    /// `"client-credentials"` (machines: CI, build servers; needs `client-id` or
-    /// `client-id-env`, and `client-secret-env`).
+    /// How the client obtains its tokens (default: `"authorization-code"`).
     #[serde(default)]
     grant: RawGrant,
     /// A client id registered with the authorization server beforehand (not a secret).
@@ -43,15 +41,17 @@ pub(super) struct RawOAuth {
     client_secret: Option<toml::Value>,
 }
 
-/// `grant`.
+/// `grant`: the OAuth grant.
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 enum RawGrant {
-    /// The authorization code grant with PKCE.
+    /// The authorization code grant with PKCE: a user logs in once with `oma-mcp login`, and
+    /// the tokens are refreshed from then on.
     #[default]
     AuthorizationCode,
-    /// The client credentials grant.
+    /// The client credentials grant, for machines (CI, build servers): needs `client-id` or
+    /// `client-id-env`, and `client-secret-env` or `private-key-env`.
     ClientCredentials,
 }
 

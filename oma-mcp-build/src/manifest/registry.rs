@@ -7,7 +7,9 @@ use serde::Deserialize;
 /// The official MCP Registry, the registry of a pin without `url`.
 pub const OFFICIAL_REGISTRY: &str = "https://registry.modelcontextprotocol.io";
 
-/// `[servers.<name>.registry]` as written.
+/// `[servers.<name>.registry]`: the entry of an MCP registry a pin was made from, as
+/// `oma-mcp add` writes it; `oma-mcp check` asks the registry about that entry (never with
+/// `--offline`).
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

@@ -6,7 +6,9 @@
 //!   property-tested;
 //! - `compile_fail`: what generated code must refuse to compile (trybuild, exact messages in
 //!   `compile-fail/*.stderr`);
-//! - `build_script`: downstream crates whose `build.rs` runs `oma_mcp_build::configure()`.
+//! - `build_script`: downstream crates whose `build.rs` runs `oma_mcp_build::configure()`;
+//! - `manifest_reference`: the guide's manifest reference is the manifest's JSON Schema,
+//!   rendered (feature `json-schema`).
 //!
 //! Two stay binaries of their own: `golden_behavior` compiles the goldens (so regenerating
 //! them works when the old ones no longer compile against its checks) and `corpus` compiles
@@ -20,6 +22,7 @@ mod compile_fail;
 #[path = "../common/generated.rs"]
 mod generated;
 mod golden;
+mod manifest_reference;
 #[path = "../common/nested_cargo.rs"]
 mod nested_cargo;
 mod stable_names;

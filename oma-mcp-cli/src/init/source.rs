@@ -402,8 +402,8 @@ impl Server<'_, '_> {
         if matches!(command.as_str(), "npx" | "uvx" | "bunx" | "pnpx") {
             let message = format!(
                 "starts the server with `{command}`, which resolves a version when it starts; \
-                 for a pin that holds still, install an exact version and point `command` at \
-                 it (see \"How to pin a server\" in oma-mcp's README)"
+                 for a pin that holds still, install an exact version and point `command` at it \
+                 (see \"How to pin a server\" in the oma-mcp guide's \"Getting started\")"
             );
             self.warn_key("command", &message);
         }

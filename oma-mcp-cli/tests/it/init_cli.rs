@@ -112,7 +112,7 @@ pass-env = ["BRAVE_API_KEY"]
         "oma-mcp: warning: claude_desktop_config.json: mcpServers.filesystem.command: starts \
          the server with `npx`, which resolves a version when it starts; for a pin that holds \
          still, install an exact version and point `command` at it (see \"How to pin a \
-         server\" in oma-mcp's README)\n\
+         server\" in the oma-mcp guide's \"Getting started\")\n\
          oma-mcp: warning: claude_desktop_config.json: mcpServers.brave-search.env.BRAVE_API_KEY: \
          is a literal value that looks like a secret, so it was not copied: the pin passes \
          BRAVE_API_KEY from your environment (`pass-env`); move the value out of \

@@ -1,6 +1,7 @@
-//! The `src/main.rs` of the README's "Use it in your crate": the region between the README
-//! markers is shown there verbatim (`tests/integration/everything.rs` checks it). Run from the
-//! repository root after `npm ci --prefix examples/everything`:
+//! The `src/main.rs` of the README's "Use it in your crate" and of the guide's "Getting
+//! started": the region between the README markers is shown in both verbatim
+//! (`tests/integration/guide.rs` checks every such region). Run from the repository root after
+//! `npm ci --prefix examples/everything`:
 //! `cargo run -p oma-mcp-example-everything --bin quickstart`.
 
 // README: begin
