@@ -348,22 +348,23 @@ fn generate_for_a_url_pin_names_variables_only() {
     assert_eq!(text(&out.stderr), "");
     let code = text(&out.stdout);
     assert!(!code.contains(SECRET));
-    assert!(
-        code.contains(
-            "::oma_mcp_runtime::__require_http!(\"github\");\n\n\
-             /// The connection to server `github` as the manifest pins it (URL, literal \
-             headers, the names of the variables its credentials come from, prefix, request \
-             timeout); the credentials are read from the environment when it connects.\n\
-             #[allow(dead_code, clippy::pedantic, missing_docs)]\n\
-             pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {\n    \
-             ::oma_mcp_runtime::ConnectConfig::http(\"https://api.githubcopilot.com/mcp/\")\n        \
-             .with_header(\"X-MCP-Toolsets\", \"repos,issues\")\n        \
-             .with_bearer_env(\"GITHUB_TOKEN\")\n        \
-             .with_name_prefix(\"github\")\n        \
-             .with_request_timeout(::core::time::Duration::from_millis(60000))\n}\n"
-        ),
-        "{code}"
-    );
+    let config = [
+        "::oma_mcp_runtime::__require_http!(\"github\");",
+        "",
+        "/// The connection to server `github` as the manifest pins it (URL, literal headers, the names of",
+        "/// the variables its credentials come from, prefix, request timeout); the credentials are read from",
+        "/// the environment when it connects.",
+        "#[allow(dead_code, clippy::pedantic, missing_docs)]",
+        "pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {",
+        "    ::oma_mcp_runtime::ConnectConfig::http(\"https://api.githubcopilot.com/mcp/\")",
+        "        .with_header(\"X-MCP-Toolsets\", \"repos,issues\")",
+        "        .with_bearer_env(\"GITHUB_TOKEN\")",
+        "        .with_name_prefix(\"github\")",
+        "        .with_request_timeout(::core::time::Duration::from_millis(60000))",
+        "}",
+    ]
+    .join("\n");
+    assert!(code.contains(&config), "{code}");
 }
 
 /// A URL pin end to end over the runtime's streamable HTTP transport: `snapshot` records the
