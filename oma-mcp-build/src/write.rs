@@ -189,7 +189,7 @@ mod tests {
         let fifo = dir.path().join("fifo");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         if !made.is_ok_and(|s| s.success()) {
-            eprintln!("skipped the named-pipe part: mkfifo is not available");
+            oma_mcp_test_support::skip("write (the named-pipe part)", "mkfifo is not available");
             return;
         }
         let reader = {

@@ -81,8 +81,52 @@ pub fn shared_dir() -> Option<PathBuf> {
     if ci {
         panic!("{message}");
     }
+    skipped(
+        thread.name().unwrap_or("this test"),
+        &format!("no reference corpus at {}", tried.path.display()),
+    );
     println!("{message}");
     None
+}
+
+/// The variable naming a file that every skipped test appends one line to
+/// (`OMA_MCP_SKIP_LOG`): the test command sets it and prints the count at the end of its
+/// fast tier, so a local green run says what it did not run.
+pub const SKIP_LOG_VAR: &str = "OMA_MCP_SKIP_LOG";
+
+/// Records that `test` skipped its work, or part of it, for the reason `why` (a server, a
+/// tool or the reference corpus is missing; never under CI, where the caller fails instead):
+/// prints `skipped <test>: <why>` (shown with `cargo test -- --nocapture`) and appends that
+/// line to the file [`SKIP_LOG_VAR`] names, when it is set.
+pub fn skipped(test: &str, why: &str) {
+    let line = format!("skipped {test}: {why}");
+    println!("{line}");
+    if let Some(path) = std::env::var_os(SKIP_LOG_VAR) {
+        use std::io::Write as _;
+        // One `write` of the whole line to a file opened for appending: lines of tests that
+        // skip at the same time do not interleave.
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path);
+        if let Ok(mut file) = file {
+            let _ = file.write_all(format!("{line}\n").as_bytes());
+        }
+    }
+}
+
+/// Skips `test`, or the part of it that needs what is missing (`why`: a server, a tool), as
+/// [`skipped`] records it; under CI (the `CI` variable set, see [`ci_is_set`]) it fails
+/// instead, since the test command installs all of it.
+///
+/// # Panics
+/// Under CI: that is the point.
+#[track_caller]
+pub fn skip(test: &str, why: &str) {
+    if ci_is_set(std::env::var_os(CI_VAR).as_deref()) {
+        panic!("{test}: {why}, and {CI_VAR} is set, so this fails instead of skipping");
+    }
+    skipped(test, why);
 }
 
 /// Where the folder is, given the value of [`VAR`] (`None` when unset).
@@ -166,7 +210,7 @@ pub fn npm_package(package: &str) -> Option<PathBuf> {
     if ci_is_set(std::env::var_os(CI_VAR).as_deref()) {
         panic!("{test}: {missing}, and {CI_VAR} is set, so this fails instead of skipping");
     }
-    println!("skipped {test}: {missing}");
+    skipped(test, &missing);
     None
 }
 

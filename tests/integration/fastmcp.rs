@@ -43,10 +43,11 @@ fn python(test: &str) -> Option<PathBuf> {
     let installed = std::fs::read_to_string(root.join(".installed-requirements.txt"))
         .is_ok_and(|r| r.contains("fastmcp=="));
     if !installed {
-        eprintln!(
-            "skipping {test}: FastMCP is not installed in tests/servers/.venv (run \
-             ./scripts/test, or `python3 -m venv tests/servers/.venv && \
-             tests/servers/.venv/bin/pip install --no-deps -r tests/servers/requirements.txt`)"
+        oma_mcp_test_support::skip(
+            test,
+            "FastMCP is not installed in tests/servers/.venv (run ./scripts/test, or `python3 \
+             -m venv tests/servers/.venv && tests/servers/.venv/bin/pip install --no-deps -r \
+             tests/servers/requirements.txt`)",
         );
         return None;
     }

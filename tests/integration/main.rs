@@ -247,12 +247,15 @@ pub fn npm_server(test: &str, bin: &str) -> Option<PathBuf> {
         .join("tests/servers/node_modules/.bin")
         .join(bin);
     if !path.exists() {
-        eprintln!("skipping {test}: {bin} is not installed (run `npm ci --prefix tests/servers`)");
+        oma_mcp_test_support::skip(
+            test,
+            &format!("{bin} is not installed (run `npm ci --prefix tests/servers`)"),
+        );
         return None;
     }
     let node = std::process::Command::new("node").arg("--version").output();
     if !node.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipping {test}: `node` is not on PATH");
+        oma_mcp_test_support::skip(test, "`node` is not on PATH");
         return None;
     }
     Some(path)

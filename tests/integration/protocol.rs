@@ -19,10 +19,11 @@ use crate::{
 fn time_config(test: &str) -> Option<ConnectConfig> {
     let bin: PathBuf = workspace_root().join("tests/servers/.venv/bin/mcp-server-time");
     if !bin.exists() {
-        eprintln!(
-            "skipping {test}: mcp-server-time is not installed (run ./scripts/test, or \
-             `python3 -m venv tests/servers/.venv && tests/servers/.venv/bin/pip install -r \
-             tests/servers/requirements.txt`)"
+        oma_mcp_test_support::skip(
+            test,
+            "mcp-server-time is not installed (run ./scripts/test, or `python3 -m venv \
+             tests/servers/.venv && tests/servers/.venv/bin/pip install -r \
+             tests/servers/requirements.txt`)",
         );
         return None;
     }

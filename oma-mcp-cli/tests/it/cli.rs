@@ -13,7 +13,10 @@ fn everything() -> Option<PathBuf> {
     if path.exists() {
         Some(path)
     } else {
-        println!("skipped: server-everything is not installed (npm ci --prefix tests/servers)");
+        oma_mcp_test_support::skip(
+            std::thread::current().name().unwrap_or("cli"),
+            "server-everything is not installed (npm ci --prefix tests/servers)",
+        );
         None
     }
 }

@@ -236,7 +236,10 @@ fn call_shows_progress_on_a_terminal_only() {
         .output()
         .is_err()
     {
-        eprintln!("skipping the terminal half: `script` (util-linux) is not installed");
+        oma_mcp_test_support::skip(
+            "connect_cli (the terminal half)",
+            "`script` (util-linux) is not installed",
+        );
         return;
     }
     let call = format!(

@@ -20,8 +20,9 @@ fn everything() -> Option<PathBuf> {
     if dir.join("node_modules/.bin/mcp-server-everything").exists() {
         Some(dir)
     } else {
-        println!(
-            "skipped: server-everything is not installed (npm ci --prefix examples/everything)"
+        oma_mcp_test_support::skip(
+            std::thread::current().name().unwrap_or("drift_cli"),
+            "server-everything is not installed (npm ci --prefix examples/everything)",
         );
         None
     }

@@ -343,11 +343,10 @@ fn python() -> Option<PathBuf> {
     if python.exists() {
         return Some(python);
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "tests/servers/.venv is missing under CI: ./scripts/test creates it"
+    oma_mcp_test_support::skip(
+        std::thread::current().name().unwrap_or("surface_cli"),
+        "tests/servers/.venv is missing (run ./scripts/test)",
     );
-    println!("skipped: tests/servers/.venv is missing (run ./scripts/test)");
     None
 }
 
