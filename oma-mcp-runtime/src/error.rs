@@ -53,16 +53,17 @@ pub use request::RequestError;
 /// [`source`](std::error::Error::source) only: print the whole chain with [`Error::chain`].
 ///
 /// ```
-/// use oma_mcp_runtime::error::{Error, ErrorKind, RequestError};
+/// use oma_mcp_runtime::error::{ConfigError, Error, ErrorKind};
 ///
-/// let err = Error::from(RequestError::Timeout {
-///     method: "tools/call".to_owned(),
-///     timeout: std::time::Duration::from_secs(60),
-///     per_call: false,
+/// let err = Error::from(ConfigError::InvalidUrl {
+///     url: "ftp://example.com/mcp".to_owned(),
 /// });
-/// assert_eq!(err.to_string(), "MCP error -32001: Request timed out");
-/// assert_eq!(err.kind(), ErrorKind::Request);
-/// assert!(err.is_timeout());
+/// assert_eq!(
+///     err.to_string(),
+///     "the MCP server URL `ftp://example.com/mcp` is not an absolute http:// or https:// URL"
+/// );
+/// assert_eq!(err.kind(), ErrorKind::Config);
+/// assert!(!err.is_timeout());
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -254,19 +255,14 @@ impl Error {
     /// `<message>: <cause>: <cause>`: this error with its whole cause chain (see [`Chain`]).
     ///
     /// ```
-    /// use oma_mcp_runtime::error::{ConnectError, DisconnectedError, Error};
+    /// use oma_mcp_runtime::error::Error;
+    /// use oma_mcp_runtime::snapshot::SnapshotError;
     ///
-    /// let err = Error::from(ConnectError::Handshake {
-    ///     command: "srv".to_owned(),
-    ///     method: "initialize".to_owned(),
-    ///     source: Box::new(DisconnectedError::ConnectionClosed.into()),
-    ///     exit: "; the server exited (exit status: 3)".to_owned(),
-    ///     stderr_tail: String::new(),
-    /// });
+    /// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+    /// let err = Error::from(SnapshotError::io("read", "mcp/a.snapshot.json", io));
     /// assert_eq!(
     ///     err.chain().to_string(),
-    ///     "the MCP initialize handshake with `srv` failed (the server exited (exit status: 3)): \
-    ///      MCP error -32000: Connection closed"
+    ///     "cannot read snapshot mcp/a.snapshot.json: no such file"
     /// );
     /// ```
     pub fn chain(&self) -> Chain<'_> {
