@@ -673,6 +673,59 @@ pub fn stdout_bytes() -> BoxedStrategy<Vec<u8>> {
         .boxed()
 }
 
+/// One line of an SSE body: a field the transport reads (`data`, `event`, `id`, `retry`), with
+/// or without the space after the colon, a comment, a field it ignores, a line without a
+/// colon, a blank line that ends an event, or raw bytes (invalid UTF-8, a BOM, NUL); each
+/// ended by LF, CRLF or a lone CR (the three line ends of the WHATWG event stream format), or
+/// by nothing (the body ends mid-line).
+fn sse_line() -> BoxedStrategy<Vec<u8>> {
+    let value = prop_oneof![
+        Just(String::new()),
+        Just("{}".to_owned()),
+        Just(" {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}".to_owned()),
+        Just("ping".to_owned()),
+        "[ -~]{0,40}",
+        "\\PC{0,12}",
+        "[0-9]{1,6}",
+    ];
+    let field = prop_oneof![
+        Just("data"),
+        Just("data"),
+        Just("event"),
+        Just("id"),
+        Just("retry"),
+        Just(""),
+        Just("unknown"),
+    ];
+    let line = prop_oneof![
+        4 => (field, prop_oneof![Just(":"), Just(": ")], value.clone())
+            .prop_map(|(f, sep, v)| format!("{f}{sep}{v}").into_bytes()),
+        1 => value.prop_map(String::into_bytes),
+        2 => Just(Vec::new()),
+        1 => prop::collection::vec(any::<u8>(), 0..8),
+        1 => Just("\u{feff}data: bom".as_bytes().to_vec()),
+    ];
+    let end = prop_oneof![
+        4 => Just(&b"\n"[..]),
+        1 => Just(&b"\r\n"[..]),
+        1 => Just(&b"\r"[..]),
+        1 => Just(&b""[..]),
+    ];
+    (line, end)
+        .prop_map(|(mut line, end)| {
+            line.extend_from_slice(end);
+            line
+        })
+        .boxed()
+}
+
+/// An SSE response body: a few dozen [`sse_line`]s.
+pub fn sse_body() -> BoxedStrategy<Vec<u8>> {
+    prop::collection::vec(sse_line(), 0..40)
+        .prop_map(|lines| lines.concat())
+        .boxed()
+}
+
 /// TOML keys of a manifest server table, each with generators of right- and wrong-typed
 /// values.
 const SERVER_KEYS: &[&str] = &[

@@ -8,7 +8,7 @@ use std::task::{Context, Poll, Waker};
 
 use oma_mcp_build::codegen::{GenerateOptions, generate};
 use oma_mcp_build::manifest::Manifest;
-use oma_mcp_runtime::connect::fuzzing::{Frame, read_frames};
+use oma_mcp_runtime::connect::fuzzing::{Frame, read_frames, sse_messages};
 use oma_mcp_runtime::drift::{ChangeKind, diff};
 use oma_mcp_runtime::map_call_result;
 use oma_mcp_runtime::snapshot::{Snapshot, SnapshotSource, SnapshotTool, digest};
@@ -54,6 +54,11 @@ pub const TARGETS: &[Target] = &[
         name: "framing",
         strategy: framing_input,
         check: check_framing,
+    },
+    Target {
+        name: "sse",
+        strategy: sse_input,
+        check: check_sse,
     },
     Target {
         name: "snapshot",
@@ -486,6 +491,135 @@ pub fn check_framing(input: &Value) -> Result<(), String> {
         return Err(format!(
             "the reader gives {got:?}; the stream's lines are {expected:?}"
         ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// sse
+
+fn sse_input() -> BoxedStrategy<Value> {
+    (
+        generators::sse_body(),
+        prop::collection::vec(any::<prop::sample::Index>(), 0..12),
+        prop_oneof![Just(8usize), 16usize..200, Just(1usize << 20)],
+    )
+        .prop_map(|(bytes, cuts, limit)| {
+            let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            json!({ "bytes": bytes, "cuts": cuts, "limit": limit })
+        })
+        .boxed()
+}
+
+/// `data` cut into chunks ending at `cuts` (as network reads would deliver it).
+fn chunks(data: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for &cut in cuts.iter().chain(std::iter::once(&data.len())) {
+        let cut = cut.clamp(start, data.len());
+        out.push(data[start..cut].to_vec());
+        start = cut;
+    }
+    out
+}
+
+/// The messages and end of an SSE body read as the transport reads it; the reader never
+/// waits (the body is in memory), so one current-thread runtime runs it to the end.
+fn sse(data: &[u8], cuts: &[usize], limit: usize) -> Result<(Vec<String>, String), String> {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| format!("no runtime: {e}"))
+        .map(|rt| rt.block_on(sse_messages(chunks(data, cuts), limit)))
+}
+
+/// The messages of an SSE body by the WHATWG HTML standard's "event stream interpretation"
+/// (a leading BOM dropped; lines end at CRLF, LF or CR; a blank line dispatches the event when
+/// its data buffer is not empty; one space after the colon dropped; an unfinished event at
+/// the end discarded), then the transport's keep-alive rule: only events of type `message`
+/// whose data is neither blank nor `{}`.
+fn whatwg_messages(text: &str) -> Vec<String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(['\r', '\n']) {
+        lines.push(&rest[..at]);
+        rest = if rest[at..].starts_with("\r\n") { &rest[at + 2..] } else { &rest[at + 1..] };
+    }
+    let mut messages = Vec::new();
+    let (mut data, mut kind) = (String::new(), String::new());
+    for line in lines {
+        if line.is_empty() {
+            if !data.is_empty() {
+                data.pop();
+                let keep_alive = !kind.is_empty() && kind != "message"
+                    || matches!(data.trim(), "" | "{}");
+                if !keep_alive {
+                    messages.push(std::mem::take(&mut data));
+                }
+            }
+            data.clear();
+            kind.clear();
+            continue;
+        }
+        if line.starts_with(':') {
+            continue;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                data.push_str(value);
+                data.push('\n');
+            }
+            "event" => kind = value.to_owned(),
+            _ => {}
+        }
+    }
+    messages
+}
+
+/// The SSE reader of the streamable HTTP transport on any body split anywhere: never panics;
+/// the split body gives the same messages and the same end as the unsplit one; no message is
+/// over the limit; and a body of valid UTF-8 whose events all fit gives the messages the
+/// WHATWG event stream interpretation gives.
+pub fn check_sse(input: &Value) -> Result<(), String> {
+    let bytes: Vec<u8> = array(input, "bytes")
+        .iter()
+        .filter_map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+        .collect();
+    let cuts: Vec<usize> = array(input, "cuts")
+        .iter()
+        .filter_map(|c| c.as_u64().and_then(|c| usize::try_from(c).ok()))
+        .collect();
+    let limit = input["limit"]
+        .as_u64()
+        .and_then(|l| usize::try_from(l).ok())
+        .unwrap_or(1 << 20);
+    let whole = sse(&bytes, &[], limit)?;
+    let split = sse(&bytes, &cuts, limit)?;
+    if whole != split {
+        return Err(format!(
+            "split at {cuts:?}, the body gives {split:?}; unsplit {whole:?}"
+        ));
+    }
+    let (messages, end) = whole;
+    if let Some(long) = messages.iter().find(|m| m.len() > limit) {
+        return Err(format!("a message of {} bytes passed the limit {limit}", long.len()));
+    }
+    if let Ok(text) = std::str::from_utf8(&bytes) {
+        if end.starts_with("Ended") {
+            let expected = whatwg_messages(text);
+            if messages != expected {
+                return Err(format!(
+                    "the reader gives {messages:?} ({end}); the WHATWG interpretation gives \
+                     {expected:?}"
+                ));
+            }
+        }
     }
     Ok(())
 }

@@ -21,7 +21,7 @@ mod headers;
 mod outgoing;
 mod refused;
 mod server_stream;
-mod sse;
+pub(crate) mod sse;
 mod state;
 pub(crate) mod tls;
 

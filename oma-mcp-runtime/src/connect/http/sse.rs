@@ -19,7 +19,8 @@ pub(super) const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const EVENT_OVERHEAD: usize = 64 * 1024;
 
 /// How an SSE response ended.
-pub(super) enum StreamEnd {
+#[derive(Debug)]
+pub(crate) enum StreamEnd {
     /// The request it carried was answered.
     Answered,
     /// An event was over the size limit.
@@ -109,6 +110,26 @@ pub(super) async fn read_events(
     queue: &Queue,
     id: Option<u64>,
 ) -> StreamEnd {
+    each_message(response, limit, &inbox.server, |data| {
+        if let Some(answer) = data.and_then(|data| inbox.receive(data.as_bytes())) {
+            queue.respond(answer);
+        }
+        id.is_some_and(|id| !inbox.is_pending(id))
+    })
+    .await
+}
+
+/// Reads the events of one SSE response of `server`, each event's data at most `limit`
+/// bytes, and calls `on_event` after each event with the JSON-RPC message it carries (`None`
+/// for an event without data or a keep-alive, [`keep_alive`]), and once more with `None`
+/// when the stream ends; `on_event` returns whether the stream has served its purpose (the
+/// request it carried was answered), which ends it as [`StreamEnd::Answered`].
+pub(crate) async fn each_message(
+    response: Response,
+    limit: usize,
+    server: &str,
+    mut on_event: impl FnMut(Option<&str>) -> bool,
+) -> StreamEnd {
     let mut cap = EventCap::new(limit.saturating_add(EVENT_OVERHEAD));
     let bytes = response.bytes_stream().map(move |chunk| match chunk {
         Ok(chunk) => cap.check(&chunk).map(|()| chunk),
@@ -132,21 +153,22 @@ pub(super) async fn read_events(
                 if let Some(ms) = event.retry {
                     retry = Some(Duration::from_millis(ms));
                 }
-                if let Some(data) = event.data {
+                let mut message = None;
+                if let Some(data) = &event.data {
                     if data.len() > limit {
                         return StreamEnd::TooLarge;
                     }
-                    if let Some(kind) = keep_alive(event.event.as_deref(), &data) {
+                    if let Some(kind) = keep_alive(event.event.as_deref(), data) {
                         tracing::debug!(
-                            server = %inbox.server,
+                            server = %server,
                             "skipped an SSE event that carries no JSON-RPC message ({kind}): {}",
-                            cut(&data, KEEP_ALIVE_EXCERPT)
+                            cut(data, KEEP_ALIVE_EXCERPT)
                         );
-                    } else if let Some(answer) = inbox.receive(data.as_bytes()) {
-                        queue.respond(answer);
+                    } else {
+                        message = Some(data.as_str());
                     }
                 }
-                if id.is_some_and(|id| !inbox.is_pending(id)) {
+                if on_event(message) {
                     return StreamEnd::Answered;
                 }
             }
@@ -161,7 +183,7 @@ pub(super) async fn read_events(
             Err(e) => return StreamEnd::Broken(e.to_string()),
         }
     }
-    if id.is_some_and(|id| !inbox.is_pending(id)) {
+    if on_event(None) {
         return StreamEnd::Answered;
     }
     StreamEnd::Ended {
