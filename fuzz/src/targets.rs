@@ -545,7 +545,11 @@ fn whatwg_messages(text: &str) -> Vec<String> {
     let mut rest = text;
     while let Some(at) = rest.find(['\r', '\n']) {
         lines.push(&rest[..at]);
-        rest = if rest[at..].starts_with("\r\n") { &rest[at + 2..] } else { &rest[at + 1..] };
+        rest = if rest[at..].starts_with("\r\n") {
+            &rest[at + 2..]
+        } else {
+            &rest[at + 1..]
+        };
     }
     let mut messages = Vec::new();
     let (mut data, mut kind) = (String::new(), String::new());
@@ -553,8 +557,8 @@ fn whatwg_messages(text: &str) -> Vec<String> {
         if line.is_empty() {
             if !data.is_empty() {
                 data.pop();
-                let keep_alive = !kind.is_empty() && kind != "message"
-                    || matches!(data.trim(), "" | "{}");
+                let keep_alive =
+                    !kind.is_empty() && kind != "message" || matches!(data.trim(), "" | "{}");
                 if !keep_alive {
                     messages.push(std::mem::take(&mut data));
                 }
@@ -608,7 +612,10 @@ pub fn check_sse(input: &Value) -> Result<(), String> {
     }
     let (messages, end) = whole;
     if let Some(long) = messages.iter().find(|m| m.len() > limit) {
-        return Err(format!("a message of {} bytes passed the limit {limit}", long.len()));
+        return Err(format!(
+            "a message of {} bytes passed the limit {limit}",
+            long.len()
+        ));
     }
     if let Ok(text) = std::str::from_utf8(&bytes) {
         if end.starts_with("Ended") {

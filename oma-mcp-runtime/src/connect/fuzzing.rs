@@ -102,7 +102,8 @@ mod tests {
     /// are not; the end names the last event id, the retry and the number of events.
     #[tokio::test]
     async fn sse_messages_are_the_data_of_message_events() {
-        let body = b": comment\n\nevent: ping\ndata: {\"x\":1}\n\nid: 7\nretry: 250\ndata: {\"a\":\n\
+        let body =
+            b": comment\n\nevent: ping\ndata: {\"x\":1}\n\nid: 7\nretry: 250\ndata: {\"a\":\n\
                      data: 1}\n\ndata: {}\n\ndata: last";
         let cuts = [3, 20, 21, 40];
         let mut chunks = Vec::new();
