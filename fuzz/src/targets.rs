@@ -617,15 +617,15 @@ pub fn check_sse(input: &Value) -> Result<(), String> {
             long.len()
         ));
     }
-    if let Ok(text) = std::str::from_utf8(&bytes) {
-        if end.starts_with("Ended") {
-            let expected = whatwg_messages(text);
-            if messages != expected {
-                return Err(format!(
-                    "the reader gives {messages:?} ({end}); the WHATWG interpretation gives \
-                     {expected:?}"
-                ));
-            }
+    if let Ok(text) = std::str::from_utf8(&bytes)
+        && end.starts_with("Ended")
+    {
+        let expected = whatwg_messages(text);
+        if messages != expected {
+            return Err(format!(
+                "the reader gives {messages:?} ({end}); the WHATWG interpretation gives \
+                 {expected:?}"
+            ));
         }
     }
     Ok(())
