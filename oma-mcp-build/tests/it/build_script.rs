@@ -457,10 +457,15 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     let expected_code = oma_mcp_build::generate(&snapshot, &options)
         .expect("generate")
         .code;
-    // The expected source in the generator's layout: one builder call a line.
+    // The items below in the emitter's layout (one builder call a line, a signature on one
+    // line), which formatting changes only in whitespace: it does not depend on how long
+    // this machine's paths make a line.
+    let plain_code = oma_mcp_build::generate(&snapshot, &options.clone().with_format(false))
+        .expect("generate")
+        .code;
     let config_text = format!(
         "/// The connection to server `own` as the manifest pins it (command, arguments, \
-         working directory, environment, prefix, request timeout), with paths as resolved \
+         working directory,\n/// environment, prefix, request timeout), with paths as resolved \
          when the build script ran.\n#[allow(dead_code, clippy::pedantic, missing_docs)]\n\
          pub fn connect_config() -> ::oma_mcp_runtime::ConnectConfig {{\n    \
          ::oma_mcp_runtime::ConnectConfig::new({:?})\n        .with_args([{:?}])\n        \
@@ -474,8 +479,8 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     );
     // `connect(policy)` uses the drift engine: inside `drift_items!`, indented one level.
     let indented = "    /// Connects to server `own` with [`connect_config()`] and checks its live \
-         tools against [`SNAPSHOT`] under `policy`, in one call \
-         ([`oma_mcp_runtime::connect_checked`]): returns the client and the drift report.\n    \
+         tools\n    /// against [`SNAPSHOT`] under `policy`, in one call \
+         ([`oma_mcp_runtime::connect_checked`]):\n    /// returns the client and the drift report.\n    \
          ///\n    /// # Errors\n    /// A connection error, or [`oma_mcp_runtime::Error::Drift`] \
          when `policy` refuses\n    /// the drift (the server is disconnected first).\n    \
          #[allow(dead_code, clippy::pedantic, missing_docs)]\n    pub async fn \
@@ -487,19 +492,19 @@ fn downstream_crate_snapshot_build_run_refresh_offline() {
     // `connect_config()` ends the plain items; `connect(policy)` is the last item of the
     // `drift_items!` block, and `fake()` in the `fake_items!` block ends the module.
     assert!(
-        expected_code.contains(&config_text),
-        "the module does not hold\n{config_text}\n--- module ---\n{expected_code}"
+        plain_code.contains(&config_text),
+        "the module does not hold\n{config_text}\n--- module ---\n{plain_code}"
     );
     let drift_end = format!("{indented}}}\n\n::oma_mcp_runtime::fake_items! {{\n");
     assert!(
-        expected_code.contains(&drift_end),
-        "the module does not hold\n{drift_end}\n--- module ---\n{expected_code}"
+        plain_code.contains(&drift_end),
+        "the module does not hold\n{drift_end}\n--- module ---\n{plain_code}"
     );
     let fake_end = "::oma_mcp_runtime::fake::FakeServer::start(SNAPSHOT, \
                     ::core::option::Option::Some(\"own\")).await\n    }\n}\n";
     assert!(
-        expected_code.ends_with(fake_end),
-        "the module does not end with\n{fake_end}\n--- module ---\n{expected_code}"
+        plain_code.ends_with(fake_end),
+        "the module does not end with\n{fake_end}\n--- module ---\n{plain_code}"
     );
     assert!(!expected_code.contains("pub struct Big;"));
     assert_eq!(
