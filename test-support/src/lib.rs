@@ -81,11 +81,11 @@ pub fn shared_dir() -> Option<PathBuf> {
     if ci {
         panic!("{message}");
     }
-    skipped(
+    println!("{message}");
+    log_skip(
         thread.name().unwrap_or("this test"),
         &format!("no reference corpus at {}", tried.path.display()),
     );
-    println!("{message}");
     None
 }
 
@@ -99,19 +99,26 @@ pub const SKIP_LOG_VAR: &str = "OMA_MCP_SKIP_LOG";
 /// prints `skipped <test>: <why>` (shown with `cargo test -- --nocapture`) and appends that
 /// line to the file [`SKIP_LOG_VAR`] names, when it is set.
 pub fn skipped(test: &str, why: &str) {
-    let line = format!("skipped {test}: {why}");
-    println!("{line}");
-    if let Some(path) = std::env::var_os(SKIP_LOG_VAR) {
-        use std::io::Write as _;
-        // One `write` of the whole line to a file opened for appending: lines of tests that
-        // skip at the same time do not interleave.
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path);
-        if let Ok(mut file) = file {
-            let _ = file.write_all(format!("{line}\n").as_bytes());
-        }
+    println!("skipped {test}: {why}");
+    log_skip(test, why);
+}
+
+/// Appends `<test>\t<why>` to the file [`SKIP_LOG_VAR`] names, when it is set (tabs and line
+/// breaks in either made spaces).
+fn log_skip(test: &str, why: &str) {
+    let Some(path) = std::env::var_os(SKIP_LOG_VAR) else {
+        return;
+    };
+    use std::io::Write as _;
+    let flat = |text: &str| text.replace(['\t', '\n', '\r'], " ");
+    // One `write` of the whole line to a file opened for appending: lines of tests that skip
+    // at the same time do not interleave.
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path);
+    if let Ok(mut file) = file {
+        let _ = file.write_all(format!("{}\t{}\n", flat(test), flat(why)).as_bytes());
     }
 }
 
@@ -303,19 +310,37 @@ mod tests {
     /// of this test binary with `CI` as given and the shared folder pointing nowhere; returns
     /// its exit success, stdout and stderr.
     fn run_probe(probe: &str, ci: Option<&str>) -> (bool, String, String) {
+        let (ok, stdout, stderr, _) = run_probe_logged(probe, ci);
+        (ok, stdout, stderr)
+    }
+
+    /// [`run_probe`] with a skip log of its own ([`SKIP_LOG_VAR`]): also what the probe
+    /// wrote to it.
+    fn run_probe_logged(probe: &str, ci: Option<&str>) -> (bool, String, String, String) {
+        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let log = std::env::temp_dir().join(format!(
+            "oma-mcp-skip-log-{}-{run}.txt",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&log);
         let exe = std::env::current_exe().expect("the test binary's path");
         let mut cmd = Command::new(exe);
         cmd.args([probe, "--exact", "--ignored", "--nocapture"])
             .env(VAR, "/nonexistent/oma-mcp-shared")
+            .env(SKIP_LOG_VAR, &log)
             .env_remove(CI_VAR);
         if let Some(ci) = ci {
             cmd.env(CI_VAR, ci);
         }
         let out = cmd.output().expect("the test binary runs");
+        let logged = std::fs::read_to_string(&log).unwrap_or_default();
+        let _ = std::fs::remove_file(&log);
         (
             out.status.success(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
+            logged,
         )
     }
 
@@ -331,19 +356,20 @@ mod tests {
 
     #[test]
     fn a_missing_npm_package_skips_locally_and_fails_under_ci() {
-        let run = |ci: Option<&str>| run_probe("tests::npm_probe", ci);
         let missing = "the npm package oma-mcp-no-such-package is not installed in \
                        tests/servers/node_modules (run `npm ci --prefix tests/servers \
                        --ignore-scripts`)";
-        let (ok, stdout, stderr) = run(None);
+        let (ok, stdout, stderr, logged) = run_probe_logged("tests::npm_probe", None);
         assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+        assert_eq!(logged, format!("tests::npm_probe\t{missing}\n"));
         assert!(
             stdout.contains(&format!("skipped tests::npm_probe: {missing}\n")),
             "{stdout}"
         );
         assert!(stdout.contains("npm probe got false\n"), "{stdout}");
-        let (ok, stdout, stderr) = run(Some("true"));
+        let (ok, stdout, stderr, logged) = run_probe_logged("tests::npm_probe", Some("true"));
         assert!(!ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+        assert_eq!(logged, "");
         assert!(
             stderr.contains(&format!(
                 "tests::npm_probe: {missing}, and CI is set, so this fails instead of skipping"
@@ -355,8 +381,12 @@ mod tests {
 
     #[test]
     fn locally_a_missing_folder_skips_with_one_line() {
-        let (ok, stdout, stderr) = run_probe("tests::probe", None);
+        let (ok, stdout, stderr, logged) = run_probe_logged("tests::probe", None);
         assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
+        assert_eq!(
+            logged,
+            "tests::probe\tno reference corpus at /nonexistent/oma-mcp-shared\n"
+        );
         let lines: Vec<&str> = stdout
             .lines()
             .filter(|l| l.contains("OMA_MCP_SHARED"))

@@ -11,7 +11,7 @@
 //! (default: github-mcp-server, 117 tools) in a crate that depends only on `oma-mcp-runtime`.
 //!
 //! ```sh
-//! cargo run --release -p oma-mcp-bench --bin codegen-bench -- [--repeat 5] [--no-typify] [--out DIR] [--check [SERVER]]
+//! cargo run --release -p oma-mcp-bench --bin codegen-bench -- [--repeat 5] [--no-typify] [--out DIR] [--check [SERVER]] [--check-against FILE]
 //! ```
 //!
 //! `--out DIR` writes each server's generated module (first run) to `DIR/<server>.rs`, so that a
@@ -34,6 +34,7 @@ use oma_mcp_runtime::Snapshot;
 fn main() -> ExitCode {
     let mut repeat = 5usize;
     let mut check: Option<String> = None;
+    let mut against: Option<PathBuf> = None;
     let mut with_typify = true;
     let mut out: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1).peekable();
@@ -47,6 +48,10 @@ fn main() -> ExitCode {
             "--out" => match args.next() {
                 Some(dir) => out = Some(PathBuf::from(dir)),
                 None => return usage("--out takes a directory"),
+            },
+            "--check-against" => match args.next() {
+                Some(file) => against = Some(PathBuf::from(file)),
+                None => return usage("--check-against takes a file"),
             },
             "--check" => {
                 check = Some(match args.peek() {
@@ -240,14 +245,33 @@ fn main() -> ExitCode {
         let Some((_, snapshot)) = snapshots.iter().find(|(n, _)| *n == server) else {
             return usage(&format!("no corpus server {server:?}"));
         };
-        match cargo_check(&workspace, &server, snapshot) {
-            Ok((cold, warm)) => println!(
-                "cargo check of the generated {server} module ({} tools): {:.2} s after a \
-                 change to the module (first build with dependencies: {:.1} s)",
-                snapshot.tools.len(),
-                warm.as_secs_f64(),
-                cold.as_secs_f64()
-            ),
+        let code = match generate(snapshot, &GenerateOptions::default()) {
+            Ok(generated) => generated.code,
+            Err(e) => return usage(&e.to_string()),
+        };
+        let other = match against.as_ref().map(std::fs::read_to_string).transpose() {
+            Ok(other) => other,
+            Err(e) => return usage(&format!("cannot read the --check-against file: {e}")),
+        };
+        match cargo_check(&workspace, &server, &code, other.as_deref()) {
+            Ok(times) => {
+                println!(
+                    "cargo check of the generated {server} module ({} tools): {:.2} s after a \
+                     change to the module, median of 3 (first build with dependencies: {:.1} s)",
+                    snapshot.tools.len(),
+                    times.ours.as_secs_f64(),
+                    times.first.as_secs_f64()
+                );
+                if let (Some(theirs), Some(path)) = (times.theirs, &against) {
+                    println!(
+                        "cargo check of {} in the same crate, alternating: {:.2} s (ours ÷ \
+                         that {:.2})",
+                        path.display(),
+                        theirs.as_secs_f64(),
+                        ratio(times.ours, theirs)
+                    );
+                }
+            }
             Err(e) => {
                 eprintln!("codegen-bench: {e}");
                 return ExitCode::FAILURE;
@@ -257,13 +281,25 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Writes a crate with the generated module into `target/codegen-bench`, checks it once
-/// (dependencies included), then again after touching the module: (first, re-check).
+/// The times of [`cargo_check`].
+struct CheckTimes {
+    /// The first check, dependencies included.
+    first: Duration,
+    /// The median of 3 checks after a change to the generated module.
+    ours: Duration,
+    /// The same for the other module (`--check-against`), checked alternately with ours.
+    theirs: Option<Duration>,
+}
+
+/// Writes a crate with the generated module `code` into `target/codegen-bench`, checks it
+/// once (dependencies included), then 3 times after a change to the module (a blank line
+/// more each time), and as many times the module `other` in the same crate, alternating.
 fn cargo_check(
     workspace: &Path,
     server: &str,
-    snapshot: &Snapshot,
-) -> Result<(Duration, Duration), String> {
+    code: &str,
+    other: Option<&str>,
+) -> Result<CheckTimes, String> {
     let target = workspace.join("target/codegen-bench");
     let krate = target.join("crate");
     std::fs::create_dir_all(krate.join("src")).map_err(|e| e.to_string())?;
@@ -273,9 +309,6 @@ fn cargo_check(
          publish = false\n\n[dependencies]\noma-mcp-runtime = {{ path = {:?} }}\n\n[workspace]\n",
         runtime.display().to_string()
     );
-    let code = generate(snapshot, &GenerateOptions::default())
-        .map_err(|e| e.to_string())?
-        .code;
     let write = |path: PathBuf, text: &str| std::fs::write(path, text).map_err(|e| e.to_string());
     write(krate.join("Cargo.toml"), &manifest)?;
     if let Ok(lock) = std::fs::read_to_string(workspace.join("Cargo.lock")) {
@@ -287,8 +320,9 @@ fn cargo_check(
             "//! Bench.\n#![allow(missing_docs)]\npub mod tools {{\n    include!(\"{server}.rs\");\n}}\n"
         ),
     )?;
-    write(krate.join(format!("src/{server}.rs")), &code)?;
-    let check = || -> Result<Duration, String> {
+    let module = krate.join(format!("src/{server}.rs"));
+    let check = |text: &str| -> Result<Duration, String> {
+        write(module.clone(), text)?;
         let start = Instant::now();
         let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .args(["check", "--quiet", "--manifest-path"])
@@ -301,11 +335,21 @@ fn cargo_check(
         }
         Ok(start.elapsed())
     };
-    let cold = check()?;
-    // A change to the generated module only: what a snapshot refresh costs.
-    write(krate.join(format!("src/{server}.rs")), &format!("{code}\n"))?;
-    let warm = check()?;
-    Ok((cold, warm))
+    let first = check(code)?;
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for round in 1..=3 {
+        // A change to the generated module only: what a snapshot refresh costs.
+        let blank = "\n".repeat(round);
+        ours.push(check(&format!("{code}{blank}"))?);
+        if let Some(other) = other {
+            theirs.push(check(&format!("{other}{blank}"))?);
+        }
+    }
+    Ok(CheckTimes {
+        first,
+        ours: median(&mut ours),
+        theirs: (!theirs.is_empty()).then(|| median(&mut theirs)),
+    })
 }
 
 /// `a ÷ b` (zero when `b` is zero).
@@ -427,7 +471,8 @@ fn stem(path: &Path) -> String {
 
 fn usage(message: &str) -> ExitCode {
     eprintln!(
-        "codegen-bench: {message}\nusage: codegen-bench [--repeat N] [--no-typify] [--out DIR] [--check [SERVER]]"
+        "codegen-bench: {message}\nusage: codegen-bench [--repeat N] [--no-typify] [--out DIR] [--check [SERVER]] \
+         [--check-against FILE]"
     );
     ExitCode::from(2)
 }
