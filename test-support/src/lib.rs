@@ -319,10 +319,8 @@ mod tests {
     fn run_probe_logged(probe: &str, ci: Option<&str>) -> (bool, String, String, String) {
         static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let log = std::env::temp_dir().join(format!(
-            "oma-mcp-skip-log-{}-{run}.txt",
-            std::process::id()
-        ));
+        let log =
+            std::env::temp_dir().join(format!("oma-mcp-skip-log-{}-{run}.txt", std::process::id()));
         let _ = std::fs::remove_file(&log);
         let exe = std::env::current_exe().expect("the test binary's path");
         let mut cmd = Command::new(exe);
