@@ -18,19 +18,52 @@ use syn::{Item, MacroDelimiter};
 #[cfg(feature = "format")]
 use oma_mcp_core::quote::is_bidi_control;
 
+#[cfg(feature = "format")]
+use super::writer::WIDTH;
+
 /// `body` formatted by prettyplease, or `Err` with what went wrong when it cannot be: the
 /// emitter's text does not parse (a bug in this crate), or the printed text holds a
 /// character that a comment or literal of the emitter's text never holds raw (a carriage
 /// return, a bidirectional control character). The caller keeps the unformatted text then.
 ///
-/// Each top-level item is printed on its own and the items are joined by one blank line
-/// (prettyplease prints a file's items with none between them).
+/// `items` are where `body`'s top-level items start. Only an item with a line over
+/// [`WIDTH`] columns that a formatter can break ([`needs_formatting`]) goes through
+/// prettyplease; the others are already laid out as it would lay them out in all that counts
+/// (indentation, one entry a line, lines within the width) and are kept as the emitter wrote
+/// them, which saves most of the formatting time of a large module. Items are separated by
+/// one blank line (prettyplease prints a file's items with none between them).
 #[cfg(feature = "format")]
-pub(crate) fn format(body: &str) -> Result<String, String> {
-    let file = syn::parse_file(body).map_err(|e| format!("it does not parse: {e}"))?;
-    let mut out = String::with_capacity(body.len() + body.len() / 4);
-    for item in file.items {
+pub(crate) fn format(body: &str, items: &[usize]) -> Result<String, String> {
+    let mut out = String::with_capacity(body.len() + body.len() / 8);
+    let ends = items.iter().skip(1).copied().chain([body.len()]);
+    for (start, end) in items.iter().copied().zip(ends) {
+        let text = body.get(start..end).ok_or("an item does not start at a character")?;
+        let text = text.trim_end_matches('\n');
+        if text.is_empty() {
+            continue;
+        }
         if !out.is_empty() {
+            out.push('\n');
+        }
+        if needs_formatting(text) {
+            format_items(text, &mut out)?;
+        } else {
+            out.push_str(text);
+            out.push('\n');
+        }
+    }
+    if let Some(c) = out.chars().find(|&c| c == '\r' || is_bidi_control(c)) {
+        return Err(format!("the printed text holds the character {c:?} raw"));
+    }
+    Ok(out)
+}
+
+/// The items of `text` printed by prettyplease into `out`, one blank line between them.
+#[cfg(feature = "format")]
+fn format_items(text: &str, out: &mut String) -> Result<(), String> {
+    let file = syn::parse_file(text).map_err(|e| format!("it does not parse: {e}"))?;
+    for (i, item) in file.items.into_iter().enumerate() {
+        if i > 0 {
             out.push('\n');
         }
         match item {
@@ -60,10 +93,73 @@ pub(crate) fn format(body: &str) -> Result<String, String> {
             item => out.push_str(&unparse(item)),
         }
     }
-    if let Some(c) = out.chars().find(|&c| c == '\r' || is_bidi_control(c)) {
-        return Err(format!("the printed text holds the character {c:?} raw"));
+    Ok(())
+}
+
+/// Whether the emitter's `text` has a line over [`WIDTH`] columns that a formatter can make
+/// shorter: not a doc comment line (the emitter wraps prose; what is left is a table row or a
+/// code line), not a line of a raw string literal that spans lines, and not a line that is
+/// long only by one token, a string literal or an identifier (a digest, a name nested 16
+/// levels deep), which no formatter breaks.
+#[cfg(feature = "format")]
+fn needs_formatting(text: &str) -> bool {
+    let mut literal_end: Option<String> = None;
+    for line in text.lines() {
+        if let Some(end) = &literal_end {
+            if line.contains(end.as_str()) {
+                literal_end = None;
+            }
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("//") {
+            continue;
+        }
+        // The part before a raw literal that opens here and ends on a later line.
+        let mut code = line;
+        if let Some((at, open, end)) = raw_literal_open(line)
+            && !line[open..].contains(end.as_str())
+        {
+            code = &line[..at];
+            literal_end = Some(end);
+        }
+        if code.chars().count() > WIDTH && !long_by_one_token(code) {
+            return true;
+        }
     }
-    Ok(out)
+    false
+}
+
+/// Where a raw string literal opens in `line` (`r"`, `r#"`, …, not part of an identifier):
+/// its `r`, the first byte of its text, and the text that closes it.
+#[cfg(feature = "format")]
+fn raw_literal_open(line: &str) -> Option<(usize, usize, String)> {
+    let bytes = line.as_bytes();
+    for (at, _) in line.match_indices('r') {
+        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+            continue;
+        }
+        let hashes = bytes[at + 1..].iter().take_while(|&&b| b == b'#').count();
+        if bytes.get(at + 1 + hashes) == Some(&b'"') {
+            return Some((at, at + 2 + hashes, format!("\"{}", "#".repeat(hashes))));
+        }
+    }
+    None
+}
+
+/// Whether `line` fits in [`WIDTH`] columns without its longest string literal or identifier.
+#[cfg(feature = "format")]
+fn long_by_one_token(line: &str) -> bool {
+    let literal = match (line.find('"'), line.rfind('"')) {
+        (Some(first), Some(last)) if first < last => last + 1 - first,
+        _ => 0,
+    };
+    let identifier = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    line.chars().count().saturating_sub(literal.max(identifier)) <= WIDTH
 }
 
 /// One item as prettyplease prints it.
@@ -86,8 +182,10 @@ mod tests {
         let body = "#[allow(dead_code)] pub const A: &str = r#\"{\n  \"a\": 1\n}\"#;\n\
                     ::oma_mcp_runtime::drift_items! {\n/// Doc.\npub fn f() -> u8 { 1 }\n\
                     fn h() {}\n}\nm! {}\n::oma_mcp_runtime::fake_items! { pub fn g() {} }\n";
+        let mut out = String::new();
+        format_items(body, &mut out).unwrap();
         assert_eq!(
-            format(body).unwrap(),
+            out,
             "#[allow(dead_code)]\npub const A: &str = r#\"{\n  \"a\": 1\n}\"#;\n\n\
              ::oma_mcp_runtime::drift_items! {\n    /// Doc.\n    pub fn f() -> u8 {\n        1\n    \
              }\n\n    fn h() {}\n}\n\nm! {}\n\n::oma_mcp_runtime::fake_items! {\n    \
@@ -95,10 +193,37 @@ mod tests {
         );
     }
 
+    /// An item whose lines fit, or are long only by one token or inside a raw literal, is
+    /// kept as written; one with a line a formatter can break is formatted.
+    #[test]
+    fn only_items_with_a_breakable_long_line_are_formatted() {
+        let fits = "pub struct A {\n    pub x: u8,\n}\n";
+        let token = format!("pub const D: &str = \"{}\";\n", "d".repeat(120));
+        let literal = format!("pub const J: &str = r#\"{{\n  \"{}\": 1\n}}\"#;\n", "k".repeat(120));
+        let long = format!(
+            "pub fn f(first: {0}, second: {0}, third: {0}) {{}}\n",
+            "::std::string::String"
+        );
+        let body = format!("{fits}\n{token}\n{literal}\n{long}");
+        let starts = [
+            0,
+            fits.len() + 1,
+            fits.len() + token.len() + 2,
+            fits.len() + token.len() + literal.len() + 3,
+        ];
+        assert_eq!(
+            format(&body, &starts).unwrap(),
+            format!(
+                "{fits}\n{token}\n{literal}\npub fn f(\n    first: ::std::string::String,\n    \
+                 second: ::std::string::String,\n    third: ::std::string::String,\n) {{}}\n"
+            )
+        );
+    }
+
     #[test]
     fn text_that_does_not_parse_is_an_error() {
         assert_eq!(
-            format("pub struct;\n").unwrap_err(),
+            format_items("pub struct;\n", &mut String::new()).unwrap_err(),
             "it does not parse: expected identifier"
         );
     }

@@ -566,10 +566,14 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
 /// The emitter's `code` (the file after its header) formatted ([`GenerateOptions::format`],
 /// with the feature `format`); on a formatting failure (a bug in this crate) the code as the
 /// emitter wrote it, which means the same, and a warning that says so.
-fn formatted(code: String, format: bool, warnings: &mut Vec<Warning>) -> String {
+fn formatted(
+    (code, items): (String, Vec<usize>),
+    format: bool,
+    warnings: &mut Vec<Warning>,
+) -> String {
     #[cfg(feature = "format")]
     if format {
-        match format::format(&code) {
+        match format::format(&code, &items) {
             Ok(formatted) => return formatted,
             Err(e) => warnings.push(Warning {
                 tool: String::new(),
@@ -583,7 +587,7 @@ fn formatted(code: String, format: bool, warnings: &mut Vec<Warning>) -> String 
         }
     }
     #[cfg(not(feature = "format"))]
-    let _ = (format, warnings);
+    let _ = (format, warnings, items);
     code
 }
 

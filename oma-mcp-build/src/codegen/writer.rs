@@ -136,6 +136,8 @@ pub(crate) struct Writer {
     /// Nothing was written since the current block opened (or the writer was made): the next
     /// item gets no blank line before it.
     block_start: bool,
+    /// Where each top-level item starts in `out` (after the blank line before it).
+    items: Vec<usize>,
 }
 
 impl Writer {
@@ -145,18 +147,28 @@ impl Writer {
             out: String::with_capacity(4096),
             depth: 0,
             block_start: true,
+            items: Vec::new(),
         }
     }
 
     /// The text written.
+    #[cfg(test)]
     pub(crate) fn finish(self) -> String {
         self.out
+    }
+
+    /// The text written, and where each top-level item starts in it.
+    pub(crate) fn finish_items(self) -> (String, Vec<usize>) {
+        (self.out, self.items)
     }
 
     /// Starts an item: one blank line before it unless it is the first in its block.
     pub(crate) fn item(&mut self) {
         if !self.block_start {
             self.out.push('\n');
+        }
+        if self.depth == 0 {
+            self.items.push(self.out.len());
         }
     }
 

@@ -79,7 +79,7 @@ const SCHEMARS: &str = "::oma_mcp_runtime::__private::schemars";
 /// site. A property's field never starts with `_` and a letter, so the name is never taken.
 const PRIVATE_FIELD: &str = "_non_exhaustive";
 
-/// The whole file after its header: `TOOL_NAMES`, the embedded `SNAPSHOT`, each tool's items, the
+/// The whole file after its header, and where each of its top-level items starts: `TOOL_NAMES`, the embedded `SNAPSHOT`, each tool's items, the
 /// same-shape conversions, `connect_config()` when a connection is given, the
 /// `drift_items!` block with `drift()` (and `connect()` with a connection), then the
 /// `fake_items!` block with `fake()`.
@@ -93,7 +93,7 @@ pub(crate) fn file(
     tools: &[ToolModel],
     prefix: Option<&str>,
     connection: Option<&PinnedConnection>,
-) -> Result<String, Error> {
+) -> Result<(String, Vec<usize>), Error> {
     let mut w = Writer::new();
     module::head(&mut w, tools, snapshot, selected);
     for tool in tools {
@@ -114,7 +114,7 @@ pub(crate) fn file(
     w.open("::oma_mcp_runtime::fake_items!");
     module::fake(&mut w, prefix);
     w.close("");
-    Ok(w.finish())
+    Ok(w.finish_items())
 }
 
 /// One tool's items: the marker type and its impls, its types in model order, then the
