@@ -37,7 +37,9 @@ pub(crate) fn format(body: &str, items: &[usize]) -> Result<String, String> {
     let mut out = String::with_capacity(body.len() + body.len() / 8);
     let ends = items.iter().skip(1).copied().chain([body.len()]);
     for (start, end) in items.iter().copied().zip(ends) {
-        let text = body.get(start..end).ok_or("an item does not start at a character")?;
+        let text = body
+            .get(start..end)
+            .ok_or("an item does not start at a character")?;
         let text = text.trim_end_matches('\n');
         if text.is_empty() {
             continue;
@@ -147,7 +149,8 @@ fn raw_literal_open(line: &str) -> Option<(usize, usize, String)> {
     None
 }
 
-/// Whether `line` fits in [`WIDTH`] columns without its longest string literal or identifier.
+/// Whether `line` is over [`WIDTH`] columns only by one long token, a string literal or an
+/// identifier of at least [`LONG_TOKEN`] characters: without it, the line fits.
 #[cfg(feature = "format")]
 fn long_by_one_token(line: &str) -> bool {
     let literal = match (line.find('"'), line.rfind('"')) {
@@ -159,8 +162,14 @@ fn long_by_one_token(line: &str) -> bool {
         .map(str::len)
         .max()
         .unwrap_or(0);
-    line.chars().count().saturating_sub(literal.max(identifier)) <= WIDTH
+    let token = literal.max(identifier);
+    token >= LONG_TOKEN && line.chars().count().saturating_sub(token) <= WIDTH
 }
+
+/// The length from which a token counts as one no formatter moves to a line of its own to
+/// make room (a digest is 71 characters).
+#[cfg(feature = "format")]
+const LONG_TOKEN: usize = 32;
 
 /// One item as prettyplease prints it.
 #[cfg(feature = "format")]
@@ -199,7 +208,10 @@ mod tests {
     fn only_items_with_a_breakable_long_line_are_formatted() {
         let fits = "pub struct A {\n    pub x: u8,\n}\n";
         let token = format!("pub const D: &str = \"{}\";\n", "d".repeat(120));
-        let literal = format!("pub const J: &str = r#\"{{\n  \"{}\": 1\n}}\"#;\n", "k".repeat(120));
+        let literal = format!(
+            "pub const J: &str = r#\"{{\n  \"{}\": 1\n}}\"#;\n",
+            "k".repeat(120)
+        );
         let long = format!(
             "pub fn f(first: {0}, second: {0}, third: {0}) {{}}\n",
             "::std::string::String"

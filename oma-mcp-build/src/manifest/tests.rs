@@ -181,8 +181,7 @@ fn consequential_entries_reach_connect_config_and_its_code() {
         code.contains(
             "        .with_consequential([\"rm\", \"drop_*\"])\n        \
                  .with_not_consequential([\"move\"])\n        \
-                 .with_consequential_annotations(\n            \
-                 ::oma_mcp_runtime::consequential::AnnotationPolicy::Ignore,\n        )\n"
+                 .with_consequential_annotations(::oma_mcp_runtime::consequential::AnnotationPolicy::Ignore)\n"
         ),
         "{code}"
     );

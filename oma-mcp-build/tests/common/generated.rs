@@ -144,7 +144,7 @@ fn literal_lines(lines: &[&str]) -> Vec<bool> {
 
 /// A line over 100 columns that no formatter can break: a doc comment line that is a table
 /// row, in a code block or has no space to break at, or a line that is long only by one
-/// token, a string
+/// token of 32 characters or more, a string
 /// literal (a digest, a name, a one-line description) or an identifier (the type of a
 /// property nested 16 levels deep): without it the line fits.
 fn long_line_allowed(line: &str, in_code_block: bool) -> bool {
@@ -174,7 +174,8 @@ fn long_line_allowed(line: &str, in_code_block: bool) -> bool {
         .map(str::len)
         .max()
         .unwrap_or(0);
-    line.len() - literal.max(identifier) <= 100
+    let token = literal.max(identifier);
+    token >= 32 && line.len() - token <= 100
 }
 
 /// The layout rules of [`check`].

@@ -254,7 +254,7 @@ fn a_url_pin_without_credentials_generates_the_stored_login() {
         "        .with_oauth(",
         "            ::oma_mcp_runtime::connect::OAuthConfig::authorization_code()",
         "                .with_login_command(\"oma-mcp login github\")",
-        "                .with_optional(true),",
+        "                .with_optional(true)",
         "        )",
         "        .with_name_prefix(\"github\")",
         "        .with_request_timeout(::core::time::Duration::from_millis(60000))",
