@@ -207,9 +207,33 @@ impl Writer {
 
     /// One attribute, `#[text]`, on its own line.
     pub(crate) fn attr(&mut self, text: impl Display) {
-        self.indent();
-        let _ = write!(self.out, "#[{text}]");
-        self.out.push('\n');
+        let text = text.to_string();
+        let width = INDENT.len() * self.depth + text.len() + "#[]".len();
+        // A `derive` or `allow` list over the width: one entry a line, as prettyplease lays
+        // it out (no comma after the last), so the item needs no formatting for it.
+        let list = ["derive(", "allow("]
+            .iter()
+            .find_map(|head| Some((*head, text.strip_prefix(head)?.strip_suffix(')')?)));
+        match list {
+            Some((head, entries)) if width > WIDTH && !entries.contains(['(', '"']) => {
+                self.indent();
+                let _ = write!(self.out, "#[{head}");
+                self.out.push('\n');
+                let entries: Vec<&str> = entries.split(", ").collect();
+                self.deeper(|w| {
+                    for (i, entry) in entries.iter().enumerate() {
+                        let comma = if i + 1 < entries.len() { "," } else { "" };
+                        w.line(format_args!("{entry}{comma}"));
+                    }
+                });
+                self.line(")]");
+            }
+            _ => {
+                self.indent();
+                let _ = write!(self.out, "#[{text}]");
+                self.out.push('\n');
+            }
+        }
     }
 
     /// `#[allow(lints)]`, nothing when `lints` is empty.
