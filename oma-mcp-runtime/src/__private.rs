@@ -80,6 +80,21 @@ pub fn check_const<E: serde::de::Error>(
     }
 }
 
+/// The `const` properties of a generated struct that derives `JsonSchema` (it has no fields
+/// for them), which its `#[schemars(transform = schema_consts_of::<Self>)]` adds to the
+/// derived schema.
+#[cfg(feature = "schemars")]
+pub trait SchemaConsts {
+    /// `(name, JSON text of the value, required)` of each `const` property.
+    const CONSTS: &'static [(&'static str, &'static str, bool)];
+}
+
+/// [`schema_consts`] with `T`'s constants ([`SchemaConsts`]).
+#[cfg(feature = "schemars")]
+pub fn schema_consts_of<T: SchemaConsts>(schema: &mut schemars::Schema) {
+    schema_consts(schema, T::CONSTS);
+}
+
 /// Adds the `const` properties of a generated struct to the schema `schemars` derived
 /// for it (the struct has no fields for them): `(name, JSON text of the value, required)`.
 #[cfg(feature = "schemars")]

@@ -138,7 +138,9 @@ fn needs_formatting(text: &str) -> bool {
 fn raw_literal_open(line: &str) -> Option<(usize, usize, String)> {
     let bytes = line.as_bytes();
     for (at, _) in line.match_indices('r') {
-        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+        // The emitter opens a raw literal after `= ` or `(`; an `r` after anything else is
+        // part of a word or of an escaped literal's text (`Some("r")`).
+        if at > 0 && !matches!(bytes[at - 1], b' ' | b'(') {
             continue;
         }
         let hashes = bytes[at + 1..].iter().take_while(|&&b| b == b'#').count();

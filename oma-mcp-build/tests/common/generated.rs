@@ -122,10 +122,11 @@ fn literal_lines(lines: &[&str]) -> Vec<bool> {
         if line.trim_start().starts_with("//") {
             continue;
         }
-        // An opening `r"` or `r#…#"` that is not part of an identifier.
+        // An opening `r"` or `r#…#"` (after `= ` or `(`, where the emitter writes one).
         let bytes = line.as_bytes();
         for (at, _) in line.match_indices('r') {
-            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+            // After anything else, an `r` is part of a word or of an escaped literal's text.
+            if at > 0 && !matches!(bytes[at - 1], b' ' | b'(') {
                 continue;
             }
             let hashes = bytes[at + 1..].iter().take_while(|&&b| b == b'#').count();

@@ -198,20 +198,33 @@ pub(super) fn with_consts(w: &mut Writer, tool: &ToolModel, def: &StructDef) -> 
         // `JsonSchema` reads the `#[serde]` field attributes (its derive declares them);
         // without it nothing else would, so the public struct carries them only then.
         w.attr(format_args!("schemars(crate = \"{SCHEMARS}\")"));
-        let entries: Vec<String> = def
-            .consts
-            .iter()
-            .map(|c| format!("({}, {}, {})", Lit(&c.property), Lit(&c.value), c.required))
-            .collect();
+        // The constants reach the derived schema through the struct's `SchemaConsts` impl
+        // (below): an attribute holding them all would be one line no formatter breaks.
         w.attr(format_args!(
-            "schemars(transform = &mut |schema: &mut {SCHEMARS}::Schema| {{ \
-             {PRIVATE}::schema_consts(schema, &[{}]); }})",
-            entries.join(", ")
+            "schemars(transform = {PRIVATE}::schema_consts_of::<Self>)"
         ));
     }
     w.open(format_args!("pub struct {name}"));
     fields(w, tool, def, FieldUse::Public { serde: schemars })?;
     w.close("");
+    if schemars {
+        w.item();
+        w.allow(GENERATED);
+        w.open(format_args!("impl {PRIVATE}::SchemaConsts for {name}"));
+        w.line("const CONSTS: &'static [(&'static str, &'static str, bool)] = &[");
+        w.deeper(|w| {
+            for c in &def.consts {
+                w.line(format_args!(
+                    "({}, {}, {}),",
+                    Lit(&c.property),
+                    Lit(&c.value),
+                    c.required
+                ));
+            }
+        });
+        w.line("];");
+        w.close("");
+    }
 
     w.item();
     open_serialize(w, &name);
