@@ -132,21 +132,30 @@ fn needs_formatting(text: &str) -> bool {
     false
 }
 
-/// Where a raw string literal opens in `line` (`r"`, `r#"`, …, not part of an identifier):
-/// its `r`, the first byte of its text, and the text that closes it.
+/// Where a raw string literal opens in `line` (`r"`, `r#"`, …, not part of an identifier nor
+/// of an escaped literal's text): its `r`, the first byte of its text, and the text that
+/// closes it.
 #[cfg(feature = "format")]
 fn raw_literal_open(line: &str) -> Option<(usize, usize, String)> {
     let bytes = line.as_bytes();
-    for (at, _) in line.match_indices('r') {
-        // The emitter opens a raw literal after `= ` or `(`; an `r` after anything else is
-        // part of a word or of an escaped literal's text (`Some("r")`).
-        if at > 0 && !matches!(bytes[at - 1], b' ' | b'(') {
-            continue;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            // An escaped literal's text (`"… r\"…"`): its `\"` and `\\` are no quotes.
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'r' if !in_string
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) =>
+            {
+                let hashes = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
+                if bytes.get(i + 1 + hashes) == Some(&b'"') {
+                    return Some((i, i + 2 + hashes, format!("\"{}", "#".repeat(hashes))));
+                }
+            }
+            _ => {}
         }
-        let hashes = bytes[at + 1..].iter().take_while(|&&b| b == b'#').count();
-        if bytes.get(at + 1 + hashes) == Some(&b'"') {
-            return Some((at, at + 2 + hashes, format!("\"{}", "#".repeat(hashes))));
-        }
+        i += 1;
     }
     None
 }
@@ -232,6 +241,23 @@ mod tests {
                  second: ::std::string::String,\n    third: ::std::string::String,\n) {{}}\n"
             )
         );
+    }
+
+    /// A raw literal opens at `r"` or `r#"` outside an escaped literal's text and after no
+    /// word character.
+    #[test]
+    fn raw_literals_open_outside_escaped_text() {
+        let open = raw_literal_open;
+        assert_eq!(
+            open("    const A: &str = r#\"{"),
+            Some((20, 23, "\"#".to_owned()))
+        );
+        assert_eq!(open("    f(r\"x"), Some((6, 8, "\"".to_owned())));
+        assert_eq!(open("    rename = \"A  r\","), None);
+        assert_eq!(open("    Some(\"r\")"), None);
+        assert_eq!(open("    Some(\"a \\\" r\"b\")"), None);
+        assert_eq!(open("    for r in x"), None);
+        assert_eq!(open("    bar\"x"), None);
     }
 
     #[test]

@@ -122,25 +122,38 @@ fn literal_lines(lines: &[&str]) -> Vec<bool> {
         if line.trim_start().starts_with("//") {
             continue;
         }
-        // An opening `r"` or `r#…#"` (after `= ` or `(`, where the emitter writes one).
-        let bytes = line.as_bytes();
-        for (at, _) in line.match_indices('r') {
-            // After anything else, an `r` is part of a word or of an escaped literal's text.
-            if at > 0 && !matches!(bytes[at - 1], b' ' | b'(') {
-                continue;
-            }
-            let hashes = bytes[at + 1..].iter().take_while(|&&b| b == b'#').count();
-            if bytes.get(at + 1 + hashes) != Some(&b'"') {
-                continue;
-            }
-            let end = format!("\"{}", "#".repeat(hashes));
-            if !line[at + 2 + hashes..].contains(end.as_str()) {
-                close = Some(end);
-            }
-            break;
+        if let Some((open, end)) = raw_literal_open(line)
+            && !line[open..].contains(end.as_str())
+        {
+            close = Some(end);
         }
     }
     inside
+}
+
+/// Where a raw string literal opens in `line` (`r"`, `r#"`, …, not part of an identifier nor
+/// of an escaped literal's text): the first byte of its text, and the text that closes it.
+fn raw_literal_open(line: &str) -> Option<(usize, String)> {
+    let bytes = line.as_bytes();
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'r' if !in_string
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) =>
+            {
+                let hashes = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
+                if bytes.get(i + 1 + hashes) == Some(&b'"') {
+                    return Some((i + 2 + hashes, format!("\"{}", "#".repeat(hashes))));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// A line over 100 columns that no formatter can break: a doc comment line that is a table
@@ -208,12 +221,9 @@ fn layout(code: &str) -> Result<(), String> {
         // The line that opens a literal spanning lines holds the literal's first line: the
         // rules apply to what comes before it.
         let opening = in_literal.get(i + 1).copied().unwrap_or(false);
-        let line = match [" r\"", " r#", "(r\"", "(r#"]
-            .iter()
-            .filter_map(|o| line.find(o))
-            .min()
-        {
-            Some(open) if opening => &line[..open + usize::from(line[open..].starts_with('('))],
+        let line = match raw_literal_open(line) {
+            // The part before the literal's `r` (its text starts after the `#`s and the quote).
+            Some((open, end)) if opening => line[..open - end.len() - 1].trim_end(),
             _ => line,
         };
         if line.trim().is_empty() {
