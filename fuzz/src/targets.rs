@@ -437,16 +437,13 @@ fn frames(data: &[u8], cuts: &[usize], limit: usize) -> Result<Vec<Frame>, Strin
     }
 }
 
-/// Framing of any byte stream split anywhere: never panics; the split stream gives the same
-/// messages (bytes and classification) as the unsplit one; and both match the lines of the
-/// stream cut at each `\n` (a trailing `\r` dropped, all-whitespace lines skipped, lines
-/// over the limit reported with their length and first 4096 bytes).
-pub fn check_framing(input: &Value) -> Result<(), String> {
-    let bytes: Vec<u8> = array(input, "bytes")
+/// The `bytes`, `cuts` and `limit` of a framing or SSE input (the limit 1 MiB when absent).
+fn bytes_cuts_limit(input: &Value) -> (Vec<u8>, Vec<usize>, usize) {
+    let bytes = array(input, "bytes")
         .iter()
         .filter_map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
         .collect();
-    let cuts: Vec<usize> = array(input, "cuts")
+    let cuts = array(input, "cuts")
         .iter()
         .filter_map(|c| c.as_u64().and_then(|c| usize::try_from(c).ok()))
         .collect();
@@ -454,6 +451,15 @@ pub fn check_framing(input: &Value) -> Result<(), String> {
         .as_u64()
         .and_then(|l| usize::try_from(l).ok())
         .unwrap_or(1 << 20);
+    (bytes, cuts, limit)
+}
+
+/// Framing of any byte stream split anywhere: never panics; the split stream gives the same
+/// messages (bytes and classification) as the unsplit one; and both match the lines of the
+/// stream cut at each `\n` (a trailing `\r` dropped, all-whitespace lines skipped, lines
+/// over the limit reported with their length and first 4096 bytes).
+pub fn check_framing(input: &Value) -> Result<(), String> {
+    let (bytes, cuts, limit) = bytes_cuts_limit(input);
     let whole = frames(&bytes, &[], limit)?;
     let split = frames(&bytes, &cuts, limit)?;
     if whole != split {
@@ -591,18 +597,7 @@ fn whatwg_messages(text: &str) -> Vec<String> {
 /// over the limit; and a body of valid UTF-8 whose events all fit gives the messages the
 /// WHATWG event stream interpretation gives.
 pub fn check_sse(input: &Value) -> Result<(), String> {
-    let bytes: Vec<u8> = array(input, "bytes")
-        .iter()
-        .filter_map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
-        .collect();
-    let cuts: Vec<usize> = array(input, "cuts")
-        .iter()
-        .filter_map(|c| c.as_u64().and_then(|c| usize::try_from(c).ok()))
-        .collect();
-    let limit = input["limit"]
-        .as_u64()
-        .and_then(|l| usize::try_from(l).ok())
-        .unwrap_or(1 << 20);
+    let (bytes, cuts, limit) = bytes_cuts_limit(input);
     let whole = sse(&bytes, &[], limit)?;
     let split = sse(&bytes, &cuts, limit)?;
     if whole != split {
