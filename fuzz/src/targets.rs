@@ -356,10 +356,19 @@ pub fn check_drift(input: &Value) -> Result<(), String> {
 // framing
 
 fn framing_input() -> BoxedStrategy<Value> {
-    (
+    split_input(
         generators::stdout_bytes(),
+        prop_oneof![16usize..200, 4000usize..5000, Just(1usize << 20)].boxed(),
+    )
+}
+
+/// A stream of `bytes`, up to 12 points to split it at (sorted, distinct) and a size `limit`:
+/// the input of the framing and SSE targets ([`bytes_cuts_limit`] reads it back).
+fn split_input(bytes: BoxedStrategy<Vec<u8>>, limit: BoxedStrategy<usize>) -> BoxedStrategy<Value> {
+    (
+        bytes,
         prop::collection::vec(any::<prop::sample::Index>(), 0..12),
-        prop_oneof![16usize..200, 4000usize..5000, Just(1usize << 20)],
+        limit,
     )
         .prop_map(|(bytes, cuts, limit)| {
             let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
@@ -505,18 +514,10 @@ pub fn check_framing(input: &Value) -> Result<(), String> {
 // sse
 
 fn sse_input() -> BoxedStrategy<Value> {
-    (
+    split_input(
         generators::sse_body(),
-        prop::collection::vec(any::<prop::sample::Index>(), 0..12),
-        prop_oneof![Just(8usize), 16usize..200, Just(1usize << 20)],
+        prop_oneof![Just(8usize), 16usize..200, Just(1usize << 20)].boxed(),
     )
-        .prop_map(|(bytes, cuts, limit)| {
-            let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
-            cuts.sort_unstable();
-            cuts.dedup();
-            json!({ "bytes": bytes, "cuts": cuts, "limit": limit })
-        })
-        .boxed()
 }
 
 /// `data` cut into chunks ending at `cuts` (as network reads would deliver it).

@@ -136,6 +136,27 @@ pub fn skip(test: &str, why: &str) {
     skipped(test, why);
 }
 
+/// The id mdBook 0.5 and GitHub give a Markdown heading, for the tests that check the guide's
+/// links: its text (less inline-code backticks) in lower case, letters, digits, `_` and `-`
+/// kept, whitespace as `-`, the rest dropped (`In CI` → `in-ci`).
+pub fn heading_anchor(heading: &str) -> String {
+    heading
+        .replace('`', "")
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '-' {
+                Some(c)
+            } else if c.is_whitespace() {
+                Some('-')
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
 /// Where the folder is, given the value of [`VAR`] (`None` when unset).
 pub fn locate(var: Option<&OsStr>) -> Tried {
     match var {

@@ -235,26 +235,6 @@ fn rust_blocks_are_compiled_regions() {
     assert!(problems.is_empty(), "\n{problems}");
 }
 
-/// The id mdBook 0.5 and GitHub give a heading: its text (less inline-code backticks) in
-/// lower case, letters, digits, `_` and `-` kept, whitespace as `-`, the rest dropped.
-fn slug(heading: &str) -> String {
-    heading
-        .replace('`', "")
-        .trim()
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| {
-            if c.is_alphanumeric() || c == '_' || c == '-' {
-                Some(c)
-            } else if c.is_whitespace() {
-                Some('-')
-            } else {
-                None
-            }
-        })
-        .collect()
-}
-
 /// The anchors of a Markdown file's headings (repeated ones as `-1`, `-2`, …).
 fn anchors(text: &str) -> BTreeSet<String> {
     let (_, prose) = split_fences(text);
@@ -264,7 +244,7 @@ fn anchors(text: &str) -> BTreeSet<String> {
         if !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
             continue;
         }
-        let id = slug(&line[hashes..]);
+        let id = oma_mcp_test_support::heading_anchor(&line[hashes..]);
         let mut unique = id.clone();
         let mut n = 0;
         while !ids.insert(unique.clone()) {
@@ -430,10 +410,10 @@ pub fn assert_docs_show(path: &str) {
 #[test]
 fn slugs_are_those_of_mdbook_and_github() {
     assert_eq!(
-        slug("Building arguments: `new` and `with_*`"),
+        oma_mcp_test_support::heading_anchor("Building arguments: `new` and `with_*`"),
         "building-arguments-new-and-with_"
     );
-    assert_eq!(slug("In CI"), "in-ci");
+    assert_eq!(oma_mcp_test_support::heading_anchor("In CI"), "in-ci");
     assert_eq!(
         anchors("# A\n## A\n```\n# not a heading\n```\n"),
         BTreeSet::from(["a".to_owned(), "a-1".to_owned()])

@@ -201,7 +201,10 @@ fn type_of(property: &Value, root: &Value, tables: &[Table<'_>]) -> String {
         && let Some(object) = target.as_object()
         && let Some(table) = tables.iter().find(|t| std::ptr::eq(t.schema, object))
     {
-        return format!("table ([below](#{}))", slug(&table.heading));
+        return format!(
+            "table ([below](#{}))",
+            oma_mcp_test_support::heading_anchor(&table.heading)
+        );
     }
     let types: Vec<&str> = match target.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
@@ -314,26 +317,6 @@ fn one_line(text: &str) -> String {
 /// A description as a table cell: one line, `|` escaped.
 fn cell(text: &str) -> String {
     one_line(text).replace('|', "\\|")
-}
-
-/// The anchor mdBook and GitHub give a heading (backticks dropped, lower case, letters,
-/// digits, `_` and `-` kept, whitespace as `-`).
-fn slug(heading: &str) -> String {
-    heading
-        .replace('`', "")
-        .trim()
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| {
-            if c.is_alphanumeric() || c == '_' || c == '-' {
-                Some(c)
-            } else if c.is_whitespace() {
-                Some('-')
-            } else {
-                None
-            }
-        })
-        .collect()
 }
 
 /// The committed reference is the one rendered from the schema (or is written with
