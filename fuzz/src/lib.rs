@@ -11,6 +11,8 @@
 //! - `drift`: `diff(a, a)` is empty, tools added in `diff(a, b)` are those removed in
 //!   `diff(b, a)` and the other way round;
 //! - `framing`: a byte stream split anywhere yields the same messages as unsplit;
+//! - `http`: any answer to a `POST` (status, headers, body, framing) over real loopback ends
+//!   its request as the transport's rules say, and the session goes on ([`http_answer`]);
 //! - `snapshot`: canonicalizing twice equals once, the digest ignores key order and
 //!   whitespace, `parse(write(s)) == s`;
 //! - `manifest` and `validation`: an error or a value, never a panic;
@@ -29,6 +31,7 @@
 //! replays on every `cargo test`. [`sample`] compiles generated code from random schemas.
 
 pub mod generators;
+pub mod http_answer;
 pub mod providers;
 pub mod runner;
 pub mod sample;

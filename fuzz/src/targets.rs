@@ -61,6 +61,11 @@ pub const TARGETS: &[Target] = &[
         check: check_sse,
     },
     Target {
+        name: "http",
+        strategy: crate::http_answer::input,
+        check: crate::http_answer::check,
+    },
+    Target {
         name: "snapshot",
         strategy: snapshot_input,
         check: check_snapshot,
