@@ -615,3 +615,6 @@ fn error(path: &Path, what: String) -> StoreError {
         what,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -268,4 +268,137 @@ mod tests {
         assert!(cap.check(b"\n\r").is_ok());
         assert!(cap.check(b"\ndata: 1234").is_ok());
     }
+
+    /// One event's lines ended by CRLF are one event: the `\n` of a CRLF ends no line of its
+    /// own, so it never looks like the blank line that ends the event.
+    #[test]
+    fn crlf_line_ends_are_one_line_end_each() {
+        let mut cap = EventCap::new(15);
+        assert!(cap.check(b"id: 1\r\n").is_ok());
+        assert!(cap.check(b"data: 12\r\n").is_ok());
+        assert!(matches!(
+            cap.check(b"data: 3\r\n"),
+            Err(StreamError::TooLarge)
+        ));
+        // LF alone: each blank line ends an event, however many events come.
+        let mut cap = EventCap::new(15);
+        for _ in 0..10 {
+            assert!(cap.check(b"data: 123456\n\n").is_ok());
+        }
+        // A lone CR ends a line, and a CR after it a blank one.
+        assert!(cap.check(b"data: 123456\r\rdata: 123456\r\r").is_ok());
+        assert!(matches!(
+            cap.check(b"data: 123\rdata: 456\r"),
+            Err(StreamError::TooLarge)
+        ));
+    }
+
+    /// A response whose body arrives in `chunks`, as the network delivers it.
+    fn response(chunks: &[&[u8]]) -> Response {
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+            chunks.iter().map(|c| Ok(c.to_vec())).collect();
+        let body = reqwest::Body::wrap_stream(futures_util::stream::iter(chunks));
+        http::Response::new(body).into()
+    }
+
+    /// The messages [`each_message`] hands on (`None` for an event without one) and the end,
+    /// as `Debug` text.
+    async fn read(chunks: &[&[u8]], limit: usize) -> (Vec<Option<String>>, String) {
+        let mut messages = Vec::new();
+        let end = each_message(response(chunks), limit, "test", |message| {
+            messages.push(message.map(str::to_owned));
+            false
+        })
+        .await;
+        (messages, format!("{end:?}"))
+    }
+
+    /// Data of exactly the limit passes; one byte more ends the stream as too large.
+    #[tokio::test]
+    async fn data_of_the_limit_passes_and_one_byte_more_is_too_large() {
+        assert_eq!(
+            read(&[b"data: 12345\n\n"], 5).await,
+            (
+                vec![Some("12345".to_owned()), None],
+                "Ended { last_event_id: None, retry: None, events: 1 }".to_owned()
+            )
+        );
+        assert_eq!(
+            read(&[b"data: 1\n\ndata: 123456\n\ndata: 2\n\n"], 5).await,
+            (vec![Some("1".to_owned())], "TooLarge".to_owned())
+        );
+    }
+
+    /// Beside its data an event may hold up to 64 KiB of field names, ids and comments; past
+    /// that it is too large even before its end (checked as each chunk arrives).
+    #[tokio::test]
+    async fn an_event_may_take_64_kib_beyond_its_data() {
+        // `: ` and the comment: the limit (5) and 64 KiB exactly, then one byte more.
+        let fits = format!(": {}", "c".repeat(64 * 1024 + 3));
+        assert_eq!(
+            read(&[fits.as_bytes(), b"\ndata: 12345\n\n"], 5).await,
+            (
+                vec![Some("12345".to_owned()), None],
+                "Ended { last_event_id: None, retry: None, events: 1 }".to_owned()
+            )
+        );
+        let over = format!(": {}", "c".repeat(64 * 1024 + 4));
+        assert_eq!(
+            read(&[over.as_bytes(), b"\ndata: 12345\n\n"], 5).await,
+            (vec![], "TooLarge".to_owned())
+        );
+    }
+
+    /// The end counts every event (with data or not), keeps the last id and the last `retry`;
+    /// the callback's `true` ends the stream as answered.
+    #[tokio::test]
+    async fn the_end_counts_events_and_keeps_the_last_id_and_retry() {
+        let body: &[&[u8]] = &[
+            b"id: 1\nretry: 20\ndata: {\"a\":1}\n\n",
+            b"event: ping\ndata: {}\n\nid: 2\nretry: 30\n",
+            b"data: x\n\n: comment\n\nid: 3\n\n",
+        ];
+        let (messages, end) = read(body, 100).await;
+        assert_eq!(
+            messages,
+            [Some("{\"a\":1}"), None, Some("x"), None, None]
+                .map(|m| m.map(str::to_owned))
+                .to_vec()
+        );
+        assert_eq!(
+            end,
+            "Ended { last_event_id: Some(\"3\"), retry: Some(30ms), events: 4 }"
+        );
+        let mut seen = 0;
+        let end = each_message(response(body), 100, "test", |_| {
+            seen += 1;
+            seen == 2
+        })
+        .await;
+        assert_eq!((format!("{end:?}"), seen), ("Answered".to_owned(), 2));
+        // Answered by the call that says the stream ended.
+        let end = each_message(response(&[b": nothing\n\n"]), 100, "test", |m| m.is_none()).await;
+        assert_eq!(format!("{end:?}"), "Answered");
+    }
+
+    /// A body that breaks mid-stream ends it as broken, with the cause.
+    #[tokio::test]
+    async fn a_broken_body_ends_the_stream_with_its_cause() {
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = vec![
+            Ok(b"data: 1\n\n".to_vec()),
+            Err(std::io::Error::other("connection reset")),
+        ];
+        let body = reqwest::Body::wrap_stream(futures_util::stream::iter(chunks));
+        let mut messages = Vec::new();
+        let end = each_message(http::Response::new(body).into(), 100, "test", |m| {
+            messages.push(m.map(str::to_owned));
+            false
+        })
+        .await;
+        assert_eq!(messages, vec![Some("1".to_owned())]);
+        let StreamEnd::Broken(reason) = end else {
+            panic!("{end:?}");
+        };
+        assert!(reason.contains("connection reset"), "{reason}");
+    }
 }
