@@ -381,6 +381,30 @@ mod tests {
         assert_eq!(format!("{end:?}"), "Answered");
     }
 
+    /// The answer to a replayed `initialize` is read up to its first event with data (events
+    /// without data and comments before it are passed over), and no further.
+    #[tokio::test]
+    async fn skipping_to_the_first_message_reads_no_further() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        let pulled = Arc::new(AtomicUsize::new(0));
+        let counter = pulled.clone();
+        let chunks: Vec<&'static [u8]> = vec![
+            b"data:\n\n",
+            b": comment\nid: 1\n\n",
+            b"data: {\"id\":1}\n\n",
+            b"data: never read\n\n",
+        ];
+        let body = futures_util::stream::iter(chunks).map(move |chunk| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, std::io::Error>(chunk.to_vec())
+        });
+        let response = http::Response::new(reqwest::Body::wrap_stream(body));
+        skip_to_first_message(response.into()).await;
+        assert_eq!(pulled.load(Ordering::SeqCst), 3);
+    }
+
     /// A body that breaks mid-stream ends it as broken, with the cause.
     #[tokio::test]
     async fn a_broken_body_ends_the_stream_with_its_cause() {

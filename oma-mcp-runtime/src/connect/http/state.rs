@@ -314,6 +314,22 @@ mod tests {
         assert_eq!((c.phase, c.generation()), (Phase::Initialized, 1));
     }
 
+    /// Only the `initialize` request is kept to replay: a notification of that name (which
+    /// no server answers) is not.
+    #[test]
+    fn only_the_initialize_request_is_kept_to_replay() {
+        let mut c = Connection::default();
+        c.record_handshake(&post(Outgoing::notification(
+            "initialize",
+            None,
+            b"x".to_vec(),
+        )));
+        let Renewal::Start { initialize, .. } = c.begin_renewal(0) else {
+            panic!("this request starts the new session")
+        };
+        assert!(initialize.is_none());
+    }
+
     #[test]
     fn the_protocol_version_is_kept() {
         let mut c = Connection::default();
