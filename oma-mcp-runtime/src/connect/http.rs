@@ -23,6 +23,8 @@ mod refused;
 mod server_stream;
 pub(crate) mod sse;
 mod state;
+#[cfg(test)]
+mod tests;
 pub(crate) mod tls;
 
 use std::collections::HashMap;
