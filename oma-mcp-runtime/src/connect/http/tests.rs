@@ -53,6 +53,17 @@ struct Script {
 
 type Answer = dyn Fn(&Request, usize) -> Vec<u8> + Send + Sync;
 
+/// The mark of an answer to hold back until the server saw a request (see [`after`]).
+const AFTER: &[u8] = b"after ";
+
+/// `bytes`, written once the server has seen `count` requests of the kind `what` (a
+/// [`Request::what`]): an answer on the server's stream to a request sent after it opened.
+fn after(what: &str, count: usize, bytes: Vec<u8>) -> Vec<u8> {
+    let mut marked = format!("after {what} {count}\n").into_bytes();
+    marked.extend(bytes);
+    marked
+}
+
 impl Script {
     async fn start(answer: impl Fn(&Request, usize) -> Vec<u8> + Send + Sync + 'static) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -109,7 +120,28 @@ async fn connection(mut stream: TcpStream, answer: Arc<Answer>, log: Arc<Mutex<V
             log.push(request.clone());
             count
         };
-        if stream.write_all(&answer(&request, count)).await.is_err() {
+        let mut bytes = answer(&request, count);
+        if let Some(rest) = bytes.strip_prefix(AFTER) {
+            let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+            let mark = String::from_utf8_lossy(&rest[..line_end]).into_owned();
+            let (what, count) = mark.rsplit_once(' ').unwrap();
+            let count: usize = count.parse().unwrap();
+            for _ in 0..500 {
+                if log
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .filter(|r| r.what() == what)
+                    .count()
+                    >= count
+                {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            bytes = rest[line_end + 1..].to_vec();
+        }
+        if stream.write_all(&bytes).await.is_err() {
             return;
         }
     }
@@ -360,6 +392,58 @@ async fn a_dropped_stream_is_resumed_from_its_last_event() {
         .collect();
     assert_eq!(names(&listed.unwrap()), ["resumed"], "GETs: {gets:?}");
     assert!(gets.contains(&Some("ev-7".to_owned())), "{gets:?}");
+    client.disconnect().await;
+}
+
+/// A request accepted with `202` is answered on the server's stream: the request waits for
+/// that answer rather than failing.
+#[tokio::test]
+async fn a_request_accepted_with_202_is_answered_on_the_server_stream() {
+    let script = Script::start(|r, n| match (r.what().as_str(), n) {
+        ("initialize", _) => initialized(r, Some("s-1")),
+        ("tools/list", 0) => json_response(200, &[], &tools(r, &[])),
+        ("tools/list", _) => accepted(),
+        // Held until the request came (connect waits for the stream briefly, then goes on
+        // and opens it again later).
+        ("GET", _) => after(
+            "tools/list",
+            2,
+            sse_response(&format!(
+                "data: {}\n\n",
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "streamed",
+                    "inputSchema": {"type": "object"}}]}})
+            )),
+        ),
+        ("DELETE", _) => not_allowed(),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    assert_eq!(names(&client.list_tools_raw().await.unwrap()), ["streamed"]);
+    client.disconnect().await;
+}
+
+/// A JSON answer of exactly the message size limit is read; the limit is in bytes of the
+/// body.
+#[tokio::test]
+async fn an_answer_of_exactly_the_limit_is_read() {
+    let script = Script::start(|r, n| match (r.what().as_str(), n) {
+        ("initialize", _) => initialized(r, None),
+        ("tools/list", 0) => json_response(200, &[], &tools(r, &[])),
+        ("tools/list", _) => {
+            let short = tools(r, &["t"]).to_string().len();
+            let body = tools(r, &[&format!("t{}", "x".repeat(1000 - short))]);
+            assert_eq!(body.to_string().len(), 1000);
+            json_response(200, &[], &body)
+        }
+        ("GET", _) => not_allowed(),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    let listed = client.list_tools_raw().await.unwrap();
+    let name = listed[0]["name"].as_str().unwrap();
+    assert!(name.starts_with("tx") && name.len() > 800, "{name}");
     client.disconnect().await;
 }
 
