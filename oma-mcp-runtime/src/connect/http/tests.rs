@@ -423,27 +423,46 @@ async fn a_request_accepted_with_202_is_answered_on_the_server_stream() {
     client.disconnect().await;
 }
 
-/// A JSON answer of exactly the message size limit is read; the limit is in bytes of the
-/// body.
+/// A JSON answer of exactly the message size limit is read, whether its length is declared
+/// (`Content-Length`) or not (chunked); the limit is in bytes of the body.
 #[tokio::test]
 async fn an_answer_of_exactly_the_limit_is_read() {
-    let script = Script::start(|r, n| match (r.what().as_str(), n) {
-        ("initialize", _) => initialized(r, None),
-        ("tools/list", 0) => json_response(200, &[], &tools(r, &[])),
-        ("tools/list", _) => {
+    let script = Script::start(|r, n| {
+        let exact = || {
             let short = tools(r, &["t"]).to_string().len();
-            let body = tools(r, &[&format!("t{}", "x".repeat(1000 - short))]);
-            assert_eq!(body.to_string().len(), 1000);
-            json_response(200, &[], &body)
+            let body = tools(r, &[&format!("t{}", "x".repeat(1000 - short))]).to_string();
+            assert_eq!(body.len(), 1000);
+            body
+        };
+        match (r.what().as_str(), n) {
+            ("initialize", _) => initialized(r, None),
+            ("tools/list", 0) => json_response(200, &[], &tools(r, &[])),
+            ("tools/list", 1) => response(200, &[("Content-Type", "application/json")], &exact()),
+            ("tools/list", _) => {
+                let body = exact();
+                let (a, b) = body.split_at(600);
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                     Transfer-Encoding: chunked\r\n\r\n{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
+                    a.len(),
+                    b.len()
+                )
+                .into_bytes()
+            }
+            ("GET", _) => not_allowed(),
+            _ => accepted(),
         }
-        ("GET", _) => not_allowed(),
-        _ => accepted(),
     })
     .await;
     let client = script.connect().await.unwrap();
-    let listed = client.list_tools_raw().await.unwrap();
-    let name = listed[0]["name"].as_str().unwrap();
-    assert!(name.starts_with("tx") && name.len() > 800, "{name}");
+    for framing in ["Content-Length", "chunked"] {
+        let listed = client.list_tools_raw().await.unwrap();
+        let name = listed[0]["name"].as_str().unwrap();
+        assert!(
+            name.starts_with("tx") && name.len() > 800,
+            "{framing}: {name}"
+        );
+    }
     client.disconnect().await;
 }
 
