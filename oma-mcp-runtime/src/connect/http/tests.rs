@@ -466,6 +466,62 @@ async fn an_answer_of_exactly_the_limit_is_read() {
     client.disconnect().await;
 }
 
+/// A stream resumed again and again without a new event gives up after
+/// [`MAX_RESUMES`](crate::connect::config::MAX_RESUMES) quiet resumptions, each from the last
+/// event id, and says so.
+#[tokio::test]
+async fn quiet_resumptions_give_up_after_the_bound() {
+    let script = Script::start(|r, n| match (r.what().as_str(), n) {
+        ("initialize", _) => initialized(r, None),
+        ("tools/list", 1) => sse_response("retry: 1\nid: ev-1\ndata: {}\n\n"),
+        ("tools/list", _) => json_response(200, &[], &tools(r, &[])),
+        ("GET", _) => sse_response(""),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    let error = client.list_tools_raw().await.unwrap_err();
+    assert_eq!(
+        http(&error),
+        (
+            Some(200),
+            "the SSE stream was resumed 5 times without a new event, and still no response"
+                .to_owned()
+        )
+    );
+    let resumed: Vec<_> = script
+        .requests()
+        .into_iter()
+        .filter_map(|r| r.header("last-event-id").map(str::to_owned))
+        .collect();
+    assert_eq!(resumed, vec!["ev-1".to_owned(); 6]);
+    client.disconnect().await;
+}
+
+/// The SSE answer to a notification is read and ends there: an event id in it starts no
+/// resumption (nothing waits for an answer).
+#[tokio::test]
+async fn a_notifications_stream_is_not_resumed() {
+    let script = Script::start(|r, _| match r.what().as_str() {
+        "initialize" => initialized(r, None),
+        "notifications/initialized" => sse_response("retry: 1\nid: n-1\ndata: {}\n\n"),
+        "tools/list" => json_response(200, &[], &tools(r, &[])),
+        "GET" => not_allowed(),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    client.list_tools_raw().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let resumptions = script
+        .requests()
+        .iter()
+        .filter(|r| r.header("last-event-id").is_some())
+        .count();
+    assert_eq!(resumptions, 0);
+    client.disconnect().await;
+}
+
 /// What the second `tools/list` fails with, when `answer` answers it.
 async fn failure(answer: impl Fn(&Request) -> Vec<u8> + Send + Sync + 'static) -> Error {
     let script = Script::start(move |r, n| match (r.what().as_str(), n) {
