@@ -498,6 +498,34 @@ async fn quiet_resumptions_give_up_after_the_bound() {
     client.disconnect().await;
 }
 
+/// A resumption answered with anything but an SSE stream fails the request, quoting it.
+#[tokio::test]
+async fn a_resumption_that_is_no_stream_fails() {
+    let script = Script::start(|r, n| match (r.what().as_str(), n) {
+        ("initialize", _) => initialized(r, None),
+        ("tools/list", 1) => sse_response("retry: 1\nid: ev-1\ndata: {}\n\n"),
+        ("tools/list", _) => json_response(200, &[], &tools(r, &[])),
+        ("GET", _) if r.header("last-event-id").is_some() => {
+            json_response(200, &[], &json!({"not": "a stream"}))
+        }
+        ("GET", _) => not_allowed(),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    let error = client.list_tools_raw().await.unwrap_err();
+    assert_eq!(
+        http(&error),
+        (
+            Some(200),
+            "the SSE stream ended before the response and resuming it (GET with Last-Event-ID) \
+             failed: body: \"{\"not\":\"a stream\"}\""
+                .to_owned()
+        )
+    );
+    client.disconnect().await;
+}
+
 /// The SSE answer to a notification is read and ends there: an event id in it starts no
 /// resumption (nothing waits for an answer).
 #[tokio::test]
