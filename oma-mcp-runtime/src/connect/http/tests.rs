@@ -613,6 +613,48 @@ async fn a_json_rpc_error_in_an_error_status_is_the_servers_answer() {
     assert_eq!((code, message.as_str()), (-32600, "bad"));
 }
 
+/// Of an error status's body the first 64 KiB are read: a JSON-RPC error of exactly that
+/// size is the server's answer; one byte more is cut, no JSON, and quoted.
+#[tokio::test]
+async fn an_error_body_is_read_up_to_64_kib() {
+    fn error_body(r: &Request, size: usize) -> String {
+        let error = |data: &str| {
+            json!({"jsonrpc": "2.0", "id": r.id(), "error": {"code": -32000, "message": "m",
+                "data": data}})
+            .to_string()
+        };
+        let body = error(&"d".repeat(size - error("").len()));
+        assert_eq!(body.len(), size);
+        body
+    }
+    let error = failure(|r| {
+        response(
+            500,
+            &[("Content-Type", "application/json")],
+            &error_body(r, 64 * 1024),
+        )
+    })
+    .await;
+    let Error::Request(RequestError::Rpc { code, data, .. }) = error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(
+        (code, data.and_then(|d| d.as_str().map(str::len))),
+        (-32000, Some(64 * 1024 - 72))
+    );
+    let error = failure(|r| {
+        response(
+            500,
+            &[("Content-Type", "application/json")],
+            &error_body(r, 64 * 1024 + 1),
+        )
+    })
+    .await;
+    let (status, reason) = http(&error);
+    assert_eq!(status, Some(500));
+    assert!(reason.starts_with("body: \"{\"jsonrpc\":\"2.0\""), "{reason}");
+}
+
 #[tokio::test]
 async fn a_refusal_names_the_status_and_the_challenge() {
     let error = failure(|_| {
