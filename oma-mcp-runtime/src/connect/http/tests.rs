@@ -550,6 +550,36 @@ async fn a_notifications_stream_is_not_resumed() {
     client.disconnect().await;
 }
 
+/// `application/json` in any case and with parameters, any `application/…+json`, and
+/// `Content-Encoding: identity` make a JSON answer.
+#[tokio::test]
+async fn what_counts_as_a_json_answer() {
+    let script = Script::start(|r, n| {
+        let answer = |content_type: &str, encoding: &str, name: &str| {
+            let mut headers = vec![("Content-Type", content_type)];
+            if !encoding.is_empty() {
+                headers.push(("Content-Encoding", encoding));
+            }
+            response(200, &headers, &tools(r, &[name]).to_string())
+        };
+        match (r.what().as_str(), n) {
+            ("initialize", _) => initialized(r, None),
+            ("tools/list", 1) => answer("Application/JSON; charset=utf-8", "", "a"),
+            ("tools/list", 2) => answer("application/vnd.example+json", "", "b"),
+            ("tools/list", 3) => answer("application/json", "Identity", "c"),
+            ("tools/list", _) => json_response(200, &[], &tools(r, &[])),
+            ("GET", _) => not_allowed(),
+            _ => accepted(),
+        }
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    for expected in ["a", "b", "c"] {
+        assert_eq!(names(&client.list_tools_raw().await.unwrap()), [expected]);
+    }
+    client.disconnect().await;
+}
+
 /// What the second `tools/list` fails with, when `answer` answers it.
 async fn failure(answer: impl Fn(&Request) -> Vec<u8> + Send + Sync + 'static) -> Error {
     let script = Script::start(move |r, n| match (r.what().as_str(), n) {
@@ -652,7 +682,10 @@ async fn an_error_body_is_read_up_to_64_kib() {
     .await;
     let (status, reason) = http(&error);
     assert_eq!(status, Some(500));
-    assert!(reason.starts_with("body: \"{\"jsonrpc\":\"2.0\""), "{reason}");
+    assert!(
+        reason.starts_with("body: \"{\"jsonrpc\":\"2.0\""),
+        "{reason}"
+    );
 }
 
 #[tokio::test]
@@ -701,6 +734,20 @@ async fn a_success_that_is_no_mcp_answer_says_what_it_was() {
              body: \"<html>\""
                 .to_owned()
         )
+    );
+    let error = failure(|r| {
+        response(
+            200,
+            &[("Content-Type", "application/octet-stream")],
+            &tools(r, &[]).to_string(),
+        )
+    })
+    .await;
+    let (status, reason) = http(&error);
+    assert_eq!(status, Some(200));
+    assert!(
+        reason.starts_with("not an MCP response (Content-Type `application/octet-stream`;"),
+        "{reason}"
     );
     let error =
         failure(|r| json_response(200, &[("Content-Encoding", "gzip")], &tools(r, &[]))).await;
