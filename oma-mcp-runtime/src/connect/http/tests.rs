@@ -81,11 +81,16 @@ impl Script {
         Self { url, log, task }
     }
 
-    /// What came, in order, each as [`Request::what`] with its session id.
-    fn seen(&self) -> Vec<(String, Option<String>)> {
+    /// What came but `GET`s (whose timing is the stream's), in order: each
+    /// [`Request::what`], with ` @<session id>` when it carried one.
+    fn seen(&self) -> Vec<String> {
         self.requests()
             .iter()
-            .map(|r| (r.what(), r.header("mcp-session-id").map(str::to_owned)))
+            .filter(|r| r.method != "GET")
+            .map(|r| match r.header("mcp-session-id") {
+                Some(session) => format!("{} @{session}", r.what()),
+                None => r.what(),
+            })
             .collect()
     }
 
@@ -253,20 +258,14 @@ async fn a_session_from_handshake_to_delete() {
     assert_eq!(names(&client.list_tools_raw().await.unwrap()), ["echo"]);
     client.disconnect().await;
 
-    let s1 = Some("s-1".to_owned());
-    let posts: Vec<_> = script
-        .seen()
-        .into_iter()
-        .filter(|(what, _)| what != "GET")
-        .collect();
     assert_eq!(
-        posts,
-        vec![
-            ("initialize".to_owned(), None),
-            ("notifications/initialized".to_owned(), s1.clone()),
-            ("tools/list".to_owned(), s1.clone()),
-            ("tools/list".to_owned(), s1.clone()),
-            ("DELETE".to_owned(), s1.clone()),
+        script.seen(),
+        [
+            "initialize",
+            "notifications/initialized @s-1",
+            "tools/list @s-1",
+            "tools/list @s-1",
+            "DELETE @s-1",
         ]
     );
     let requests = script.requests();
@@ -345,22 +344,17 @@ async fn an_expired_session_is_started_again() {
     let client = script.connect().await.unwrap();
     assert_eq!(names(&client.list_tools_raw().await.unwrap()), ["t"]);
     client.disconnect().await;
-    let posts: Vec<_> = script
-        .seen()
-        .into_iter()
-        .filter(|(what, _)| what != "GET" && what != "DELETE")
-        .collect();
-    let (s1, s2) = (Some("s-1".to_owned()), Some("s-2".to_owned()));
     assert_eq!(
-        posts,
-        vec![
-            ("initialize".to_owned(), None),
-            ("notifications/initialized".to_owned(), s1.clone()),
-            ("tools/list".to_owned(), s1.clone()),
-            ("tools/list".to_owned(), s1.clone()),
-            ("initialize".to_owned(), None),
-            ("notifications/initialized".to_owned(), s2.clone()),
-            ("tools/list".to_owned(), s2.clone()),
+        script.seen(),
+        [
+            "initialize",
+            "notifications/initialized @s-1",
+            "tools/list @s-1",
+            "tools/list @s-1",
+            "initialize",
+            "notifications/initialized @s-2",
+            "tools/list @s-2",
+            "DELETE @s-2",
         ]
     );
 }
@@ -369,18 +363,17 @@ async fn an_expired_session_is_started_again() {
 /// that carries `Last-Event-ID`, and the answer on the resumed stream is the request's.
 #[tokio::test]
 async fn a_dropped_stream_is_resumed_from_its_last_event() {
-    let script = Script::start(|r, n| match (r.what().as_str(), n) {
-        ("initialize", _) => initialized(r, None),
-        ("tools/list", 1) => sse_response("retry: 10\nid: ev-7\ndata: {}\n\n"),
-        ("tools/list", _) => json_response(200, &[], &tools(r, &[])),
-        ("GET", _) if r.header("last-event-id") == Some("ev-7") => sse_response(&format!(
-            "data: {}\n\n",
-            json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "resumed",
-                "inputSchema": {"type": "object"}}]}})
-        )),
-        ("GET", _) => not_allowed(),
-        _ => accepted(),
-    })
+    let script = answering(
+        |_| sse_response("retry: 10\nid: ev-7\ndata: {}\n\n"),
+        |r| match r.header("last-event-id") {
+            Some("ev-7") => sse_response(&format!(
+                "data: {}\n\n",
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "resumed",
+                    "inputSchema": {"type": "object"}}]}})
+            )),
+            _ => not_allowed(),
+        },
+    )
     .await;
     let client = script.connect().await.unwrap();
     let listed = client.list_tools_raw().await;
@@ -471,13 +464,10 @@ async fn an_answer_of_exactly_the_limit_is_read() {
 /// event id, and says so.
 #[tokio::test]
 async fn quiet_resumptions_give_up_after_the_bound() {
-    let script = Script::start(|r, n| match (r.what().as_str(), n) {
-        ("initialize", _) => initialized(r, None),
-        ("tools/list", 1) => sse_response("retry: 1\nid: ev-1\ndata: {}\n\n"),
-        ("tools/list", _) => json_response(200, &[], &tools(r, &[])),
-        ("GET", _) => sse_response(""),
-        _ => accepted(),
-    })
+    let script = answering(
+        |_| sse_response("retry: 1\nid: ev-1\ndata: {}\n\n"),
+        |_| sse_response(""),
+    )
     .await;
     let client = script.connect().await.unwrap();
     let error = client.list_tools_raw().await.unwrap_err();
@@ -501,16 +491,13 @@ async fn quiet_resumptions_give_up_after_the_bound() {
 /// A resumption answered with anything but an SSE stream fails the request, quoting it.
 #[tokio::test]
 async fn a_resumption_that_is_no_stream_fails() {
-    let script = Script::start(|r, n| match (r.what().as_str(), n) {
-        ("initialize", _) => initialized(r, None),
-        ("tools/list", 1) => sse_response("retry: 1\nid: ev-1\ndata: {}\n\n"),
-        ("tools/list", _) => json_response(200, &[], &tools(r, &[])),
-        ("GET", _) if r.header("last-event-id").is_some() => {
-            json_response(200, &[], &json!({"not": "a stream"}))
-        }
-        ("GET", _) => not_allowed(),
-        _ => accepted(),
-    })
+    let script = answering(
+        |_| sse_response("retry: 1\nid: ev-1\ndata: {}\n\n"),
+        |r| match r.header("last-event-id") {
+            Some(_) => json_response(200, &[], &json!({"not": "a stream"})),
+            None => not_allowed(),
+        },
+    )
     .await;
     let client = script.connect().await.unwrap();
     let error = client.list_tools_raw().await.unwrap_err();
@@ -580,16 +567,26 @@ async fn what_counts_as_a_json_answer() {
     client.disconnect().await;
 }
 
-/// What the second `tools/list` fails with, when `answer` answers it.
-async fn failure(answer: impl Fn(&Request) -> Vec<u8> + Send + Sync + 'static) -> Error {
-    let script = Script::start(move |r, n| match (r.what().as_str(), n) {
+/// A server without sessions that answers the second `tools/list` (the first after
+/// connecting) with `second` and every `GET` with `get`; the other `tools/list`s list no
+/// tools.
+async fn answering(
+    second: impl Fn(&Request) -> Vec<u8> + Send + Sync + 'static,
+    get: impl Fn(&Request) -> Vec<u8> + Send + Sync + 'static,
+) -> Script {
+    Script::start(move |r, n| match (r.what().as_str(), n) {
         ("initialize", _) => initialized(r, None),
-        ("tools/list", 1) => answer(r),
+        ("tools/list", 1) => second(r),
         ("tools/list", _) => json_response(200, &[], &tools(r, &[])),
-        ("GET", _) => not_allowed(),
+        ("GET", _) => get(r),
         _ => accepted(),
     })
-    .await;
+    .await
+}
+
+/// What the second `tools/list` fails with, when `answer` answers it.
+async fn failure(answer: impl Fn(&Request) -> Vec<u8> + Send + Sync + 'static) -> Error {
+    let script = answering(answer, |_| not_allowed()).await;
     let client = script.connect().await.unwrap();
     let error = client.list_tools_raw().await.unwrap_err();
     // A bad answer fails its request, not the session.
