@@ -224,6 +224,10 @@ mod tests {
         assert_eq!(header_text(" lead"), "=?base64?IGxlYWQ=?=");
         assert_eq!(header_text("Zürich"), "=?base64?WsO8cmljaA==?=");
         assert_eq!(header_text("=?base64?x?="), "=?base64?PT9iYXNlNjQ/eD89?=");
+        // Only the whole form is wrapped; its start or its end alone is plain text.
+        assert_eq!(header_text("=?base64?x"), "=?base64?x");
+        assert_eq!(header_text("x?="), "x?=");
+        assert_eq!(header_text("trail\t"), "=?base64?dHJhaWwJ?=");
         assert_eq!(header_text(""), "");
     }
 }

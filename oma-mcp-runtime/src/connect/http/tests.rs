@@ -567,6 +567,69 @@ async fn what_counts_as_a_json_answer() {
     client.disconnect().await;
 }
 
+/// From MCP 2026-07-28 on, a call carries its method and tool name as headers, and each
+/// argument whose property the listed tool annotates with `x-mcp-header` as an
+/// `Mcp-Param-<name>` header.
+#[tokio::test]
+async fn annotated_arguments_travel_as_headers_from_2026_07_28_on() {
+    let script = Script::start(|r, _| match r.what().as_str() {
+        "initialize" => json_response(
+            200,
+            &[],
+            &json!({"jsonrpc": "2.0", "id": r.id(), "result": {
+                "protocolVersion": "2026-07-28",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "scripted", "version": "1"}
+            }}),
+        ),
+        "tools/list" => json_response(
+            200,
+            &[],
+            &json!({"jsonrpc": "2.0", "id": r.id(), "result": {"tools": [{
+                "name": "weather",
+                "inputSchema": {"type": "object", "properties": {
+                    "region": {"type": "string", "x-mcp-header": "Region"},
+                    "days": {"type": "integer"}
+                }}
+            }]}}),
+        ),
+        "tools/call" => json_response(
+            200,
+            &[],
+            &json!({"jsonrpc": "2.0", "id": r.id(), "result": {"content": []}}),
+        ),
+        "GET" | "DELETE" => not_allowed(),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    let arguments = json!({"region": "north", "days": 3});
+    client
+        .call_tool("weather")
+        .arguments(arguments.as_object().cloned())
+        .raw()
+        .await
+        .unwrap();
+    let call = script
+        .requests()
+        .into_iter()
+        .find(|r| r.what() == "tools/call")
+        .unwrap();
+    let headers: Vec<_> = [
+        "mcp-method",
+        "mcp-name",
+        "mcp-param-region",
+        "mcp-param-days",
+    ]
+    .map(|name| call.header(name))
+    .to_vec();
+    assert_eq!(
+        headers,
+        [Some("tools/call"), Some("weather"), Some("north"), None]
+    );
+    client.disconnect().await;
+}
+
 /// A server without sessions that answers the second `tools/list` (the first after
 /// connecting) with `second` and every `GET` with `get`; the other `tools/list`s list no
 /// tools.
