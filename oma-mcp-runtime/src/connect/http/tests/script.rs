@@ -16,6 +16,7 @@ use crate::{ConnectConfig, Error, Lifecycle, McpClient, connect_mcp_tools};
 #[derive(Debug, Clone)]
 pub(super) struct Request {
     pub(super) method: String,
+    pub(super) path: String,
     pub(super) headers: Vec<(String, String)>,
     pub(super) body: Value,
 }
@@ -168,7 +169,9 @@ pub(super) async fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> O
     };
     let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
     let mut lines = head.lines();
-    let method = lines.next()?.split(' ').next()?.to_owned();
+    let mut request_line = lines.next()?.split(' ');
+    let method = request_line.next()?.to_owned();
+    let path = request_line.next()?.to_owned();
     let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
@@ -186,6 +189,7 @@ pub(super) async fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> O
     buf.drain(..head_end + length);
     Some(Request {
         method,
+        path,
         headers,
         body,
     })

@@ -365,3 +365,50 @@ async fn annotated_arguments_travel_as_headers_from_2026_07_28_on() {
     );
     client.disconnect().await;
 }
+
+/// A `307` to the same origin is followed each time, a `308` once and then remembered, and
+/// a `307` of the handshake is remembered too (the session lives there); the rest of the
+/// session goes where it was sent.
+#[tokio::test]
+async fn redirects_to_the_same_origin_are_followed_and_permanent_ones_remembered() {
+    let script = Script::start(|r, n| {
+        let to = |status: u16, path: &str| response(status, &[("Location", path)], "");
+        match (r.path.as_str(), r.what().as_str(), n) {
+            ("/mcp", "initialize", _) => to(307, "/session"),
+            ("/session", "initialize", _) => initialized(r, None),
+            // `n` counts every `tools/list`: 0 is connect's, 2 the followed one at /temporary.
+            ("/session", "tools/list", 1) => to(307, "/temporary"),
+            ("/session", "tools/list", 3) => to(308, "/moved"),
+            (_, "tools/list", _) => json_response(200, &[], &tools(r, &[])),
+            (_, "GET", _) => not_allowed(),
+            _ => accepted(),
+        }
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    for _ in 0..4 {
+        client.list_tools_raw().await.unwrap();
+    }
+    client.disconnect().await;
+    let lists: Vec<_> = script
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| format!("{} {}", r.what(), r.path))
+        .collect();
+    assert_eq!(
+        lists,
+        [
+            "initialize /mcp",
+            "initialize /session",
+            "notifications/initialized /session",
+            "tools/list /session",
+            "tools/list /session",
+            "tools/list /temporary",
+            "tools/list /session",
+            "tools/list /moved",
+            "tools/list /moved",
+            "tools/list /moved",
+        ]
+    );
+}
