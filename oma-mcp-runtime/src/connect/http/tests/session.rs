@@ -95,7 +95,8 @@ async fn an_sse_answer_with_a_server_request_first() {
 }
 
 /// A `404` to a request of a session starts a new one (`initialize` without the old id, then
-/// `notifications/initialized` with the new one), and the request goes again with the new id.
+/// `notifications/initialized` with the new one), the request goes again with the new id,
+/// and the new session's stream of server messages opens.
 #[tokio::test]
 async fn an_expired_session_is_started_again() {
     let script = Script::start(|r, n| match (r.what().as_str(), n) {
@@ -109,6 +110,24 @@ async fn an_expired_session_is_started_again() {
     .await;
     let client = script.connect().await.unwrap();
     assert_eq!(names(&client.list_tools_raw().await.unwrap()), ["t"]);
+    // The new session's stream of server messages opens too.
+    for _ in 0..100 {
+        if script
+            .requests()
+            .iter()
+            .any(|r| r.method == "GET" && r.header("mcp-session-id") == Some("s-2"))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let streams: Vec<_> = script
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .map(|r| r.header("mcp-session-id").map(str::to_owned))
+        .collect();
+    assert_eq!(streams, [Some("s-1".to_owned()), Some("s-2".to_owned())]);
     client.disconnect().await;
     assert_eq!(
         script.seen(),
