@@ -20,8 +20,9 @@ pub const MAX_REDIRECTS: usize = 10;
 /// timeout when shorter).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Streamable HTTP (feature `http`): how many times in a row a dropped SSE response stream is
-/// resumed with `Last-Event-ID` without receiving a new event before the request fails.
+/// Streamable HTTP (feature `http`): how many times in a row a dropped SSE stream is resumed
+/// with `Last-Event-ID` without receiving a new event before the request it carries fails
+/// (the stream of a request) or the client stops listening (the stream of server messages).
 pub const MAX_RESUMES: usize = 5;
 
 /// Streamable HTTP (feature `http`): how long the `POST` of a notification or of an answer to

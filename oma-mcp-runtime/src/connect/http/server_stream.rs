@@ -131,25 +131,34 @@ impl Http {
     /// ends for good.
     async fn follow_server_stream(&self, mut response: Response, inbox: &Inbox, queue: &Queue) {
         let mut quiet = 0;
+        // The last event id and `retry` stay until an event sets others, across resumptions
+        // (WHATWG HTML, "Server-sent events": the last event ID string is the stream's, not one
+        // connection's), as they do for the stream of a request.
+        let (mut last_id, mut last_retry) = (None, None);
         loop {
             let end = sse::read_events(response, self.max_message_size, inbox, queue, None).await;
             if inbox.is_closed() {
                 return;
             }
             let StreamEnd::Ended {
-                last_event_id: Some(id),
+                last_event_id,
                 retry,
                 events,
             } = end
             else {
                 return;
             };
+            last_id = last_event_id.or(last_id);
+            last_retry = retry.or(last_retry);
+            let Some(id) = &last_id else {
+                return;
+            };
             quiet = if events == 0 { quiet + 1 } else { 0 };
             if quiet > MAX_RESUMES {
                 return;
             }
-            tokio::time::sleep(retry.unwrap_or(DEFAULT_RETRY)).await;
-            response = match self.stream_get(Some(&id)).await {
+            tokio::time::sleep(last_retry.unwrap_or(DEFAULT_RETRY)).await;
+            response = match self.stream_get(Some(id)).await {
                 Some(r) if r.status().is_success() && is_event_stream(&r) => r,
                 _ => return,
             };

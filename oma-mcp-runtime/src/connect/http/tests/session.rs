@@ -431,3 +431,72 @@ async fn redirects_to_the_same_origin_are_followed_and_permanent_ones_remembered
         ]
     );
 }
+
+/// The `GET` requests of a session's stream of server messages that resume it, by their
+/// `Last-Event-ID`, once no more come (none for 200 ms).
+async fn resumptions(script: &Script) -> Vec<String> {
+    let ids = || -> Vec<String> {
+        script
+            .requests()
+            .iter()
+            .filter(|r| r.method == "GET")
+            .filter_map(|r| r.header("last-event-id").map(str::to_owned))
+            .collect()
+    };
+    let mut seen = ids();
+    loop {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let now = ids();
+        if now == seen {
+            return now;
+        }
+        seen = now;
+    }
+}
+
+/// The stream of server messages is resumed from its last event id, and after
+/// [`MAX_RESUMES`](crate::connect::config::MAX_RESUMES) resumptions in a row without a new
+/// event it is given up.
+#[tokio::test]
+async fn the_server_stream_is_resumed_until_it_stays_quiet() {
+    let script = Script::start(|r, _| match r.what().as_str() {
+        "initialize" => initialized(r, Some("s-1")),
+        "tools/list" => json_response(200, &[], &tools(r, &[])),
+        "GET" if r.header("last-event-id").is_none() => sse_response(&format!(
+            "retry: 1\nid: g-1\ndata: {}\n\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": "hello"}})
+        )),
+        "GET" => sse_response(""),
+        "DELETE" => not_allowed(),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    assert_eq!(resumptions(&script).await, vec!["g-1".to_owned(); 6]);
+    client.disconnect().await;
+}
+
+/// A resumption of the stream of server messages answered with anything but an SSE stream
+/// ends it, whatever its body holds.
+#[tokio::test]
+async fn a_server_stream_resumed_with_no_stream_ends() {
+    let script = Script::start(|r, _| match r.what().as_str() {
+        "initialize" => initialized(r, Some("s-1")),
+        "tools/list" => json_response(200, &[], &tools(r, &[])),
+        "GET" => match r.header("last-event-id") {
+            None => sse_response("retry: 1\nid: g-1\ndata: {}\n\n"),
+            Some(_) => response(
+                200,
+                &[("Content-Type", "text/plain")],
+                "retry: 1\nid: g-2\ndata: {}\n\n",
+            ),
+        },
+        "DELETE" => not_allowed(),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    assert_eq!(resumptions(&script).await, ["g-1"]);
+    client.disconnect().await;
+}
