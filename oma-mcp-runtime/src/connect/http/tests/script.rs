@@ -15,6 +15,8 @@ use crate::{ConnectConfig, Error, Lifecycle, McpClient, connect_mcp_tools};
 /// One request as the server read it.
 #[derive(Debug, Clone)]
 pub(super) struct Request {
+    /// When the request's head arrived.
+    pub(super) at: std::time::Instant,
     pub(super) method: String,
     pub(super) path: String,
     pub(super) headers: Vec<(String, String)>,
@@ -55,6 +57,16 @@ pub(super) type Answer = dyn Fn(&Request, usize) -> Vec<u8> + Send + Sync;
 
 /// The mark of an answer to hold back until the server saw a request (see [`after`]).
 pub(super) const AFTER: &[u8] = b"after ";
+
+/// The mark of an answer to hold back for a time (see [`paused`]).
+pub(super) const PAUSE: &[u8] = b"pause ";
+
+/// `bytes`, written `ms` milliseconds after the request came.
+pub(super) fn paused(ms: u64, bytes: Vec<u8>) -> Vec<u8> {
+    let mut marked = format!("pause {ms}\n").into_bytes();
+    marked.extend(bytes);
+    marked
+}
 
 /// `bytes`, written once the server has seen `count` requests of the kind `what` (a
 /// [`Request::what`]): an answer on the server's stream to a request sent after it opened.
@@ -132,6 +144,12 @@ pub(super) async fn connection(
             count
         };
         let mut bytes = answer(&request, count);
+        if let Some(rest) = bytes.strip_prefix(PAUSE) {
+            let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+            let ms: u64 = String::from_utf8_lossy(&rest[..line_end]).parse().unwrap();
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            bytes = rest[line_end + 1..].to_vec();
+        }
         if let Some(rest) = bytes.strip_prefix(AFTER) {
             let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
             let mark = String::from_utf8_lossy(&rest[..line_end]).into_owned();
@@ -167,6 +185,7 @@ pub(super) async fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> O
         let n = stream.read(&mut chunk).await.ok().filter(|&n| n > 0)?;
         buf.extend_from_slice(&chunk[..n]);
     };
+    let at = std::time::Instant::now();
     let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
     let mut lines = head.lines();
     let mut request_line = lines.next()?.split(' ');
@@ -188,6 +207,7 @@ pub(super) async fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> O
     let body = serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or(Value::Null);
     buf.drain(..head_end + length);
     Some(Request {
+        at,
         method,
         path,
         headers,

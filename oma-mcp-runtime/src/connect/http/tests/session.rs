@@ -500,3 +500,23 @@ async fn a_server_stream_resumed_with_no_stream_ends() {
     assert_eq!(resumptions(&script).await, ["g-1"]);
     client.disconnect().await;
 }
+
+/// `notifications/initialized` goes before every request queued after it (MCP 2025-11-25,
+/// "Lifecycle": the client sends it before other requests): a slow answer to it holds them.
+#[tokio::test]
+async fn requests_wait_for_the_initialized_notification() {
+    let script = Script::start(|r, _| match r.what().as_str() {
+        "initialize" => initialized(r, None),
+        "notifications/initialized" => paused(300, accepted()),
+        "tools/list" => json_response(200, &[], &tools(r, &[])),
+        "GET" => not_allowed(),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    let requests = script.requests();
+    let at = |what: &str| requests.iter().find(|r| r.what() == what).unwrap().at;
+    let waited = at("tools/list") - at("notifications/initialized");
+    assert!(waited >= Duration::from_millis(300), "{waited:?}");
+    client.disconnect().await;
+}
