@@ -935,7 +935,63 @@ impl TokenProvider for OAuthClient {
 
 #[cfg(test)]
 mod tests {
-    use super::with_consent_prompt;
+    use super::*;
+
+    /// A client's `Debug` names its URL (redacted), grant and client id, never its secret.
+    #[test]
+    fn debug_shows_the_client_without_its_secret() {
+        let config = OAuthConfig::default()
+            .with_grant(OAuthGrant::ClientCredentials)
+            .with_client_id("client-1")
+            .with_client_secret(Secret::new("CLIENT-SECRET"));
+        let client = OAuthClient::new("http://127.0.0.1:1/mcp?key=k1", &config, "oma").unwrap();
+        assert_eq!(
+            format!("{client:?}"),
+            "OAuthClient { url: \"http://127.0.0.1:1/mcp?key=***\", grant: ClientCredentials, \
+             client_id: Some(\"client-1\"), .. }"
+        );
+    }
+
+    /// How to log in again: the pin's login command when there is one, else the library's
+    /// words.
+    #[test]
+    fn how_to_log_in_again_names_the_login_command() {
+        let client =
+            OAuthClient::new("http://127.0.0.1:1/mcp", &OAuthConfig::default(), "oma").unwrap();
+        assert_eq!(
+            client.again(),
+            "log in to this URL again with `oma-mcp login`, or let the connection ask the user \
+             (`OAuthConfig::with_authorizer`)"
+        );
+        assert_eq!(client.retry(), "log in again");
+        let client = client.with_login_command("oma-mcp login notes");
+        assert_eq!(client.again(), "run `oma-mcp login notes` again");
+        assert_eq!(client.retry(), "run `oma-mcp login notes` again");
+    }
+
+    /// Client ID Metadata Documents are used only where the authorization server says it
+    /// takes them (`client_id_metadata_document_supported: true`).
+    #[test]
+    fn client_metadata_documents_only_where_supported() {
+        let metadata = |extra: serde_json::Value| -> AuthorizationMetadata {
+            let mut fields = serde_json::json!({
+                "authorization_endpoint": "http://127.0.0.1:1/authorize",
+                "token_endpoint": "http://127.0.0.1:1/token"
+            });
+            fields
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            serde_json::from_value(fields).unwrap()
+        };
+        let supported = serde_json::json!({"client_id_metadata_document_supported": true});
+        assert!(supports_client_metadata(&metadata(supported)));
+        let refused = serde_json::json!({"client_id_metadata_document_supported": false});
+        assert!(!supports_client_metadata(&metadata(refused)));
+        assert!(!supports_client_metadata(&metadata(serde_json::json!({}))));
+        let not_a_bool = serde_json::json!({"client_id_metadata_document_supported": "yes"});
+        assert!(!supports_client_metadata(&metadata(not_a_bool)));
+    }
 
     #[test]
     fn offline_access_asks_for_consent() {
