@@ -58,6 +58,21 @@ pub(super) type Answer = dyn Fn(&Request, usize) -> Vec<u8> + Send + Sync;
 /// The mark of an answer to hold back until the server saw a request (see [`after`]).
 pub(super) const AFTER: &[u8] = b"after ";
 
+/// The mark of an SSE answer that stays open (see [`open_stream`]).
+pub(super) const OPEN: &[u8] = b"open\n";
+
+/// The head of an SSE answer and a comment, then nothing: the stream stays open until the
+/// client closes its connection, which the log records as a request `CLOSED` whose path is
+/// what the stream answered.
+pub(super) fn open_stream() -> Vec<u8> {
+    let mut marked = OPEN.to_vec();
+    marked.extend_from_slice(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n\
+          d\r\n: keep going\n\r\n",
+    );
+    marked
+}
+
 /// The mark of an answer to hold back for a time (see [`paused`]).
 pub(super) const PAUSE: &[u8] = b"pause ";
 
@@ -169,6 +184,21 @@ pub(super) async fn connection(
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
             bytes = rest[line_end + 1..].to_vec();
+        }
+        if let Some(rest) = bytes.strip_prefix(OPEN) {
+            if stream.write_all(rest).await.is_ok() {
+                // Nothing more comes from the client on this connection: wait for its end.
+                let mut byte = [0u8; 1];
+                while matches!(stream.read(&mut byte).await, Ok(n) if n > 0) {}
+            }
+            log.lock().unwrap().push(Request {
+                at: std::time::Instant::now(),
+                method: "CLOSED".to_owned(),
+                path: request.what(),
+                headers: Vec::new(),
+                body: Value::Null,
+            });
+            return;
         }
         if stream.write_all(&bytes).await.is_err() {
             return;

@@ -6,6 +6,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::script::*;
+use crate::Error;
+use crate::error::RequestError;
 
 /// Connecting with a session: `initialize` without a session id, every later message with
 /// the one the server assigned and the negotiated protocol version, the `GET` of the server's
@@ -521,4 +523,57 @@ async fn requests_wait_for_the_initialized_notification() {
     let waited = at("tools/list") - at("notifications/initialized");
     assert!(waited >= Duration::from_millis(300), "{waited:?}");
     client.disconnect().await;
+}
+
+/// When the stream of `what` was closed by the client (its `CLOSED` entry), waiting up to 2 s.
+async fn closed(script: &Script, what: &str) -> bool {
+    for _ in 0..200 {
+        if script
+            .requests()
+            .iter()
+            .any(|r| r.method == "CLOSED" && r.path == what)
+        {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+/// A request that times out stops reading its answer's stream (the connection is closed),
+/// and disconnecting closes the stream of server messages.
+#[tokio::test]
+async fn streams_close_with_their_request_and_their_session() {
+    let script = Script::start(|r, _| match r.what().as_str() {
+        "initialize" => initialized(r, Some("s-1")),
+        "tools/list" => json_response(200, &[], &tools(r, &["slow"])),
+        "tools/call" | "GET" => open_stream(),
+        "DELETE" => not_allowed(),
+        _ => accepted(),
+    })
+    .await;
+    let client = script.connect().await.unwrap();
+    let error = client
+        .call_tool("slow")
+        .timeout(Duration::from_millis(200))
+        .raw()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::Request(RequestError::Timeout { .. })),
+        "{error:?}"
+    );
+    assert!(
+        closed(&script, "tools/call").await,
+        "the call's stream stays open"
+    );
+    assert!(
+        !closed(&script, "GET").await,
+        "the session's stream closed early"
+    );
+    client.disconnect().await;
+    assert!(
+        closed(&script, "GET").await,
+        "the session's stream stays open"
+    );
 }
