@@ -969,6 +969,42 @@ mod tests {
         assert_eq!(client.retry(), "run `oma-mcp login notes` again");
     }
 
+    /// A `403` asks for more scope only with `error="insufficient_scope"`; any other `403` is
+    /// a refusal a new token does not cure. Before any token was granted, no scope can be
+    /// added.
+    #[tokio::test]
+    async fn a_403_steps_up_only_for_insufficient_scope() {
+        let client =
+            OAuthClient::new("http://127.0.0.1:1/mcp", &OAuthConfig::default(), "oma").unwrap();
+        let refused = |challenge: &str| Refusal::new(403, Some(challenge.to_owned()), None);
+        let failure = client
+            .refused(&refused("Bearer error=\"invalid_token\""))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (failure.reason.as_str(), failure.hint.as_str()),
+            (
+                "the MCP server `http://127.0.0.1:1/mcp` refused the request (HTTP 403) without \
+                 asking for more scope",
+                "check the account's permissions on the server"
+            )
+        );
+        let failure = client
+            .refused(&refused(
+                "Bearer error=\"insufficient_scope\", scope=\"files:write\"",
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (failure.reason.as_str(), failure.hint.as_str()),
+            (
+                "the MCP server `http://127.0.0.1:1/mcp` asked for the scope `files:write` before \
+                 any token was granted",
+                "check the server's OAuth configuration"
+            )
+        );
+    }
+
     /// Client ID Metadata Documents are used only where the authorization server says it
     /// takes them (`client_id_metadata_document_supported: true`).
     #[test]
