@@ -127,15 +127,18 @@ impl Script {
         self.log.lock().unwrap().clone()
     }
 
-    /// A client of the server with the `initialize` lifecycle and a short request timeout.
+    /// The settings of a client of the server: the `initialize` lifecycle, a short request
+    /// timeout and a message size limit of 1000 bytes.
+    pub(super) fn config(&self) -> ConnectConfig {
+        ConnectConfig::http(&self.url)
+            .with_lifecycle(Lifecycle::Initialize)
+            .with_request_timeout(Duration::from_secs(3))
+            .with_max_message_size(1000)
+    }
+
+    /// A client of the server with [`Script::config`].
     pub(super) async fn connect(&self) -> Result<McpClient, Error> {
-        connect_mcp_tools(
-            ConnectConfig::http(&self.url)
-                .with_lifecycle(Lifecycle::Initialize)
-                .with_request_timeout(Duration::from_secs(3))
-                .with_max_message_size(1000),
-        )
-        .await
+        connect_mcp_tools(self.config()).await
     }
 }
 

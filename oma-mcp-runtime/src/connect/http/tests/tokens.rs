@@ -2,12 +2,11 @@
 //! refusals in a row, and what the endpoint shows of itself.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use super::script::*;
 use crate::connect::config::{AuthFailure, BoxFuture, Refusal, TokenProvider, TokenSource};
 use crate::error::ConnectError;
-use crate::{ConnectConfig, Error, Lifecycle, connect_mcp_tools};
+use crate::{ConnectConfig, Error, connect_mcp_tools};
 
 /// A token provider that hands out `token-1`, `token-2`, …: a new one after each refusal,
 /// which it records.
@@ -52,9 +51,8 @@ async fn a_refused_token_is_replaced_and_the_request_sent_again() {
     .await;
     let tokens = Arc::new(Tokens::default());
     let client = connect_mcp_tools(
-        ConnectConfig::http(&script.url)
-            .with_lifecycle(Lifecycle::Initialize)
-            .with_request_timeout(Duration::from_secs(3))
+        script
+            .config()
             .with_token_provider(TokenSource(tokens.clone())),
     )
     .await
@@ -97,9 +95,8 @@ async fn refusals_in_a_row_end_after_three() {
     .await;
     let tokens = Arc::new(Tokens::default());
     let client = connect_mcp_tools(
-        ConnectConfig::http(&script.url)
-            .with_lifecycle(Lifecycle::Initialize)
-            .with_request_timeout(Duration::from_secs(3))
+        script
+            .config()
             .with_token_provider(TokenSource(tokens.clone())),
     )
     .await
