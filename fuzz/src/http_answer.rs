@@ -349,7 +349,7 @@ fn expected(input: &Value, id: u64) -> Expected {
             return Expected::Http(status, "compressed");
         }
         if content_type.starts_with("text/event-stream") {
-            return expected_stream(body, id, limit);
+            return expected_stream(body, id, limit, status);
         }
         if is_json {
             if body_bytes(body, id).len() > limit {
@@ -379,7 +379,7 @@ fn expected(input: &Value, id: u64) -> Expected {
 /// The outcome of an SSE body: the first routed message that answers the request, unless an
 /// event's data is over the limit first; when none answers, a stream with an event id is
 /// resumed (the server refuses the `GET` with `405`), one without fails.
-fn expected_stream(body: &Value, id: u64, limit: usize) -> Expected {
+fn expected_stream(body: &Value, id: u64, limit: usize, status: u16) -> Expected {
     let Some(sse) = body.get("sse") else {
         // One message read as SSE: without a line end it holds no complete line, so no event
         // (the unfinished last line is dropped). Random bytes may make any events.
@@ -387,7 +387,7 @@ fn expected_stream(body: &Value, id: u64, limit: usize) -> Expected {
             .get("json")
             .is_some_and(|m| !render(m, id).contains(['\r', '\n']))
         {
-            Expected::Http(200, "no event had an id")
+            Expected::Http(status, "no event had an id")
         } else {
             Expected::Any
         };
@@ -413,7 +413,7 @@ fn expected_stream(body: &Value, id: u64, limit: usize) -> Expected {
     match last_id {
         // An empty `id:` sets the last event id to empty, which is still an id to resume from.
         Some(_) => Expected::Http(405, "resuming it"),
-        None => Expected::Http(200, "no event had an id"),
+        None => Expected::Http(status, "no event had an id"),
     }
 }
 

@@ -284,6 +284,8 @@ impl Http {
         method: &str,
     ) -> Result<(), Error> {
         let limit = self.max_message_size;
+        // The status the stream came with (any 2xx), which its errors name.
+        let status = response.status();
         let mut end = sse::read_events(response, limit, inbox, queue, id).await;
         let mut quiet = 0;
         loop {
@@ -297,7 +299,7 @@ impl Http {
                 StreamEnd::Broken(reason) => {
                     return Err(self.http_error(
                         method,
-                        Some(StatusCode::OK),
+                        Some(status),
                         format!("the SSE stream broke before the response: {reason}"),
                     ));
                 }
@@ -307,7 +309,7 @@ impl Http {
                 } => {
                     return Err(self.http_error(
                         method,
-                        Some(StatusCode::OK),
+                        Some(status),
                         "the SSE stream ended before the response, and no event had an id to \
                          resume it with"
                             .to_owned(),
@@ -322,7 +324,7 @@ impl Http {
                     if quiet > MAX_RESUMES {
                         return Err(self.http_error(
                             method,
-                            Some(StatusCode::OK),
+                            Some(status),
                             format!(
                                 "the SSE stream was resumed {MAX_RESUMES} times without a new \
                                  event, and still no response"

@@ -228,6 +228,16 @@ async fn a_stream_without_the_answer_fails() {
                 .to_owned()
         )
     );
+    // The status it came with, whichever 2xx.
+    let error = failure(|_| {
+        response(
+            201,
+            &[("Content-Type", "text/event-stream")],
+            "data: {}\n\n",
+        )
+    })
+    .await;
+    assert_eq!(http_error(&error).0, Some(201));
     let error = failure(|_| sse_response("retry: 1\nid: 3\ndata: {}\n\n")).await;
     let (status, reason) = http_error(&error);
     assert_eq!(status, Some(405));
