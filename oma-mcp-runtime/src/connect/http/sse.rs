@@ -295,9 +295,12 @@ mod tests {
 
     /// A response whose body arrives in `chunks`, as the network delivers it.
     fn response(chunks: &[&[u8]]) -> Response {
-        let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
-            chunks.iter().map(|c| Ok(c.to_vec())).collect();
-        let body = reqwest::Body::wrap_stream(futures_util::stream::iter(chunks));
+        response_of(chunks.iter().map(|c| Ok(c.to_vec())).collect())
+    }
+
+    /// A response whose body delivers `reads` in order: chunks, or a read error.
+    fn response_of(reads: Vec<Result<Vec<u8>, std::io::Error>>) -> Response {
+        let body = reqwest::Body::wrap_stream(futures_util::stream::iter(reads));
         http::Response::new(body).into()
     }
 
@@ -408,13 +411,12 @@ mod tests {
     /// A body that breaks mid-stream ends it as broken, with the cause.
     #[tokio::test]
     async fn a_broken_body_ends_the_stream_with_its_cause() {
-        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = vec![
+        let response = response_of(vec![
             Ok(b"data: 1\n\n".to_vec()),
             Err(std::io::Error::other("connection reset")),
-        ];
-        let body = reqwest::Body::wrap_stream(futures_util::stream::iter(chunks));
+        ]);
         let mut messages = Vec::new();
-        let end = each_message(http::Response::new(body).into(), 100, "test", |m| {
+        let end = each_message(response, 100, "test", |m| {
             messages.push(m.map(str::to_owned));
             false
         })
