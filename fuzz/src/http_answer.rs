@@ -537,21 +537,15 @@ fn generated_response(input: &Value, id: u64) -> Vec<Vec<u8>> {
         .filter_map(|c| c.as_u64().map(|c| c as usize % (body.len() + 1)))
         .collect();
     cuts.sort_unstable();
-    cuts.dedup();
     let mut pieces = vec![head.into_bytes()];
-    let mut start = 0;
-    for cut in cuts.into_iter().chain([body.len()]) {
-        let piece = &body[start..cut];
-        start = cut;
-        if framing == "chunked" {
-            if !piece.is_empty() {
-                let mut chunk = format!("{:x}\r\n", piece.len()).into_bytes();
-                chunk.extend_from_slice(piece);
-                chunk.extend_from_slice(b"\r\n");
-                pieces.push(chunk);
-            }
-        } else {
-            pieces.push(piece.to_vec());
+    for piece in crate::targets::chunks(&body, &cuts) {
+        if framing != "chunked" {
+            pieces.push(piece);
+        } else if !piece.is_empty() {
+            let mut chunk = format!("{:x}\r\n", piece.len()).into_bytes();
+            chunk.extend_from_slice(&piece);
+            chunk.extend_from_slice(b"\r\n");
+            pieces.push(chunk);
         }
     }
     if framing == "chunked" {

@@ -526,7 +526,7 @@ fn sse_input() -> BoxedStrategy<Value> {
 }
 
 /// `data` cut into chunks ending at `cuts` (as network reads would deliver it).
-fn chunks(data: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
+pub(crate) fn chunks(data: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let mut start = 0;
     for &cut in cuts.iter().chain(std::iter::once(&data.len())) {
