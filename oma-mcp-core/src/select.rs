@@ -31,17 +31,18 @@
 //!
 //! [`DriftReport::for_selection`]: crate::drift::DriftReport::for_selection
 
-use globset::{Glob, GlobMatcher};
+use glob::Pattern;
 
 use crate::snapshot::Snapshot;
 
 /// An entry of `tools`, `exclude-tools`, `consequential` or `not-consequential` that is not a
 /// valid glob.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid `{key}` pattern \"{pattern}\" (use an exact tool name or a glob such as \
-     \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[` or `{{` puts \
-     each such character in brackets: \"a[[]b\" is the name a[b)"
+    "invalid `{key}` pattern \"{pattern}\" at character {position}: {reason} (use an exact \
+     tool name or a glob such as \"delete_*\"; an entry is read as a glob, so a name holding \
+     `*`, `?`, `[`, `]`, `{{` or `}}` puts each such character in brackets: \"a[[]b\" is the \
+     name a[b)"
 )]
 #[non_exhaustive]
 pub struct InvalidPattern {
@@ -50,18 +51,23 @@ pub struct InvalidPattern {
     pub key: &'static str,
     /// The pattern as given.
     pub pattern: String,
-    /// Why globset rejected it.
-    #[source]
-    pub source: globset::Error,
+    /// Where the pattern goes wrong: the index of the character (not byte), from 0.
+    pub position: usize,
+    /// What is wrong there, e.g. "invalid range pattern" (an unclosed `[`).
+    pub reason: &'static str,
 }
 
 /// Compiled entries of one key: an entry matches a raw MCP tool name when it equals it or
-/// matches it as a glob (globset syntax; `*` also matches `/`). Two are equal when their
-/// entries are.
+/// matches it as a glob. The glob syntax is the Unix shell's (the `glob` crate's `Pattern`):
+/// `?` is one character, `*` any run of characters (`/` included), `[abc]` and `[a-z]` one of
+/// the set, `[!abc]` one character outside it; a bracketed `[*]` is the character itself.
+/// There is no alternation: `{a,b}` is refused rather than read as the literal name, because
+/// a `consequential` entry that silently matched nothing would drop a confirmation; list each
+/// name as its own entry instead. Two are equal when their entries are.
 #[derive(Debug, Clone, Default)]
 pub struct NamePatterns {
     exact: Vec<String>,
-    globs: Vec<GlobMatcher>,
+    globs: Vec<Pattern>,
 }
 
 impl PartialEq for NamePatterns {
@@ -81,15 +87,7 @@ impl NamePatterns {
     pub fn new(key: &'static str, patterns: &[String]) -> Result<Self, InvalidPattern> {
         let globs = patterns
             .iter()
-            .map(|pattern| {
-                Glob::new(pattern)
-                    .map(|g| g.compile_matcher())
-                    .map_err(|source| InvalidPattern {
-                        key,
-                        pattern: pattern.clone(),
-                        source,
-                    })
-            })
+            .map(|pattern| compile(key, pattern))
             .collect::<Result<_, _>>()?;
         Ok(Self {
             exact: patterns.to_vec(),
@@ -99,13 +97,13 @@ impl NamePatterns {
 
     /// Whether an entry matches the tool with raw MCP name `mcp_name`.
     pub fn matches(&self, mcp_name: &str) -> bool {
-        self.exact.iter().any(|e| e == mcp_name) || self.globs.iter().any(|g| g.is_match(mcp_name))
+        self.exact.iter().any(|e| e == mcp_name) || self.globs.iter().any(|g| g.matches(mcp_name))
     }
 
     /// Whether the entry at `index` matches `mcp_name` (false past the end).
     fn entry_matches(&self, index: usize, mcp_name: &str) -> bool {
         self.exact.get(index).is_some_and(|e| e == mcp_name)
-            || self.globs.get(index).is_some_and(|g| g.is_match(mcp_name))
+            || self.globs.get(index).is_some_and(|g| g.matches(mcp_name))
     }
 
     /// The entries as given.
@@ -117,6 +115,26 @@ impl NamePatterns {
     pub fn is_empty(&self) -> bool {
         self.exact.is_empty()
     }
+}
+
+/// One entry as a glob: a brace outside brackets is refused (no alternation, see
+/// [`NamePatterns`]), the rest is the `glob` crate's syntax and its errors.
+fn compile(key: &'static str, pattern: &str) -> Result<Pattern, InvalidPattern> {
+    let invalid = |position, reason| InvalidPattern {
+        key,
+        pattern: pattern.to_owned(),
+        position,
+        reason,
+    };
+    let unbracketed = pattern.replace("[{]", "   ").replace("[}]", "   ");
+    if let Some(byte) = unbracketed.find(['{', '}']) {
+        let position = unbracketed[..byte].chars().count();
+        return Err(invalid(
+            position,
+            "a brace, but there is no alternation `{a,b}`; give one entry per name",
+        ));
+    }
+    Pattern::new(pattern).map_err(|e| invalid(e.pos, e.msg))
 }
 
 /// The tools a program uses (see the [module docs](self)): the `tools` entries (none: every
@@ -198,14 +216,17 @@ mod tests {
             "a[b".to_owned(),
         ];
         let err = NamePatterns::new("consequential", &patterns).err().unwrap();
-        assert_eq!(err.pattern, "a[b");
+        assert_eq!(
+            (err.pattern.as_str(), err.position, err.reason),
+            ("a[b", 1, "invalid range pattern")
+        );
         assert_eq!(
             err.to_string(),
-            "invalid `consequential` pattern \"a[b\" (use an exact tool name or a glob such as \
-             \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[` or `{` \
-         puts each such character in brackets: \"a[[]b\" is the name a[b)"
+            "invalid `consequential` pattern \"a[b\" at character 1: invalid range pattern (use \
+             an exact tool name or a glob such as \"delete_*\"; an entry is read as a glob, so a \
+             name holding `*`, `?`, `[`, `]`, `{` or `}` puts each such character in brackets: \
+             \"a[[]b\" is the name a[b)"
         );
-        assert!(std::error::Error::source(&err).is_some());
         let c = NamePatterns::new("consequential", &patterns[..2]).unwrap();
         assert!(c.matches("delete_issue"));
         assert!(c.matches("fs/write"));
@@ -221,6 +242,35 @@ mod tests {
         let bracketed = ["a[[]b".to_owned()];
         let escaped = NamePatterns::new("tools", &bracketed).unwrap();
         assert!(escaped.matches("a[b") && !escaped.matches("a[[]c"));
+        let one = |p: &str| NamePatterns::new("tools", &[p.to_owned()]);
+        let set = one("get_[a-c]?[!x]").unwrap();
+        assert_eq!(
+            ["get_b1y", "get_d1y", "get_b1x", "get_b12y"].map(|n| set.matches(n)),
+            [true, false, false, false]
+        );
+    }
+
+    /// `{a,b}` is refused, not read as a name that matches nothing: a `consequential` entry
+    /// that silently matched nothing would drop a confirmation. A bracketed brace is a name.
+    #[test]
+    fn braces_are_refused_unless_bracketed() {
+        let one = |p: &str| NamePatterns::new("consequential", &[p.to_owned()]);
+        let err = one("é_{delete,drop}_*").unwrap_err();
+        assert_eq!(
+            (err.position, err.reason),
+            (
+                2,
+                "a brace, but there is no alternation `{a,b}`; give one entry per name"
+            )
+        );
+        assert_eq!(one("x}").unwrap_err().position, 1);
+        let literal = one("a[{]b[}]").unwrap();
+        assert!(literal.matches("a{b}") && !literal.matches("a{b"));
+        // `**` means nothing in a tool name; the `glob` crate refuses it inside a word.
+        assert_eq!(
+            one("a**").unwrap_err().reason,
+            "recursive wildcards must form a single path component"
+        );
     }
 
     #[test]

@@ -178,9 +178,10 @@ async fn a_destructive_tool_is_gated_on_every_path_live() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid `consequential` pattern \"a[b\" (use an exact tool name or a glob such as \
-         \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[` or `{` \
-         puts each such character in brackets: \"a[[]b\" is the name a[b)"
+        "invalid `consequential` pattern \"a[b\" at character 1: invalid range pattern (use \
+         an exact tool name or a glob such as \"delete_*\"; an entry is read as a glob, so a \
+         name holding `*`, `?`, `[`, `]`, `{` or `}` puts each such character in brackets: \
+         \"a[[]b\" is the name a[b)"
     );
     client.disconnect().await;
 }

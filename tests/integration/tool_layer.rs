@@ -631,8 +631,9 @@ async fn only_the_selected_tools_reach_the_tool_layer() {
     let err = connect_mcp_tools(bad).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid `exclude-tools` pattern \"a[b\" (use an exact tool name or a glob such as \
-         \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[` or `{` \
-         puts each such character in brackets: \"a[[]b\" is the name a[b)"
+        "invalid `exclude-tools` pattern \"a[b\" at character 1: invalid range pattern (use \
+         an exact tool name or a glob such as \"delete_*\"; an entry is read as a glob, so a \
+         name holding `*`, `?`, `[`, `]`, `{` or `}` puts each such character in brackets: \
+         \"a[[]b\" is the name a[b)"
     );
 }

@@ -255,9 +255,10 @@ fn tool_selection_reaches_connect_config_the_generator_and_its_code() {
     );
     assert_eq!(
         err("[servers.a]\ncommand = \"x\"\nexclude-tools = [\"a[\"]\n"),
-        "manifest m.toml is not valid: servers.a: invalid `exclude-tools` pattern \"a[\" (use \
-         an exact tool name or a glob such as \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[` or `{` \
-         puts each such character in brackets: \"a[[]b\" is the name a[b)"
+        "manifest m.toml is not valid: servers.a: invalid `exclude-tools` pattern \"a[\" at \
+         character 1: invalid range pattern (use an exact tool name or a glob such as \
+         \"delete_*\"; an entry is read as a glob, so a name holding `*`, `?`, `[`, `]`, `{` or \
+         `}` puts each such character in brackets: \"a[[]b\" is the name a[b)"
     );
     let plain = Manifest::parse("[servers.a]\ncommand = \"x\"\n", Path::new("m.toml")).unwrap();
     assert!(plain.servers["a"].tools.is_all());
