@@ -87,7 +87,8 @@ impl CallProgress {
         })
     }
 
-    /// Shows one `notifications/progress`.
+    /// Shows one `notifications/progress`, or a new status of the call's task: `task <id>
+    /// <status>: <status message>` beside the tool's name.
     pub fn update(&self, progress: &oma_mcp_runtime::Progress) {
         if self.bar.is_hidden() {
             self.bar
@@ -98,6 +99,10 @@ impl CallProgress {
             .as_deref()
             .map(terminal::safe)
             .unwrap_or_default();
+        let message = match &progress.task {
+            Some(task) => task_line(task, &message),
+            None => message,
+        };
         match progress.fraction() {
             Some(fraction) => {
                 self.bar.set_style(bar_style());
@@ -121,6 +126,18 @@ impl CallProgress {
     }
 }
 
+/// `task <id> <status>: <message>` (`: <message>` only when there is one), the id cut to
+/// 40 characters and made safe for a terminal.
+fn task_line(task: &oma_mcp_runtime::task::Task, message: &str) -> String {
+    let id = terminal::safe(&oma_mcp_core::quote::cut(&task.id, 40));
+    let status = terminal::safe(task.status.as_str());
+    if message.is_empty() {
+        format!("task {id} {status}")
+    } else {
+        format!("task {id} {status}: {message}")
+    }
+}
+
 fn bar_style() -> indicatif::ProgressStyle {
     indicatif::ProgressStyle::with_template("[{bar:30}] {percent:>3}% {msg}")
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
@@ -130,4 +147,24 @@ fn bar_style() -> indicatif::ProgressStyle {
 fn spinner_style() -> indicatif::ProgressStyle {
     indicatif::ProgressStyle::with_template("{spinner} {msg}")
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
+}
+
+#[cfg(test)]
+mod tests {
+    use oma_mcp_runtime::task::Task;
+    use serde_json::json;
+
+    #[test]
+    fn task_lines_name_the_task_and_its_status() {
+        let task = Task::from_members(&json!({"taskId": "t-1", "status": "working"})).unwrap();
+        assert_eq!(super::task_line(&task, ""), "task t-1 working");
+        assert_eq!(
+            super::task_line(&task, "Analyzing content..."),
+            "task t-1 working: Analyzing content..."
+        );
+        let hostile =
+            Task::from_members(&json!({"taskId": "\u{1b}[2Jx", "status": "input_required"}))
+                .unwrap();
+        assert!(!super::task_line(&hostile, "").contains('\u{1b}'));
+    }
 }

@@ -1,10 +1,11 @@
 //! What kind of result a `tools/call` answered with (MCP 2026-07-28, `resultType`): a
 //! complete result (mapped as open-multi-agent maps it), a multi-round-trip request for input
-//! (SEP-2322, `"input_required"`), or a task (`"task"`, not supported yet).
+//! (SEP-2322, `"input_required"`), or a task (`"task"`) the call did not ask for.
 //!
 //! A result without `resultType` (every revision before 2026-07-28) or with `"complete"` is
-//! complete. In oma-mcp-runtime, a call ended with `ToolCall::outcome` returns a
-//! [`CallOutcome`], and `ToolCall::answering` sends the same call again with the caller's
+//! complete. A task the call asked for never reaches this classification: oma-mcp-runtime
+//! drives it to its result first ([`crate::task`]). In oma-mcp-runtime, a call ended with
+//! `ToolCall::outcome` returns a [`CallOutcome`], and `ToolCall::answering` sends the same call again with the caller's
 //! `inputResponses` and the exact `requestState`. The mapped calls (`ToolCall::mapped`,
 //! the tool layer, typed calls) report the two other kinds as an error result that says what
 //! the server wants, instead of mapping them as if they were content ([`not_complete`]).
@@ -24,8 +25,9 @@ pub enum CallOutcome {
     /// The server needs input before it can finish (`"input_required"`, SEP-2322): answer
     /// with oma-mcp-runtime's `ToolCall::answering`.
     InputRequired(InputRequired),
-    /// The server started a task (`"task"`) instead of answering; oma-mcp does not poll tasks
-    /// yet. The raw result.
+    /// The server started a task (`"task"`) the call did not ask for (a server may only answer
+    /// a call that declares the tasks extension so, MCP 2026-07-28; the tasks a call asks for
+    /// are driven to their result, see [`crate::task`]). The raw result.
     Task(Value),
 }
 
@@ -125,16 +127,17 @@ pub fn not_complete(raw_name: &str, result: &Value) -> Option<ToolResult> {
             ))
         }
         Some("task") => {
-            let task = result
-                .pointer("/task/taskId")
-                .and_then(Value::as_str)
+            let task = ["/taskId", "/task/taskId"]
+                .iter()
+                .find_map(|pointer| result.pointer(pointer).and_then(Value::as_str))
                 .map(|id| format!(" {}", cut(id, 100)))
                 .unwrap_or_default();
             Some(ToolResult::failed(
                 raw_name,
                 &format!(
-                    "the server answered with a task{task} (resultType \"task\"), which oma-mcp \
-                     does not support yet; call the tool without task augmentation"
+                    "the server answered with a task{task} (resultType \"task\") this call did \
+                     not ask for; a server may answer so only a call that declares the tasks \
+                     extension (MCP 2026-07-28), which oma-mcp does where the server advertises it"
                 ),
             ))
         }
@@ -199,15 +202,16 @@ mod tests {
         );
         let task = not_complete(
             "t",
-            &json!({"resultType": "task", "task": {"taskId": "t-1"}}),
+            &json!({"resultType": "task", "taskId": "t-1", "status": "working"}),
         )
         .map(|r| r.data);
         assert_eq!(
             task.as_deref(),
             Some(
                 "MCP tool \"t\" failed: the server answered with a task t-1 (resultType \
-                 \"task\"), which oma-mcp does not support yet; call the tool without task \
-                 augmentation"
+                 \"task\") this call did not ask for; a server may answer so only a call that \
+                 declares the tasks extension (MCP 2026-07-28), which oma-mcp does where the \
+                 server advertises it"
             )
         );
     }

@@ -200,7 +200,10 @@
 //! consequential unless the manifest lists it; false → true, as for `destructiveHint` absent →
 //! true, is a warning (or the breaking line of a more dangerous tool) saying typed calls now
 //! need `.confirmed()`. Other descriptor fields (`_meta`,
-//! `icons`, `execution`, vendor keys) → info. A different protocol version or
+//! `icons`, `execution`, vendor keys) → info; a change of `execution.taskSupport` says what
+//! it means (a tool that comes to require a task is info for oma-mcp, which asks for one, and
+//! the line says a client without task support can no longer call it). A different protocol
+//! version or
 //! `serverInfo.version` → info. More `tools/list` entries that are not tool objects than
 //! the old side's `invalidTools` → warning (`invalid_tools_changed`: they are left out, so a
 //! tool the server meant to offer may be missing); fewer → info.
@@ -303,6 +306,7 @@ pub mod result;
 pub mod scan;
 pub mod select;
 pub mod snapshot;
+pub mod task;
 
 pub use call_outcome::{CallOutcome, InputRequired};
 pub use descriptor::ToolDescriptor;

@@ -33,6 +33,37 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Task-backed calls
+//! A long call may be answered with a task (MCP 2025-11-25's experimental tasks, the MCP
+//! 2026-07-28 tasks extension; see [`oma_mcp_core::task`]). Every ending drives the task to
+//! its result, so code written for direct results needs no change:
+//!
+//! - **Asking.** A call asks for a task where the negotiated revision and the server allow
+//!   it: in 2026-07-28 it declares the extension when the server advertises it (the server
+//!   then decides); in 2025-11-25 it sends `params.task` for a tool whose
+//!   `execution.taskSupport` is `required`, or `optional` on a server whose capabilities have
+//!   `tasks.requests.tools.call`. A server may always answer directly.
+//! - **Polling.** `tasks/get` at the server's `pollInterval`/`pollIntervalMs`, held between
+//!   100 ms and 30 s (1 s without a hint), plus 0–10 % jitter. Each new status (and status
+//!   message) reaches the [`progress`](ToolCall::progress) callback as a [`Progress`] whose
+//!   `task` is set; `notifications/progress` keep arriving as before.
+//! - **Input.** A task waiting for input (`input_required`) is answered by the connection's
+//!   elicitation handler ([`ConnectConfig::with_elicitation`](crate::ConnectConfig)): in
+//!   2025-11-25 the server's `elicitation/create` arrives while `tasks/result` waits, in
+//!   2026-07-28 the call answers the task's `inputRequests` with `tasks/update`. A request
+//!   nobody can answer ends the call with [`RequestError::Task`](crate::error::RequestError).
+//! - **The result.** The `tools/call` result the task ended with (from `tasks/result` in
+//!   2025-11-25, inline in `tasks/get` in 2026-07-28), mapped, typed or returned raw as a
+//!   direct result is; a tool error (`isError: true`) stays a tool error. A task that failed
+//!   with a JSON-RPC error, was cancelled by the server or is gone is a
+//!   [`RequestError::Task`](crate::error::RequestError) naming the task, its status and its
+//!   status message.
+//! - **Time and cancellation.** The call's timeout ([`timeout`](ToolCall::timeout), else the
+//!   request timeout) bounds the whole task, polls and input included. When the call ends
+//!   before its task (timeout, [`cancel_on`](ToolCall::cancel_on), an error, or the ending's
+//!   future dropped), the server gets `tasks/cancel` for it (in 2025-11-25 when its
+//!   capabilities have `tasks.cancel`).
+//!
 //! # Confirmation of consequential tools
 //! A typed call of a consequential tool ([`McpTool::CONSEQUENTIAL`]; its marker does not
 //! implement [`NotConsequential`]) does not compile unless the call went through
@@ -46,6 +77,7 @@
 //! let written = client.call(WriteFileArgs::new(path, text)).confirmed().mapped().await;
 //! ```
 
+mod task;
 mod typed;
 
 #[cfg(doc)]
@@ -282,7 +314,8 @@ impl<'c> ToolCall<'c, Untyped> {
 
     /// Sends the call and classifies the result by its `resultType` (MCP 2026-07-28): a
     /// complete result, a request for input (SEP-2322) to answer with
-    /// [`answering`](ToolCall::answering), or a task (not supported yet). See
+    /// [`answering`](ToolCall::answering), or a task this call did not ask for (a task it
+    /// asked for is driven to its result first, see [Task-backed calls](self#task-backed-calls)). See
     /// [`crate::call_outcome`].
     ///
     /// # Errors
@@ -306,9 +339,10 @@ impl<'c> ToolCall<'c, Untyped> {
 }
 
 impl Parts<'_> {
-    /// Sends the `tools/call` with `arguments` (after the quarantine's check, [`admit`]);
-    /// with a progress callback, reports the server's progress while waiting (see
-    /// [`ToolCall::progress`]).
+    /// Sends the `tools/call` with `arguments` (after the quarantine's check, [`admit`]) and,
+    /// when the server answers with a task, drives it to its result ([`task`]); with a
+    /// progress callback, reports the server's progress and the task's statuses while
+    /// waiting (see [`ToolCall::progress`]).
     async fn send(self, arguments: Option<&Map<String, Value>>) -> Result<Value, Error> {
         admit(self.client, self.name, self.cancel.as_ref()).await?;
         let Parts {
@@ -320,30 +354,74 @@ impl Parts<'_> {
             extra,
         } = self;
         let cancel = cancel.as_ref();
-        let Some(mut on_progress) = progress else {
-            return client
-                .tools_call(name, arguments, &extra, None, cancel, timeout)
-                .await;
+        let dialect = client.task_dialect(name);
+        let whole = timeout.unwrap_or_else(|| client.request_timeout());
+        let deadline = tokio::time::Instant::now() + whole;
+        let (statuses, mut status_updates) = match (&progress, dialect) {
+            (Some(_), Some(_)) => {
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                (Some(tx), Some(rx))
+            }
+            _ => (None, None),
         };
-        // Registered until `token` is dropped at the end of this function.
-        let (token, mut updates) = client.watch_progress();
-        let cancelled = || cancel.is_some_and(CancellationToken::is_cancelled);
-        let mut report = |params: Value| match Progress::from_params(&params) {
-            // Once the caller cancelled, what is still queued is not reported.
-            Some(_) if cancelled() => {}
-            Some(progress) => on_progress(progress),
-            None => {
-                tracing::debug!(%params, "skipped a progress notification without a numeric `progress`")
+        // Registered until `token` is dropped at the end of this function (progress of a
+        // 2025-11-25 task keeps its call's token for the task's lifetime).
+        let watch = progress.as_ref().map(|_| client.watch_progress());
+        let token = watch.as_ref().map(|(token, _)| token.value());
+        let call = async {
+            let result = client
+                .tools_call(name, arguments, &extra, token, cancel, timeout, dialect)
+                .await?;
+            let Some(dialect) = dialect else {
+                return Ok(result);
+            };
+            match oma_mcp_core::task::Task::started(&result) {
+                None => Ok(result),
+                Some(Err(shape)) => {
+                    Err(client.invalid_task_answer("tools/call", shape.to_string()))
+                }
+                Some(Ok(task)) => {
+                    task::Driver {
+                        client,
+                        dialect,
+                        deadline,
+                        timeout: whole,
+                        per_call: timeout.is_some(),
+                        cancel,
+                        statuses,
+                    }
+                    .drive(task)
+                    .await
+                }
             }
         };
-        let call = client.tools_call(
-            name,
-            arguments,
-            &extra,
-            Some(token.value()),
-            cancel,
-            timeout,
-        );
+        let (Some(mut on_progress), Some((_token, mut updates))) = (progress, watch) else {
+            return call.await;
+        };
+        let cancelled = || cancel.is_some_and(CancellationToken::is_cancelled);
+        let mut last = Progress {
+            progress: 0.0,
+            total: None,
+            message: None,
+            task: None,
+        };
+        let mut report = |progress: Progress| {
+            // Once the caller cancelled, what is still queued is not reported.
+            if !cancelled() {
+                on_progress(progress);
+            }
+        };
+        let from_params = |params: Value, last: &mut Progress| match Progress::from_params(&params)
+        {
+            Some(progress) => {
+                *last = progress.clone();
+                Some(progress)
+            }
+            None => {
+                tracing::debug!(%params, "skipped a progress notification without a numeric `progress`");
+                None
+            }
+        };
         tokio::pin!(call);
         // The call first: a flood of progress into a slow `on_progress` must not keep its
         // timeout or cancel from being seen. The reader queues a call's progress before its
@@ -352,12 +430,28 @@ impl Parts<'_> {
             tokio::select! {
                 biased;
                 result = &mut call => break result,
-                Some(params) = updates.recv() => report(params),
+                Some(params) = updates.recv() => {
+                    if let Some(progress) = from_params(params, &mut last) {
+                        report(progress);
+                    }
+                }
+                Some(task) = async {
+                    match status_updates.as_mut() {
+                        Some(rx) => rx.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => report(last.with_task(task)),
             }
         };
         if result.is_ok() {
             while let Ok(params) = updates.try_recv() {
-                report(params);
+                if let Some(progress) = from_params(params, &mut last) {
+                    report(progress);
+                }
+            }
+            // The task's last status (the one it ended with) is queued after its progress.
+            while let Some(Ok(task)) = status_updates.as_mut().map(|rx| rx.try_recv()) {
+                report(last.with_task(task));
             }
         }
         result

@@ -32,6 +32,7 @@ mod session;
 mod stderr;
 mod stdio;
 mod surface;
+mod tasks;
 mod transport;
 
 use std::collections::HashSet;
@@ -117,6 +118,9 @@ pub struct McpClient {
     protocol_version: String,
     /// The SEP-2575 client context of a 2026-07-28 session, merged into every request's `_meta`.
     client_context: Option<Map<String, Value>>,
+    /// Answers the server's `elicitation/create` requests, also a task's input requests
+    /// ([`ConnectConfig::elicitation`]).
+    elicitation: Option<config::Elicitation>,
     tools: Vec<DiscoveredTool>,
     /// The `tools/list` entries at connect that were not tool objects, left out of `tools`.
     invalid_tools: Vec<InvalidToolEntry>,
@@ -225,6 +229,7 @@ impl McpClient {
             instructions: negotiated.instructions,
             protocol_version: negotiated.protocol_version,
             client_context: negotiated.client_context,
+            elicitation: config.elicitation.clone(),
             tools: Vec::new(),
             invalid_tools: Vec::new(),
             validate_input: config.validate_input,
@@ -542,9 +547,13 @@ impl McpClient {
     /// returns the raw result object. `extra` members go into `params` beside `name` and
     /// `arguments` (`inputResponses`, `requestState`); `progress_token` goes into
     /// `_meta.progressToken`; `timeout` replaces the request timeout for this request.
+    /// `task`: how the call asks for a task ([`McpClient::task_dialect`]): MCP 2025-11-25's
+    /// `params.task` (`{}`: the server's own time to live), or the client context declaring
+    /// the 2026-07-28 tasks extension.
     ///
     /// # Errors
     /// As [`ToolCall::raw`](crate::ToolCall::raw).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn tools_call(
         &self,
         raw_name: &str,
@@ -553,13 +562,29 @@ impl McpClient {
         progress_token: Option<u64>,
         cancel: Option<&CancellationToken>,
         timeout: Option<Duration>,
+        task: Option<oma_mcp_core::task::TaskDialect>,
     ) -> Result<Value, Error> {
+        use oma_mcp_core::task::TaskDialect;
+        let task_context = match task {
+            Some(TaskDialect::Extension) => self.task_context(),
+            _ => None,
+        };
+        let with_task;
+        let extra = match task {
+            Some(TaskDialect::Experimental) => {
+                let mut members = extra.clone();
+                members.insert("task".to_owned(), Value::Object(Map::new()));
+                with_task = members;
+                &with_task
+            }
+            _ => extra,
+        };
         // Serialized from these borrowed parts into the request line (no `Value` copy of the
         // arguments; see `framing::CallParams` for the members and their order).
         let params = framing::CallParams {
             name: raw_name,
             arguments,
-            context: self.client_context.as_ref(),
+            context: task_context.as_ref().or(self.client_context.as_ref()),
             progress_token,
             extra,
         };

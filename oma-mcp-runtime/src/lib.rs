@@ -262,7 +262,7 @@ pub mod validate;
 #[doc(hidden)]
 pub use oma_mcp_core::quote;
 pub use oma_mcp_core::{
-    call_outcome, consequential, descriptor, naming, pointer, provider, result, snapshot,
+    call_outcome, consequential, descriptor, naming, pointer, provider, result, snapshot, task,
 };
 
 pub use call::{Confirmed, Permit, ToolCall, Typed, Unconfirmed, Untyped};

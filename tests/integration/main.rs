@@ -69,6 +69,7 @@ mod reach;
 mod replayed_cases;
 mod rig;
 mod soak;
+mod tasks;
 mod tool_layer;
 mod typed;
 

@@ -197,9 +197,14 @@ pub async fn serve_http(
         }
         Mode::Progress => run(options, || crate::progress::ProgressServer).await,
         Mode::RugPull => run(options, crate::RugPullServer::new).await,
+        Mode::Tasks => {
+            // One task manager for every session, so a task outlives the request that made it.
+            let server = crate::TasksServer::new();
+            run(options, move || server.clone()).await
+        }
         _ => Err(format!(
             "{}={} is served over stdio only; over HTTP: normal, stderr-flood, progress, \
-             rug-pull",
+             rug-pull, tasks",
             crate::MODE_VAR,
             std::env::var(crate::MODE_VAR).unwrap_or_default()
         )

@@ -42,11 +42,13 @@ mod raw;
 mod rug_pull;
 mod server;
 mod surface;
+mod tasks;
 
 pub use http::{HttpOptions, serve_http};
 pub use listen::{LOOPBACK_ANY_PORT, MCP_PATH};
 pub use rug_pull::{LISTED_TOOL, REWRITE_TOOL, RugPullServer};
 pub use server::TestServer;
+pub use tasks::{TASK_POLL_INTERVAL_MS, TasksServer};
 
 /// The environment variable selecting the server's [`Mode`].
 pub const MODE_VAR: &str = "OMA_TEST_SERVER_MODE";
@@ -195,6 +197,9 @@ pub enum Mode {
     /// `Hello, <name>!` (`Hello, stranger!` without a `name`), `echo` as in the other raw
     /// modes.
     InvalidEntries,
+    /// `tasks`: tools answered with tasks of the MCP 2026-07-28 tasks extension, run by rmcp's
+    /// task manager, over stdio and HTTP; see [`TasksServer`] for the tools.
+    Tasks,
 }
 
 /// Set (to anything) in the grandchild the `stubborn` mode starts: it starts none itself.
@@ -272,6 +277,7 @@ impl Mode {
             Ok("drip") => Ok(Self::Drip),
             Ok("invalid-entries") => Ok(Self::InvalidEntries),
             Ok("rug-pull") => Ok(Self::RugPull),
+            Ok("tasks") => Ok(Self::Tasks),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }
@@ -307,6 +313,11 @@ pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync
         }
         Mode::RugPull => {
             let service = RugPullServer::new().serve(rmcp::transport::stdio()).await?;
+            service.waiting().await?;
+            Ok(())
+        }
+        Mode::Tasks => {
+            let service = TasksServer::new().serve(rmcp::transport::stdio()).await?;
             service.waiting().await?;
             Ok(())
         }

@@ -202,14 +202,35 @@ pub(super) fn tool_changes(old: &SnapshotTool, new: &SnapshotTool, out: &mut Vec
         }
         let (o, n) = (od.get(&key), nd.get(&key));
         if o != n {
+            let mut message = field_message(&key, o, n);
+            if key == "execution" {
+                message.push_str(&task_support_note(od, nd));
+            }
             out.push(tool_change(
                 name,
                 &format!("/{}", schema::escape(&key)),
                 ChangeKind::FieldChanged,
                 Severity::Info,
-                field_message(&key, o, n),
+                message,
             ));
         }
+    }
+}
+
+/// What a change of `execution.taskSupport` (MCP 2025-11-25 tasks) means, after the
+/// `execution` line: info for oma-mcp, which asks for a task where the tool requires one,
+/// while a client without task support can no longer call a tool that became `required`.
+fn task_support_note(old: &Value, new: &Value) -> String {
+    use crate::task::TaskSupport;
+    let (o, n) = (TaskSupport::of(old), TaskSupport::of(new));
+    match (o, n) {
+        _ if o == n => String::new(),
+        (_, TaskSupport::Required) => format!(
+            "; task support {} → required: oma-mcp calls the tool as a task (a client without \
+             task support can no longer call it)",
+            o.as_str()
+        ),
+        _ => format!("; task support {} → {}", o.as_str(), n.as_str()),
     }
 }
 

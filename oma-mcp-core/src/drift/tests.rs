@@ -718,7 +718,8 @@ fn other_fields_name_the_key_and_both_values() {
                 K::FieldChanged,
                 I,
                 "/execution",
-                "\"execution\" added: {\"taskSupport\":\"optional\"}"
+                "\"execution\" added: {\"taskSupport\":\"optional\"}; task support forbidden → \
+                 optional"
             ),
             (K::FieldChanged, I, "/icons", "\"icons\" changed: [1] → [2]"),
             (
@@ -729,6 +730,35 @@ fn other_fields_name_the_key_and_both_values() {
             ),
             (K::FieldChanged, I, "/x~1y", "\"x/y\" added: true"),
         ]
+    );
+}
+
+/// A tool that comes to require a task (MCP 2025-11-25 `execution.taskSupport`) is info for
+/// oma-mcp, which asks for one, and the line says what it means for other clients.
+#[test]
+fn a_tool_that_comes_to_require_a_task_is_info_for_this_client() {
+    let r = diff(
+        &snap(vec![
+            json!({"name": "t", "execution": {"taskSupport": "optional"}}),
+        ]),
+        &snap(vec![
+            json!({"name": "t", "execution": {"taskSupport": "required"}}),
+        ]),
+    );
+    let got: Vec<_> = r
+        .changes
+        .iter()
+        .map(|c| (c.severity, c.pointer.as_str(), c.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            I,
+            "/execution",
+            "\"execution\" changed: {\"taskSupport\":\"optional\"} → \
+             {\"taskSupport\":\"required\"}; task support optional → required: oma-mcp calls the \
+             tool as a task (a client without task support can no longer call it)"
+        )]
     );
 }
 

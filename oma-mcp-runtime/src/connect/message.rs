@@ -105,11 +105,14 @@ pub(super) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocol
 
 /// The member of `params` that `Mcp-Name` carries for `method` (MCP 2026-07-28, "Standard
 /// headers"): `name` for `tools/call` and `prompts/get`, `uri` for `resources/read`,
-/// `resources/subscribe` and `resources/unsubscribe`; `None` for other methods.
+/// `resources/subscribe` and `resources/unsubscribe`, `taskId` for `tasks/get`,
+/// `tasks/update` and `tasks/cancel` (the tasks extension, "HTTP headers"); `None` for other
+/// methods.
 pub(super) fn name_member(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 /// One `notifications/progress` the server sent for a call made with
-/// [`ToolCall::progress`](crate::ToolCall::progress).
+/// [`ToolCall::progress`](crate::ToolCall::progress), or a new status of the call's task
+/// ([`Progress::task`]).
 ///
 /// The units are the server's (steps, bytes, files, …): only `progress / total` has a
 /// meaning across servers. `progress` grows with each notification (the specification
@@ -19,6 +20,13 @@ pub struct Progress {
     /// A human-readable status, when sent (`params.message`, protocol 2025-03-26 and
     /// later).
     pub message: Option<String>,
+    /// For a task-backed call ([`oma_mcp_core::task`]), a new status of its task (each change
+    /// of status or status message once, the first when the server answers with the task):
+    /// the task's id, status and hints, with [`Progress::message`] its status message and
+    /// [`Progress::progress`] and [`Progress::total`] those of the last
+    /// `notifications/progress` (0 and none before any). `None` for a
+    /// `notifications/progress`.
+    pub task: Option<oma_mcp_core::task::Task>,
 }
 
 impl Progress {
@@ -33,7 +41,18 @@ impl Progress {
                 .get("message")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            task: None,
         })
+    }
+
+    /// This progress with a new status of the call's task.
+    pub(crate) fn with_task(&self, task: oma_mcp_core::task::Task) -> Self {
+        Self {
+            progress: self.progress,
+            total: self.total,
+            message: task.status_message.clone(),
+            task: Some(task),
+        }
     }
 
     /// `progress / total` between 0 and 1, when the total is known and positive.
@@ -61,7 +80,8 @@ mod tests {
             Progress {
                 progress: 2.0,
                 total: Some(4.0),
-                message: Some("step 2 of 4".to_owned())
+                message: Some("step 2 of 4".to_owned()),
+                task: None,
             }
         );
         assert_eq!(p.fraction(), Some(0.5));

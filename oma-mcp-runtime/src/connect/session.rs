@@ -256,6 +256,24 @@ impl Session {
         }
     }
 
+    /// Sends a request whose answer nobody waits for (a task's `tasks/cancel` when the call
+    /// that drove it ends): its id is not registered, so the answer is dropped at debug
+    /// level as one to no pending request. Errors (a closed session, a line that cannot be
+    /// serialized) are ignored: the request is a courtesy to a server that may be gone.
+    pub(crate) fn request_unanswered(&self, method: &str, params: &Value) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if let Ok(line) = framing::request_line(id, method, params) {
+            let _ = self
+                .transport
+                .send(Outgoing::request(id, method, params, line));
+        }
+    }
+
+    /// The request timeout ([`ConnectConfig::request_timeout`](crate::ConnectConfig)).
+    pub(crate) fn request_timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// Sends a notification; errors (a closed session) are ignored as the server is gone.
     pub(crate) fn notify(&self, method: &str, params: Option<Value>) {
         let line = framing::notification_line(method, params.as_ref());

@@ -57,6 +57,34 @@ pub enum RequestError {
         method: String,
     },
 
+    /// A task-backed call's task (MCP 2025-11-25 tasks, the MCP 2026-07-28 tasks extension;
+    /// see [`oma_mcp_core::task`]) ended without a result to return: it failed with a
+    /// JSON-RPC error, the server cancelled it, the server no longer knows it, or it waits
+    /// for input this client cannot give (a request other than `elicitation/create`, or no
+    /// [`ConnectConfig::elicitation`](crate::ConnectConfig) handler). `Display`:
+    /// `task <id> <what happened> (status "<status>": <status message>)`, e.g. `task t-1
+    /// failed: MCP error -32603: rate limited (status "failed": Analysis failed)`. A task
+    /// that ended with a tool error (`isError: true`) is not this error: its result is
+    /// returned as any result. When the call ended early (timeout, cancellation, this
+    /// error), the server got `tasks/cancel` for the task, where it accepts one.
+    #[error(
+        "task {task_id} {reason} (status \"{status}\"{})",
+        status_message_suffix(status_message.as_deref())
+    )]
+    #[non_exhaustive]
+    Task {
+        /// The task's id (`taskId`), cut to 100 characters.
+        task_id: String,
+        /// The task's last status as the server sent it (`failed`, `cancelled`,
+        /// `input_required`, …).
+        status: String,
+        /// The task's last `statusMessage`, when sent, cut to 200 characters.
+        status_message: Option<String>,
+        /// What happened, e.g. `failed: MCP error -32603: rate limited` or `was cancelled
+        /// by the server`.
+        reason: String,
+    },
+
     /// The server sent a message (one line) larger than the configured limit; the session goes
     /// on with the next line. When the message's first 4 KiB show a response with an `id`
     /// (`{"jsonrpc":"2.0","id":7,"result":…`, the order rmcp and the Python SDK write), only
@@ -89,6 +117,11 @@ pub enum RequestError {
         /// The limit in bytes ([`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG)).
         limit: usize,
     },
+}
+
+/// What [`RequestError::Task`]'s text adds for a status message: `: <message>`.
+fn status_message_suffix(message: Option<&str>) -> String {
+    message.map(|m| format!(": {m}")).unwrap_or_default()
 }
 
 /// What [`RequestError::Timeout`]'s text adds for a call's own timeout: ` after 250ms (the call's

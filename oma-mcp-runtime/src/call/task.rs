@@ -1,0 +1,320 @@
+//! Driving a task-backed `tools/call` to its result ([`oma_mcp_core::task`]): polling
+//! `tasks/get` at the server's interval, answering input, fetching or reading the result,
+//! and cancelling the task on the server when the call ends first.
+//!
+//! The call's timeout (its own, or the request timeout) bounds the whole task: the
+//! `tools/call`, every poll, every answer and the result. When the call ends before its task
+//! (timeout, cancellation, an error, the future dropped), the server gets `tasks/cancel`
+//! (never `notifications/cancelled`, which both revisions reserve for requests).
+
+use std::collections::HashSet;
+use std::hash::{BuildHasher, Hasher};
+
+use serde_json::{Map, Value};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use oma_mcp_core::quote::cut;
+use oma_mcp_core::task::{Task, TaskDialect, TaskState, TaskStatus, poll_delay};
+
+use crate::error::RequestError;
+use crate::{Error, McpClient};
+
+/// One task-backed call between its `tools/call` and its result.
+pub(super) struct Driver<'a> {
+    pub(super) client: &'a McpClient,
+    pub(super) dialect: TaskDialect,
+    /// When the whole call times out.
+    pub(super) deadline: Instant,
+    /// The call's timeout, for its error, and whether it was the call's own.
+    pub(super) timeout: std::time::Duration,
+    pub(super) per_call: bool,
+    pub(super) cancel: Option<&'a CancellationToken>,
+    /// Where each new status goes (to the call's progress callback).
+    pub(super) statuses: Option<UnboundedSender<Task>>,
+}
+
+/// Sends `tasks/cancel` for a task when dropped armed: the call ended before its task.
+struct CancelOnDrop<'a> {
+    client: &'a McpClient,
+    task_id: String,
+    dialect: TaskDialect,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.client.cancel_task(&self.task_id, self.dialect);
+        }
+    }
+}
+
+impl Driver<'_> {
+    /// Drives the task `task` (as the `tools/call` answered) to the call's result: the
+    /// `tools/call` result the task ended with, raw.
+    ///
+    /// # Errors
+    /// [`RequestError::Timeout`] when the call's deadline passes (method `tools/call`),
+    /// [`RequestError::Cancelled`], [`RequestError::Task`] for a failed, cancelled, lost or
+    /// unanswerable task, and the errors of the `tasks/*` requests.
+    pub(super) async fn drive(&self, task: Task) -> Result<Value, Error> {
+        let mut guard = CancelOnDrop {
+            client: self.client,
+            task_id: task.id.clone(),
+            dialect: self.dialect,
+            armed: !task.status.is_terminal(),
+        };
+        let result = self.run(task).await;
+        // A task that ended on the server needs no cancel; one whose call ended first does
+        // (one that waits for input this client cannot give included).
+        let ended = match &result {
+            Ok(_) => true,
+            Err(Error::Request(RequestError::Task { status, .. })) => {
+                TaskStatus::parse(status).is_terminal()
+            }
+            Err(_) => false,
+        };
+        guard.armed &= !ended;
+        result
+    }
+
+    async fn run(&self, task: Task) -> Result<Value, Error> {
+        let mut state = TaskState::from(task);
+        let mut from_get = false;
+        let mut polls: u64 = 0;
+        let mut answered = HashSet::new();
+        let mut last_reported: Option<(TaskStatus, Option<String>)> = None;
+        loop {
+            let seen = (state.task.status.clone(), state.task.status_message.clone());
+            if last_reported.as_ref() != Some(&seen) {
+                if let Some(statuses) = &self.statuses {
+                    let _ = statuses.send(state.task.clone());
+                }
+                last_reported = Some(seen);
+            }
+            match (self.dialect, &state.task.status) {
+                // 2025-11-25: `tasks/result` gives the result (or the JSON-RPC error) once the
+                // task ended, and blocks while it waits for input, whose requests
+                // (`elicitation/create` with the related task in `_meta`) the connection
+                // answers meanwhile.
+                (
+                    TaskDialect::Experimental,
+                    TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired,
+                ) => return self.fetch_result(&state.task).await,
+                (_, TaskStatus::Cancelled) => {
+                    return Err(task_error(
+                        &state.task,
+                        "was cancelled by the server".into(),
+                    ));
+                }
+                (TaskDialect::Extension, TaskStatus::Completed) if from_get => {
+                    return state.result.take().ok_or_else(|| {
+                        self.client.invalid_task_answer(
+                            "tasks/get",
+                            format!(
+                                "{} is completed but `tasks/get` carried no `result` object",
+                                state.task.describe()
+                            ),
+                        )
+                    });
+                }
+                (TaskDialect::Extension, TaskStatus::Failed) if from_get => {
+                    let reason = match &state.error {
+                        Some(error) => format!("failed: {}", rpc_text(error)),
+                        None => "failed".to_owned(),
+                    };
+                    return Err(task_error(&state.task, reason));
+                }
+                (TaskDialect::Extension, TaskStatus::InputRequired) if from_get => {
+                    self.answer(&state, &mut answered).await?;
+                }
+                _ => {
+                    let noise = noise(&state.task.id, polls);
+                    self.sleep(poll_delay(state.task.poll_interval, noise))
+                        .await?;
+                }
+            }
+            polls += 1;
+            let result = match self.request("tasks/get", &state.task.id, Map::new()).await {
+                Err(Error::Request(RequestError::Rpc { code, message, .. })) if code == -32602 => {
+                    return Err(task_error(
+                        &state.task,
+                        format!(
+                            "is gone from the server: tasks/get answered MCP error {code}: {}",
+                            cut(&message, 200)
+                        ),
+                    ));
+                }
+                other => other?,
+            };
+            state = TaskState::from_get(&result)
+                .map_err(|e| self.client.invalid_task_answer("tasks/get", e.to_string()))?;
+            from_get = true;
+        }
+    }
+
+    /// 2025-11-25: the task's result from `tasks/result`: a `tools/call` result (a tool
+    /// error included), or the JSON-RPC error the request ended with as a failed task.
+    async fn fetch_result(&self, task: &Task) -> Result<Value, Error> {
+        match self.request("tasks/result", &task.id, Map::new()).await {
+            Err(Error::Request(RequestError::Rpc {
+                code,
+                message,
+                data: _,
+            })) => Err(task_error(
+                task,
+                format!("failed: MCP error {code}: {}", cut(&message, 500)),
+            )),
+            other => other,
+        }
+    }
+
+    /// 2026-07-28: answers the task's `inputRequests` not answered yet with `tasks/update`:
+    /// each `elicitation/create` by the connection's elicitation handler.
+    ///
+    /// # Errors
+    /// [`RequestError::Task`] naming the requests this client cannot answer (another method,
+    /// or no handler), and the errors of `tasks/update`.
+    async fn answer(&self, state: &TaskState, answered: &mut HashSet<String>) -> Result<(), Error> {
+        let mut responses = Map::new();
+        let mut unanswerable = Vec::new();
+        for (key, request) in &state.input_requests {
+            if answered.contains(key) {
+                continue;
+            }
+            let method = request.get("method").and_then(Value::as_str);
+            match (method, self.client.elicitation()) {
+                (Some("elicitation/create"), Some(handler)) => {
+                    let params = request.get("params").unwrap_or(&Value::Null);
+                    responses.insert(key.clone(), handler.answer(params));
+                }
+                _ => unanswerable.push(format!(
+                    "{}: {}",
+                    cut(key, 100),
+                    cut(method.unwrap_or("(no method)"), 100)
+                )),
+            }
+        }
+        if !unanswerable.is_empty() {
+            return Err(task_error(
+                &state.task,
+                format!(
+                    "needs input this client cannot give: {} (an `elicitation/create` is \
+                     answered by ConnectConfig::with_elicitation; other requests are not)",
+                    unanswerable.join("; ")
+                ),
+            ));
+        }
+        if responses.is_empty() {
+            // Everything asked was answered; the server has not caught up yet.
+            return self
+                .sleep(poll_delay(
+                    state.task.poll_interval,
+                    noise(&state.task.id, u64::MAX),
+                ))
+                .await;
+        }
+        answered.extend(responses.keys().cloned());
+        let mut extra = Map::new();
+        extra.insert("inputResponses".to_owned(), Value::Object(responses));
+        self.request("tasks/update", &state.task.id, extra).await?;
+        Ok(())
+    }
+
+    /// Sends a `tasks/*` request, bounded by the request timeout and the rest of the call's
+    /// deadline; the deadline's expiry is the call's timeout.
+    async fn request(
+        &self,
+        method: &str,
+        task_id: &str,
+        extra: Map<String, Value>,
+    ) -> Result<Value, Error> {
+        let left = self.left()?;
+        let request_timeout = self.client.request_timeout();
+        // `tasks/result` blocks until the task ends: only the call's deadline bounds it.
+        let bound = if method == "tasks/result" {
+            left
+        } else {
+            left.min(request_timeout)
+        };
+        let reply = self
+            .client
+            .task_request(method, task_id, self.dialect, extra, self.cancel, bound)
+            .await;
+        match reply {
+            Err(Error::Request(RequestError::Timeout { .. })) if bound == left => {
+                Err(self.timed_out())
+            }
+            other => other,
+        }
+    }
+
+    /// Waits `delay` (at most until the deadline), ended by the call's cancellation.
+    async fn sleep(&self, delay: std::time::Duration) -> Result<(), Error> {
+        let left = self.left()?;
+        let cancelled = async {
+            match self.cancel {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            () = cancelled => Err(Error::Request(RequestError::Cancelled {
+                method: "tools/call".to_owned(),
+            })),
+            () = tokio::time::sleep(delay.min(left)) => {
+                if delay >= left { Err(self.timed_out()) } else { Ok(()) }
+            }
+        }
+    }
+
+    /// What is left of the call's deadline; the call's timeout when nothing is.
+    fn left(&self) -> Result<std::time::Duration, Error> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            Err(self.timed_out())
+        } else {
+            Ok(left)
+        }
+    }
+
+    fn timed_out(&self) -> Error {
+        Error::Request(RequestError::Timeout {
+            method: "tools/call".to_owned(),
+            timeout: self.timeout,
+            per_call: self.per_call,
+        })
+    }
+}
+
+/// A [`RequestError::Task`] for `task` with `reason`.
+fn task_error(task: &Task, reason: String) -> Error {
+    Error::Request(RequestError::Task {
+        task_id: cut(&task.id, 100),
+        status: cut(task.status.as_str(), 100),
+        status_message: task.status_message.as_deref().map(|m| cut(m, 200)),
+        reason,
+    })
+}
+
+/// `MCP error <code>: <message>` of a JSON-RPC error object (a failed task's `error`).
+fn rpc_text(error: &Value) -> String {
+    let code = error.get("code").and_then(Value::as_i64);
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    match code {
+        Some(code) => format!("MCP error {code}: {}", cut(message, 500)),
+        None => cut(&error.to_string(), 500),
+    }
+}
+
+/// A number for the poll's jitter: the task id and the poll's number hashed with a key
+/// std draws at random per process, so clients polling one server spread out.
+fn noise(task_id: &str, poll: u64) -> u64 {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write(task_id.as_bytes());
+    hasher.write_u64(poll);
+    hasher.finish()
+}
