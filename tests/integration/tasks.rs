@@ -103,6 +103,21 @@ async fn a_task_completes_after_several_polls_through_every_ending() {
             "{transport}: each step once, in order: {seen:?}"
         );
 
+        // GUIDE: begin task-call
+        let report = client
+            .call_tool("count")
+            .arguments(args(json!({"steps": 2})))
+            .timeout(Duration::from_secs(60)) // the whole task, polls included
+            .progress(|p| {
+                if let Some(task) = &p.task {
+                    println!("task {} {}: {:?}", task.id, task.status, task.status_message);
+                }
+            })
+            .mapped()
+            .await;
+        // GUIDE: end
+        assert_eq!(report.data, "Counted to 2 in a task", "{transport}");
+
         let mapped = client
             .call_tool("count")
             .arguments(args(json!({"steps": 1})))
