@@ -110,7 +110,10 @@ async fn a_task_completes_after_several_polls_through_every_ending() {
             .timeout(Duration::from_secs(60)) // the whole task, polls included
             .progress(|p| {
                 if let Some(task) = &p.task {
-                    println!("task {} {}: {:?}", task.id, task.status, task.status_message);
+                    println!(
+                        "task {} {}: {:?}",
+                        task.id, task.status, task.status_message
+                    );
                 }
             })
             .mapped()
@@ -431,4 +434,92 @@ async fn server_everything_research_tasks_over_stdio_and_http() {
         );
         client.disconnect().await;
     }
+}
+
+/// The own server's `tasks-2025` mode (MCP 2025-11-25's experimental tasks, stdio): a
+/// `required` tool polled to its result, a failed task, input asked during `tasks/result`,
+/// and an `optional` tool's task cancelled with `tasks/cancel` on timeout, cancel and drop.
+#[tokio::test]
+async fn experimental_tasks_of_2025_11_25_through_every_ending() {
+    let config = own("tasks-2025");
+    let client = connect_mcp_tools(config.clone().with_elicitation(
+        oma_mcp_runtime::connect::Elicitation::new(oma_mcp_runtime::connect::accept_defaults),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    let mut seen = Vec::new();
+    let result = client
+        .call_tool("research")
+        .arguments(args(json!({"steps": 3})))
+        .progress(|p| seen.push(p))
+        .raw()
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": "Researched in 3 steps"}],
+               "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "task-1"}}})
+    );
+    let seen = statuses(&seen);
+    assert_eq!(
+        seen[0],
+        ("working".to_owned(), Some("step 1 of 3".to_owned()))
+    );
+    assert_eq!(
+        seen.last().unwrap(),
+        &("completed".to_owned(), Some("step 3 of 3".to_owned()))
+    );
+
+    let err = client.call_tool("fail_job").raw().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "task task-2 failed: MCP error -32603: the job failed (status \"failed\": the job failed)"
+    );
+    let clarified = client.call_tool("clarify").mapped().await;
+    assert_eq!(
+        (clarified.data.as_str(), clarified.is_error),
+        ("Clarified: tasks", false)
+    );
+
+    let err = client
+        .call_tool("forever")
+        .timeout(Duration::from_millis(300))
+        .raw()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "MCP error -32001: Request timed out after 300ms (the call's own timeout)"
+    );
+    assert_eq!(cancelled_tasks(&client, 1).await, 1);
+    let token = CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        cancel.cancel();
+    });
+    let err = client
+        .call_tool("forever")
+        .cancel_on(&token)
+        .raw()
+        .await
+        .unwrap_err();
+    assert!(err.is_cancelled(), "{err:?}");
+    assert_eq!(cancelled_tasks(&client, 2).await, 2);
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(200),
+        client.call_tool("forever").raw(),
+    )
+    .await;
+    assert!(dropped.is_err());
+    assert_eq!(cancelled_tasks(&client, 3).await, 3);
+    client.disconnect().await;
+
+    // Without an elicitation handler the client answers the server's question with -32601,
+    // and this server goes on without the answer.
+    let client = connect_mcp_tools(config).await.unwrap();
+    let clarified = client.call_tool("clarify").mapped().await;
+    assert_eq!(clarified.data, "Clarified: (declined)");
+    client.disconnect().await;
 }

@@ -43,6 +43,7 @@ mod rug_pull;
 mod server;
 mod surface;
 mod tasks;
+mod tasks_2025;
 
 pub use http::{HttpOptions, serve_http};
 pub use listen::{LOOPBACK_ANY_PORT, MCP_PATH};
@@ -200,6 +201,12 @@ pub enum Mode {
     /// `tasks`: tools answered with tasks of the MCP 2026-07-28 tasks extension, run by rmcp's
     /// task manager, over stdio and HTTP; see [`TasksServer`] for the tools.
     Tasks,
+    /// `tasks-2025` (raw): MCP 2025-11-25's experimental tasks, line by line, with
+    /// `capabilities.tasks`: `research {steps?}` (`required`, 100 ms steps, then `Researched
+    /// in <steps> steps`), `clarify` (`required`, asks `elicitation/create` for `topic`
+    /// during `tasks/result`), `fail_job` (`required`, fails with -32603), `forever`
+    /// (`optional`, until `tasks/cancel`) and `cancelled_tasks`.
+    Tasks2025,
 }
 
 /// Set (to anything) in the grandchild the `stubborn` mode starts: it starts none itself.
@@ -278,6 +285,7 @@ impl Mode {
             Ok("invalid-entries") => Ok(Self::InvalidEntries),
             Ok("rug-pull") => Ok(Self::RugPull),
             Ok("tasks") => Ok(Self::Tasks),
+            Ok("tasks-2025") => Ok(Self::Tasks2025),
             Ok(other) => Err(format!("unknown {MODE_VAR} value: {other}")),
         }
     }

@@ -32,7 +32,7 @@ fn counted_tool(name: &str, property: &str, description: &str) -> Value {
 }
 
 /// Writes one message line and flushes (after a byte-order mark in the `bom` mode).
-fn send(out: &mut impl Write, msg: &Value) -> std::io::Result<()> {
+pub(crate) fn send(out: &mut impl Write, msg: &Value) -> std::io::Result<()> {
     if BOM.load(std::sync::atomic::Ordering::Relaxed) {
         out.write_all("\u{feff}".as_bytes())?;
     }
@@ -114,6 +114,8 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
     let mut deferred: Option<(Value, String)> = None;
     // `client-info`: the `clientInfo` of `initialize`.
     let mut client_info = Value::Null;
+    // `tasks-2025`: the session's tasks.
+    let mut tasks = crate::tasks_2025::Tasks::default();
     while let Some(line) = lines.next() {
         let line = line?;
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
@@ -172,6 +174,17 @@ pub fn run(mode: Mode) -> std::io::Result<()> {
         }
         if method == "initialize" {
             client_info = params.get("clientInfo").cloned().unwrap_or(Value::Null);
+        }
+        if mode == Mode::Tasks2025
+            && let Some(answer) = tasks.answer(method, &params, &mut lines, &mut out)?
+        {
+            let response = match answer {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err((code, message)) => json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": code, "message": message}}),
+            };
+            send(&mut out, &response)?;
+            continue;
         }
         let reply = match method {
             "server/discover" if matches!(mode, Mode::Modern | Mode::Dual) => Ok(discover_result()),
