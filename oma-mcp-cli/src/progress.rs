@@ -130,7 +130,7 @@ impl CallProgress {
 /// 40 characters and made safe for a terminal.
 fn task_line(task: &oma_mcp_runtime::task::Task, message: &str) -> String {
     let id = terminal::safe(&oma_mcp_core::quote::cut(&task.id, 40));
-    let status = terminal::safe(task.status.as_str());
+    let status = terminal::safe(&oma_mcp_core::quote::cut(task.status.as_str(), 40));
     if message.is_empty() {
         format!("task {id} {status}")
     } else {

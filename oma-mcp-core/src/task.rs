@@ -27,10 +27,12 @@
 //! let tool = json!({"name": "research", "execution": {"taskSupport": "required"}});
 //! let support = TaskSupport::of(&tool);
 //! assert_eq!(support, TaskSupport::Required);
-//! assert_eq!(TaskDialect::for_call("2025-11-25", None, support), Some(TaskDialect::Experimental));
+//! let server = json!({"tasks": {"requests": {"tools": {"call": {}}}}});
+//! let dialect = TaskDialect::for_call("2025-11-25", Some(&server), support);
+//! assert_eq!(dialect, Some(TaskDialect::Experimental));
 //!
 //! let created = json!({"task": {"taskId": "t-1", "status": "working", "pollInterval": 1000}});
-//! let task = Task::started(&created).unwrap().unwrap();
+//! let task = Task::started(&created, TaskDialect::Experimental).unwrap().unwrap();
 //! assert_eq!((task.id.as_str(), &task.status), ("t-1", &TaskStatus::Working));
 //! ```
 
@@ -119,10 +121,11 @@ impl TaskDialect {
     ///   [`TASKS_EXTENSION`] under `capabilities.extensions` (the server then decides; the
     ///   client must take a task or a plain result), and for a `required` tool whatever the
     ///   server advertises, since it would refuse the call otherwise (declaring is harmless).
-    /// - 2025-11-25: [`TaskDialect::Experimental`] for a `required` tool (MCP 2025-11-25,
-    ///   tasks: "the client MUST" use task augmentation), and for an `optional` one when the
-    ///   server's capabilities have `tasks.requests.tools.call` (without it "clients MUST NOT
-    ///   attempt to use task augmentation").
+    /// - 2025-11-25: [`TaskDialect::Experimental`] for a `required` or `optional` tool when
+    ///   the server's capabilities have `tasks.requests.tools.call`; without it "clients MUST
+    ///   NOT attempt to use task augmentation", whatever the tool says (MCP 2025-11-25,
+    ///   "Tasks"), so a `required` tool is then called directly and the server's refusal is
+    ///   the call's error.
     /// - Earlier revisions: `None`.
     pub fn for_call(
         protocol_version: &str,
@@ -138,11 +141,7 @@ impl TaskDialect {
                 .is_some();
             (advertised || support == TaskSupport::Required).then_some(TaskDialect::Extension)
         } else if protocol_version >= EXPERIMENTAL_REVISION {
-            let asks = match support {
-                TaskSupport::Required => true,
-                TaskSupport::Optional => has("/tasks/requests/tools/call"),
-                TaskSupport::Forbidden => false,
-            };
+            let asks = support != TaskSupport::Forbidden && has("/tasks/requests/tools/call");
             asks.then_some(TaskDialect::Experimental)
         } else {
             None
@@ -245,22 +244,24 @@ pub struct Task {
 pub struct TaskShapeError(String);
 
 impl Task {
-    /// The task a `tools/call` result started, or `None` when the result is not a task:
-    /// a result with `"resultType": "task"` holds the task's members (MCP 2026-07-28); a
-    /// result without `resultType` whose `task` member is an object holds them there (MCP
-    /// 2025-11-25's `CreateTaskResult`). A plain result is never a task, whatever the call
-    /// asked for: both revisions let a server answer a task request directly.
+    /// The task a `tools/call` result started in `dialect`, or `None` when the result is not
+    /// a task: in [`TaskDialect::Extension`] a result with `"resultType": "task"` holding the
+    /// task's members (MCP 2026-07-28); in [`TaskDialect::Experimental`] a result without
+    /// `resultType` whose `task` member is an object holding them (MCP 2025-11-25's
+    /// `CreateTaskResult`). A plain result is never a task, whatever the call asked for: both
+    /// revisions let a server answer a task request directly.
     ///
     /// # Errors
     /// [`TaskShapeError`] when the result is a task without a string `taskId` or `status`.
-    pub fn started(result: &Value) -> Option<Result<Task, TaskShapeError>> {
-        match result.get("resultType").and_then(Value::as_str) {
-            Some("task") => Some(Task::from_members(result)),
-            Some(_) => None,
-            None => match result.get("task") {
+    pub fn started(result: &Value, dialect: TaskDialect) -> Option<Result<Task, TaskShapeError>> {
+        let result_type = result.get("resultType").and_then(Value::as_str);
+        match (dialect, result_type) {
+            (TaskDialect::Extension, Some("task")) => Some(Task::from_members(result)),
+            (TaskDialect::Experimental, None) => match result.get("task") {
                 Some(task @ Value::Object(_)) => Some(Task::from_members(task)),
                 _ => None,
             },
+            _ => None,
         }
     }
 
@@ -424,8 +425,8 @@ mod tests {
         let x = Some(TaskDialect::Experimental);
         let e = Some(TaskDialect::Extension);
         assert_eq!(ask("2025-11-25", Some(&offers_2025)), [None, x, x]);
-        assert_eq!(ask("2025-11-25", None), [None, None, x]);
-        assert_eq!(ask("2025-11-25", Some(&offers_2026)), [None, None, x]);
+        assert_eq!(ask("2025-11-25", None), [None, None, None]);
+        assert_eq!(ask("2025-11-25", Some(&offers_2026)), [None, None, None]);
         assert_eq!(ask("2026-07-28", Some(&offers_2026)), [e, e, e]);
         assert_eq!(ask("2026-07-28", Some(&offers_2025)), [None, None, e]);
         assert_eq!(ask("2026-12-01", Some(&offers_2026)), [e, e, e]);
@@ -447,7 +448,9 @@ mod tests {
             "ttl": 60000,
             "pollInterval": 5000
         }});
-        let task = Task::started(&nested).unwrap().unwrap();
+        let task = Task::started(&nested, TaskDialect::Experimental)
+            .unwrap()
+            .unwrap();
         assert_eq!(
             task,
             Task {
@@ -461,27 +464,37 @@ mod tests {
         // MCP 2026-07-28, the tasks extension: flat, `ttlMs` may be null.
         let flat = json!({"resultType": "task", "taskId": "t-2", "status": "working",
             "ttlMs": null, "pollIntervalMs": 250});
-        let task = Task::started(&flat).unwrap().unwrap();
+        let task = Task::started(&flat, TaskDialect::Extension)
+            .unwrap()
+            .unwrap();
         assert_eq!(
             (task.id.as_str(), task.poll_interval, task.ttl),
             ("t-2", Some(Duration::from_millis(250)), None)
         );
-        // Plain results are never tasks.
-        assert_eq!(Task::started(&json!({"content": []})), None);
+        // Plain results are never tasks, nor is the other revision's form.
+        use TaskDialect::{Experimental, Extension};
+        assert_eq!(Task::started(&json!({"content": []}), Experimental), None);
+        assert_eq!(Task::started(&json!({"content": []}), Extension), None);
+        let vendor = json!({"resultType": "complete", "task": {}});
+        assert_eq!(Task::started(&vendor, Experimental), None);
         assert_eq!(
-            Task::started(&json!({"resultType": "complete", "task": {}})),
+            Task::started(&json!({"content": [], "task": "x"}), Experimental),
             None
         );
-        assert_eq!(Task::started(&json!({"content": [], "task": "x"})), None);
+        assert_eq!(Task::started(&nested, Extension), None);
+        assert_eq!(Task::started(&flat, Experimental), None);
         assert_eq!(
-            Task::started(&json!({"resultType": "task", "status": "working"})),
+            Task::started(
+                &json!({"resultType": "task", "status": "working"}),
+                Extension
+            ),
             Some(Err(TaskShapeError(
                 "the task has no string `taskId`: {\"resultType\":\"task\",\"status\":\"working\"}"
                     .to_owned()
             )))
         );
         assert_eq!(
-            Task::started(&json!({"task": {"taskId": "t"}}))
+            Task::started(&json!({"task": {"taskId": "t"}}), Experimental)
                 .unwrap()
                 .unwrap_err()
                 .to_string(),

@@ -41,8 +41,9 @@
 //! - **Asking.** A call asks for a task where the negotiated revision and the server allow
 //!   it: in 2026-07-28 it declares the extension when the server advertises it (the server
 //!   then decides); in 2025-11-25 it sends `params.task` for a tool whose
-//!   `execution.taskSupport` is `required`, or `optional` on a server whose capabilities have
-//!   `tasks.requests.tools.call`. A server may always answer directly.
+//!   `execution.taskSupport` is `required` or `optional`, on a server whose capabilities have
+//!   `tasks.requests.tools.call` (without it the revision forbids asking). A server may
+//!   always answer directly.
 //! - **Polling.** `tasks/get` at the server's `pollInterval`/`pollIntervalMs`, held between
 //!   100 ms and 30 s (1 s without a hint), plus 0–10 % jitter. Each new status (and status
 //!   message) reaches the [`progress`](ToolCall::progress) callback as a [`Progress`] whose
@@ -375,7 +376,7 @@ impl Parts<'_> {
             let Some(dialect) = dialect else {
                 return Ok(result);
             };
-            match oma_mcp_core::task::Task::started(&result) {
+            match oma_mcp_core::task::Task::started(&result, dialect) {
                 None => Ok(result),
                 Some(Err(shape)) => {
                     Err(client.invalid_task_answer("tools/call", shape.to_string()))
@@ -449,10 +450,11 @@ impl Parts<'_> {
                     report(progress);
                 }
             }
-            // The task's last status (the one it ended with) is queued after its progress.
-            while let Some(Ok(task)) = status_updates.as_mut().map(|rx| rx.try_recv()) {
-                report(last.with_task(task));
-            }
+        }
+        // The task's last status (the one it ended or failed with) is queued after its
+        // progress; reported unless the caller cancelled.
+        while let Some(Ok(task)) = status_updates.as_mut().map(|rx| rx.try_recv()) {
+            report(last.with_task(task));
         }
         result
     }

@@ -10,6 +10,7 @@
 //! | `ask_roots` | waits for the input `roots` (a `roots/list`), which a client may not answer |
 //! | `forever` | works until cancelled; a cancelled task is counted |
 //! | `cancelled_tasks` | (no task) text: how many tasks were cancelled on this server |
+//! | `task_gets` | (no task) text: how many `tasks/get` this server answered |
 //! | `echo {message}` | (no task) text `Echo: <message>` |
 //!
 //! The server advertises the extension; rmcp refuses to answer with a task a request that
@@ -38,6 +39,7 @@ pub const TASK_POLL_INTERVAL_MS: u64 = 100;
 pub struct TasksServer {
     tasks: TaskManager,
     cancelled: Arc<AtomicU64>,
+    gets: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for TasksServer {
@@ -209,8 +211,13 @@ impl ServerHandler for TasksServer {
                 ))])
                 .into());
             }
-            "cancelled_tasks" => {
-                let count = self.cancelled.load(Ordering::SeqCst);
+            "cancelled_tasks" | "task_gets" => {
+                let counter = if request.name == "task_gets" {
+                    &self.gets
+                } else {
+                    &self.cancelled
+                };
+                let count = counter.load(Ordering::SeqCst);
                 return Ok(
                     CallToolResult::success(vec![ContentBlock::text(count.to_string())]).into(),
                 );
@@ -243,6 +250,7 @@ impl ServerHandler for TasksServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
+        self.gets.fetch_add(1, Ordering::SeqCst);
         self.tasks
             .get_task(&request.task_id)
             .map(GetTaskResult::new)

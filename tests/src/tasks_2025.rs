@@ -11,6 +11,7 @@
 //! | `fail_job` | `required` | `failed`; `tasks/result` answers the JSON-RPC error -32603 `the job failed` |
 //! | `forever` | `optional` | `working` until `tasks/cancel` |
 //! | `cancelled_tasks` | — | text: how many tasks `tasks/cancel` cancelled |
+//! | `task_gets` | — | text: how many `tasks/get` the server answered |
 //!
 //! A `tools/call` of a `required` tool without `params.task` gets -32601 (the revision's
 //! "Servers MUST return a -32601 (Method not found) error"), one of an `optional` tool
@@ -43,6 +44,7 @@ struct Task {
 pub(crate) struct Tasks {
     tasks: HashMap<String, Task>,
     cancelled: u64,
+    gets: u64,
 }
 
 /// A JSON-RPC answer: a result, or an error's code and message.
@@ -73,9 +75,12 @@ impl Tasks {
             })),
             "tools/list" => Ok(json!({"tools": tools()})),
             "tools/call" => self.call(params),
-            "tasks/get" => self.members(&task_id),
+            "tasks/get" => {
+                self.gets += 1;
+                self.members(&task_id)
+            }
             "tasks/cancel" => match self.tasks.get_mut(&task_id) {
-                Some(task) if !task.cancelled && status(task).0 == "working" => {
+                Some(task) if !matches!(status(task).0, "completed" | "failed" | "cancelled") => {
                     task.cancelled = true;
                     self.cancelled += 1;
                     self.members(&task_id)
@@ -95,6 +100,9 @@ impl Tasks {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         if name == "cancelled_tasks" {
             return Ok(text(&self.cancelled.to_string()));
+        }
+        if name == "task_gets" {
+            return Ok(text(&self.gets.to_string()));
         }
         if params.get("task").is_none() {
             return if name == "forever" {
@@ -252,6 +260,8 @@ fn tools() -> Value {
         tool("fail_job", "required"),
         tool("forever", "optional"),
         {"name": "cancelled_tasks", "description": "How many tasks were cancelled",
+         "inputSchema": {"type": "object", "properties": {}}},
+        {"name": "task_gets", "description": "How many tasks/get were answered",
          "inputSchema": {"type": "object", "properties": {}}}
     ])
 }

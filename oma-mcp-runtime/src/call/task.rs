@@ -35,6 +35,9 @@ pub(super) struct Driver<'a> {
     pub(super) statuses: Option<UnboundedSender<Task>>,
 }
 
+/// How many unanswerable input requests an error lists before `and N more`.
+const MAX_LISTED: usize = 5;
+
 /// Sends `tasks/cancel` for a task when dropped armed: the call ended before its task.
 struct CancelOnDrop<'a> {
     client: &'a McpClient,
@@ -56,31 +59,24 @@ impl Driver<'_> {
     /// `tools/call` result the task ended with, raw.
     ///
     /// # Errors
-    /// [`RequestError::Timeout`] when the call's deadline passes (method `tools/call`),
-    /// [`RequestError::Cancelled`], [`RequestError::Task`] for a failed, cancelled, lost or
-    /// unanswerable task, and the errors of the `tasks/*` requests.
+    /// [`RequestError::Timeout`] when the call's deadline passes (method `tools/call`), or a
+    /// poll its request timeout, [`RequestError::Cancelled`], [`RequestError::Task`] for a
+    /// failed, cancelled, lost or unanswerable task, and the other errors of the `tasks/*`
+    /// requests.
     pub(super) async fn drive(&self, task: Task) -> Result<Value, Error> {
+        // Armed while the task may still run on the server: every path on which the server
+        // said the task ended disarms it; on the others (timeout, cancellation, an error, the
+        // future dropped at any await) its drop sends `tasks/cancel`.
         let mut guard = CancelOnDrop {
             client: self.client,
             task_id: task.id.clone(),
             dialect: self.dialect,
             armed: !task.status.is_terminal(),
         };
-        let result = self.run(task).await;
-        // A task that ended on the server needs no cancel; one whose call ended first does
-        // (one that waits for input this client cannot give included).
-        let ended = match &result {
-            Ok(_) => true,
-            Err(Error::Request(RequestError::Task { status, .. })) => {
-                TaskStatus::parse(status).is_terminal()
-            }
-            Err(_) => false,
-        };
-        guard.armed &= !ended;
-        result
+        self.run(task, &mut guard).await
     }
 
-    async fn run(&self, task: Task) -> Result<Value, Error> {
+    async fn run(&self, task: Task, guard: &mut CancelOnDrop<'_>) -> Result<Value, Error> {
         let mut state = TaskState::from(task);
         let mut from_get = false;
         let mut polls: u64 = 0;
@@ -94,33 +90,51 @@ impl Driver<'_> {
                 }
                 last_reported = Some(seen);
             }
-            match (self.dialect, &state.task.status) {
-                // 2025-11-25: `tasks/result` gives the result (or the JSON-RPC error) once the
-                // task ended, and blocks while it waits for input, whose requests
-                // (`elicitation/create` with the related task in `_meta`) the connection
-                // answers meanwhile.
-                (
-                    TaskDialect::Experimental,
-                    TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired,
-                ) => return self.fetch_result(&state.task).await,
+            let status = state.task.status.clone();
+            match (self.dialect, status) {
                 (_, TaskStatus::Cancelled) => {
+                    guard.armed = false;
                     return Err(task_error(
                         &state.task,
                         "was cancelled by the server".into(),
                     ));
                 }
-                (TaskDialect::Extension, TaskStatus::Completed) if from_get => {
-                    return state.result.take().ok_or_else(|| {
-                        self.client.invalid_task_answer(
+                // 2025-11-25: the server asks for input with `elicitation/create` (with the
+                // related task in `_meta`) while the client waits on `tasks/result`; without
+                // a handler nobody can answer, so the call ends now and the task is cancelled.
+                (TaskDialect::Experimental, TaskStatus::InputRequired)
+                    if self.client.elicitation().is_none() =>
+                {
+                    return Err(task_error(
+                        &state.task,
+                        "needs input this client cannot give: an `elicitation/create` is \
+                         answered by ConnectConfig::with_elicitation, which is not set"
+                            .into(),
+                    ));
+                }
+                // 2025-11-25: `tasks/result` gives the result (or the JSON-RPC error) once the
+                // task ended, and blocks while it waits for input.
+                (
+                    TaskDialect::Experimental,
+                    TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired,
+                ) => return self.fetch_result(&state.task, guard).await,
+                (TaskDialect::Extension, TaskStatus::Completed | TaskStatus::Failed)
+                    if from_get =>
+                {
+                    guard.armed = false;
+                    // A failed task may still carry a result (a tool error filed as failed).
+                    if let Some(result) = state.result.take() {
+                        return Ok(result);
+                    }
+                    if state.task.status == TaskStatus::Completed {
+                        return Err(self.client.invalid_task_answer(
                             "tasks/get",
                             format!(
                                 "{} is completed but `tasks/get` carried no `result` object",
                                 state.task.describe()
                             ),
-                        )
-                    });
-                }
-                (TaskDialect::Extension, TaskStatus::Failed) if from_get => {
+                        ));
+                    }
                     let reason = match &state.error {
                         Some(error) => format!("failed: {}", rpc_text(error)),
                         None => "failed".to_owned(),
@@ -128,8 +142,10 @@ impl Driver<'_> {
                     return Err(task_error(&state.task, reason));
                 }
                 (TaskDialect::Extension, TaskStatus::InputRequired) if from_get => {
-                    self.answer(&state, &mut answered).await?;
+                    self.answer(&state, &mut answered, guard).await?;
                 }
+                // An ended task as the `tools/call` answered it: its payload is one poll away.
+                (TaskDialect::Extension, status) if status.is_terminal() => {}
                 _ => {
                     let noise = noise(&state.task.id, polls);
                     self.sleep(poll_delay(state.task.poll_interval, noise))
@@ -137,18 +153,9 @@ impl Driver<'_> {
                 }
             }
             polls += 1;
-            let result = match self.request("tasks/get", &state.task.id, Map::new()).await {
-                Err(Error::Request(RequestError::Rpc { code, message, .. })) if code == -32602 => {
-                    return Err(task_error(
-                        &state.task,
-                        format!(
-                            "is gone from the server: tasks/get answered MCP error {code}: {}",
-                            cut(&message, 200)
-                        ),
-                    ));
-                }
-                other => other?,
-            };
+            let result = self
+                .request("tasks/get", &state.task, Map::new(), guard)
+                .await?;
             state = TaskState::from_get(&result)
                 .map_err(|e| self.client.invalid_task_answer("tasks/get", e.to_string()))?;
             from_get = true;
@@ -156,19 +163,18 @@ impl Driver<'_> {
     }
 
     /// 2025-11-25: the task's result from `tasks/result`: a `tools/call` result (a tool
-    /// error included), or the JSON-RPC error the request ended with as a failed task.
-    async fn fetch_result(&self, task: &Task) -> Result<Value, Error> {
-        match self.request("tasks/result", &task.id, Map::new()).await {
-            Err(Error::Request(RequestError::Rpc {
-                code,
-                message,
-                data: _,
-            })) => Err(task_error(
-                task,
-                format!("failed: MCP error {code}: {}", cut(&message, 500)),
-            )),
-            other => other,
+    /// error included), or the JSON-RPC error the request ended with as a failed task. Either
+    /// way the task ended on the server.
+    async fn fetch_result(
+        &self,
+        task: &Task,
+        guard: &mut CancelOnDrop<'_>,
+    ) -> Result<Value, Error> {
+        let reply = self.request("tasks/result", task, Map::new(), guard).await;
+        if let Ok(_) | Err(Error::Request(RequestError::Task { .. })) = &reply {
+            guard.armed = false;
         }
+        reply
     }
 
     /// 2026-07-28: answers the task's `inputRequests` not answered yet with `tasks/update`:
@@ -176,8 +182,13 @@ impl Driver<'_> {
     ///
     /// # Errors
     /// [`RequestError::Task`] naming the requests this client cannot answer (another method,
-    /// or no handler), and the errors of `tasks/update`.
-    async fn answer(&self, state: &TaskState, answered: &mut HashSet<String>) -> Result<(), Error> {
+    /// or no handler; the first five, and how many more), and the errors of `tasks/update`.
+    async fn answer(
+        &self,
+        state: &TaskState,
+        answered: &mut HashSet<String>,
+        guard: &mut CancelOnDrop<'_>,
+    ) -> Result<(), Error> {
         let mut responses = Map::new();
         let mut unanswerable = Vec::new();
         for (key, request) in &state.input_requests {
@@ -198,12 +209,17 @@ impl Driver<'_> {
             }
         }
         if !unanswerable.is_empty() {
+            let more = unanswerable.len().saturating_sub(MAX_LISTED);
+            unanswerable.truncate(MAX_LISTED);
+            let mut listed = unanswerable.join("; ");
+            if more > 0 {
+                listed.push_str(&format!("; and {more} more"));
+            }
             return Err(task_error(
                 &state.task,
                 format!(
-                    "needs input this client cannot give: {} (an `elicitation/create` is \
-                     answered by ConnectConfig::with_elicitation; other requests are not)",
-                    unanswerable.join("; ")
+                    "needs input this client cannot give: {listed} (an `elicitation/create` is \
+                     answered by ConnectConfig::with_elicitation; other requests are not)"
                 ),
             ));
         }
@@ -219,21 +235,26 @@ impl Driver<'_> {
         answered.extend(responses.keys().cloned());
         let mut extra = Map::new();
         extra.insert("inputResponses".to_owned(), Value::Object(responses));
-        self.request("tasks/update", &state.task.id, extra).await?;
+        self.request("tasks/update", &state.task, extra, guard)
+            .await?;
         Ok(())
     }
 
-    /// Sends a `tasks/*` request, bounded by the request timeout and the rest of the call's
-    /// deadline; the deadline's expiry is the call's timeout.
+    /// Sends a `tasks/*` request for `task`, bounded by the request timeout and the rest of
+    /// the call's deadline (`tasks/result`, which blocks while the task works, by the deadline
+    /// alone). The deadline's expiry is the call's timeout; a request timeout names the
+    /// method. A JSON-RPC error is a [`RequestError::Task`] naming the method: `-32602` means
+    /// the server no longer knows the task (`guard` disarmed: nothing to cancel); an error of
+    /// `tasks/result` is the error the task failed with.
     async fn request(
         &self,
         method: &str,
-        task_id: &str,
+        task: &Task,
         extra: Map<String, Value>,
+        guard: &mut CancelOnDrop<'_>,
     ) -> Result<Value, Error> {
         let left = self.left()?;
         let request_timeout = self.client.request_timeout();
-        // `tasks/result` blocks until the task ends: only the call's deadline bounds it.
         let bound = if method == "tasks/result" {
             left
         } else {
@@ -241,11 +262,38 @@ impl Driver<'_> {
         };
         let reply = self
             .client
-            .task_request(method, task_id, self.dialect, extra, self.cancel, bound)
+            .task_request(method, &task.id, self.dialect, extra, self.cancel, bound)
             .await;
         match reply {
             Err(Error::Request(RequestError::Timeout { .. })) if bound == left => {
                 Err(self.timed_out())
+            }
+            Err(Error::Request(RequestError::Timeout { .. })) => {
+                Err(Error::Request(RequestError::Timeout {
+                    method: method.to_owned(),
+                    timeout: request_timeout,
+                    per_call: false,
+                }))
+            }
+            Err(Error::Request(RequestError::Rpc { code, message, .. })) => {
+                let message = cut(&message, 200);
+                let reason = if method == "tasks/result" {
+                    format!("failed: MCP error {code}: {message}")
+                } else if code == -32602 {
+                    guard.armed = false;
+                    format!(
+                        "is gone from the server: {method} answered MCP error {code}: {message}"
+                    )
+                } else {
+                    format!("{method} answered MCP error {code}: {message}")
+                };
+                let mut error = task_error(task, reason);
+                if method == "tasks/result"
+                    && let Error::Request(RequestError::Task { status, .. }) = &mut error
+                {
+                    "failed".clone_into(status);
+                }
+                Err(error)
             }
             other => other,
         }
