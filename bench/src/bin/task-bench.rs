@@ -14,7 +14,7 @@
 //! "polls" is how many `tasks/get` the server answered per call (its `task_gets` tool), and
 //! "added" the median less the direct call's median and less the work.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -70,7 +70,7 @@ async fn task_gets(client: &McpClient) -> u64 {
         .unwrap_or(0)
 }
 
-async fn run(server: &PathBuf, repeat: usize) -> Result<(), String> {
+async fn run(server: &Path, repeat: usize) -> Result<(), String> {
     println!("load average before: {}", load_average());
     println!(
         "{:<24} {:<22} {:>10} {:>8} {:>9} {:>10}",
