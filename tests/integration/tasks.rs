@@ -58,6 +58,17 @@ async fn cancelled_tasks(client: &McpClient, at_least: u64) -> u64 {
     last
 }
 
+/// A token that is cancelled `after` from now.
+fn cancelled_after(after: Duration) -> CancellationToken {
+    let token = CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(after).await;
+        cancel.cancel();
+    });
+    token
+}
+
 /// A task that completes after several polls ends every ending as a direct result would,
 /// its statuses reaching the progress callback in order.
 #[tokio::test]
@@ -260,58 +271,60 @@ async fn input_a_task_asks_for_goes_through_the_elicitation_handler() {
     }
 }
 
+/// Ends a call of `forever` (a task that runs until cancelled, on a server counting the tasks
+/// it saw cancelled) by its timeout, by its cancellation token and by dropping it, and
+/// checks after each that the server saw one more task cancelled.
+async fn every_early_end_cancels_the_task(client: &McpClient, label: &str) {
+    let err = client
+        .call_tool("forever")
+        .timeout(Duration::from_millis(400))
+        .raw()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "MCP error -32001: Request timed out after 400ms (the call's own timeout)",
+        "{label}"
+    );
+    assert_eq!(
+        cancelled_tasks(client, 1).await,
+        1,
+        "{label}: after the timeout"
+    );
+
+    let token = cancelled_after(Duration::from_millis(300));
+    let err = client
+        .call_tool("forever")
+        .cancel_on(&token)
+        .raw()
+        .await
+        .unwrap_err();
+    assert!(err.is_cancelled(), "{label}: {err:?}");
+    assert_eq!(
+        cancelled_tasks(client, 2).await,
+        2,
+        "{label}: after the cancel"
+    );
+
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(300),
+        client.call_tool("forever").raw(),
+    )
+    .await;
+    assert!(dropped.is_err(), "{label}");
+    assert_eq!(
+        cancelled_tasks(client, 3).await,
+        3,
+        "{label}: after the drop"
+    );
+}
+
 /// A task that outlives its call is cancelled on the server with `tasks/cancel`, whether the
 /// call timed out, was cancelled, or was dropped.
 #[tokio::test]
 async fn a_task_outliving_its_call_is_cancelled_on_the_server() {
     for (transport, _server, client) in task_servers().await {
-        let err = client
-            .call_tool("forever")
-            .timeout(Duration::from_millis(400))
-            .raw()
-            .await
-            .unwrap_err();
-        assert!(err.is_timeout(), "{transport}: {err:?}");
-        assert_eq!(
-            err.to_string(),
-            "MCP error -32001: Request timed out after 400ms (the call's own timeout)"
-        );
-        assert_eq!(
-            cancelled_tasks(&client, 1).await,
-            1,
-            "{transport}: after the timeout"
-        );
-
-        let token = CancellationToken::new();
-        let cancel = token.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            cancel.cancel();
-        });
-        let err = client
-            .call_tool("forever")
-            .cancel_on(&token)
-            .raw()
-            .await
-            .unwrap_err();
-        assert!(err.is_cancelled(), "{transport}: {err:?}");
-        assert_eq!(
-            cancelled_tasks(&client, 2).await,
-            2,
-            "{transport}: after the cancel"
-        );
-
-        let dropped = tokio::time::timeout(
-            Duration::from_millis(300),
-            client.call_tool("forever").raw(),
-        )
-        .await;
-        assert!(dropped.is_err(), "{transport}");
-        assert_eq!(
-            cancelled_tasks(&client, 3).await,
-            3,
-            "{transport}: after the drop"
-        );
+        every_early_end_cancels_the_task(&client, transport).await;
         client.disconnect().await;
     }
 }
@@ -493,38 +506,7 @@ async fn experimental_tasks_of_2025_11_25_through_every_ending() {
         ("Clarified: tasks", false)
     );
 
-    let err = client
-        .call_tool("forever")
-        .timeout(Duration::from_millis(300))
-        .raw()
-        .await
-        .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "MCP error -32001: Request timed out after 300ms (the call's own timeout)"
-    );
-    assert_eq!(cancelled_tasks(&client, 1).await, 1);
-    let token = CancellationToken::new();
-    let cancel = token.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        cancel.cancel();
-    });
-    let err = client
-        .call_tool("forever")
-        .cancel_on(&token)
-        .raw()
-        .await
-        .unwrap_err();
-    assert!(err.is_cancelled(), "{err:?}");
-    assert_eq!(cancelled_tasks(&client, 2).await, 2);
-    let dropped = tokio::time::timeout(
-        Duration::from_millis(200),
-        client.call_tool("forever").raw(),
-    )
-    .await;
-    assert!(dropped.is_err());
-    assert_eq!(cancelled_tasks(&client, 3).await, 3);
+    every_early_end_cancels_the_task(&client, "2025-11-25").await;
     client.disconnect().await;
 
     // Without an elicitation handler nobody could answer the server's question: the call

@@ -14,11 +14,10 @@
 //! `Lifecycle::Auto`), and one that exits on it (`exit-on-discover`: `Auto` starts it again);
 //! each with `Auto` and with the lifecycle a user would pin.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use oma_mcp_bench::{load_average, median, ms};
+use oma_mcp_bench::{TestServerArgs, load_average, median, ms, runtime};
 use oma_mcp_runtime::{ConnectConfig, Lifecycle, connect_mcp_tools};
 
 /// (test server mode, the lifecycle a user would pin for it).
@@ -30,44 +29,16 @@ const ROWS: [(&str, Lifecycle); 4] = [
 ];
 
 fn main() -> ExitCode {
-    let mut repeat = 7usize;
-    let mut server: Option<PathBuf> = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next()) {
-            ("--repeat", Some(n)) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
-                repeat = n.parse().unwrap_or(7);
-            }
-            ("--server", Some(path)) => server = Some(PathBuf::from(path)),
-            _ => {
-                eprintln!("usage: connect-bench [--repeat N (at least 1)] [--server PATH]");
+    let (TestServerArgs { server, repeat }, runtime) =
+        match TestServerArgs::from_env("connect-bench", 7)
+            .and_then(|args| Ok((args, runtime("connect-bench")?)))
+        {
+            Ok(ready) => ready,
+            Err(message) => {
+                eprintln!("{message}");
                 return ExitCode::from(2);
             }
-        }
-    }
-    let server = server.unwrap_or_else(|| {
-        std::env::current_exe()
-            .map(|exe| exe.with_file_name("oma-mcp-test-server"))
-            .unwrap_or_default()
-    });
-    if !server.exists() {
-        eprintln!(
-            "connect-bench: the test server {} does not exist; build it with `cargo build \
-             --release -p oma-mcp-test-server --bin oma-mcp-test-server` or pass --server PATH",
-            server.display()
-        );
-        return ExitCode::from(2);
-    }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("connect-bench: cannot start the Tokio runtime: {e}");
-            return ExitCode::from(2);
-        }
-    };
+        };
     println!("load average before: {}", load_average());
     println!(
         "{:<20} {:<11} {:>10} {:>10}",

@@ -14,11 +14,11 @@
 //! "polls" is how many `tasks/get` the server answered per call (its `task_gets` tool), and
 //! "added" the median less the direct call's median and less the work.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use oma_mcp_bench::{load_average, median, ms};
+use oma_mcp_bench::{TestServerArgs, load_average, median, ms, runtime};
 use oma_mcp_runtime::{ConnectConfig, McpClient, connect_mcp_tools};
 use serde_json::{Map, Value, json};
 
@@ -130,45 +130,16 @@ async fn run(server: &Path, repeat: usize) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let mut repeat = 20usize;
-    let mut server: Option<PathBuf> = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next()) {
-            ("--repeat", Some(n)) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
-                repeat = n.parse().unwrap_or(20);
-            }
-            ("--server", Some(path)) => server = Some(PathBuf::from(path)),
-            _ => {
-                eprintln!("usage: task-bench [--repeat N (at least 1)] [--server PATH]");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    let server = server.unwrap_or_else(|| {
-        std::env::current_exe()
-            .map(|exe| exe.with_file_name("oma-mcp-test-server"))
-            .unwrap_or_default()
-    });
-    if !server.exists() {
-        eprintln!(
-            "task-bench: the test server {} does not exist; build it with `cargo build \
-             --release -p oma-mcp-test-server --bin oma-mcp-test-server` or pass --server PATH",
-            server.display()
-        );
-        return ExitCode::from(2);
-    }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
+    let (args, runtime) = match TestServerArgs::from_env("task-bench", 20)
+        .and_then(|args| Ok((args, runtime("task-bench")?)))
     {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("task-bench: cannot start the Tokio runtime: {e}");
+        Ok(ready) => ready,
+        Err(message) => {
+            eprintln!("{message}");
             return ExitCode::from(2);
         }
     };
-    match runtime.block_on(run(&server, repeat)) {
+    match runtime.block_on(run(&args.server, args.repeat)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("task-bench: {e}");
