@@ -121,10 +121,7 @@ async fn a_task_completes_after_several_polls_through_every_ending() {
             .timeout(Duration::from_secs(60)) // the whole task, polls included
             .progress(|p| {
                 if let Some(task) = &p.task {
-                    println!(
-                        "task {} {}: {:?}",
-                        task.id, task.status, task.status_message
-                    );
+                    println!("task {} is {}", task.id, task.status);
                 }
             })
             .mapped()
