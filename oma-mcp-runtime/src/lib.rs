@@ -11,7 +11,8 @@
 //! - [`call`]: call a tool with one request builder, [`ToolCall`]: `client.call_tool(name)`
 //!   or `client.call(args)`, settings (arguments, cancellation, progress, a timeout, answers
 //!   to a request for input, confirmation), then one ending (`raw`, `outcome`, `mapped`,
-//!   `typed`).
+//!   `typed`); every ending drives a task the server answers with to its result
+//!   ([Task-backed calls](call#task-backed-calls), the rules in [`task`]).
 //! - [`naming`], [`result`], [`call_outcome`], [`snapshot`], [`pointer`](mod@pointer): the pure
 //!   rules of the contract (tool names, result mapping) and the snapshot format, re-exported
 //!   from `oma-mcp-core`, which holds everything that needs no connection.
@@ -238,8 +239,11 @@
 //! the server: a shutdown message is no protocol problem) and the session goes on. A
 //! byte-order mark (U+FEFF) before a message is skipped (with a `DEBUG` log).
 //! `notifications/progress` for a call made with [`ToolCall::progress`](crate::ToolCall::progress)
-//! reach its callback. Server requests are answered: `ping` with `{}`, anything else with
-//! JSON-RPC error -32601; notifications are logged at `DEBUG` and otherwise ignored.
+//! reach its callback, and so do the statuses of its task. Server requests are answered:
+//! `ping` with `{}`, `elicitation/create` by [`ConnectConfig::with_elicitation`]'s handler when
+//! one is set, anything else (sampling and roots, which MCP 2026-07-28 deprecates, included)
+//! with JSON-RPC error -32601; notifications (logging's `notifications/message` included) are
+//! logged at `DEBUG` and otherwise ignored.
 
 pub mod call;
 #[cfg(feature = "validate")]
