@@ -504,6 +504,17 @@ async fn experimental_tasks_of_2025_11_25_through_every_ending() {
     );
 
     every_early_end_cancels_the_task(&client, "2025-11-25").await;
+    // An answer about another task is refused, not followed (and the task asked about is
+    // cancelled: the server saw a fourth).
+    let err = client.call_tool("wrong_id").raw().await.unwrap_err();
+    assert!(
+        err.to_string().ends_with(
+            "sent an invalid `tasks/get` response: asked about task task-7, the server \
+             answered about task other-task"
+        ),
+        "{err}"
+    );
+    assert_eq!(cancelled_tasks(&client, 4).await, 4);
     client.disconnect().await;
 
     // Without an elicitation handler nobody could answer the server's question: the call

@@ -9,6 +9,7 @@
 //! | `research {steps?}` | `required` | `steps` (default 3) steps of 100 ms, status message `step <n> of <steps>`; result text `Researched in <steps> steps` |
 //! | `clarify` | `required` | `input_required` at once; during `tasks/result` the server asks `elicitation/create` for `topic`, then text `Clarified: <topic>` |
 //! | `fail_job` | `required` | `failed`; `tasks/result` answers the JSON-RPC error -32603 `the job failed` |
+//! | `wrong_id` | `required` | `working`; `tasks/get` answers about another task, `other-task` |
 //! | `forever` | `optional` | `working` until `tasks/cancel` |
 //! | `cancelled_tasks` | — | text: how many tasks `tasks/cancel` cancelled |
 //! | `task_gets` | — | text: how many `tasks/get` the server answered |
@@ -77,7 +78,14 @@ impl Tasks {
             "tools/call" => self.call(params),
             "tasks/get" => {
                 self.gets += 1;
-                self.members(&task_id)
+                let answer = self.members(&task_id);
+                match self.tasks.get(&task_id) {
+                    Some(task) if task.tool == "wrong_id" => answer.map(|mut members| {
+                        members["taskId"] = json!("other-task");
+                        members
+                    }),
+                    _ => answer,
+                }
             }
             "tasks/cancel" => match self.tasks.get_mut(&task_id) {
                 Some(task) if !matches!(status(task).0, "completed" | "failed" | "cancelled") => {
@@ -258,6 +266,7 @@ fn tools() -> Value {
         tool("research", "required"),
         tool("clarify", "required"),
         tool("fail_job", "required"),
+        tool("wrong_id", "required"),
         tool("forever", "optional"),
         {"name": "cancelled_tasks", "description": "How many tasks were cancelled",
          "inputSchema": {"type": "object", "properties": {}}},

@@ -156,8 +156,20 @@ impl Driver<'_> {
             let result = self
                 .request("tasks/get", &state.task, Map::new(), guard)
                 .await?;
-            state = TaskState::from_get(&result)
+            let polled = TaskState::from_get(&result)
                 .map_err(|e| self.client.invalid_task_answer("tasks/get", e.to_string()))?;
+            // The answer must be about the task asked for: never follow another id.
+            if polled.task.id != state.task.id {
+                return Err(self.client.invalid_task_answer(
+                    "tasks/get",
+                    format!(
+                        "asked about task {}, the server answered about task {}",
+                        cut(&state.task.id, 100),
+                        cut(&polled.task.id, 100)
+                    ),
+                ));
+            }
+            state = polled;
             from_get = true;
         }
     }
