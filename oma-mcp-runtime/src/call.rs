@@ -378,9 +378,7 @@ impl Parts<'_> {
             };
             match oma_mcp_core::task::Task::started(&result, dialect) {
                 None => Ok(result),
-                Some(Err(shape)) => {
-                    Err(client.invalid_task_answer("tools/call", shape.to_string()))
-                }
+                Some(Err(shape)) => Err(client.invalid("tools/call", shape.to_string())),
                 Some(Ok(task)) => {
                     task::Driver {
                         client,

@@ -118,6 +118,9 @@ pub struct McpClient {
     protocol_version: String,
     /// The SEP-2575 client context of a 2026-07-28 session, merged into every request's `_meta`.
     client_context: Option<Map<String, Value>>,
+    /// The client context with the tasks extension declared, for task-backed calls and the
+    /// `tasks/*` requests of their tasks.
+    task_context: Option<Map<String, Value>>,
     /// Answers the server's `elicitation/create` requests, also a task's input requests
     /// ([`ConnectConfig::elicitation`]).
     elicitation: Option<config::Elicitation>,
@@ -229,6 +232,7 @@ impl McpClient {
             instructions: negotiated.instructions,
             protocol_version: negotiated.protocol_version,
             client_context: negotiated.client_context,
+            task_context: negotiated.task_context,
             elicitation: config.elicitation.clone(),
             tools: Vec::new(),
             invalid_tools: Vec::new(),
@@ -370,7 +374,8 @@ impl McpClient {
         })
     }
 
-    fn invalid(&self, method: &str, reason: String) -> Error {
+    /// A [`ProtocolError::InvalidResponse`] of this server for `method`, saying `reason`.
+    pub(crate) fn invalid(&self, method: &str, reason: String) -> Error {
         Error::Protocol(ProtocolError::InvalidResponse {
             command: self.link.command_line.clone(),
             method: method.to_owned(),
@@ -565,9 +570,9 @@ impl McpClient {
         task: Option<oma_mcp_core::task::TaskDialect>,
     ) -> Result<Value, Error> {
         use oma_mcp_core::task::TaskDialect;
-        let task_context = match task {
-            Some(TaskDialect::Extension) => self.task_context(),
-            _ => None,
+        let context = match task {
+            Some(TaskDialect::Extension) => self.task_context.as_ref(),
+            _ => self.client_context.as_ref(),
         };
         let with_task;
         let extra = match task {
@@ -584,7 +589,7 @@ impl McpClient {
         let params = framing::CallParams {
             name: raw_name,
             arguments,
-            context: task_context.as_ref().or(self.client_context.as_ref()),
+            context,
             progress_token,
             extra,
         };

@@ -26,6 +26,31 @@ fn statuses(seen: &[Progress]) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// `config` with an elicitation handler that accepts every default of the requested schema.
+fn accepting_defaults(config: ConnectConfig) -> ConnectConfig {
+    config.with_elicitation(oma_mcp_runtime::connect::Elicitation::new(
+        oma_mcp_runtime::connect::accept_defaults,
+    ))
+}
+
+/// The raw result of a call of `tool` with `arguments`, and the task statuses it reported
+/// ([`statuses`]).
+async fn raw_with_statuses(
+    client: &McpClient,
+    tool: &str,
+    arguments: Value,
+) -> (Value, Vec<(String, Option<String>)>) {
+    let mut seen = Vec::new();
+    let result = client
+        .call_tool(tool)
+        .arguments(args(arguments))
+        .progress(|p| seen.push(p))
+        .raw()
+        .await
+        .unwrap();
+    (result, statuses(&seen))
+}
+
 /// The own server in the `tasks` mode over stdio, and over HTTP (stateless, 2026-07-28).
 async fn task_servers() -> Vec<(&'static str, Option<HttpServer>, McpClient)> {
     let stdio = connect_mcp_tools(own("tasks")).await.unwrap();
@@ -75,20 +100,12 @@ fn cancelled_after(after: Duration) -> CancellationToken {
 async fn a_task_completes_after_several_polls_through_every_ending() {
     for (transport, _server, client) in task_servers().await {
         assert_eq!(client.protocol_version(), "2026-07-28", "{transport}");
-        let mut seen = Vec::new();
-        let result = client
-            .call_tool("count")
-            .arguments(args(json!({"steps": 3})))
-            .progress(|p| seen.push(p))
-            .raw()
-            .await
-            .unwrap();
+        let (result, seen) = raw_with_statuses(&client, "count", json!({"steps": 3})).await;
         assert_eq!(
             result,
             json!({"resultType": "complete", "content": [{"type": "text", "text": "Counted to 3 in a task"}], "isError": false}),
             "{transport}"
         );
-        let seen = statuses(&seen);
         // The first status is the answer to `tools/call`, the last the completed task; the
         // steps between are those the polls met (at 100 ms, steps of 150 ms).
         assert_eq!(
@@ -222,13 +239,9 @@ async fn input_a_task_asks_for_goes_through_the_elicitation_handler() {
         ),
     ];
     for (transport, config) in configs {
-        let answering =
-            config
-                .clone()
-                .with_elicitation(oma_mcp_runtime::connect::Elicitation::new(
-                    oma_mcp_runtime::connect::accept_defaults,
-                ));
-        let client = connect_mcp_tools(answering).await.unwrap();
+        let client = connect_mcp_tools(accepting_defaults(config.clone()))
+            .await
+            .unwrap();
         let mut seen = Vec::new();
         let hello = client
             .call_tool("ask_name")
@@ -403,10 +416,7 @@ async fn server_everything_research_tasks_over_stdio_and_http() {
     };
     let http = ConnectConfig::http(server.url()).with_request_timeout(Duration::from_secs(20));
     for (transport, config) in [("stdio", stdio), ("http", http)] {
-        let config = config.with_elicitation(oma_mcp_runtime::connect::Elicitation::new(
-            oma_mcp_runtime::connect::accept_defaults,
-        ));
-        let client = connect_mcp_tools(config).await.unwrap();
+        let client = connect_mcp_tools(accepting_defaults(config)).await.unwrap();
         assert_eq!(client.protocol_version(), "2025-11-25", "{transport}");
         let mut seen = Vec::new();
         let report = client
@@ -463,26 +473,16 @@ async fn server_everything_research_tasks_over_stdio_and_http() {
 #[tokio::test]
 async fn experimental_tasks_of_2025_11_25_through_every_ending() {
     let config = own("tasks-2025");
-    let client = connect_mcp_tools(config.clone().with_elicitation(
-        oma_mcp_runtime::connect::Elicitation::new(oma_mcp_runtime::connect::accept_defaults),
-    ))
-    .await
-    .unwrap();
-    assert_eq!(client.protocol_version(), "2025-11-25");
-    let mut seen = Vec::new();
-    let result = client
-        .call_tool("research")
-        .arguments(args(json!({"steps": 3})))
-        .progress(|p| seen.push(p))
-        .raw()
+    let client = connect_mcp_tools(accepting_defaults(config.clone()))
         .await
         .unwrap();
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    let (result, seen) = raw_with_statuses(&client, "research", json!({"steps": 3})).await;
     assert_eq!(
         result,
         json!({"content": [{"type": "text", "text": "Researched in 3 steps"}],
                "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "task-1"}}})
     );
-    let seen = statuses(&seen);
     assert_eq!(
         seen[0],
         ("working".to_owned(), Some("step 1 of 3".to_owned()))

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use oma_mcp_core::quote::cut;
 use oma_mcp_core::task::{Task, TaskDialect, TaskState, TaskStatus, poll_delay};
 
+use crate::connect::framing;
 use crate::error::RequestError;
 use crate::{Error, McpClient};
 
@@ -127,7 +128,7 @@ impl Driver<'_> {
                         return Ok(result);
                     }
                     if state.task.status == TaskStatus::Completed {
-                        return Err(self.client.invalid_task_answer(
+                        return Err(self.client.invalid(
                             "tasks/get",
                             format!(
                                 "{} is completed but `tasks/get` carried no `result` object",
@@ -157,10 +158,10 @@ impl Driver<'_> {
                 .request("tasks/get", &state.task, Map::new(), guard)
                 .await?;
             let polled = TaskState::from_get(&result)
-                .map_err(|e| self.client.invalid_task_answer("tasks/get", e.to_string()))?;
+                .map_err(|e| self.client.invalid("tasks/get", e.to_string()))?;
             // The answer must be about the task asked for: never follow another id.
             if polled.task.id != state.task.id {
-                return Err(self.client.invalid_task_answer(
+                return Err(self.client.invalid(
                     "tasks/get",
                     format!(
                         "asked about task {}, the server answered about task {}",
@@ -289,9 +290,16 @@ impl Driver<'_> {
             }
             Err(Error::Request(RequestError::Rpc { code, message, .. })) => {
                 let message = cut(&message, 200);
-                let reason = if method == "tasks/result" {
-                    format!("failed: MCP error {code}: {message}")
-                } else if code == -32602 {
+                if method == "tasks/result" {
+                    // The error the task failed with: the task ended, whatever it said last.
+                    let mut failed = task.clone();
+                    failed.status = TaskStatus::Failed;
+                    return Err(task_error(
+                        &failed,
+                        format!("failed: MCP error {code}: {message}"),
+                    ));
+                }
+                let reason = if code == -32602 {
                     guard.armed = false;
                     format!(
                         "is gone from the server: {method} answered MCP error {code}: {message}"
@@ -299,13 +307,7 @@ impl Driver<'_> {
                 } else {
                     format!("{method} answered MCP error {code}: {message}")
                 };
-                let mut error = task_error(task, reason);
-                if method == "tasks/result"
-                    && let Error::Request(RequestError::Task { status, .. }) = &mut error
-                {
-                    "failed".clone_into(status);
-                }
-                Err(error)
+                Err(task_error(task, reason))
             }
             other => other,
         }
@@ -360,14 +362,11 @@ fn task_error(task: &Task, reason: String) -> Error {
     })
 }
 
-/// `MCP error <code>: <message>` of a JSON-RPC error object (a failed task's `error`).
+/// `MCP error <code>: <message>` of a failed task's JSON-RPC `error` object, read as every
+/// JSON-RPC error is ([`framing::rpc_failure`]), the message cut to 500 characters.
 fn rpc_text(error: &Value) -> String {
-    let code = error.get("code").and_then(Value::as_i64);
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    match code {
-        Some(code) => format!("MCP error {code}: {}", cut(message, 500)),
-        None => cut(&error.to_string(), 500),
-    }
+    let failure = framing::rpc_failure(error.clone());
+    format!("MCP error {}: {}", failure.code, cut(&failure.message, 500))
 }
 
 /// A number for the poll's jitter: the task id and the poll's number hashed with a key

@@ -242,8 +242,9 @@ impl From<RpcFailure> for Error {
     }
 }
 
-/// Reads a JSON-RPC `error` member.
-fn rpc_failure(error: Value) -> RpcFailure {
+/// Reads a JSON-RPC `error` member (also a failed task's `error`, MCP 2026-07-28 tasks
+/// extension).
+pub(crate) fn rpc_failure(error: Value) -> RpcFailure {
     let code = error.get("code").and_then(Value::as_i64).unwrap_or(-32603);
     let message = match error.get("message") {
         Some(Value::String(m)) => m.clone(),

@@ -17,6 +17,8 @@ use rmcp::model::{
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
+use oma_mcp_core::task::TASKS_EXTENSION;
+
 use super::config::{ConnectConfig, Lifecycle};
 use super::framing;
 use super::negotiate::{
@@ -72,6 +74,10 @@ pub(crate) struct Negotiated {
     /// The client context (SEP-2575) every later request carries in its `_meta`; `None` for a
     /// version with the `initialize` handshake.
     pub(crate) client_context: Option<Map<String, Value>>,
+    /// The same client context with the tasks extension declared ([`task_context`]), which a
+    /// task-backed `tools/call` and the `tasks/*` requests of its task carry instead; `None`
+    /// when `client_context` is.
+    pub(crate) task_context: Option<Map<String, Value>>,
 }
 
 /// A failed lifecycle: the request that started it and what went wrong.
@@ -119,7 +125,7 @@ pub(crate) async fn establish(
             .map_err(|error| Failure::new(INITIALIZE, error)),
         Lifecycle::Discover => {
             match discover(session, &client, command_line, deadline, timeout).await {
-                Ok(Discovered::Modern(negotiated)) => Ok(negotiated),
+                Ok(Discovered::Modern(negotiated)) => Ok(*negotiated),
                 Ok(Discovered::Legacy(error)) => Err(Failure::new(
                     DISCOVER,
                     match error {
@@ -178,7 +184,7 @@ async fn auto(
     tokio::pin!(discovering);
     let bound = probe_bound(timeout);
     match tokio::time::timeout(bound, &mut discovering).await {
-        Ok(Ok(Discovered::Modern(negotiated))) => return Ok(negotiated),
+        Ok(Ok(Discovered::Modern(negotiated))) => return Ok(*negotiated),
         Ok(Ok(Discovered::Legacy(discover_error) | Discovered::Rejected(discover_error))) => {
             log_fallback(command_line, &discover_error);
             return initialize(
@@ -218,7 +224,7 @@ async fn auto(
             // task late), the one the server wrote first wins, not a random one.
             biased;
             discovered = &mut discovering, if discover_error.is_none() => match discovered {
-                Ok(Discovered::Modern(negotiated)) => return Ok(negotiated),
+                Ok(Discovered::Modern(negotiated)) => return Ok(*negotiated),
                 Ok(Discovered::Legacy(error) | Discovered::Rejected(error)) => match initialize_error.take() {
                     Some(fallback) => return Err(fallback_failed(error, fallback)),
                     None => discover_error = Some(error),
@@ -275,6 +281,20 @@ pub(crate) fn client_context(version: ProtocolVersion, client: &Client) -> Map<S
     .0
 }
 
+/// The client context of [`client_context`] with the MCP 2026-07-28 tasks extension
+/// declared: `clientCapabilities.extensions["io.modelcontextprotocol/tasks"] = {}` (the
+/// extension's "Capability negotiation": a client declares it on each request that may be
+/// answered with a task).
+pub(crate) fn task_context(version: ProtocolVersion, client: &Client) -> Map<String, Value> {
+    let mut client = client.clone();
+    client
+        .capabilities
+        .extensions
+        .get_or_insert_with(Default::default)
+        .insert(TASKS_EXTENSION.to_owned(), Map::new());
+    client_context(version, &client)
+}
+
 /// The parameters of `server/discover` ([`DiscoverRequestParams`]) with the client context.
 pub(crate) fn discover_params(version: ProtocolVersion, client: &Client) -> Value {
     let context = client_context(version, client);
@@ -288,7 +308,7 @@ pub(crate) fn discover_params(version: ProtocolVersion, client: &Client) -> Valu
 #[derive(Debug)]
 enum Discovered {
     /// A 2026-07-28 session.
-    Modern(Negotiated),
+    Modern(Box<Negotiated>),
     /// A server without `server/discover` ([`DiscoverError::Legacy`] or
     /// [`DiscoverError::Timeout`]); the error it got.
     Legacy(Error),
@@ -328,7 +348,7 @@ async fn discover(
         let error = match reply {
             Ok(result) => {
                 return read_discover_result(result, &preferred, client, command_line)
-                    .map(Discovered::Modern);
+                    .map(|negotiated| Discovered::Modern(Box::new(negotiated)));
             }
             Err(Error::Request(RequestError::Timeout { method, .. })) => {
                 Error::Request(RequestError::Timeout {
@@ -397,7 +417,8 @@ fn read_discover_result(
         server_info,
         capabilities: capabilities(&mut result),
         instructions: instructions(&mut result),
-        client_context: Some(client_context(selected, client)),
+        client_context: Some(client_context(selected.clone(), client)),
+        task_context: Some(task_context(selected, client)),
     })
 }
 
@@ -479,6 +500,7 @@ async fn initialize(
         ));
     };
     let client_context = (!known.has_initialize()).then(|| client_context(known.clone(), &client));
+    let task_context = (!known.has_initialize()).then(|| task_context(known.clone(), &client));
     // The version goes on the notification too (a strict server refuses a request without
     // `MCP-Protocol-Version` after initialization): set it before the notification is queued.
     session.transport().negotiated(&version);
@@ -489,6 +511,7 @@ async fn initialize(
         capabilities: capabilities(&mut result),
         instructions: instructions(&mut result),
         client_context,
+        task_context,
     })
 }
 

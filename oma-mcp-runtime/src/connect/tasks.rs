@@ -1,21 +1,19 @@
 //! The requests of a task-backed call ([`oma_mcp_core::task`]): whether a call asks for a
-//! task, the client context that declares the tasks extension (MCP 2026-07-28), and
-//! `tasks/get`, `tasks/result`, `tasks/update` and `tasks/cancel` for one task.
+//! task, and `tasks/get`, `tasks/result`, `tasks/update` and `tasks/cancel` for one task
+//! (in MCP 2026-07-28 with the client context that declares the tasks extension, built at
+//! connect by `lifecycle::task_context`).
 
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use oma_mcp_core::task::{TASKS_EXTENSION, TaskDialect, TaskSupport};
+use oma_mcp_core::task::{TaskDialect, TaskSupport};
 
 use super::McpClient;
 use super::config::Elicitation;
 use super::framing;
 use crate::Error;
-
-/// The `_meta` key of the client's capabilities in a 2026-07-28 request's client context.
-const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 impl McpClient {
     /// How a call of the tool with raw MCP name `raw_name` asks for a task, if at all
@@ -43,32 +41,6 @@ impl McpClient {
         self.elicitation.as_ref()
     }
 
-    /// The client context of this 2026-07-28 session with the tasks extension declared
-    /// (`clientCapabilities.extensions["io.modelcontextprotocol/tasks"] = {}`), which a
-    /// task-backed `tools/call` and every `tasks/*` request of its task carry; `None` in
-    /// a session without a client context.
-    pub(crate) fn task_context(&self) -> Option<Map<String, Value>> {
-        let mut context = self.client_context.clone()?;
-        let capabilities = context
-            .entry(META_CLIENT_CAPABILITIES)
-            .or_insert_with(|| json!({}));
-        if !capabilities.is_object() {
-            *capabilities = json!({});
-        }
-        if let Value::Object(capabilities) = capabilities {
-            let extensions = capabilities
-                .entry("extensions")
-                .or_insert_with(|| json!({}));
-            if !extensions.is_object() {
-                *extensions = json!({});
-            }
-            if let Value::Object(extensions) = extensions {
-                extensions.insert(TASKS_EXTENSION.to_owned(), json!({}));
-            }
-        }
-        Some(context)
-    }
-
     /// The `params` of a `tasks/*` request for the task `task_id`: `taskId`, the `extra`
     /// members, and in the extension's form the client context that declares it.
     fn task_params(&self, task_id: &str, dialect: TaskDialect, extra: Map<String, Value>) -> Value {
@@ -76,9 +48,9 @@ impl McpClient {
         params.insert("taskId".to_owned(), Value::String(task_id.to_owned()));
         params.extend(extra);
         let params = Value::Object(params);
-        match (dialect, self.task_context()) {
+        match (dialect, &self.task_context) {
             (TaskDialect::Extension, Some(context)) => {
-                framing::with_client_context(params, &context)
+                framing::with_client_context(params, context)
             }
             _ => params,
         }
@@ -121,12 +93,6 @@ impl McpClient {
                 .session
                 .request_unanswered("tasks/cancel", &params);
         }
-    }
-
-    /// Wraps a failed request of the task `task_id` as [`Self::invalid`] does, for an answer
-    /// that is not a task or not a result.
-    pub(crate) fn invalid_task_answer(&self, method: &str, reason: String) -> Error {
-        self.invalid(method, reason)
     }
 }
 
