@@ -291,6 +291,7 @@ pub mod call_outcome;
 pub mod cassette;
 pub mod config;
 pub mod consequential;
+pub mod content;
 pub mod descriptor;
 pub mod drift;
 pub mod entries;
@@ -307,6 +308,7 @@ pub mod scan;
 pub mod select;
 pub mod snapshot;
 pub mod task;
+pub mod uri_template;
 
 pub use call_outcome::{CallOutcome, InputRequired};
 pub use descriptor::ToolDescriptor;
