@@ -374,6 +374,30 @@ impl McpClient {
         })
     }
 
+    /// Sends one `method` request with `params` (the client context of a 2026-07-28
+    /// session added, as every request gets it) and returns the raw result: what
+    /// `prompts/get`, `resources/read` and `completion/complete` send.
+    ///
+    /// # Errors
+    /// [`RequestError::Timeout`], [`RequestError::Rpc`], [`DisconnectedError::ServerExited`]
+    /// (with the server's exit status and stderr), [`DisconnectedError::NotConnected`],
+    /// [`RequestError::MessageTooLarge`].
+    pub(crate) async fn request_raw<P: serde::Serialize>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<Value, Error> {
+        match self
+            .link
+            .session
+            .request(method, self.params(params)?)
+            .await
+        {
+            Ok(result) => Ok(result),
+            Err(e) => Err(self.link.explain(method, e).await),
+        }
+    }
+
     /// A [`ProtocolError::InvalidResponse`] of this server for `method`, saying `reason`.
     pub(crate) fn invalid(&self, method: &str, reason: String) -> Error {
         Error::Protocol(ProtocolError::InvalidResponse {

@@ -18,6 +18,11 @@
 //!   from `oma-mcp-core`, which holds everything that needs no connection.
 //! - [`typed`]: the [`McpTool`] trait that generated tool marker types implement, and what
 //!   typed calls check and read.
+//! - [`prompt`], [`resource`], [`completion`]: the server's other offers as typed Rust:
+//!   [`McpClient::prompt`] gets a generated prompt ([`McpPrompt`], arguments as
+//!   [`PromptArgs`]), [`McpClient::read`] reads a [`StaticResource`] constant or a
+//!   [`ResourceTemplate`] expanded as RFC 6570 says, [`McpClient::complete`] completes a
+//!   prompt argument or a template variable.
 //! - [`tool`] (cargo feature `tools`): MCP tools as ordinary tools of an agent ("Granting MCP
 //!   tools to an agent"):
 //!   [`ToolDefinition`], [`ToolRegistry`], default-deny [`ToolGrants`], and the
@@ -248,6 +253,7 @@
 pub mod call;
 #[cfg(feature = "validate")]
 pub mod cassette;
+pub mod completion;
 pub mod connect;
 #[cfg(feature = "drift")]
 pub mod drift;
@@ -256,6 +262,8 @@ pub mod error;
 pub mod fake;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+pub mod prompt;
+pub mod resource;
 #[cfg(feature = "tools")]
 pub mod tool;
 pub mod typed;
@@ -270,6 +278,7 @@ pub use oma_mcp_core::{
 };
 
 pub use call::{Confirmed, Permit, ToolCall, Typed, Unconfirmed, Untyped};
+pub use completion::{Complete, CompletionRef, Completions};
 pub use connect::{
     ConnectConfig, DiscoveredTool, Lifecycle, McpClient, Progress, SurfaceReading,
     connect_mcp_tools,
@@ -284,6 +293,8 @@ pub use oma_mcp_core::call_outcome::{CallOutcome, InputRequired};
 pub use oma_mcp_core::naming::normalize_tool_name;
 pub use oma_mcp_core::result::{FileSource, ImageSource, ModelPart, ToolResult, map_call_result};
 pub use oma_mcp_core::snapshot::{Snapshot, SnapshotTool};
+pub use prompt::{McpPrompt, PromptArgs, PromptResult};
+pub use resource::{ResourceTemplate, ResourceUri, StaticResource};
 /// The abort signal of a call (open-multi-agent's `abortSignal`) ([`tool::ToolContext::cancel`],
 /// [`ToolCall::cancel_on`]), re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;

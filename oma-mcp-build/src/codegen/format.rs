@@ -5,8 +5,9 @@
 //!
 //! prettyplease prints the body of a macro as a plain run of tokens, and the generated module
 //! keeps the items that need a runtime feature inside `::oma_mcp_runtime::drift_items! { … }`
-//! and `fake_items! { … }`: the items of such a block are formatted on their own and put back
-//! one level deeper. Those items hold no literal that spans lines, so indenting them changes
+//! and `fake_items! { … }`: the items of such a block, and those of the `prompts` and
+//! `resources` submodules (which prettyplease prints without blank lines between them), are
+//! formatted on their own and put back one level deeper. Those items hold no literal that spans lines, so indenting them changes
 //! no value. Items are separated by one blank line, as the emitter separates them.
 //!
 //! The `// @generated` header is kept as written (prettyplease keeps doc comments, not plain
@@ -75,27 +76,41 @@ fn format_items(text: &str, out: &mut String) -> Result<(), String> {
             {
                 let inner = syn::parse2::<syn::File>(std::mem::take(&mut item.mac.tokens))
                     .map_err(|e| format!("a macro block's items do not parse: {e}"))?;
-                // `path! {}`, then the block's items one level deeper.
-                let head = unparse(Item::Macro(item));
-                out.push_str(head.trim_end().trim_end_matches('}'));
-                out.push('\n');
-                for (i, inner) in inner.items.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push('\n');
-                    }
-                    for line in unparse(inner).split_inclusive('\n') {
-                        if line != "\n" {
-                            out.push_str("    ");
-                        }
-                        out.push_str(line);
-                    }
-                }
-                out.push_str("}\n");
+                block(&unparse(Item::Macro(item)), inner.items, out);
+            }
+            Item::Mod(mut item) if item.content.is_some() => {
+                let inner = item
+                    .content
+                    .as_mut()
+                    .map(|(_, items)| std::mem::take(items));
+                block(&unparse(Item::Mod(item)), inner.unwrap_or_default(), out);
             }
             item => out.push_str(&unparse(item)),
         }
     }
     Ok(())
+}
+
+/// A block item printed from `empty` (the item as prettyplease prints it without its
+/// items: `path! {}`, `pub mod name {}`) and its `items` one level deeper, one blank line
+/// between them, as the emitter separates items.
+#[cfg(feature = "format")]
+fn block(empty: &str, items: Vec<Item>, out: &mut String) {
+    let head = empty.trim_end().trim_end_matches('}').trim_end();
+    out.push_str(head.trim_end_matches('{').trim_end());
+    out.push_str(" {\n");
+    for (i, inner) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        for line in unparse(inner).split_inclusive('\n') {
+            if line != "\n" {
+                out.push_str("    ");
+            }
+            out.push_str(line);
+        }
+    }
+    out.push_str("}\n");
 }
 
 /// Whether the emitter's `text` has a line over [`WIDTH`] columns that a formatter can make

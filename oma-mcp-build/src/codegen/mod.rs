@@ -57,6 +57,7 @@ mod docs;
 mod emit;
 mod format;
 mod identifiers;
+mod offers;
 mod schema;
 mod stems;
 mod writer;
@@ -552,10 +553,12 @@ pub fn generate(snapshot: &Snapshot, options: &GenerateOptions) -> Result<Genera
             args: parts.args,
         });
     }
+    let offers = offers::offers(snapshot, &mut warnings)?;
     let body = emit::file(
         &snapshot.to_canonical_string(),
         snapshot.tools.len() != listed,
         &tools,
+        &offers,
         options.name_prefix.as_deref(),
         options.connection.as_ref(),
     )?;

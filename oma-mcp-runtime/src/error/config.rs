@@ -133,4 +133,10 @@ pub enum ConfigError {
     /// is not a valid glob. Checked before the server is started.
     #[error(transparent)]
     InvalidPattern(#[from] oma_mcp_core::select::InvalidPattern),
+
+    /// A resource template does not expand to a URI (RFC 6570: a template that is not one, or
+    /// a list given for a variable the template takes a prefix of); nothing was sent. The
+    /// error names the template.
+    #[error(transparent)]
+    UriTemplate(#[from] oma_mcp_core::uri_template::UriTemplateError),
 }

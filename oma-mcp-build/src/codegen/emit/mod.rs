@@ -5,7 +5,8 @@
 //! ([`file()`]): the module's
 //! `TOOL_NAMES` and `SNAPSHOT` ([`module`]); per tool its marker type and trait impls
 //! ([`marker`]), its structs ([`structs`]) and enums and aliases ([`enums`]); the `From`
-//! conversions between structs of the same shape; the pinned connection's `connect_config()`
+//! conversions between structs of the same shape; the `prompts` and `resources` submodules
+//! ([`offers`]); the pinned connection's `connect_config()`
 //! ([`connection`]); and last the items that need oma-mcp-runtime's cargo feature `drift`,
 //! inside `::oma_mcp_runtime::drift_items! { … }`.
 //!
@@ -18,11 +19,13 @@ mod connection;
 mod enums;
 mod marker;
 mod module;
+mod offers;
 mod structs;
 
 use std::fmt::{self, Display};
 
 use super::identifiers::{self, RustIdent};
+use super::offers::Offers;
 use super::schema::{RustType, StructDef, TypeDef};
 use super::writer::{Lit, Writer};
 use super::{PinnedConnection, ToolModel};
@@ -91,6 +94,7 @@ pub(crate) fn file(
     snapshot: &str,
     selected: bool,
     tools: &[ToolModel],
+    offers: &Offers,
     prefix: Option<&str>,
     connection: Option<&PinnedConnection>,
 ) -> Result<(String, Vec<usize>), Error> {
@@ -100,6 +104,7 @@ pub(crate) fn file(
         tool_items(&mut w, tool)?;
     }
     structs::same_shape_conversions(&mut w, tools);
+    offers::modules(&mut w, offers)?;
     if let Some(connection) = connection {
         connection::config(&mut w, connection);
     }

@@ -1,0 +1,283 @@
+//! The server's other offers as a type model: its pinned prompts (`prompts/list`), resources
+//! (`resources/list`) and resource templates (`resources/templates/list`), each read from the
+//! snapshot's entry into plain data for the emitter (`emit::offers`).
+//!
+//! Names follow the rules of tools: a prompt's marker is the UpperCamelCase of its name and
+//! its arguments struct that name with `Args`; a template's type is the UpperCamelCase of its
+//! `name`; prompts (and templates) whose names meet are each tagged with a hash of their own
+//! name (the `stems` module), so adding one never renames another. A resource constant is the
+//! SCREAMING_SNAKE_CASE of its `name`, tagged with a hash of its `uri` where two meet. Fields
+//! (prompt arguments, template variables) are snake_case, as a tool's properties are.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use oma_mcp_core::Snapshot;
+use oma_mcp_core::snapshot::SnapshotItem;
+use oma_mcp_core::uri_template::UriTemplate;
+use serde_json::Value;
+
+use super::identifiers::{self, RustIdent};
+use super::{Warning, stems};
+use crate::error::Error;
+
+/// One prompt argument: a string, required or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PromptArgument {
+    /// The argument's `name`, as sent in `prompts/get`.
+    pub name: String,
+    /// Its field.
+    pub field: RustIdent,
+    /// Whether `required` is `true`.
+    pub required: bool,
+    /// Its `description`.
+    pub description: Option<String>,
+}
+
+/// One prompt: its marker type, arguments struct and constants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PromptModel {
+    pub name: String,
+    pub marker: String,
+    pub args: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub digest: String,
+    pub arguments: Vec<PromptArgument>,
+}
+
+/// One resource: its constant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ResourceModel {
+    pub constant: String,
+    pub uri: String,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub mime_type: Option<String>,
+}
+
+/// What a template variable's field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VariableKind {
+    /// A string the constructor takes.
+    Required,
+    /// A string set with `with_*` (a form-style query variable).
+    Optional,
+    /// A list of strings the constructor takes (an exploded variable without a prefix).
+    List,
+}
+
+/// One template variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TemplateVariable {
+    pub name: String,
+    pub field: RustIdent,
+    pub kind: VariableKind,
+}
+
+/// One resource template: its type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TemplateModel {
+    pub ty: String,
+    pub uri_template: String,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub mime_type: Option<String>,
+    pub digest: String,
+    pub variables: Vec<TemplateVariable>,
+}
+
+/// The offers of a snapshot, ready to emit.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Offers {
+    pub prompts: Vec<PromptModel>,
+    pub resources: Vec<ResourceModel>,
+    pub templates: Vec<TemplateModel>,
+}
+
+fn text(item: &SnapshotItem, member: &str) -> Option<String> {
+    item.text(member).map(str::to_owned)
+}
+
+/// The model of every pinned prompt, resource and template of `snapshot`; a template whose
+/// `uriTemplate` is not RFC 6570 gets no type and a warning.
+///
+/// # Errors
+/// [`Error::TagCollision`] when two prompts (or templates) would get the same tagged name.
+pub(crate) fn offers(snapshot: &Snapshot, warnings: &mut Vec<Warning>) -> Result<Offers, Error> {
+    Ok(Offers {
+        prompts: prompts(&snapshot.prompts)?,
+        resources: resources(&snapshot.resources),
+        templates: templates(&snapshot.resource_templates, warnings)?,
+    })
+}
+
+fn prompts(items: &[SnapshotItem]) -> Result<Vec<PromptModel>, Error> {
+    let names: Vec<&str> = items.iter().map(SnapshotItem::key).collect();
+    let no_renames = BTreeMap::new();
+    let renames = stems::Renames {
+        table: "rename",
+        entries: &no_renames,
+    };
+    stems::assign(
+        &names,
+        &renames,
+        |i, stem| prompt(&items[i], stem),
+        |(_, names)| names,
+    )
+    .map(|built| built.into_iter().map(|(model, _)| model).collect())
+}
+
+fn prompt(item: &SnapshotItem, stem: &str) -> (PromptModel, BTreeSet<String>) {
+    let arguments: Vec<&Value> = match item.descriptor.get("arguments") {
+        Some(Value::Array(arguments)) => arguments
+            .iter()
+            .filter(|a| a.get("name").and_then(Value::as_str).is_some())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let json_names: Vec<&str> = arguments
+        .iter()
+        .filter_map(|a| a.get("name").and_then(Value::as_str))
+        .collect();
+    let fields = identifiers::field_idents(&json_names);
+    let arguments = arguments
+        .iter()
+        .zip(json_names)
+        .zip(fields)
+        .map(|((argument, name), field)| PromptArgument {
+            name: name.to_owned(),
+            field,
+            required: argument.get("required") == Some(&Value::Bool(true)),
+            description: argument
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        })
+        .collect();
+    let args = format!("{stem}Args");
+    let names = BTreeSet::from([stem.to_owned(), args.clone()]);
+    let model = PromptModel {
+        name: item.key().to_owned(),
+        marker: stem.to_owned(),
+        args,
+        title: text(item, "title"),
+        description: text(item, "description"),
+        digest: item.digest.clone(),
+        arguments,
+    };
+    (model, names)
+}
+
+/// The SCREAMING_SNAKE_CASE constant of each resource; resources whose constants meet are
+/// each tagged with a hash of their URI.
+fn resources(items: &[SnapshotItem]) -> Vec<ResourceModel> {
+    let plain: Vec<String> = items
+        .iter()
+        .map(|item| {
+            let name = item.text("name").unwrap_or_else(|| item.key());
+            let ident = identifiers::snake_ident(name);
+            ident.name.trim_end_matches('_').to_ascii_uppercase()
+        })
+        .collect();
+    items
+        .iter()
+        .zip(&plain)
+        .map(|(item, constant)| {
+            let contested = plain.iter().filter(|c| *c == constant).count() > 1;
+            let constant = if contested {
+                format!(
+                    "{constant}_{}",
+                    identifiers::name_tag(item.key()).to_ascii_uppercase()
+                )
+            } else {
+                constant.clone()
+            };
+            ResourceModel {
+                constant,
+                uri: item.key().to_owned(),
+                name: item.text("name").unwrap_or_default().to_owned(),
+                title: text(item, "title"),
+                description: text(item, "description"),
+                mime_type: text(item, "mimeType"),
+            }
+        })
+        .collect()
+}
+
+fn templates(
+    items: &[SnapshotItem],
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<TemplateModel>, Error> {
+    let mut parsed = Vec::new();
+    for item in items {
+        let uri_template = item.text("uriTemplate").unwrap_or_default();
+        match UriTemplate::parse(uri_template) {
+            Ok(template) => parsed.push((item, template)),
+            Err(e) => warnings.push(Warning {
+                tool: String::new(),
+                pointer: String::new(),
+                message: format!(
+                    "resource template \"{}\": {e}; it gets no type (read it by URI with \
+                     `client.read(uri)`)",
+                    item.key()
+                ),
+            }),
+        }
+    }
+    let names: Vec<&str> = parsed.iter().map(|(item, _)| item.key()).collect();
+    let no_renames = BTreeMap::new();
+    let renames = stems::Renames {
+        table: "rename",
+        entries: &no_renames,
+    };
+    stems::assign(
+        &names,
+        &renames,
+        |i, stem| {
+            let (item, template) = &parsed[i];
+            (
+                template_model(item, template, stem),
+                BTreeSet::from([stem.to_owned()]),
+            )
+        },
+        |(_, names)| names,
+    )
+    .map(|built| built.into_iter().map(|(model, _)| model).collect())
+}
+
+fn template_model(item: &SnapshotItem, template: &UriTemplate, ty: &str) -> TemplateModel {
+    let json_names: Vec<&str> = template
+        .variables()
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
+    let fields = identifiers::field_idents(&json_names);
+    let variables = template
+        .variables()
+        .iter()
+        .zip(fields)
+        .map(|(variable, field)| TemplateVariable {
+            name: variable.name.clone(),
+            field,
+            kind: if variable.explode && !variable.prefix {
+                VariableKind::List
+            } else if variable.operator.is_query() {
+                VariableKind::Optional
+            } else {
+                VariableKind::Required
+            },
+        })
+        .collect();
+    TemplateModel {
+        ty: ty.to_owned(),
+        uri_template: template.as_str().to_owned(),
+        name: item.key().to_owned(),
+        title: text(item, "title"),
+        description: text(item, "description"),
+        mime_type: text(item, "mimeType"),
+        digest: item.digest.clone(),
+        variables,
+    }
+}
