@@ -274,7 +274,8 @@ pub mod validate;
 #[doc(hidden)]
 pub use oma_mcp_core::quote;
 pub use oma_mcp_core::{
-    call_outcome, consequential, descriptor, naming, pointer, provider, result, snapshot, task,
+    call_outcome, consequential, content, descriptor, naming, pointer, provider, result, snapshot,
+    task, uri_template,
 };
 
 pub use call::{Confirmed, Permit, ToolCall, Typed, Unconfirmed, Untyped};

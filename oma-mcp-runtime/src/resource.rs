@@ -147,8 +147,10 @@ impl McpClient {
     ///
     /// # Errors
     /// [`ConfigError::UriTemplate`] when a template does not expand (nothing is sent);
-    /// [`RequestError::Rpc`](crate::error::RequestError::Rpc) as the server answers (-32002
-    /// for a resource not found), [`RequestError::Timeout`](crate::error::RequestError::Timeout),
+    /// [`RequestError::Rpc`](crate::error::RequestError::Rpc) as the server answers (a
+    /// resource not found is -32002 in MCP 2025-11-25 and -32602 Invalid params in servers of
+    /// later revisions, such as rmcp's),
+    /// [`RequestError::Timeout`](crate::error::RequestError::Timeout),
     /// a closed connection ([`Error::Disconnected`]), and
     /// [`ProtocolError::InvalidResponse`](crate::error::ProtocolError::InvalidResponse) when
     /// the result is not a `ReadResourceResult` (naming the JSON pointer and the URI).

@@ -60,6 +60,7 @@ mod lifecycle;
 mod oauth;
 mod oauth_pinned;
 mod oauth_refused;
+mod offers;
 mod oidc;
 mod own_server;
 mod protocol;

@@ -361,10 +361,11 @@ async fn embedded_snapshot_drift_check() {
         .apply(oma_mcp_runtime::DriftPolicy::FailOnBreaking, "own")
         .unwrap_err();
     assert!(
-        // Every tool, and the prompts and resources capabilities the sloppy server lacks.
+        // Every tool, and the completions, prompts and resources capabilities the sloppy
+        // server lacks.
         err.to_string().starts_with(&format!(
             "MCP server `own` drifted from its snapshot ({} breaking, ",
-            own::TOOL_NAMES.len() + 2
+            own::TOOL_NAMES.len() + 3
         )),
         "{err}"
     );
@@ -474,10 +475,10 @@ async fn connect_checked_applies_the_drift_policy() {
         (server.as_str(), *breaking, *warning, *info, first.as_str()),
         (
             "own",
-            14,
+            15,
             2,
             5,
-            "/capabilities/prompts: the server no longer declares the capability \"prompts\""
+            "/capabilities/completions: the server no longer declares the capability \"completions\""
         )
     );
 

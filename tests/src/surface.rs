@@ -2,10 +2,12 @@
 //! "Resources"), for snapshots that pin the whole surface: two prompts, two resources listed
 //! over two pages, two templates. Built from JSON so each entry reads as it goes on the wire.
 
+use base64::Engine as _;
 use rmcp::ErrorData;
 use rmcp::model::{
-    GetPromptRequestParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult,
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResult,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -89,7 +91,8 @@ pub(crate) fn resource_templates() -> Result<ListResourceTemplatesResult, ErrorD
     ]}))
 }
 
-/// `resources/read` of a listed resource or a note.
+/// `resources/read` of a listed resource or a note (text), or of a file (a blob of its path
+/// as the URI carries it).
 pub(crate) fn read(request: &ReadResourceRequestParams) -> Result<ReadResourceResult, ErrorData> {
     let uri = request.uri.as_str();
     let (mime, text) = match uri {
@@ -97,6 +100,14 @@ pub(crate) fn read(request: &ReadResourceRequestParams) -> Result<ReadResourceRe
         "memo://readme" => ("text/markdown", "# oma-mcp test server\n".to_owned()),
         _ => match uri.strip_prefix("memo://notes/") {
             Some(id) => ("text/plain", format!("note {id}")),
+            None if uri.starts_with("file:///") => {
+                // The path as the URI carries it (percent-encoded), as bytes.
+                let path = &uri["file:///".len()..];
+                return from_json(json!({"contents": [{
+                    "uri": uri, "mimeType": "application/octet-stream",
+                    "blob": base64::engine::general_purpose::STANDARD.encode(path)
+                }]}));
+            }
             None => {
                 return Err(ErrorData::resource_not_found(
                     format!("no resource {uri:?}"),
@@ -106,4 +117,36 @@ pub(crate) fn read(request: &ReadResourceRequestParams) -> Result<ReadResourceRe
         },
     };
     from_json(json!({"contents": [{"uri": uri, "mimeType": mime, "text": text}]}))
+}
+
+/// `completion/complete`: the styles of `review_code` and the note ids of `memo://notes/{id}`
+/// that start with the value typed so far, all of them (`total`, no `hasMore`).
+pub(crate) fn complete(request: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
+    let request = serde_json::to_value(request)
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let reference = &request["ref"];
+    let argument = request["argument"]["name"].as_str().unwrap_or_default();
+    let candidates: &[&str] = match (
+        reference["type"].as_str(),
+        reference["name"].as_str().or(reference["uri"].as_str()),
+        argument,
+    ) {
+        (Some("ref/prompt"), Some("review_code"), "style") => {
+            &["google", "rust-api-guidelines", "rustfmt"]
+        }
+        (Some("ref/resource"), Some("memo://notes/{id}"), "id") => &["1", "10", "11", "2"],
+        _ => {
+            return Err(ErrorData::invalid_params(
+                format!("nothing to complete for {reference} {argument:?}"),
+                None,
+            ));
+        }
+    };
+    let typed = request["argument"]["value"].as_str().unwrap_or_default();
+    let values: Vec<&str> = candidates
+        .iter()
+        .copied()
+        .filter(|c| c.starts_with(typed))
+        .collect();
+    from_json(json!({"completion": {"values": values, "total": values.len()}}))
 }
