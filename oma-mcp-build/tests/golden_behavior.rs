@@ -60,6 +60,20 @@ mod memory {
     include!("fixtures/memory.rs");
 }
 
+/// server-everything's pin (see `it/golden.rs`): its prompts, resources and templates.
+#[deny(warnings)]
+#[allow(dead_code)]
+mod everything {
+    include!("fixtures/everything.rs");
+}
+
+/// The own test server's pin (see `it/golden.rs`): its prompts, resources and templates.
+#[deny(warnings)]
+#[allow(dead_code)]
+mod own {
+    include!("fixtures/own.rs");
+}
+
 use golden::*;
 use oma_mcp_runtime::McpTool;
 use serde_json::json;
@@ -618,5 +632,70 @@ fn remote_oauth_connect_config_carries_the_oauth_settings() {
                     .with_login_command("oma-mcp login linear")
             )
             .with_name_prefix("linear")
+    );
+}
+
+/// A prompt's arguments are its required ones from `new` and the optional ones set; its
+/// marker carries the prompt's entry.
+#[test]
+fn prompts_take_their_required_arguments_first() {
+    use oma_mcp_runtime::{McpPrompt, PromptArgs};
+    let review = own::prompts::ReviewCodeArgs::new("fn main() {}");
+    assert_eq!(
+        review.arguments().into_iter().collect::<Vec<_>>(),
+        [("code".to_owned(), "fn main() {}".to_owned())]
+    );
+    let styled = review.with_style("rustfmt");
+    assert_eq!(styled.style.as_deref(), Some("rustfmt"));
+    assert_eq!(styled.arguments().len(), 2);
+    assert_eq!(
+        (
+            own::prompts::ReviewCode::NAME,
+            own::prompts::ReviewCode::TITLE,
+            own::prompts::ReviewCode::ARGUMENTS
+        ),
+        ("review_code", None, &["code", "style"][..])
+    );
+    assert_eq!(own::prompts::Greet::TITLE, Some("Greeting"));
+    assert!(own::prompts::Greet::DIGEST.starts_with("sha256:"));
+    // No argument: `Default`, and `{}` is not sent.
+    let simple = everything::prompts::SimplePromptArgs::default();
+    assert!(simple.arguments().is_empty());
+    let args = everything::prompts::ArgsPromptArgs::new("Berlin");
+    assert_eq!(args.arguments()["city"], "Berlin");
+    assert!(!args.arguments().contains_key("state"));
+}
+
+/// Resources are constants; a template's type expands its URI as RFC 6570 says.
+#[test]
+fn resources_and_templates() {
+    use oma_mcp_runtime::{ResourceTemplate, ResourceUri};
+    let readme = own::resources::README;
+    assert_eq!(
+        (readme.uri, readme.name, readme.title, readme.mime_type),
+        ("memo://readme", "readme", None, Some("text/markdown"))
+    );
+    assert_eq!(own::resources::GREETING.title, Some("Greeting"));
+    assert_eq!(
+        own::resources::Note::new("a/b c").uri().unwrap(),
+        "memo://notes/a%2Fb%20c"
+    );
+    // Reserved expansion keeps `/`.
+    let file = own::resources::File::new("docs/a b.md");
+    assert_eq!(file.resource_uri().unwrap(), "file:///docs/a%20b.md");
+    assert_eq!(
+        <own::resources::File as ResourceTemplate>::URI_TEMPLATE,
+        "file:///{+path}"
+    );
+    let text = everything::resources::DynamicTextResource::new("7");
+    assert_eq!(text.resource_id, "7");
+    assert_eq!(text.uri().unwrap(), "demo://resource/dynamic/text/7");
+    assert_eq!(
+        everything::resources::DynamicTextResource::MIME_TYPE,
+        Some("text/plain")
+    );
+    assert_eq!(
+        everything::resources::ARCHITECTURE_MD.uri,
+        "demo://resource/static/document/architecture.md"
     );
 }

@@ -244,7 +244,19 @@ fn templates(
         },
         |(_, names)| names,
     )
-    .map(|built| built.into_iter().map(|(model, _)| model).collect())
+    .map(|built| {
+        built
+            .into_iter()
+            .map(|(mut model, _)| {
+                // The `resources` module imports `StaticResource`; a template of that name is
+                // tagged, by its own name, as a contested one is.
+                if model.ty == "StaticResource" {
+                    model.ty = identifiers::tagged_type(&model.ty, &model.name);
+                }
+                model
+            })
+            .collect()
+    })
 }
 
 fn template_model(item: &SnapshotItem, template: &UriTemplate, ty: &str) -> TemplateModel {

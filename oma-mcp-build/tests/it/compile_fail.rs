@@ -5,7 +5,9 @@
 //!   `mapped` and with `typed`, which need `.confirmed()` first (or a tool that is
 //!   `NotConsequential`);
 //! - `missing_required_field`: a constructor call without a required field, and a struct
-//!   literal outside the generated module.
+//!   literal outside the generated module;
+//! - `missing_prompt_argument`: a prompt's arguments without its required argument, and a
+//!   resource template without its path variable.
 //!
 //! After an intended change of the compiler output (a new Rust release words it differently),
 //! regenerate and review: `TRYBUILD=overwrite cargo test -p oma-mcp-build --all-features --test it

@@ -56,6 +56,10 @@ fn cases() -> Vec<String> {
 ///   prefix, its options from the pin (`ServerPin::generate_options`): its `connect_config()`
 ///   uses the stored login of `oma-mcp login github`, as every `oma-mcp` command does, and
 ///   needs no feature `oauth` (no `__require_oauth!`: the OAuth is optional).
+/// - `everything` and `own`: server-everything's and the own test server's snapshots (copies
+///   of the examples' pins), with their prompts, resources and resource templates, so the
+///   `prompts` and `resources` submodules are in the goldens (and compiled, and their types
+///   checked, by `golden_behavior`).
 /// - any other case: the defaults.
 fn options(case: &str) -> GenerateOptions {
     match case {
@@ -155,9 +159,11 @@ fn every_case_matches_its_golden() {
         cases,
         [
             "colliding_names",
+            "everything",
             "golden",
             "hostile",
             "memory",
+            "own",
             "remote",
             "remote_login",
             "remote_oauth"

@@ -84,6 +84,10 @@ pub(super) fn modules(w: &mut Writer, offers: &Offers) -> Result<(), Error> {
         ]);
         w.allow(UNUSED);
         w.open("pub mod resources");
+        if !offers.resources.is_empty() {
+            // Short constant lines; no template type takes this name (see `offers`).
+            w.line("use ::oma_mcp_runtime::StaticResource;");
+        }
         for resource in &offers.resources {
             resource_constant(w, resource)?;
         }
@@ -277,9 +281,7 @@ fn resource_constant(w: &mut Writer, resource: &ResourceModel) -> Result<(), Err
     w.item();
     w.docs(&doc);
     w.allow(UNUSED);
-    w.line(format_args!(
-        "pub const {constant}: ::oma_mcp_runtime::StaticResource ="
-    ));
+    w.line(format_args!("pub const {constant}: StaticResource ="));
     let setters: Vec<(&str, &str)> = [
         ("with_title", &resource.title),
         ("with_description", &resource.description),
@@ -291,7 +293,7 @@ fn resource_constant(w: &mut Writer, resource: &ResourceModel) -> Result<(), Err
     w.deeper(|w| {
         let end = if setters.is_empty() { ";" } else { "" };
         w.line(format_args!(
-            "::oma_mcp_runtime::StaticResource::new({}, {}){end}",
+            "StaticResource::new({}, {}){end}",
             Lit(&resource.uri),
             Lit(&resource.name)
         ));
