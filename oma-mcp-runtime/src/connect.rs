@@ -31,6 +31,7 @@ mod progress;
 mod session;
 mod stderr;
 mod stdio;
+mod subscribe;
 mod surface;
 mod tasks;
 mod transport;
@@ -59,6 +60,7 @@ pub use http::tls::ensure_provider as ensure_tls_provider;
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
 pub use stdio::MAX_STDIN_BACKLOG;
+pub use subscribe::{ResourceUpdated, Subscription};
 pub use surface::SurfaceReading;
 
 #[cfg(doc)]

@@ -9,6 +9,9 @@
 //! setters, and an exploded variable (`{/path*}`) a list. Its URI is the template expanded as
 //! RFC 6570 says ([`oma_mcp_core::uri_template`]).
 //!
+//! [`McpClient::subscribe`] subscribes to updates of resources, with `subscriptions/listen`
+//! in MCP 2026-07-28 and `resources/subscribe` before it, behind one [`Subscription`].
+//!
 //! ```ignore
 //! let readme = client.read(resources::README).await?;
 //! let note = client.read(resources::Note::new("2026-12-07")).await?;
@@ -17,6 +20,7 @@
 
 use std::borrow::Cow;
 
+pub use crate::connect::{ResourceUpdated, Subscription};
 pub use oma_mcp_core::content::{ResourceBody, ResourceContent};
 pub use oma_mcp_core::uri_template::{TemplateValue, UriTemplateError};
 

@@ -123,10 +123,76 @@ async fn own_offers(client: &McpClient) {
     );
 }
 
+/// How many `subscriptions/listen` the own server has open (its unlisted resource
+/// `memo://open-listens`).
+async fn open_listens(client: &McpClient) -> String {
+    let read = client.read("memo://open-listens").await.unwrap();
+    read[0].text().unwrap().to_owned()
+}
+
+/// A `subscriptions/listen` (MCP 2026-07-28) of the own server: the acknowledgment's accepted
+/// resources, one update of each in order, the listen open until the subscription is dropped
+/// (which cancels it), and a subscription the server accepts nothing of refused.
+async fn own_subscription(client: &McpClient) {
+    let note = own::resources::Note::new("1").uri().unwrap();
+    let asked = [
+        note,
+        own::resources::GREETING.uri.to_owned(),
+        "memo://private".to_owned(),
+    ];
+    let mut updates = client.subscribe(asked).await.unwrap();
+    assert_eq!(updates.uris(), ["memo://notes/1", "memo://greeting"]);
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let update = tokio::time::timeout(Duration::from_secs(10), updates.next())
+            .await
+            .unwrap()
+            .unwrap();
+        seen.push(update.uri);
+    }
+    assert_eq!(seen, ["memo://notes/1", "memo://greeting"]);
+    assert_eq!(client.pending_requests(), 1);
+    assert_eq!(open_listens(client).await, "1");
+    drop(updates);
+    assert_eq!(client.pending_requests(), 0);
+    // The drop cancelled the listen: the server ends it.
+    let mut open = open_listens(client).await;
+    for _ in 0..500 {
+        if open == "0" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        open = open_listens(client).await;
+    }
+    assert_eq!(open, "0");
+
+    let refused = client.subscribe(["memo://private"]).await.unwrap_err();
+    let Error::Request(RequestError::Unsupported { method, reason, .. }) = &refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(
+        (method.as_str(), reason.as_str()),
+        (
+            "subscriptions/listen",
+            "acknowledged the subscription without any of the resources asked for; it sends \
+             no updates of them"
+        )
+    );
+    let text = refused.to_string();
+    assert!(
+        text.starts_with("subscriptions/listen: the MCP server `") && text.ends_with(reason),
+        "{text}"
+    );
+    // The session goes on.
+    let greeting = client.read(own::resources::GREETING).await.unwrap();
+    assert_eq!(greeting.len(), 1);
+}
+
 #[tokio::test]
 async fn own_server_offers_over_stdio() {
     let client = connect_mcp_tools(crate::own("normal")).await.unwrap();
     own_offers(&client).await;
+    own_subscription(&client).await;
     client.disconnect().await;
 }
 
@@ -136,6 +202,7 @@ async fn own_server_offers_over_http() {
     let config = ConnectConfig::http(server.url()).with_request_timeout(Duration::from_secs(20));
     let client = connect_mcp_tools(config).await.unwrap();
     own_offers(&client).await;
+    own_subscription(&client).await;
     client.disconnect().await;
 }
 
@@ -235,5 +302,62 @@ async fn everything_offers() {
             "Please promote Bob to the head of the Engineering team."
         )]
     );
+
+    // MCP 2025-11-25: `resources/subscribe`. The toggle tool sends an update of every
+    // subscribed resource at once (then every 5 s).
+    let mut updates = client
+        .subscribe([everything::resources::ARCHITECTURE_MD])
+        .await
+        .unwrap();
+    assert_eq!(
+        updates.uris(),
+        ["demo://resource/static/document/architecture.md"]
+    );
+    let toggled = client.call_tool("toggle-subscriber-updates").mapped().await;
+    assert!(!toggled.is_error, "{}", toggled.data);
+    let update = tokio::time::timeout(Duration::from_secs(10), updates.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        update.uri,
+        "demo://resource/static/document/architecture.md"
+    );
+    updates.unsubscribe().await.unwrap();
     client.disconnect().await;
+}
+
+/// A subscription whose server exits ends (`next` gives `None`) instead of waiting forever,
+/// and a server without `resources.subscribe` (the raw `sloppy` server, MCP 2025-06-18) is
+/// refused before anything is sent.
+#[tokio::test]
+async fn a_subscription_ends_with_its_server() {
+    let client = connect_mcp_tools(crate::own("normal")).await.unwrap();
+    let mut updates = client.subscribe([own::resources::README]).await.unwrap();
+    assert_eq!(updates.next().await.unwrap().uri, "memo://readme");
+    let exited = client
+        .call_tool("exit")
+        .arguments(crate::args(serde_json::json!({"code": 0})))
+        .mapped()
+        .await;
+    assert!(exited.is_error);
+    let end = tokio::time::timeout(Duration::from_secs(10), updates.next()).await;
+    assert_eq!(end.unwrap(), None);
+    assert_eq!(updates.next().await, None);
+    drop(updates);
+    client.disconnect().await;
+
+    let plain = connect_mcp_tools(crate::own("sloppy")).await.unwrap();
+    let refused = plain.subscribe([own::resources::README]).await.unwrap_err();
+    let Error::Request(RequestError::Unsupported { method, reason, .. }) = &refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(method, "resources/subscribe");
+    assert_eq!(
+        reason,
+        "does not declare `resources.subscribe` in its capabilities: it sends no resource \
+         updates (read the resource again instead)"
+    );
+    assert_eq!(plain.pending_requests(), 0);
+    plain.disconnect().await;
 }

@@ -9,9 +9,9 @@ use rmcp::model::{
     CallToolResult, CompleteRequestParams, CompleteResult, GetPromptRequestParams,
     GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Json, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -258,6 +258,7 @@ impl ServerHandler for TestServer {
             .enable_tools()
             .enable_prompts()
             .enable_resources()
+            .enable_resources_subscribe()
             .enable_completions()
             .build();
         ServerConfig::new(capabilities)
@@ -311,5 +312,16 @@ impl ServerHandler for TestServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         crate::surface::complete(&request)
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(crate::surface::accepted_subscriptions(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        crate::surface::listen(context).await
     }
 }

@@ -2,13 +2,16 @@
 //! "Resources"), for snapshots that pin the whole surface: two prompts, two resources listed
 //! over two pages, two templates. Built from JSON so each entry reads as it goes on the wire.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use base64::Engine as _;
 use rmcp::ErrorData;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResult,
+    ReadResourceRequestParams, ReadResourceResult, SubscriptionFilter,
 };
+use rmcp::service::SubscriptionContext;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -98,6 +101,10 @@ pub(crate) fn read(request: &ReadResourceRequestParams) -> Result<ReadResourceRe
     let (mime, text) = match uri {
         "memo://greeting" => ("text/plain", "Hello from a resource".to_owned()),
         "memo://readme" => ("text/markdown", "# oma-mcp test server\n".to_owned()),
+        OPEN_LISTENS_URI => (
+            "text/plain",
+            OPEN_LISTENS.load(Ordering::SeqCst).to_string(),
+        ),
         _ => match uri.strip_prefix("memo://notes/") {
             Some(id) => ("text/plain", format!("note {id}")),
             None if uri.starts_with("file:///") => {
@@ -149,4 +156,52 @@ pub(crate) fn complete(request: &CompleteRequestParams) -> Result<CompleteResult
         .filter(|c| c.starts_with(typed))
         .collect();
     from_json(json!({"completion": {"values": values, "total": values.len()}}))
+}
+
+/// How many `subscriptions/listen` of this process are open; `resources/read` of
+/// [`OPEN_LISTENS_URI`] gives it as text, so a test sees a cancelled listen end on the server.
+static OPEN_LISTENS: AtomicUsize = AtomicUsize::new(0);
+
+/// The (unlisted) resource whose text is [`OPEN_LISTENS`].
+pub(crate) const OPEN_LISTENS_URI: &str = "memo://open-listens";
+
+/// The resource `subscriptions/listen` never accepts (MCP 2026-07-28: the acknowledgment
+/// names the accepted subset).
+pub(crate) const UNSUBSCRIBABLE: &str = "memo://private";
+
+/// What a `subscriptions/listen` accepts: the resources asked for, but
+/// [`UNSUBSCRIBABLE`].
+pub(crate) fn accepted_subscriptions(requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let uris = requested.resource_subscriptions.clone().unwrap_or_default();
+    SubscriptionFilter::builder()
+        .resource_subscriptions(uris.into_iter().filter(|u| u != UNSUBSCRIBABLE))
+        .build()
+}
+
+/// A `subscriptions/listen`, once acknowledged: one `notifications/resources/updated` per
+/// accepted resource, in the order asked for, then nothing until the client cancels it.
+pub(crate) async fn listen(context: SubscriptionContext) -> Result<(), ErrorData> {
+    // Counted while it runs, down again when it ends however it ends.
+    struct Open;
+    impl Drop for Open {
+        fn drop(&mut self) {
+            OPEN_LISTENS.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    OPEN_LISTENS.fetch_add(1, Ordering::SeqCst);
+    let _open = Open;
+    let uris = context
+        .accepted()
+        .resource_subscriptions
+        .clone()
+        .unwrap_or_default();
+    for uri in uris {
+        context
+            .sink()
+            .notify_resource_updated(uri)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    }
+    context.cancelled().await;
+    Ok(())
 }

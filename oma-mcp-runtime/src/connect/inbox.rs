@@ -56,7 +56,18 @@ pub(super) struct Inbox {
     /// How many `notifications/tools/list_changed` were read (see
     /// [`Inbox::tools_list_changes`]).
     tools_list_changes: AtomicU64,
+    /// Every `notifications/resources/updated` and `notifications/subscriptions/acknowledged`
+    /// goes to each of these (see [`Inbox::watch_resources`]); dropped when the connection
+    /// closes, which ends each receiver.
+    resource_watchers: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
 }
+
+/// The notifications [`Inbox::watch_resources`] passes on: resource updates (MCP 2025-06-18
+/// and later) and the acknowledgment of a `subscriptions/listen` (2026-07-28).
+const RESOURCE_NOTIFICATIONS: [&str; 2] = [
+    "notifications/resources/updated",
+    "notifications/subscriptions/acknowledged",
+];
 
 impl Inbox {
     /// An open inbox with nothing pending.
@@ -75,6 +86,7 @@ impl Inbox {
             elicitation,
             wire,
             tools_list_changes: AtomicU64::new(0),
+            resource_watchers: Mutex::new(HashMap::new()),
         })
     }
 
@@ -155,6 +167,8 @@ impl Inbox {
                 DisconnectedError::ConnectionClosed,
             )));
         }
+        // A subscription's receiver ends: nothing more can arrive.
+        lock(&self.resource_watchers).clear();
     }
 
     /// As [`Inbox::close`], by the client (see [`Inbox::closed_by_client`]).
@@ -172,6 +186,23 @@ impl Inbox {
     /// [`Inbox::unwatch_progress`].
     pub(super) fn watch_progress(&self, token: u64, tx: mpsc::UnboundedSender<Value>) {
         lock(&self.progress).insert(token, tx);
+    }
+
+    /// Sends every resource notification ([`RESOURCE_NOTIFICATIONS`]) to `tx` as
+    /// `{"method": …, "params": …}`, under `key`, until [`Inbox::unwatch_resources`] or the
+    /// connection closes (then `tx` is dropped). On a closed inbox `tx` is dropped at once.
+    pub(super) fn watch_resources(&self, key: u64, tx: mpsc::UnboundedSender<Value>) {
+        // Under the lock that `close` marks the inbox closed with, so a watcher is either
+        // refused here or cleared there.
+        let pending = lock(&self.pending);
+        if !pending.closed {
+            lock(&self.resource_watchers).insert(key, tx);
+        }
+    }
+
+    /// Stops [`Inbox::watch_resources`] for `key`.
+    pub(super) fn unwatch_resources(&self, key: u64) {
+        lock(&self.resource_watchers).remove(&key);
     }
 
     /// Stops [`Inbox::watch_progress`] for `token`.
@@ -224,6 +255,15 @@ impl Inbox {
                 framing::error_line(&id, -32601, "Method not found")
             }),
             Incoming::Notification { method, params } => {
+                if RESOURCE_NOTIFICATIONS.contains(&method.as_str()) {
+                    let message = json!({"method": method, "params": params});
+                    let watchers = lock(&self.resource_watchers);
+                    tracing::debug!(%method, watchers = watchers.len(), "resource notification");
+                    for tx in watchers.values() {
+                        let _ = tx.send(message.clone());
+                    }
+                    return None;
+                }
                 if method == "notifications/progress"
                     && let Some(params) = params
                     && let Some(token) = params.get("progressToken").and_then(response_id)

@@ -39,6 +39,9 @@ enum Bound {
     Session(Duration),
     /// The caller's own timeout for this request.
     PerCall(Duration),
+    /// No bound: a request that stays open until it is answered, cancelled or dropped
+    /// (`subscriptions/listen`).
+    Open,
 }
 
 /// A running session. Dropping it stops its transport's tasks.
@@ -170,10 +173,48 @@ impl Session {
             .await
     }
 
+    /// A fresh request id, for a request whose id its caller must know before the answer
+    /// ([`Session::request_open`]).
+    pub(crate) fn next_request_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Sends a request with the id `id` (from [`Session::next_request_id`]) that stays open
+    /// without a time bound until the server answers it or the connection closes:
+    /// `subscriptions/listen` (MCP 2026-07-28), whose notifications arrive while it is open.
+    /// Dropping the future cancels it with `notifications/cancelled`, which is how a listen
+    /// ends.
+    ///
+    /// # Errors
+    /// As [`Session::request`], without [`RequestError::Timeout`].
+    pub(crate) async fn request_open<P: Params + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+        id: u64,
+    ) -> Reply {
+        self.send_and_wait_as(Some(id), method, params, None, Bound::Open, true)
+            .await
+    }
+
     /// The request path: `bound` bounds the wait; `notify_cancel` says whether a request
     /// that ends without its answer is announced with `notifications/cancelled`.
     async fn send_and_wait<P: Params + ?Sized>(
         &self,
+        method: &str,
+        params: &P,
+        cancel: Option<&CancellationToken>,
+        bound: Bound,
+        notify_cancel: bool,
+    ) -> Reply {
+        self.send_and_wait_as(None, method, params, cancel, bound, notify_cancel)
+            .await
+    }
+
+    /// [`Session::send_and_wait`] with the request id `id` when given, else a fresh one.
+    async fn send_and_wait_as<P: Params + ?Sized>(
+        &self,
+        id: Option<u64>,
         method: &str,
         params: &P,
         cancel: Option<&CancellationToken>,
@@ -188,6 +229,7 @@ impl Session {
         let (timeout, per_call) = match bound {
             Bound::Session(timeout) => (timeout, false),
             Bound::PerCall(timeout) => (timeout, true),
+            Bound::Open => (Duration::MAX, false),
         };
         if cancel.is_some_and(CancellationToken::is_cancelled) {
             return Err(cancelled_error());
@@ -200,7 +242,7 @@ impl Session {
                 per_call,
             }));
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = id.unwrap_or_else(|| self.next_id.fetch_add(1, Ordering::Relaxed));
         let line = framing::request_line(id, method, params)?;
         let (tx, rx) = oneshot::channel();
         if self.inbox.register(id, tx).is_err() {
@@ -212,7 +254,8 @@ impl Session {
             armed: true,
             notify: notify_cancel,
         };
-        let deadline = tokio::time::Instant::now() + timeout;
+        // `None`: no deadline (an open request, or one too far ahead to represent).
+        let deadline = tokio::time::Instant::now().checked_add(timeout);
         let message = Outgoing::request(id, method, params, line);
         if self.transport.send(message).is_err() {
             guard.disarm();
@@ -232,14 +275,20 @@ impl Session {
                 None => std::future::pending().await,
             }
         };
+        let timed = async {
+            match deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline, outcome).await.ok(),
+                None => Some(outcome.await),
+            }
+        };
         tokio::select! {
             biased;
-            timed = tokio::time::timeout_at(deadline, outcome) => match timed {
-                Ok(reply) => {
+            timed = timed => match timed {
+                Some(reply) => {
                     guard.disarm();
                     reply
                 }
-                Err(_) => {
+                None => {
                     guard.cancel(TIMEOUT_REASON);
                     Err(Error::Request(RequestError::Timeout {
                         method: method.to_owned(),
@@ -321,6 +370,23 @@ impl Session {
         )
     }
 
+    /// A new key and the receiver of every resource notification the server sends
+    /// (`notifications/resources/updated`, `notifications/subscriptions/acknowledged`, each as
+    /// `{"method": …, "params": …}`), until the returned [`ResourceWatch`] is dropped or the
+    /// connection closes (then the receiver ends).
+    pub(crate) fn watch_resources(&self) -> (ResourceWatch, mpsc::UnboundedReceiver<Value>) {
+        let key = self.next_progress_token.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.inbox.watch_resources(key, tx);
+        (
+            ResourceWatch {
+                inbox: Arc::clone(&self.inbox),
+                key,
+            },
+            rx,
+        )
+    }
+
     /// How many requests wait for their answer now (see
     /// [`McpClient::pending_requests`](crate::McpClient::pending_requests)).
     pub(crate) fn pending_requests(&self) -> usize {
@@ -385,6 +451,19 @@ impl ProgressToken {
 impl Drop for ProgressToken {
     fn drop(&mut self) {
         self.inbox.unwatch_progress(self.token);
+    }
+}
+
+/// A registered watcher of resource notifications (see [`Session::watch_resources`]);
+/// unregistered when dropped.
+pub(crate) struct ResourceWatch {
+    inbox: Arc<Inbox>,
+    key: u64,
+}
+
+impl Drop for ResourceWatch {
+    fn drop(&mut self) {
+        self.inbox.unwatch_resources(self.key);
     }
 }
 

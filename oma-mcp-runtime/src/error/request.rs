@@ -117,6 +117,22 @@ pub enum RequestError {
         /// The limit in bytes ([`MAX_STDIN_BACKLOG`](crate::connect::MAX_STDIN_BACKLOG)).
         limit: usize,
     },
+
+    /// The server does not offer what the request needs, as its capabilities or its answer
+    /// say (a resource subscription to a server without `resources.subscribe`, a
+    /// `subscriptions/listen` whose acknowledgment accepts none of the resources). Nothing
+    /// more was asked of the server; the session goes on.
+    #[error("{method}: the MCP server `{server}` {reason}")]
+    #[non_exhaustive]
+    Unsupported {
+        /// The method that was not sent, or whose answer refused (`resources/subscribe`,
+        /// `subscriptions/listen`).
+        method: String,
+        /// The server's command line or redacted URL.
+        server: String,
+        /// What the server does not offer, and what to do.
+        reason: String,
+    },
 }
 
 /// What [`RequestError::Task`]'s text adds for a status message: `: <message>`.
