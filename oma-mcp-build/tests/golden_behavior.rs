@@ -74,6 +74,13 @@ mod own {
     include!("fixtures/own.rs");
 }
 
+/// Prompts, resources and templates meant to break the generator (see `it/golden.rs`).
+#[deny(warnings)]
+#[allow(dead_code)]
+mod hostile_offers {
+    include!("fixtures/hostile_offers.rs");
+}
+
 use golden::*;
 use oma_mcp_runtime::McpTool;
 use serde_json::json;
@@ -697,5 +704,47 @@ fn resources_and_templates() {
     assert_eq!(
         everything::resources::ARCHITECTURE_MD.uri,
         "demo://resource/static/document/architecture.md"
+    );
+}
+
+/// Hostile names still give usable types: tagged where they meet (or meet the prelude or
+/// the imported `StaticResource`), keywords as raw or suffixed fields, and every RFC 6570
+/// operator expanded (a string for a variable both exploded and prefixed).
+#[test]
+fn hostile_offers_are_usable() {
+    use hostile_offers::{prompts, resources};
+    use oma_mcp_runtime::{McpPrompt, PromptArgs, ResourceTemplate};
+    assert_eq!(prompts::Some_ha6b46dd0::NAME, "some");
+    assert_eq!(prompts::ReviewCode_hc950ebd1::NAME, "review code");
+    assert_eq!(prompts::ReviewCode_h2f344955::ARGUMENTS, [] as [&str; 0]);
+    let args = prompts::Some_ha6b46dd0Args::new("x", "y").with_a_b__h648fa9b3("z");
+    assert_eq!(
+        args.arguments().into_iter().collect::<Vec<_>>(),
+        [
+            ("_non_exhaustive".to_owned(), "y".to_owned()),
+            ("a-b".to_owned(), "x".to_owned()),
+            ("a_b".to_owned(), "z".to_owned()),
+        ]
+    );
+    assert_eq!(
+        (resources::A_MD_HF09C21E6.uri, resources::A_MD_H5944489A.uri),
+        ("memo://a", "memo://b")
+    );
+    assert_eq!(resources::SELF.uri, "memo://d\u{202e}");
+    assert_eq!(resources::STATIC_RESOURCE.mime_type, Some("text/\"plain\""));
+    assert_eq!(
+        resources::StaticResource_h3e2ceff6::new("1").uri().unwrap(),
+        "memo://1"
+    );
+    let repo = resources::RepoContents::new("o w", "r", "src/main.rs").with_ref("main");
+    assert_eq!(
+        repo.uri().unwrap(),
+        "repo://o%20w/r/contents/src%2Fmain.rs?ref=main&path=sr"
+    );
+    let keywords = resources::Keywords::new("t", "s", "n", "f");
+    assert_eq!(keywords.uri().unwrap(), "x://t/s/n#f");
+    assert_eq!(
+        resources::None_h140bedbf::new().uri().unwrap(),
+        "plain://fixed"
     );
 }

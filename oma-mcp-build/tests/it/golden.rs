@@ -60,6 +60,9 @@ fn cases() -> Vec<String> {
 ///   of the examples' pins), with their prompts, resources and resource templates, so the
 ///   `prompts` and `resources` submodules are in the goldens (and compiled, and their types
 ///   checked, by `golden_behavior`).
+/// - `hostile_offers`: prompts, resources and templates with names and texts meant to break the
+///   generator (keywords, the prelude's names, names that meet, an unclosed template, every
+///   RFC 6570 operator), compiled under `deny(warnings)` by `golden_behavior`.
 /// - any other case: the defaults.
 fn options(case: &str) -> GenerateOptions {
     match case {
@@ -162,6 +165,7 @@ fn every_case_matches_its_golden() {
             "everything",
             "golden",
             "hostile",
+            "hostile_offers",
             "memory",
             "own",
             "remote",
@@ -365,4 +369,21 @@ fn hostile_input_generates_valid_deterministic_code() {
             "{expected}\nnot in {messages:#?}"
         );
     }
+}
+
+/// A resource template that is not RFC 6570 gets no type, and one warning says so and how to
+/// read it instead.
+#[test]
+fn an_invalid_uri_template_is_a_warning() {
+    let generated = check_golden("hostile_offers");
+    let warnings: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "resource template \"broken\": URI template \"memo://{id\": invalid URI template: \
+             expression not closed (at 7-th byte); it gets no type (read it by URI with \
+             `client.read(uri)`)"
+        ]
+    );
+    assert!(!generated.code.contains("pub struct Broken"));
 }

@@ -157,7 +157,7 @@ fn prompt_items(w: &mut Writer, prompt: &PromptModel) -> Result<(), Error> {
     w.item();
     w.doc(format!(" The arguments of [`{marker}`]: `new` takes the required ones.").as_str());
     w.allow(STRUCTS);
-    w.allow(&lint_list("", &fields));
+    w.allow(&lint_list(args, &fields));
     if required.is_empty() {
         w.attr("derive(Debug, Clone, Default, PartialEq, Eq, Hash)");
     } else {
@@ -182,6 +182,7 @@ fn prompt_items(w: &mut Writer, prompt: &PromptModel) -> Result<(), Error> {
 
     w.item();
     w.allow(UNUSED);
+    w.allow(&lint_list("", &fields));
     w.open(format_args!("impl {args}"));
     let params: Vec<String> = required
         .iter()
@@ -352,6 +353,7 @@ fn template_items(w: &mut Writer, template: &TemplateModel) -> Result<(), Error>
 
     w.item();
     w.allow(UNUSED);
+    w.allow(&lint_list("", &fields));
     w.open(format_args!("impl {ty}"));
     let params: Vec<String> = required
         .iter()
