@@ -361,3 +361,43 @@ async fn a_subscription_ends_with_its_server() {
     assert_eq!(plain.pending_requests(), 0);
     plain.disconnect().await;
 }
+
+/// The guide's examples ("Prompts and resources"), against the own server.
+#[tokio::test]
+async fn guide_prompts_and_resources() -> Result<(), Error> {
+    let client = connect_mcp_tools(crate::own("normal")).await?;
+    // GUIDE: begin prompt
+    let args = own::prompts::ReviewCodeArgs::new("fn main() {}").with_style("rustfmt");
+    let prompt = client.prompt(args).await?;
+    for message in &prompt.messages {
+        println!("{}: {}", message.role.as_str(), message.text);
+    }
+    // GUIDE: end
+    assert_eq!(prompt.messages[0].text, "Review this code:\nfn main() {}");
+
+    // GUIDE: begin read
+    let readme = client.read(own::resources::README).await?;
+    assert_eq!(readme[0].text(), Some("# oma-mcp test server\n"));
+    let note = own::resources::Note::new("2026-12-07");
+    let contents = client.read(&note).await?;
+    assert_eq!(contents[0].text(), Some("note 2026-12-07"));
+    // GUIDE: end
+
+    // GUIDE: begin complete
+    let styles = Complete::prompt::<own::prompts::ReviewCode>("style", "r");
+    let styles = client.complete(&styles).await?;
+    assert_eq!(styles.values, ["rust-api-guidelines", "rustfmt"]);
+    // GUIDE: end
+
+    // GUIDE: begin subscribe
+    let mut updates = client.subscribe([own::resources::README]).await?;
+    if let Some(update) = updates.next().await {
+        let contents = client.read(update.uri.as_str()).await?;
+        println!("{} changed: {:?}", update.uri, contents[0].text());
+    }
+    // Dropping it ends the subscription on the server.
+    drop(updates);
+    // GUIDE: end
+    client.disconnect().await;
+    Ok(())
+}
