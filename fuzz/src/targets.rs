@@ -144,16 +144,78 @@ fn codegen_input() -> BoxedStrategy<Value> {
             0..2,
         ),
         any::<bool>(),
+        offers_input(),
     )
-        .prop_map(|(tools, prefix, consequential, schemars)| {
+        .prop_map(|(tools, prefix, consequential, schemars, offers)| {
             json!({
                 "tools": tools,
                 "prefix": prefix,
                 "consequential": consequential,
                 "schemars": schemars,
+                "prompts": offers.0,
+                "resourceTemplates": offers.1,
+                "resources": offers.2,
             })
         })
         .boxed()
+}
+
+/// Prompts (arguments required or not), resource templates (RFC 6570 templates of several
+/// operators, and texts that are no template) and resources, with the generators' names.
+fn offers_input() -> BoxedStrategy<(Vec<Value>, Vec<Value>, Vec<Value>)> {
+    let argument = (generators::name(), any::<bool>())
+        .prop_map(|(name, required)| json!({"name": name, "required": required}));
+    let prompt = (
+        generators::name(),
+        prop::collection::vec(argument, 0..4),
+        prop::option::of(generators::name()),
+    )
+        .prop_map(|(name, arguments, description)| {
+            json!({"name": name, "arguments": arguments, "description": description})
+        });
+    let template_text = prop_oneof![
+        generators::name().prop_map(|a| format!("x://{{{a}}}")),
+        (generators::name(), generators::name())
+            .prop_map(|(a, b)| format!("x://{{+{a}}}{{/{b}*}}{{?{a},{b}}}{{&{b}:3}}")),
+        generators::name(),
+    ];
+    let template = (generators::name(), template_text)
+        .prop_map(|(name, text)| json!({"name": name, "uriTemplate": text}));
+    let resource = (generators::name(), generators::name())
+        .prop_map(|(name, path)| json!({"uri": format!("memo://{path}"), "name": name}));
+    (
+        prop::collection::vec(prompt, 0..4),
+        prop::collection::vec(template, 0..3),
+        prop::collection::vec(resource, 0..3),
+    )
+        .boxed()
+}
+
+/// `snapshot` with the input's prompts, resource templates and resources, each list without
+/// repeated keys (the first kept), so that the list in another order gives the same items.
+fn with_offers(mut snapshot: Snapshot, input: &Value, reverse: bool) -> Snapshot {
+    use oma_mcp_runtime::snapshot::{ItemKind, SnapshotItems};
+    for kind in ItemKind::ALL {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut entries: Vec<Value> = array(input, kind.list_key())
+            .iter()
+            .filter(|e| {
+                let key = e.get(kind.key_member()).and_then(Value::as_str);
+                key.is_some_and(|k| seen.insert(k.to_owned()))
+            })
+            .cloned()
+            .collect();
+        if reverse {
+            entries = entries.iter().rev().map(reverse_keys).collect();
+        }
+        let items = SnapshotItems::from_entries(kind, entries).items;
+        match kind {
+            ItemKind::Prompt => snapshot.prompts = items,
+            ItemKind::Resource => snapshot.resources = items,
+            _ => snapshot.resource_templates = items,
+        }
+    }
+    snapshot
 }
 
 /// The [`GenerateOptions`] a codegen input asks for.
@@ -172,7 +234,8 @@ pub fn codegen_options(input: &Value) -> GenerateOptions {
     options
 }
 
-/// Generation from any tool list: never panics (the runner catches it), is bounded in size,
+/// Generation from any tool list (with prompts, resources and resource templates): never
+/// panics (the runner catches it), is bounded in size,
 /// parses as a Rust file laid out by the generator's rules, keeps every tool's name,
 /// description and digest and the snapshot's text as the exact values of its string literals
 /// (`generated::check`), and is deterministic: the same list twice, and the list in reverse
@@ -183,9 +246,11 @@ pub fn check_codegen(input: &Value) -> Result<(), String> {
     let Some(snapshot) = snapshot_of(tools) else {
         return Ok(());
     };
+    let snapshot = with_offers(snapshot, input, false);
     let reordered: Vec<Value> = tools.iter().rev().map(reverse_keys).collect();
     let reordered = snapshot_of(&reordered)
         .ok_or("the tool list in reverse with keys reversed was rejected, the original not")?;
+    let reordered = with_offers(reordered, input, true);
     let render = |s: &Snapshot| match generate(s, &options) {
         Ok(g) => Ok((g.code, g.warnings)),
         Err(e) => Err(e.to_string()),
