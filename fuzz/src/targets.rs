@@ -325,6 +325,33 @@ pub fn check_mapping(result: &Value) -> Result<(), String> {
             ));
         }
     }
+    check_content(result)
+}
+
+/// The result's blocks as a prompt's messages (`prompts/get`): accepted, each message's text
+/// exactly its block's mapped text; and the result read as a `resources/read` and a
+/// `completion/complete` result: an answer or a `ShapeError`, never a panic.
+fn check_content(result: &Value) -> Result<(), String> {
+    use oma_mcp_runtime::content::{map_complete_result, map_prompt_result, map_read_result};
+    if let Some(Value::Array(blocks)) = result.get("content") {
+        let messages: Vec<Value> = blocks
+            .iter()
+            .map(|block| json!({"role": "assistant", "content": block}))
+            .collect();
+        let prompt = map_prompt_result(&json!({ "messages": messages }))
+            .map_err(|e| format!("a prompt of the result's blocks was refused: {e}"))?;
+        for (message, block) in prompt.messages.iter().zip(blocks) {
+            let single = map_call_result(&json!({ "content": [block] }));
+            if message.text != single.data || &message.content != block {
+                return Err(format!(
+                    "a prompt message's text {:?} is not its block's {:?}",
+                    message.text, single.data
+                ));
+            }
+        }
+    }
+    let _ = map_read_result(result);
+    let _ = map_complete_result(result);
     Ok(())
 }
 

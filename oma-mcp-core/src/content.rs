@@ -141,12 +141,9 @@ pub fn map_prompt_result(result: &Value) -> Result<PromptResult, ShapeError> {
             let Some(content) = message.get("content") else {
                 return Err(shape(format!("/messages/{i}/content"), "missing"));
             };
-            // One block (the specification's form), or a list of blocks.
-            let blocks = match content {
-                Value::Array(_) => content.clone(),
-                block => Value::Array(vec![block.clone()]),
-            };
-            let mapped = map_call_result(&json!({ "content": blocks }));
+            // One block, mapped as a tool result's only block (whatever its shape: a block
+            // of an unknown type maps as the reference maps one).
+            let mapped = map_call_result(&json!({ "content": [content] }));
             Ok(PromptMessage {
                 role,
                 text: mapped.data,

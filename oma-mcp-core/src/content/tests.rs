@@ -12,9 +12,7 @@ fn prompt_messages_are_mapped_as_tool_results() {
         "messages": [
             {"role": "user", "content": {"type": "text", "text": "Review:\nfn main() {}"}},
             {"role": "assistant", "content": image},
-            {"role": "user", "content": [
-                {"type": "text", "text": "one"}, {"type": "text", "text": "two"}
-            ]}
+            {"role": "user", "content": {"type": "video", "text": "not a known block"}}
         ],
         "_meta": {"x": 1}
     });
@@ -29,7 +27,11 @@ fn prompt_messages_are_mapped_as_tool_results() {
     assert_eq!(prompt.messages[1].model_output, mapped_image.model_output);
     assert!(prompt.messages[1].model_output.is_some());
     assert_eq!(prompt.messages[1].content, image);
-    assert_eq!(prompt.messages[2].text, "one\ntwo");
+    // A block of a type the mapping does not know: its type, then the block as JSON.
+    assert_eq!(
+        prompt.messages[2].text,
+        "[video]\n{\n  \"type\": \"video\",\n  \"text\": \"not a known block\"\n}"
+    );
     assert_eq!(Role::Assistant.as_str(), "assistant");
 }
 
