@@ -19,9 +19,10 @@ use serde_json::{Map, Value, json};
 
 pub use oma_mcp_core::content::Completions;
 
+use crate::Error;
+use crate::connect::McpClient;
 use crate::prompt::McpPrompt;
 use crate::resource::ResourceTemplate;
-use crate::{Error, McpClient};
 
 /// What a completion is for (MCP `PromptReference` or `ResourceTemplateReference`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

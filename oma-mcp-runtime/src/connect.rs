@@ -31,7 +31,6 @@ mod progress;
 mod session;
 mod stderr;
 mod stdio;
-mod subscribe;
 mod surface;
 mod tasks;
 mod transport;
@@ -59,8 +58,8 @@ pub use config::{
 pub use http::tls::ensure_provider as ensure_tls_provider;
 pub use process::{DEFAULT_INHERITED_ENV, EOF_GRACE, TERM_GRACE};
 pub use progress::Progress;
+pub(crate) use session::ResourceWatch;
 pub use stdio::MAX_STDIN_BACKLOG;
-pub use subscribe::{ResourceUpdated, Subscription};
 pub use surface::SurfaceReading;
 
 #[cfg(doc)]
@@ -398,6 +397,50 @@ impl McpClient {
             Ok(result) => Ok(result),
             Err(e) => Err(self.link.explain(method, e).await),
         }
+    }
+
+    /// A receiver of every resource notification of this session
+    /// (`notifications/resources/updated`, `notifications/subscriptions/acknowledged`, each as
+    /// `{"method": …, "params": …}`) while the [`ResourceWatch`] lives; it ends when the
+    /// connection closes.
+    pub(crate) fn watch_resources(&self) -> (ResourceWatch, UnboundedReceiver<Value>) {
+        self.link.session.watch_resources()
+    }
+
+    /// Sends a request that stays open without a time bound (`subscriptions/listen`, MCP
+    /// 2026-07-28), the client context added to `params`: its id (which the server's
+    /// notifications name) and the future of its answer, which sends it when first polled.
+    /// Dropping the future cancels the request with `notifications/cancelled`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] or [`Error::Protocol`] when `params` do not serialize; the future
+    /// fails as [`McpClient::request_raw`] does, without a timeout.
+    pub(crate) fn request_open(
+        &self,
+        method: &'static str,
+        params: &impl serde::Serialize,
+    ) -> Result<(u64, impl Future<Output = Result<Value, Error>> + Send + '_), Error> {
+        let params = self.params(params)?;
+        let session = &self.link.session;
+        let id = session.next_request_id();
+        let answer = async move {
+            match session.request_open(method, &params, id).await {
+                Ok(result) => Ok(result),
+                Err(e) => Err(self.link.explain(method, e).await),
+            }
+        };
+        Ok((id, answer))
+    }
+
+    /// Sends a request whose answer nobody waits for (`resources/unsubscribe` when a
+    /// subscription is dropped); errors are ignored.
+    pub(crate) fn request_unanswered(&self, method: &str, params: &Value) {
+        self.link.session.request_unanswered(method, params);
+    }
+
+    /// The server as errors name it: its command line, or its redacted URL.
+    pub(crate) fn server_label(&self) -> &str {
+        &self.link.command_line
     }
 
     /// A [`ProtocolError::InvalidResponse`] of this server for `method`, saying `reason`.

@@ -23,7 +23,8 @@ use serde_json::{Map, Value};
 
 pub use oma_mcp_core::content::{PromptMessage, PromptResult, Role};
 
-use crate::{Error, McpClient};
+use crate::Error;
+use crate::connect::McpClient;
 
 /// A prompt of a pinned MCP server, known at build time from its snapshot; implemented by
 /// generated marker types.

@@ -20,12 +20,16 @@
 
 use std::borrow::Cow;
 
-pub use crate::connect::{ResourceUpdated, Subscription};
 pub use oma_mcp_core::content::{ResourceBody, ResourceContent};
 pub use oma_mcp_core::uri_template::{TemplateValue, UriTemplateError};
 
+mod subscribe;
+
+pub use subscribe::{ResourceUpdated, Subscription};
+
+use crate::Error;
+use crate::connect::McpClient;
 use crate::error::ConfigError;
-use crate::{Error, McpClient};
 
 /// A resource of a pinned server's `resources/list`, as a constant: its URI, name and the
 /// optional members the server gave. Built in `const` context with [`StaticResource::new`]

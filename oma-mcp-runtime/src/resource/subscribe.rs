@@ -11,11 +11,10 @@ use std::pin::Pin;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::McpClient;
-use super::session::ResourceWatch;
+use super::ResourceUri;
 use crate::Error;
+use crate::connect::{McpClient, ResourceWatch};
 use crate::error::RequestError;
-use crate::resource::ResourceUri;
 
 /// The first revision whose subscriptions are `subscriptions/listen`.
 const LISTEN_REVISION: &str = "2026-07-28";
@@ -121,7 +120,7 @@ impl McpClient {
                  resource updates (read the resource again instead)",
             ));
         }
-        let (watch, updates) = self.link.session.watch_resources();
+        let (watch, updates) = self.watch_resources();
         let mut subscription = Subscription {
             client: self,
             uris: Vec::new(),
@@ -147,7 +146,7 @@ impl McpClient {
     fn unsupported(&self, method: &str, reason: &str) -> Error {
         Error::Request(RequestError::Unsupported {
             method: method.to_owned(),
-            server: self.link.command_line.clone(),
+            server: self.server_label().to_owned(),
             reason: reason.to_owned(),
         })
     }
@@ -159,12 +158,10 @@ impl<'a> Subscription<'a> {
     async fn listen(&mut self, uris: Vec<String>) -> Result<(), Error> {
         const METHOD: &str = "subscriptions/listen";
         let client = self.client;
-        let session = &client.link.session;
-        let id = session.next_request_id();
-        let params = client.params(&json!({"notifications": {"resourceSubscriptions": uris}}))?;
-        let mut request: Listen<'a> =
-            Box::pin(async move { session.request_open(METHOD, &params, id).await });
-        let timeout = session.request_timeout();
+        let params = json!({"notifications": {"resourceSubscriptions": uris}});
+        let (id, request) = client.request_open(METHOD, &params)?;
+        let mut request: Listen<'a> = Box::pin(request);
+        let timeout = client.request_timeout();
         let acknowledged = async {
             while let Some(message) = self.updates.recv().await {
                 if message["method"] == "notifications/subscriptions/acknowledged"
@@ -181,7 +178,7 @@ impl<'a> Subscription<'a> {
                 // Answered before any acknowledgment: an error, or a server that ended the
                 // listen at once.
                 return Err(match answer {
-                    Err(e) => client.link.explain(METHOD, e).await,
+                    Err(e) => e,
                     Ok(_) => client.unsupported(
                         METHOD,
                         "ended the subscription before acknowledging it",
@@ -193,11 +190,10 @@ impl<'a> Subscription<'a> {
             Ok(Some(message)) => message,
             // The connection closed: the request's answer says how.
             Ok(None) => {
-                let e = match request.await {
+                return Err(match request.await {
                     Err(e) => e,
                     Ok(_) => Error::Disconnected(crate::error::DisconnectedError::ConnectionClosed),
-                };
-                return Err(client.link.explain(METHOD, e).await);
+                });
             }
             Err(_) => {
                 return Err(Error::Request(RequestError::Timeout {
@@ -307,8 +303,6 @@ impl Drop for Subscription<'_> {
         if matches!(self.form, Form::Subscribe) && !self.unsubscribed && !self.ended {
             for uri in &self.uris {
                 self.client
-                    .link
-                    .session
                     .request_unanswered("resources/unsubscribe", &json!({ "uri": uri }));
             }
         }
