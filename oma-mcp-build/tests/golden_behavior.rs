@@ -748,3 +748,27 @@ fn hostile_offers_are_usable() {
         "plain://fixed"
     );
 }
+
+/// Texts with line breaks keep their exact value (the formatter indents no line of a raw
+/// literal), a repeated argument is one field, and long constructors and digit-led setters
+/// compile without a lint.
+#[test]
+fn hostile_offers_keep_their_texts() {
+    use hostile_offers::{prompts, resources};
+    use oma_mcp_runtime::{McpPrompt, PromptArgs, ResourceTemplate};
+    assert_eq!(
+        prompts::Many::DESCRIPTION,
+        Some("Line one\n    indented line two\nLine \"three\" #\"#")
+    );
+    assert_eq!(
+        resources::MULTI.description,
+        Some("First line\nsecond line\n  third")
+    );
+    assert_eq!(resources::Wide::DESCRIPTION, Some("Eight\nvariables"));
+    let many = prompts::ManyArgs::new("0", "1", "2", "3", "4", "5", "6", "7").with_2fa("x");
+    assert_eq!(many.arguments().len(), 9);
+    assert_eq!(many.arguments()["2fa"], "x");
+    assert_eq!(prompts::Repeated::ARGUMENTS, ["a", "b"]);
+    let wide = resources::Wide::new("a", "b", "c", "d", "e", "f", "g", "h").with_2fa("1");
+    assert_eq!(wide.uri().unwrap(), "w://a/b/c/d/e/f/g/h?2fa=1");
+}

@@ -7,8 +7,9 @@
 //! keeps the items that need a runtime feature inside `::oma_mcp_runtime::drift_items! { … }`
 //! and `fake_items! { … }`: the items of such a block, and those of the `prompts` and
 //! `resources` submodules (which prettyplease prints without blank lines between them), are
-//! formatted on their own and put back one level deeper. Those items hold no literal that spans lines, so indenting them changes
-//! no value. Items are separated by one blank line, as the emitter separates them.
+//! formatted on their own and put back one level deeper, except the lines a raw string
+//! literal continues on, so indenting them changes no value. Items are separated by one
+//! blank line, as the emitter separates them.
 //!
 //! The `// @generated` header is kept as written (prettyplease keeps doc comments, not plain
 //! comments, so it is not passed through).
@@ -93,7 +94,9 @@ fn format_items(text: &str, out: &mut String) -> Result<(), String> {
 
 /// A block item printed from `empty` (the item as prettyplease prints it without its
 /// items: `path! {}`, `pub mod name {}`) and its `items` one level deeper, one blank line
-/// between them, as the emitter separates items.
+/// between them, as the emitter separates items. The lines a raw string literal continues on
+/// (a description with line breaks) are kept as they are: indenting them would change the
+/// literal's value.
 #[cfg(feature = "format")]
 fn block(empty: &str, items: Vec<Item>, out: &mut String) {
     let head = empty.trim_end().trim_end_matches('}').trim_end();
@@ -103,11 +106,25 @@ fn block(empty: &str, items: Vec<Item>, out: &mut String) {
         if i > 0 {
             out.push('\n');
         }
+        // The text that closes the raw literal the previous line left open.
+        let mut literal_end: Option<String> = None;
         for line in unparse(inner).split_inclusive('\n') {
+            if let Some(end) = &literal_end {
+                if line.contains(end.as_str()) {
+                    literal_end = None;
+                }
+                out.push_str(line);
+                continue;
+            }
             if line != "\n" {
                 out.push_str("    ");
             }
             out.push_str(line);
+            if let Some((_, open, end)) = raw_literal_open(line)
+                && !line[open..].contains(end.as_str())
+            {
+                literal_end = Some(end);
+            }
         }
     }
     out.push_str("}\n");

@@ -107,13 +107,26 @@ fn text(item: &SnapshotItem, member: &str) -> Option<String> {
 /// [`Error::TagCollision`] when two prompts (or templates) would get the same tagged name.
 pub(crate) fn offers(snapshot: &Snapshot, warnings: &mut Vec<Warning>) -> Result<Offers, Error> {
     Ok(Offers {
-        prompts: prompts(&snapshot.prompts)?,
+        prompts: prompts(&snapshot.prompts, warnings)?,
         resources: resources(&snapshot.resources),
         templates: templates(&snapshot.resource_templates, warnings)?,
     })
 }
 
-fn prompts(items: &[SnapshotItem]) -> Result<Vec<PromptModel>, Error> {
+fn prompts(items: &[SnapshotItem], warnings: &mut Vec<Warning>) -> Result<Vec<PromptModel>, Error> {
+    for item in items {
+        for repeated in repeated_arguments(item) {
+            warnings.push(Warning {
+                tool: String::new(),
+                pointer: String::new(),
+                message: format!(
+                    "prompt \"{}\": the argument \"{repeated}\" is listed more than once; \
+                     the first is kept",
+                    item.key()
+                ),
+            });
+        }
+    }
     let names: Vec<&str> = items.iter().map(SnapshotItem::key).collect();
     let no_renames = BTreeMap::new();
     let renames = stems::Renames {
@@ -129,14 +142,37 @@ fn prompts(items: &[SnapshotItem]) -> Result<Vec<PromptModel>, Error> {
     .map(|built| built.into_iter().map(|(model, _)| model).collect())
 }
 
-fn prompt(item: &SnapshotItem, stem: &str) -> (PromptModel, BTreeSet<String>) {
-    let arguments: Vec<&Value> = match item.descriptor.get("arguments") {
+/// The prompt's arguments that have a string `name`, the first of each name.
+fn arguments(item: &SnapshotItem) -> Vec<&Value> {
+    let mut seen = BTreeSet::new();
+    match item.descriptor.get("arguments") {
         Some(Value::Array(arguments)) => arguments
             .iter()
-            .filter(|a| a.get("name").and_then(Value::as_str).is_some())
+            .filter(|a| {
+                a.get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|name| seen.insert(name))
+            })
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+/// The names listed more than once among the prompt's arguments, each once.
+fn repeated_arguments(item: &SnapshotItem) -> BTreeSet<&str> {
+    let mut seen = BTreeSet::new();
+    let Some(Value::Array(arguments)) = item.descriptor.get("arguments") else {
+        return BTreeSet::new();
     };
+    arguments
+        .iter()
+        .filter_map(|a| a.get("name").and_then(Value::as_str))
+        .filter(|name| !seen.insert(*name))
+        .collect()
+}
+
+fn prompt(item: &SnapshotItem, stem: &str) -> (PromptModel, BTreeSet<String>) {
+    let arguments = arguments(item);
     let json_names: Vec<&str> = arguments
         .iter()
         .filter_map(|a| a.get("name").and_then(Value::as_str))

@@ -372,14 +372,15 @@ fn hostile_input_generates_valid_deterministic_code() {
 }
 
 /// A resource template that is not RFC 6570 gets no type, and one warning says so and how to
-/// read it instead.
+/// read it instead; a prompt argument listed twice is generated once, with a warning.
 #[test]
-fn an_invalid_uri_template_is_a_warning() {
+fn invalid_offers_are_warnings() {
     let generated = check_golden("hostile_offers");
     let warnings: Vec<String> = generated.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
         warnings,
         [
+            "prompt \"repeated\": the argument \"a\" is listed more than once; the first is kept",
             "resource template \"broken\": URI template \"memo://{id\": invalid URI template: \
              expression not closed (at 7-th byte); it gets no type (read it by URI with \
              `client.read(uri)`)"

@@ -191,6 +191,7 @@ fn prompt_items(w: &mut Writer, prompt: &PromptModel) -> Result<(), Error> {
     w.item();
     w.doc(" The arguments, the required ones given.");
     w.attr("must_use");
+    allow_many(w, params.len());
     w.open(format_args!("pub fn new({}) -> Self", params.join(", ")));
     w.open("Self");
     for argument in &prompt.arguments {
@@ -263,9 +264,17 @@ fn prompt_items(w: &mut Writer, prompt: &PromptModel) -> Result<(), Error> {
     Ok(())
 }
 
-/// `with_<field>` (a raw field `r#type` gives `with_type`).
+/// `with_<field>`, as tools' setters are named: a raw field `r#type` gives `with_type`,
+/// `_2fa` gives `with_2fa` (not `with__2fa`, which `non_snake_case` refuses).
 fn setter_name(field: &RustIdent) -> String {
-    format!("with_{}", field.name.trim_end_matches('_'))
+    format!("with_{}", field.name.trim_start_matches('_'))
+}
+
+/// `#[allow(clippy::too_many_arguments)]` for a constructor of more than 7 parameters.
+fn allow_many(w: &mut Writer, params: usize) {
+    if params > 7 {
+        w.allow(&["clippy::too_many_arguments"]);
+    }
 }
 
 fn resource_constant(w: &mut Writer, resource: &ResourceModel) -> Result<(), Error> {
@@ -368,6 +377,7 @@ fn template_items(w: &mut Writer, template: &TemplateModel) -> Result<(), Error>
     w.item();
     w.doc(" The template's values, those of its path given.");
     w.attr("must_use");
+    allow_many(w, params.len());
     w.open(format_args!("pub fn new({}) -> Self", params.join(", ")));
     w.open("Self");
     for variable in &template.variables {

@@ -392,7 +392,8 @@ fn constructor(w: &mut Writer, tool: &ToolModel, def: &StructDef, name: &str) ->
         w.attr("must_use");
         w.open(format_args!(
             "pub fn with_{}(mut self, {ident}: {}) -> Self",
-            f.ident.name,
+            // `_1st` gives `with_1st`: `with__1st` is refused by `non_snake_case`.
+            f.ident.name.trim_start_matches('_'),
             parameter(inner)
         ));
         if taken_as_is(inner) {
@@ -459,11 +460,10 @@ fn constructor_example(def: &StructDef) -> Vec<String> {
         .iter()
         .map(|f| f.ident.to_string())
         .collect();
-    let setter = def
-        .fields
-        .iter()
-        .find(|f| !f.required)
-        .map(|f| format!(".with_{}({})", f.ident.name, f.ident));
+    let setter = def.fields.iter().find(|f| !f.required).map(|f| {
+        let setter = f.ident.name.trim_start_matches('_');
+        format!(".with_{setter}({})", f.ident)
+    });
     let one_line = format!(
         "{}::new({}){}",
         def.name,
