@@ -1,7 +1,8 @@
 //! What a server returns for a prompt, a resource and a completion, mapped from the raw JSON
 //! result: `prompts/get` ([`map_prompt_result`]), `resources/read` ([`map_read_result`]) and
-//! `completion/complete` ([`map_complete_result`]), as the MCP specification (2025-06-18 and
-//! later) defines `GetPromptResult`, `ReadResourceResult` and `CompleteResult`.
+//! `completion/complete` ([`map_complete_result`]), as the MCP specification defines
+//! `GetPromptResult`, `ReadResourceResult` and `CompleteResult` (the same in every revision
+//! since 2024-11-05).
 //!
 //! A prompt message's content block is mapped as a tool result's blocks are
 //! ([`map_call_result`]: the text a model reads, and the model-visible media), so a prompt

@@ -140,18 +140,48 @@ pub struct UriTemplateError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UriTemplate {
     text: String,
+    /// `text` with every non-ASCII character outside expressions percent-encoded (UTF-8),
+    /// as expansion writes them (RFC 6570 section 3.1), which is what `iri-string` parses
+    /// and expands: it takes ASCII literals only.
+    encoded: String,
     variables: Vec<TemplateVariable>,
 }
 
+/// `text` with each non-ASCII character outside `{…}` percent-encoded as UTF-8 (RFC 6570
+/// section 3.1: a literal character a URI may not hold is written that way).
+fn encode_literals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_expression = false;
+    for c in text.chars() {
+        match c {
+            '{' => in_expression = true,
+            '}' => in_expression = false,
+            _ => {}
+        }
+        if in_expression || c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut bytes = [0; 4];
+            for byte in c.encode_utf8(&mut bytes).bytes() {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        }
+    }
+    out
+}
+
 impl UriTemplate {
-    /// Parses `text` as an RFC 6570 template (every level).
+    /// Parses `text` as an RFC 6570 template (every level). Literal characters outside the
+    /// ASCII range (`file:///文档/{name}`) are allowed, as the RFC allows them, and expand
+    /// percent-encoded.
     ///
     /// # Errors
     /// [`UriTemplateError`] naming the template and what is wrong: an expression not closed,
     /// a character a template may not hold, an operator RFC 6570 reserves (`=`, `,`, `!`, `@`,
     /// `|`), a malformed modifier.
     pub fn parse(text: &str) -> Result<Self, UriTemplateError> {
-        let parsed = UriTemplateStr::new(text).map_err(|e| UriTemplateError {
+        let encoded = encode_literals(text);
+        let parsed = UriTemplateStr::new(&encoded).map_err(|e| UriTemplateError {
             template: text.to_owned(),
             reason: e.to_string(),
         })?;
@@ -195,6 +225,7 @@ impl UriTemplate {
         }
         Ok(Self {
             text: text.to_owned(),
+            encoded,
             variables,
         })
     }
@@ -230,7 +261,7 @@ impl UriTemplate {
             reason: e.to_string(),
         };
         // Parsed once in `parse`; this only borrows the text again.
-        let template = UriTemplateStr::new(&self.text).map_err(failed)?;
+        let template = UriTemplateStr::new(&self.encoded).map_err(failed)?;
         let expanded = template.expand::<UriSpec, _>(&context).map_err(failed)?;
         // `expand` checked every value's kind; writing into a `String` cannot fail.
         let mut uri = String::new();

@@ -1,5 +1,6 @@
 //! Completions of prompt arguments and resource template variables:
-//! [`McpClient::complete`] (`completion/complete`, MCP "Completion", 2025-06-18 and later).
+//! [`McpClient::complete`] (`completion/complete`, MCP "Completion": since 2024-11-05, the
+//! server's `completions` capability since 2025-03-26, `context.arguments` since 2025-06-18).
 //!
 //! One method for both: a [`Complete`] request names what it completes, a prompt
 //! ([`Complete::prompt`], `ref/prompt`) or a resource template ([`Complete::template`],

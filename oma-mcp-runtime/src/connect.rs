@@ -34,6 +34,7 @@ mod stdio;
 mod surface;
 mod tasks;
 mod transport;
+mod watchers;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};
@@ -61,6 +62,7 @@ pub use progress::Progress;
 pub(crate) use session::ResourceWatch;
 pub use stdio::MAX_STDIN_BACKLOG;
 pub use surface::SurfaceReading;
+pub(crate) use watchers::ResourceFilter;
 
 #[cfg(doc)]
 use crate::error::{ConfigError, ConnectError, RequestError};
@@ -399,12 +401,27 @@ impl McpClient {
         }
     }
 
-    /// A receiver of every resource notification of this session
+    /// A receiver of the resource notifications of this session that `filter` wants
     /// (`notifications/resources/updated`, `notifications/subscriptions/acknowledged`, each as
     /// `{"method": …, "params": …}`) while the [`ResourceWatch`] lives; it ends when the
-    /// connection closes.
-    pub(crate) fn watch_resources(&self) -> (ResourceWatch, UnboundedReceiver<Value>) {
-        self.link.session.watch_resources()
+    /// connection closes or (over HTTP) its session is replaced by a new one.
+    pub(crate) fn watch_resources(
+        &self,
+        filter: ResourceFilter,
+    ) -> (ResourceWatch, UnboundedReceiver<Value>) {
+        self.link.session.watch_resources(filter)
+    }
+
+    /// Counts one more subscription holding `uri` through `resources/subscribe`; `true` when
+    /// it is the first (which sends the request).
+    pub(crate) fn hold_resource(&self, uri: &str) -> bool {
+        self.link.session.hold_resource(uri)
+    }
+
+    /// Counts one subscription fewer holding `uri`; `true` when it was the last (which sends
+    /// `resources/unsubscribe`).
+    pub(crate) fn release_resource(&self, uri: &str) -> bool {
+        self.link.session.release_resource(uri)
     }
 
     /// Sends a request that stays open without a time bound (`subscriptions/listen`, MCP

@@ -401,3 +401,47 @@ async fn guide_prompts_and_resources() -> Result<(), Error> {
     client.disconnect().await;
     Ok(())
 }
+
+/// The next update's URI, within 10 s.
+async fn next(updates: &mut oma_mcp_runtime::resource::Subscription<'_>) -> String {
+    let next = tokio::time::timeout(Duration::from_secs(10), updates.next()).await;
+    next.unwrap().unwrap().uri
+}
+
+/// `resources/subscribe` (the own server through `initialize`, MCP 2025-11-25): the server's
+/// update at subscribe time, a URI held by two subscriptions subscribed once and unsubscribed
+/// only when the last one ends, updates after a change, and a subscription to nothing.
+#[tokio::test]
+async fn subscriptions_before_listen() {
+    let config = crate::own("normal").with_lifecycle(oma_mcp_runtime::Lifecycle::Initialize);
+    let client = connect_mcp_tools(config).await.unwrap();
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    // The URIs the server holds subscribed, one a line.
+    let subscribed = || async {
+        let read = client.read("memo://subscribed").await.unwrap();
+        read[0].text().unwrap().to_owned()
+    };
+
+    let mut a = client.subscribe([own::resources::README]).await.unwrap();
+    assert_eq!(next(&mut a).await, "memo://readme");
+    let both = [own::resources::README, own::resources::GREETING];
+    let mut b = client.subscribe(both).await.unwrap();
+    assert_eq!(b.uris(), ["memo://readme", "memo://greeting"]);
+    // Only `memo://greeting` was subscribed again (and updated at once).
+    assert_eq!(next(&mut b).await, "memo://greeting");
+    assert_eq!(subscribed().await, "memo://greeting\nmemo://readme");
+    drop(a);
+    // `b` still holds `memo://readme`: no `resources/unsubscribe` went.
+    assert_eq!(subscribed().await, "memo://greeting\nmemo://readme");
+    client.read("memo://touch").await.unwrap();
+    let mut seen = vec![next(&mut b).await, next(&mut b).await];
+    seen.sort();
+    assert_eq!(seen, ["memo://greeting", "memo://readme"]);
+    b.unsubscribe().await.unwrap();
+    assert_eq!(subscribed().await, "");
+
+    let mut nothing = client.subscribe(Vec::<String>::new()).await.unwrap();
+    assert!(nothing.uris().is_empty());
+    assert_eq!(nothing.next().await, None);
+    client.disconnect().await;
+}

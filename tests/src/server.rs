@@ -9,7 +9,8 @@ use rmcp::model::{
     CallToolResult, CompleteRequestParams, CompleteResult, GetPromptRequestParams,
     GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Json, ServerHandler, tool, tool_handler, tool_router};
@@ -301,9 +302,31 @@ impl ServerHandler for TestServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if let Some(read) = crate::surface::read_subscriptions(&request.uri, &context.peer).await {
+            return read.map(Into::into);
+        }
         crate::surface::read(&request).map(Into::into)
+    }
+
+    #[allow(deprecated)] // `resources/subscribe`, before MCP 2026-07-28
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        crate::surface::subscribe(&request.uri, &context.peer).await
+    }
+
+    #[allow(deprecated)] // `resources/unsubscribe`, before MCP 2026-07-28
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        crate::surface::unsubscribe(&request.uri);
+        Ok(())
     }
 
     async fn complete(

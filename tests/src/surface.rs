@@ -2,16 +2,19 @@
 //! "Resources"), for snapshots that pin the whole surface: two prompts, two resources listed
 //! over two pages, two templates. Built from JSON so each entry reads as it goes on the wire.
 
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use base64::Engine as _;
 use rmcp::ErrorData;
+use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResult, SubscriptionFilter,
 };
-use rmcp::service::SubscriptionContext;
+use rmcp::service::{Peer, RoleServer, SubscriptionContext};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -204,4 +207,57 @@ pub(crate) async fn listen(context: SubscriptionContext) -> Result<(), ErrorData
     }
     context.cancelled().await;
     Ok(())
+}
+
+/// The resources subscribed with `resources/subscribe` (MCP 2025-11-25 and before), in this
+/// process (one client per stdio server); `resources/read` of [`SUBSCRIBED_URI`] lists them,
+/// one a line, so a test sees `resources/unsubscribe` arrive.
+static SUBSCRIBED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// The (unlisted) resource whose text is [`SUBSCRIBED`].
+pub(crate) const SUBSCRIBED_URI: &str = "memo://subscribed";
+
+/// The (unlisted) resource whose read sends `notifications/resources/updated` for every
+/// subscribed resource, as a change of each would.
+pub(crate) const TOUCH_URI: &str = "memo://touch";
+
+fn subscribed() -> std::sync::MutexGuard<'static, BTreeSet<String>> {
+    SUBSCRIBED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `resources/subscribe`: holds the URI and sends one update of it at once.
+pub(crate) async fn subscribe(uri: &str, peer: &Peer<RoleServer>) -> Result<(), ErrorData> {
+    subscribed().insert(uri.to_owned());
+    peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+/// `resources/unsubscribe`: lets the URI go.
+pub(crate) fn unsubscribe(uri: &str) {
+    subscribed().remove(uri);
+}
+
+/// What `resources/read` of [`SUBSCRIBED_URI`] or [`TOUCH_URI`] answers (`None` for another
+/// URI): the subscribed URIs, or an update of each sent first.
+pub(crate) async fn read_subscriptions(
+    uri: &str,
+    peer: &Peer<RoleServer>,
+) -> Option<Result<ReadResourceResult, ErrorData>> {
+    let uris: Vec<String> = subscribed().iter().cloned().collect();
+    if uri == TOUCH_URI {
+        for subscribed in &uris {
+            let update = ResourceUpdatedNotificationParam::new(subscribed.clone());
+            if let Err(e) = peer.notify_resource_updated(update).await {
+                return Some(Err(ErrorData::internal_error(e.to_string(), None)));
+            }
+        }
+    } else if uri != SUBSCRIBED_URI {
+        return None;
+    }
+    Some(from_json(json!({"contents": [
+        {"uri": uri, "mimeType": "text/plain", "text": uris.join("\n")}
+    ]})))
 }

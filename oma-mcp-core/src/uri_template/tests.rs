@@ -145,6 +145,18 @@ fn non_ascii_text_is_utf8_percent_encoded() {
     );
 }
 
+/// A literal outside the ASCII range is allowed (RFC 6570 section 2.1: `ucschar`) and
+/// expands percent-encoded as UTF-8 (section 3.1); the template text stays as written.
+#[test]
+fn non_ascii_literals_expand_percent_encoded() {
+    let template = UriTemplate::parse("file:///文档/{name}").unwrap();
+    assert_eq!(template.as_str(), "file:///文档/{name}");
+    assert_eq!(
+        template.expand(&[("name", "a b".into())]).unwrap(),
+        "file:///%E6%96%87%E6%A1%A3/a%20b"
+    );
+}
+
 /// Each variable once, with the operator of its first expression and every modifier it
 /// carries anywhere.
 #[test]

@@ -17,6 +17,7 @@ use super::config::Elicitation;
 use super::framing::{self, Incoming};
 use super::message::{Closed, Reply, lock};
 use super::stderr;
+use super::watchers::{RESOURCE_NOTIFICATIONS, ResourceFilter, Watchers};
 use crate::error::{DisconnectedError, Error, ProtocolError, RequestError};
 use crate::quote::cut;
 
@@ -56,18 +57,10 @@ pub(super) struct Inbox {
     /// How many `notifications/tools/list_changed` were read (see
     /// [`Inbox::tools_list_changes`]).
     tools_list_changes: AtomicU64,
-    /// Every `notifications/resources/updated` and `notifications/subscriptions/acknowledged`
-    /// goes to each of these (see [`Inbox::watch_resources`]); dropped when the connection
-    /// closes, which ends each receiver.
-    resource_watchers: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
+    /// The receivers of resource notifications, and the URIs held through
+    /// `resources/subscribe` (see [`Watchers`]); ended when the connection closes.
+    pub(super) watchers: Watchers,
 }
-
-/// The notifications [`Inbox::watch_resources`] passes on: resource updates (MCP 2025-06-18
-/// and later) and the acknowledgment of a `subscriptions/listen` (2026-07-28).
-const RESOURCE_NOTIFICATIONS: [&str; 2] = [
-    "notifications/resources/updated",
-    "notifications/subscriptions/acknowledged",
-];
 
 impl Inbox {
     /// An open inbox with nothing pending.
@@ -86,7 +79,7 @@ impl Inbox {
             elicitation,
             wire,
             tools_list_changes: AtomicU64::new(0),
-            resource_watchers: Mutex::new(HashMap::new()),
+            watchers: Watchers::default(),
         })
     }
 
@@ -168,7 +161,7 @@ impl Inbox {
             )));
         }
         // A subscription's receiver ends: nothing more can arrive.
-        lock(&self.resource_watchers).clear();
+        self.watchers.end_all();
     }
 
     /// As [`Inbox::close`], by the client (see [`Inbox::closed_by_client`]).
@@ -188,21 +181,21 @@ impl Inbox {
         lock(&self.progress).insert(token, tx);
     }
 
-    /// Sends every resource notification ([`RESOURCE_NOTIFICATIONS`]) to `tx` as
-    /// `{"method": …, "params": …}`, under `key`, until [`Inbox::unwatch_resources`] or the
-    /// connection closes (then `tx` is dropped). On a closed inbox `tx` is dropped at once.
-    pub(super) fn watch_resources(&self, key: u64, tx: mpsc::UnboundedSender<Value>) {
+    /// Sends the resource notifications `filter` wants to `tx` as `{"method": …, "params":
+    /// …}`, under `key`, until [`Watchers::unwatch`] or the connection closes (then `tx` is
+    /// dropped). On a closed inbox `tx` is dropped at once.
+    pub(super) fn watch_resources(
+        &self,
+        key: u64,
+        filter: ResourceFilter,
+        tx: mpsc::UnboundedSender<Value>,
+    ) {
         // Under the lock that `close` marks the inbox closed with, so a watcher is either
-        // refused here or cleared there.
+        // refused here or ended there.
         let pending = lock(&self.pending);
         if !pending.closed {
-            lock(&self.resource_watchers).insert(key, tx);
+            self.watchers.watch(key, filter, tx);
         }
-    }
-
-    /// Stops [`Inbox::watch_resources`] for `key`.
-    pub(super) fn unwatch_resources(&self, key: u64) {
-        lock(&self.resource_watchers).remove(&key);
     }
 
     /// Stops [`Inbox::watch_progress`] for `token`.
@@ -256,12 +249,7 @@ impl Inbox {
             }),
             Incoming::Notification { method, params } => {
                 if RESOURCE_NOTIFICATIONS.contains(&method.as_str()) {
-                    let message = json!({"method": method, "params": params});
-                    let watchers = lock(&self.resource_watchers);
-                    tracing::debug!(%method, watchers = watchers.len(), "resource notification");
-                    for tx in watchers.values() {
-                        let _ = tx.send(message.clone());
-                    }
+                    self.watchers.deliver(&method, params.as_ref());
                     return None;
                 }
                 if method == "notifications/progress"

@@ -18,6 +18,7 @@ use super::inbox::{Inbox, Wire};
 use super::message::{Outgoing, Params, Reply};
 use super::stdio::Stdio;
 use super::transport::Transport;
+use super::watchers::ResourceFilter;
 #[cfg(doc)]
 use crate::error::ConnectError;
 use crate::error::{DisconnectedError, Error, RequestError};
@@ -370,14 +371,17 @@ impl Session {
         )
     }
 
-    /// A new key and the receiver of every resource notification the server sends
+    /// A new key and the receiver of the resource notifications `filter` wants
     /// (`notifications/resources/updated`, `notifications/subscriptions/acknowledged`, each as
     /// `{"method": …, "params": …}`), until the returned [`ResourceWatch`] is dropped or the
     /// connection closes (then the receiver ends).
-    pub(crate) fn watch_resources(&self) -> (ResourceWatch, mpsc::UnboundedReceiver<Value>) {
+    pub(crate) fn watch_resources(
+        &self,
+        filter: ResourceFilter,
+    ) -> (ResourceWatch, mpsc::UnboundedReceiver<Value>) {
         let key = self.next_progress_token.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
-        self.inbox.watch_resources(key, tx);
+        self.inbox.watch_resources(key, filter, tx);
         (
             ResourceWatch {
                 inbox: Arc::clone(&self.inbox),
@@ -385,6 +389,17 @@ impl Session {
             },
             rx,
         )
+    }
+
+    /// Counts one more subscription holding `uri` through `resources/subscribe`; `true` when
+    /// it is the first.
+    pub(crate) fn hold_resource(&self, uri: &str) -> bool {
+        self.inbox.watchers.hold(uri)
+    }
+
+    /// Counts one subscription fewer holding `uri`; `true` when it was the last.
+    pub(crate) fn release_resource(&self, uri: &str) -> bool {
+        self.inbox.watchers.release(uri)
     }
 
     /// How many requests wait for their answer now (see
@@ -463,7 +478,7 @@ pub(crate) struct ResourceWatch {
 
 impl Drop for ResourceWatch {
     fn drop(&mut self) {
-        self.inbox.unwatch_resources(self.key);
+        self.inbox.watchers.unwatch(self.key);
     }
 }
 

@@ -18,8 +18,9 @@ use super::state::Connection;
 impl Http {
     /// Opens the stream of server messages and reads it until it ends, resuming it with
     /// `Last-Event-ID` when its events carried ids; its messages go through `inbox` like any
-    /// other. When a `404` starts a new session, the stream of the old one is dropped and the
-    /// new session's is opened (at once if the old one already ended or was refused).
+    /// other. When a `404` starts a new session, the stream of the old one is dropped, the
+    /// old session's resource subscriptions end, and the new session's stream is opened (at
+    /// once if the old one already ended or was refused).
     /// `opened` is told once the server answered the first `GET` (or refused it), so connect
     /// can wait for the stream before the first request that may need it.
     pub(super) async fn server_stream(
@@ -35,9 +36,16 @@ impl Http {
             return;
         }
         let mut opened = Some(opened);
+        let mut first = true;
         loop {
             // The session whose stream opens now; a later one is a change.
             let generation = changes.borrow_and_update().generation();
+            if !std::mem::take(&mut first) {
+                // A new session holds none of the old one's resource subscriptions: their
+                // receivers end, so a caller subscribes again instead of waiting for updates
+                // that will not come.
+                inbox.watchers.end_all();
+            }
             let stream = self.open_server_stream().await;
             if let Some(opened) = opened.take() {
                 let _ = opened.send(());
