@@ -20,17 +20,28 @@ use super::identifiers::{self, RustIdent};
 use super::{Warning, stems};
 use crate::error::Error;
 
-/// One prompt argument: a string, required or not.
+/// One field of a generated struct of strings: a prompt argument or a template variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PromptArgument {
-    /// The argument's `name`, as sent in `prompts/get`.
+pub(crate) struct StringField {
+    /// The argument's or variable's name, as sent.
     pub name: String,
     /// Its field.
     pub field: RustIdent,
-    /// Whether `required` is `true`.
-    pub required: bool,
-    /// Its `description`.
+    /// What the field holds, and whether `new` takes it.
+    pub kind: FieldKind,
+    /// Its `description` (prompt arguments have one).
     pub description: Option<String>,
+}
+
+/// What a [`StringField`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FieldKind {
+    /// A string the constructor takes (a required argument, a path variable).
+    Required,
+    /// A string set with `with_*` (an optional argument, a form-style query variable).
+    Optional,
+    /// A list of strings the constructor takes (an exploded variable without a prefix).
+    List,
 }
 
 /// One prompt: its marker type, arguments struct and constants.
@@ -42,7 +53,7 @@ pub(crate) struct PromptModel {
     pub title: Option<String>,
     pub description: Option<String>,
     pub digest: String,
-    pub arguments: Vec<PromptArgument>,
+    pub arguments: Vec<StringField>,
 }
 
 /// One resource: its constant.
@@ -56,25 +67,6 @@ pub(crate) struct ResourceModel {
     pub mime_type: Option<String>,
 }
 
-/// What a template variable's field holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum VariableKind {
-    /// A string the constructor takes.
-    Required,
-    /// A string set with `with_*` (a form-style query variable).
-    Optional,
-    /// A list of strings the constructor takes (an exploded variable without a prefix).
-    List,
-}
-
-/// One template variable.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TemplateVariable {
-    pub name: String,
-    pub field: RustIdent,
-    pub kind: VariableKind,
-}
-
 /// One resource template: its type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TemplateModel {
@@ -85,7 +77,7 @@ pub(crate) struct TemplateModel {
     pub description: Option<String>,
     pub mime_type: Option<String>,
     pub digest: String,
-    pub variables: Vec<TemplateVariable>,
+    pub variables: Vec<StringField>,
 }
 
 /// The offers of a snapshot, ready to emit.
@@ -128,18 +120,23 @@ fn prompts(items: &[SnapshotItem], warnings: &mut Vec<Warning>) -> Result<Vec<Pr
         }
     }
     let names: Vec<&str> = items.iter().map(SnapshotItem::key).collect();
+    named(&names, |i, stem| prompt(&items[i], stem))
+}
+
+/// What `build(index, stem)` makes for each of `names` with its stem, chosen as a tool's is
+/// (see the `stems` module; there is no rename table for prompts and templates): `build`
+/// gives the model and every type name it uses.
+fn named<M>(
+    names: &[&str],
+    build: impl FnMut(usize, &str) -> (M, BTreeSet<String>),
+) -> Result<Vec<M>, Error> {
     let no_renames = BTreeMap::new();
     let renames = stems::Renames {
         table: "rename",
         entries: &no_renames,
     };
-    stems::assign(
-        &names,
-        &renames,
-        |i, stem| prompt(&items[i], stem),
-        |(_, names)| names,
-    )
-    .map(|built| built.into_iter().map(|(model, _)| model).collect())
+    let built = stems::assign(names, &renames, build, |(_, names)| names)?;
+    Ok(built.into_iter().map(|(model, _)| model).collect())
 }
 
 /// The prompt's arguments that have a string `name`, the first of each name.
@@ -182,10 +179,14 @@ fn prompt(item: &SnapshotItem, stem: &str) -> (PromptModel, BTreeSet<String>) {
         .iter()
         .zip(json_names)
         .zip(fields)
-        .map(|((argument, name), field)| PromptArgument {
+        .map(|((argument, name), field)| StringField {
             name: name.to_owned(),
             field,
-            required: argument.get("required") == Some(&Value::Bool(true)),
+            kind: if argument.get("required") == Some(&Value::Bool(true)) {
+                FieldKind::Required
+            } else {
+                FieldKind::Optional
+            },
             description: argument
                 .get("description")
                 .and_then(Value::as_str)
@@ -263,36 +264,19 @@ fn templates(
         }
     }
     let names: Vec<&str> = parsed.iter().map(|(item, _)| item.key()).collect();
-    let no_renames = BTreeMap::new();
-    let renames = stems::Renames {
-        table: "rename",
-        entries: &no_renames,
-    };
-    stems::assign(
-        &names,
-        &renames,
-        |i, stem| {
-            let (item, template) = &parsed[i];
-            (
-                template_model(item, template, stem),
-                BTreeSet::from([stem.to_owned()]),
-            )
-        },
-        |(_, names)| names,
-    )
-    .map(|built| {
-        built
-            .into_iter()
-            .map(|(mut model, _)| {
-                // The `resources` module imports `StaticResource`; a template of that name is
-                // tagged, by its own name, as a contested one is.
-                if model.ty == "StaticResource" {
-                    model.ty = identifiers::tagged_type(&model.ty, &model.name);
-                }
-                model
-            })
-            .collect()
-    })
+    let mut models = named(&names, |i, stem| {
+        let (item, template) = &parsed[i];
+        let model = template_model(item, template, stem);
+        (model, BTreeSet::from([stem.to_owned()]))
+    })?;
+    // The `resources` module imports `StaticResource`; a template of that name is tagged, by
+    // its own name, as a contested one is.
+    for model in &mut models {
+        if model.ty == "StaticResource" {
+            model.ty = identifiers::tagged_type(&model.ty, &model.name);
+        }
+    }
+    Ok(models)
 }
 
 fn template_model(item: &SnapshotItem, template: &UriTemplate, ty: &str) -> TemplateModel {
@@ -306,16 +290,17 @@ fn template_model(item: &SnapshotItem, template: &UriTemplate, ty: &str) -> Temp
         .variables()
         .iter()
         .zip(fields)
-        .map(|(variable, field)| TemplateVariable {
+        .map(|(variable, field)| StringField {
             name: variable.name.clone(),
             field,
             kind: if variable.explode && !variable.prefix {
-                VariableKind::List
+                FieldKind::List
             } else if variable.operator.is_query() {
-                VariableKind::Optional
+                FieldKind::Optional
             } else {
-                VariableKind::Required
+                FieldKind::Required
             },
+            description: None,
         })
         .collect();
     TemplateModel {

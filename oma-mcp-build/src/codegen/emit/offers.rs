@@ -6,7 +6,7 @@
 use super::super::docs;
 use super::super::identifiers::{self, RustIdent};
 use super::super::offers::{
-    Offers, PromptArgument, PromptModel, ResourceModel, TemplateModel, VariableKind,
+    FieldKind, Offers, PromptModel, ResourceModel, StringField, TemplateModel,
 };
 use super::super::writer::{Lit, Text, Writer};
 use super::{GENERATED, PRIVATE_FIELD, STRUCTS, UNUSED, lint_list};
@@ -148,87 +148,19 @@ fn prompt_items(w: &mut Writer, prompt: &PromptModel) -> Result<(), Error> {
     ));
     w.close("");
 
-    let fields: Vec<&RustIdent> = prompt
-        .arguments
-        .iter()
-        .map(|a| field(&prompt.name, &a.name, &a.field))
-        .collect::<Result<_, _>>()?;
-    let required: Vec<&PromptArgument> = prompt.arguments.iter().filter(|a| a.required).collect();
-    w.item();
-    w.doc(format!(" The arguments of [`{marker}`]: `new` takes the required ones.").as_str());
-    w.allow(STRUCTS);
-    w.allow(&lint_list(args, &fields));
-    if required.is_empty() {
-        w.attr("derive(Debug, Clone, Default, PartialEq, Eq, Hash)");
-    } else {
-        w.attr("derive(Debug, Clone, PartialEq, Eq, Hash)");
-    }
-    w.open(format_args!("pub struct {args}"));
-    for argument in &prompt.arguments {
-        if let Some(description) = &argument.description {
-            w.docs(&docs::doc_lines(description));
-        }
-        if argument.required {
-            w.line(format_args!("pub {}: {STRING},", argument.field));
-        } else {
-            w.line(format_args!(
-                "pub {}: ::core::option::Option<{STRING}>,",
-                argument.field
-            ));
-        }
-    }
-    w.line(format_args!("{PRIVATE_FIELD}: (),"));
-    w.close("");
-
-    w.item();
-    w.allow(UNUSED);
-    w.allow(&lint_list("", &fields));
-    w.open(format_args!("impl {args}"));
-    let params: Vec<String> = required
-        .iter()
-        .map(|a| format!("{}: impl ::core::convert::Into<{STRING}>", a.field))
-        .collect();
-    w.item();
-    w.doc(" The arguments, the required ones given.");
-    w.attr("must_use");
-    allow_many(w, params.len());
-    w.open(format_args!("pub fn new({}) -> Self", params.join(", ")));
-    w.open("Self");
-    for argument in &prompt.arguments {
-        if argument.required {
-            w.line(format_args!("{0}: {0}.into(),", argument.field));
-        } else {
-            w.line(format_args!(
-                "{}: ::core::option::Option::None,",
-                argument.field
-            ));
-        }
-    }
-    w.line(format_args!("{PRIVATE_FIELD}: (),"));
-    w.close("");
-    w.close("");
-    for argument in prompt.arguments.iter().filter(|a| !a.required) {
-        let setter = setter_name(&argument.field);
-        w.item();
-        w.doc(
-            format!(
-                " Sets the optional argument `{}`.",
-                docs::inline(&argument.name)
-            )
-            .as_str(),
-        );
-        w.attr("must_use");
-        w.open(format_args!(
-            "pub fn {setter}(mut self, value: impl ::core::convert::Into<{STRING}>) -> Self"
-        ));
-        w.line(format_args!(
-            "self.{} = ::core::option::Option::Some(value.into());",
-            argument.field
-        ));
-        w.line("self");
-        w.close("");
-    }
-    w.close("");
+    string_struct(
+        w,
+        &prompt.name,
+        args,
+        &[format!(
+            " The arguments of [`{marker}`]: `new` takes the required ones."
+        )],
+        &prompt.arguments,
+        (
+            " The arguments, the required ones given.",
+            "optional argument",
+        ),
+    )?;
 
     w.item();
     w.allow(GENERATED);
@@ -243,7 +175,7 @@ fn prompt_items(w: &mut Writer, prompt: &PromptModel) -> Result<(), Error> {
         w.line("let mut arguments = ::std::collections::BTreeMap::new();");
         for argument in &prompt.arguments {
             let key = format!("{}.to_owned()", Lit(&argument.name));
-            if argument.required {
+            if argument.kind == FieldKind::Required {
                 w.line(format_args!(
                     "arguments.insert({key}, self.{}.clone());",
                     argument.field
@@ -260,6 +192,107 @@ fn prompt_items(w: &mut Writer, prompt: &PromptModel) -> Result<(), Error> {
         w.line("arguments");
     }
     w.close("");
+    w.close("");
+    Ok(())
+}
+
+/// A struct of strings named `name` for the entry `entry` (a prompt's arguments, a
+/// template's values), with its doc: a field per entry of `fields`, `new` taking the required
+/// ones and the lists (doc `docs.0`), and a `with_*` setter per optional one (doc "Sets the
+/// {docs.1} `…`.").
+///
+/// # Errors
+/// [`Error::InvalidIdentifier`] when a field is not an identifier (a bug in this crate).
+fn string_struct(
+    w: &mut Writer,
+    entry: &str,
+    name: &str,
+    doc: &[String],
+    fields: &[StringField],
+    docs: (&str, &str),
+) -> Result<(), Error> {
+    let idents: Vec<&RustIdent> = fields
+        .iter()
+        .map(|f| field(entry, &f.name, &f.field))
+        .collect::<Result<_, _>>()?;
+    let taken: Vec<&StringField> = fields
+        .iter()
+        .filter(|f| f.kind != FieldKind::Optional)
+        .collect();
+    w.item();
+    w.docs(doc);
+    w.allow(STRUCTS);
+    w.allow(&lint_list(name, &idents));
+    if taken.is_empty() {
+        w.attr("derive(Debug, Clone, Default, PartialEq, Eq, Hash)");
+    } else {
+        w.attr("derive(Debug, Clone, PartialEq, Eq, Hash)");
+    }
+    w.open(format_args!("pub struct {name}"));
+    for f in fields {
+        if let Some(description) = &f.description {
+            w.docs(&docs::doc_lines(description));
+        }
+        let ty = match f.kind {
+            FieldKind::Required => STRING.to_owned(),
+            FieldKind::Optional => format!("::core::option::Option<{STRING}>"),
+            FieldKind::List => format!("::std::vec::Vec<{STRING}>"),
+        };
+        w.line(format_args!("pub {}: {ty},", f.field));
+    }
+    w.line(format_args!("{PRIVATE_FIELD}: (),"));
+    w.close("");
+
+    w.item();
+    w.allow(UNUSED);
+    w.allow(&lint_list("", &idents));
+    w.open(format_args!("impl {name}"));
+    let params: Vec<String> = taken
+        .iter()
+        .map(|f| match f.kind {
+            FieldKind::List => format!(
+                "{}: impl ::core::iter::IntoIterator<Item = impl ::core::convert::Into<{STRING}>>",
+                f.field
+            ),
+            _ => format!("{}: impl ::core::convert::Into<{STRING}>", f.field),
+        })
+        .collect();
+    w.item();
+    w.doc(docs.0);
+    w.attr("must_use");
+    allow_many(w, params.len());
+    w.open(format_args!("pub fn new({}) -> Self", params.join(", ")));
+    w.open("Self");
+    for f in fields {
+        match f.kind {
+            FieldKind::Required => w.line(format_args!("{0}: {0}.into(),", f.field)),
+            FieldKind::Optional => {
+                w.line(format_args!("{}: ::core::option::Option::None,", f.field));
+            }
+            FieldKind::List => w.line(format_args!(
+                "{0}: {0}.into_iter().map(::core::convert::Into::into).collect(),",
+                f.field
+            )),
+        }
+    }
+    w.line(format_args!("{PRIVATE_FIELD}: (),"));
+    w.close("");
+    w.close("");
+    for f in fields.iter().filter(|f| f.kind == FieldKind::Optional) {
+        let setter = setter_name(&f.field);
+        w.item();
+        w.doc(format!(" Sets the {} `{}`.", docs.1, docs::inline(&f.name)).as_str());
+        w.attr("must_use");
+        w.open(format_args!(
+            "pub fn {setter}(mut self, value: impl ::core::convert::Into<{STRING}>) -> Self"
+        ));
+        w.line(format_args!(
+            "self.{} = ::core::option::Option::Some(value.into());",
+            f.field
+        ));
+        w.line("self");
+        w.close("");
+    }
     w.close("");
     Ok(())
 }
@@ -317,11 +350,6 @@ fn resource_constant(w: &mut Writer, resource: &ResourceModel) -> Result<(), Err
 
 fn template_items(w: &mut Writer, template: &TemplateModel) -> Result<(), Error> {
     let ty = checked(&template.name, &template.ty)?;
-    let fields: Vec<&RustIdent> = template
-        .variables
-        .iter()
-        .map(|v| field(&template.name, &v.name, &v.field))
-        .collect::<Result<_, _>>()?;
     let mut doc = doc_of(
         template.description.as_deref(),
         format!(
@@ -334,94 +362,17 @@ fn template_items(w: &mut Writer, template: &TemplateModel) -> Result<(), Error>
         " URI template (RFC 6570): `{}`.",
         docs::inline(&template.uri_template).replace('`', "'")
     ));
-    let required: Vec<_> = template
-        .variables
-        .iter()
-        .filter(|v| v.kind != VariableKind::Optional)
-        .collect();
-    w.item();
-    w.docs(&doc);
-    w.allow(STRUCTS);
-    w.allow(&lint_list(ty, &fields));
-    if required.is_empty() {
-        w.attr("derive(Debug, Clone, Default, PartialEq, Eq, Hash)");
-    } else {
-        w.attr("derive(Debug, Clone, PartialEq, Eq, Hash)");
-    }
-    w.open(format_args!("pub struct {ty}"));
-    for variable in &template.variables {
-        let field_type = match variable.kind {
-            VariableKind::Required => STRING.to_owned(),
-            VariableKind::Optional => format!("::core::option::Option<{STRING}>"),
-            VariableKind::List => format!("::std::vec::Vec<{STRING}>"),
-        };
-        w.line(format_args!("pub {}: {field_type},", variable.field));
-    }
-    w.line(format_args!("{PRIVATE_FIELD}: (),"));
-    w.close("");
-
-    w.item();
-    w.allow(UNUSED);
-    w.allow(&lint_list("", &fields));
-    w.open(format_args!("impl {ty}"));
-    let params: Vec<String> = required
-        .iter()
-        .map(|v| match v.kind {
-            VariableKind::List => format!(
-                "{}: impl ::core::iter::IntoIterator<Item = impl ::core::convert::Into<{STRING}>>",
-                v.field
-            ),
-            _ => format!("{}: impl ::core::convert::Into<{STRING}>", v.field),
-        })
-        .collect();
-    w.item();
-    w.doc(" The template's values, those of its path given.");
-    w.attr("must_use");
-    allow_many(w, params.len());
-    w.open(format_args!("pub fn new({}) -> Self", params.join(", ")));
-    w.open("Self");
-    for variable in &template.variables {
-        match variable.kind {
-            VariableKind::Required => w.line(format_args!("{0}: {0}.into(),", variable.field)),
-            VariableKind::Optional => w.line(format_args!(
-                "{}: ::core::option::Option::None,",
-                variable.field
-            )),
-            VariableKind::List => w.line(format_args!(
-                "{0}: {0}.into_iter().map(::core::convert::Into::into).collect(),",
-                variable.field
-            )),
-        }
-    }
-    w.line(format_args!("{PRIVATE_FIELD}: (),"));
-    w.close("");
-    w.close("");
-    for variable in template
-        .variables
-        .iter()
-        .filter(|v| v.kind == VariableKind::Optional)
-    {
-        let setter = setter_name(&variable.field);
-        w.item();
-        w.doc(
-            format!(
-                " Sets the query variable `{}`.",
-                docs::inline(&variable.name)
-            )
-            .as_str(),
-        );
-        w.attr("must_use");
-        w.open(format_args!(
-            "pub fn {setter}(mut self, value: impl ::core::convert::Into<{STRING}>) -> Self"
-        ));
-        w.line(format_args!(
-            "self.{} = ::core::option::Option::Some(value.into());",
-            variable.field
-        ));
-        w.line("self");
-        w.close("");
-    }
-    w.close("");
+    string_struct(
+        w,
+        &template.name,
+        ty,
+        &doc,
+        &template.variables,
+        (
+            " The template's values, those of its path given.",
+            "query variable",
+        ),
+    )?;
 
     w.item();
     w.allow(GENERATED);
