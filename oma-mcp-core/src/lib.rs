@@ -9,7 +9,12 @@
 //! - [`naming`]: `<prefix>_<name>` with every `/` replaced by `_`, and the collision check
 //!   ("Tool names").
 //! - [`result`]: the mapping from a raw `tools/call` result to a [`ToolResult`]
-//!   ("Result mapping"); [`call_outcome`]: a result that asks for more input (MCP 2026-07-28).
+//!   ("Result mapping"); [`call_outcome`]: a result that asks for more input (MCP 2026-07-28);
+//!   [`content`]: the results of `prompts/get`, `resources/read` and `completion/complete`
+//!   mapped (a prompt's blocks as a tool result's are).
+//! - [`uri_template`]: RFC 6570 URI templates, the `uriTemplate` of resource templates: each
+//!   variable's operator and modifiers, and expansion; [`task`]: the rules of task-backed
+//!   calls in MCP 2025-11-25 and 2026-07-28.
 //! - [`snapshot`]: the canonical, committed snapshot of a server's `tools/list` and its
 //!   per-item digests, and where a pin asks for them its prompts, resources, templates and
 //!   instructions ([The snapshot format](#the-snapshot-format)).
