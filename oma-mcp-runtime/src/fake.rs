@@ -44,6 +44,7 @@
 
 mod dispatch;
 mod http;
+mod offers;
 mod reply;
 mod stdio;
 
@@ -56,8 +57,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::cassette::{Cassette, CassetteError, Redaction, stale_calls};
+use crate::content::{ResourceBody, Role};
+use crate::snapshot::ItemKind;
 use crate::snapshot::{Snapshot, SnapshotError};
-use crate::{ConnectConfig, Error, McpClient, McpTool};
+use crate::{ConnectConfig, Error, McpClient, McpPrompt, McpTool};
 
 pub use reply::Reply;
 
@@ -123,6 +126,28 @@ pub enum FakeError {
         /// The snapshot's digest of the tool.
         snapshot: String,
         /// The marker's [`McpTool::DIGEST`].
+        marker: String,
+    },
+    /// A prompt handler was registered with a marker type the snapshot has no prompt for,
+    /// or whose prompt the snapshot holds in another version.
+    #[error(
+        "the fake's snapshot {}: the marker type was generated from another snapshot \
+         (regenerate, or use the generated module of this server's pin)",
+        match snapshot {
+            Some(digest) => format!(
+                "has another version of the prompt {} (digest {digest}, {marker} in the code)",
+                crate::quote::quoted(prompt)
+            ),
+            None => format!("has no prompt {}", crate::quote::quoted(prompt)),
+        }
+    )]
+    #[non_exhaustive]
+    UnknownPrompt {
+        /// The prompt's name.
+        prompt: String,
+        /// The snapshot's digest of the prompt, when it has one of that name.
+        snapshot: Option<String>,
+        /// The marker's [`McpPrompt::DIGEST`].
         marker: String,
     },
 }
@@ -378,6 +403,46 @@ impl FakeServer {
         self.state
             .set_handler(tool, Arc::new(move |arguments| Ok(handler(arguments))));
         Ok(())
+    }
+
+    /// Answers `prompts/get` of the prompt `P` with `handler`, which gets the request's
+    /// arguments and returns the messages, each a role and a text (sent as text blocks, with
+    /// the pinned prompt's description). The fake answers a request without a required
+    /// argument (as the snapshot lists them) with -32602 before the handler runs, as a
+    /// server does. A later handler for the same prompt replaces the earlier one.
+    ///
+    /// # Errors
+    /// [`FakeError::UnknownPrompt`] when the snapshot has no such prompt, or another version
+    /// of it (the marker was generated from another snapshot).
+    pub fn on_prompt<P: McpPrompt>(
+        &self,
+        handler: impl Fn(&BTreeMap<String, String>) -> Vec<(Role, String)> + Send + Sync + 'static,
+    ) -> Result<(), FakeError> {
+        let pinned = self
+            .state
+            .snapshot()
+            .items(ItemKind::Prompt)
+            .iter()
+            .find(|p| p.key() == P::NAME)
+            .map(|p| p.digest.clone());
+        if pinned.as_deref() != Some(P::DIGEST) {
+            return Err(FakeError::UnknownPrompt {
+                prompt: P::NAME.to_owned(),
+                snapshot: pinned,
+                marker: P::DIGEST.to_owned(),
+            });
+        }
+        self.state.offers.set_prompt(P::NAME, Arc::new(handler));
+        Ok(())
+    }
+
+    /// Answers every `resources/read` with `handler`, which gets the URI (a pinned resource's,
+    /// an expanded template's, any other) and returns its body, or `None` for a resource that
+    /// does not exist (answered with -32602, as rmcp's servers answer it). The content carries
+    /// the pinned resource's `mimeType` when the URI is one's. A later handler replaces the
+    /// earlier one.
+    pub fn on_read(&self, handler: impl Fn(&str) -> Option<ResourceBody> + Send + Sync + 'static) {
+        self.state.offers.set_read(Arc::new(handler));
     }
 
     /// Answers every call no handler takes from `cassette` (its file named `file` in

@@ -511,3 +511,84 @@ async fn replays_in_order_and_messages_stay_safe() {
     assert_eq!(fake.problems().len(), 4);
     client.disconnect().await;
 }
+
+/// A fake answers the pinned prompts and resources too: `on_prompt` per prompt (a request
+/// without a required argument refused before the handler runs, as a server does), `on_read`
+/// for every URI; a request without a handler is a problem; a marker of another snapshot's
+/// prompt is refused.
+#[tokio::test]
+async fn a_fake_answers_prompts_and_reads() {
+    use oma_mcp_runtime::content::{ResourceBody, Role};
+    use oma_mcp_runtime::error::RequestError;
+    let fake = own::fake().await.unwrap();
+    let client = fake.connect().await.unwrap();
+    let unhandled = client
+        .prompt(own::prompts::GreetArgs::new("Ada"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        unhandled.to_string(),
+        "MCP error -32603: the fake has no handler for the prompt \"greet\": register one with \
+         `FakeServer::on_prompt`"
+    );
+    assert_eq!(fake.problems().len(), 1);
+
+    fake.on_prompt::<own::prompts::ReviewCode>(|arguments| {
+        let style = arguments.get("style").map_or("none", String::as_str);
+        vec![(
+            Role::User,
+            format!("Review {} ({style})", arguments["code"]),
+        )]
+    })
+    .unwrap();
+    let args = own::prompts::ReviewCodeArgs::new("fn main() {}").with_style("rustfmt");
+    let prompt = client.prompt(args).await.unwrap();
+    assert_eq!(
+        prompt.description.as_deref(),
+        Some("Asks for a review of a piece of code")
+    );
+    assert_eq!(prompt.messages.len(), 1);
+    assert_eq!(prompt.messages[0].role, Role::User);
+    assert_eq!(prompt.messages[0].text, "Review fn main() {} (rustfmt)");
+    let missing = client
+        .get_prompt("review_code", &Default::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&missing, oma_mcp_runtime::Error::Request(RequestError::Rpc { code: -32602, message, .. })
+            if message == "prompt \"review_code\": missing required argument \"code\""),
+        "{missing:?}"
+    );
+
+    fake.on_read(|uri| match uri {
+        "memo://readme" => Some(ResourceBody::Text("# fake\n".into())),
+        _ if uri.starts_with("memo://notes/") => Some(ResourceBody::Blob(vec![1, 2])),
+        _ => None,
+    });
+    let readme = client.read(own::resources::README).await.unwrap();
+    assert_eq!(readme[0].mime_type.as_deref(), Some("text/markdown"));
+    assert_eq!(readme[0].text(), Some("# fake\n"));
+    let note = client.read(own::resources::Note::new("7")).await.unwrap();
+    assert_eq!(note[0].uri, "memo://notes/7");
+    assert_eq!(note[0].body, ResourceBody::Blob(vec![1, 2]));
+    let gone = client.read("memo://gone").await.unwrap_err();
+    assert_eq!(
+        gone.to_string(),
+        "MCP error -32602: no resource \"memo://gone\""
+    );
+    assert_eq!(fake.problems().len(), 1);
+
+    let other = fake
+        .on_prompt::<everything::prompts::SimplePrompt>(|_| Vec::new())
+        .unwrap_err();
+    assert!(matches!(
+        &other,
+        FakeError::UnknownPrompt { snapshot: None, .. }
+    ));
+    assert_eq!(
+        other.to_string(),
+        "the fake's snapshot has no prompt \"simple-prompt\": the marker type was generated \
+         from another snapshot (regenerate, or use the generated module of this server's pin)"
+    );
+    client.disconnect().await;
+}

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
 
+use super::offers::{Offers, Refused};
 use super::{FakeCall, FakeRpcError, lock};
 use crate::McpClient;
 use crate::cassette::{Cassette, RecordedAnswer, Redaction};
@@ -111,6 +112,8 @@ pub(super) struct State {
     calls: Mutex<Vec<FakeCall>>,
     /// Every problem, in arrival order: calls' and the transport's.
     problems: Mutex<Vec<String>>,
+    /// What answers `prompts/get` and `resources/read`.
+    pub(super) offers: Offers,
 }
 
 impl State {
@@ -134,6 +137,7 @@ impl State {
             fallback: Mutex::new(Arc::new(Fallback::None)),
             calls: Mutex::new(Vec::new()),
             problems: Mutex::new(Vec::new()),
+            offers: Offers::default(),
         }
     }
 
@@ -262,6 +266,8 @@ impl State {
             "resources/list" => self.list(ItemKind::Resource),
             "resources/templates/list" => self.list(ItemKind::ResourceTemplate),
             "tools/call" => self.call(&params).await,
+            "prompts/get" => self.offered(self.offers.get_prompt(&self.snapshot, &params)),
+            "resources/read" => self.offered(self.offers.read(&self.snapshot, &params)),
             other => Err(FakeRpcError::new(
                 -32601,
                 format!("Method not found: {other}"),
@@ -270,6 +276,17 @@ impl State {
         Handled::Answer(match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()}),
+        })
+    }
+
+    /// The answer to a `prompts/get` or `resources/read`; a refusal for want of a handler is
+    /// also a problem of the test.
+    fn offered(&self, outcome: Result<Value, Refused>) -> Result<Value, FakeRpcError> {
+        outcome.map_err(|refused| {
+            if refused.problem {
+                self.problem(refused.error.message.clone());
+            }
+            refused.error
         })
     }
 
