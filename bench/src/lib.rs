@@ -82,3 +82,34 @@ pub fn runtime(name: &str) -> Result<tokio::runtime::Runtime, String> {
         .build()
         .map_err(|e| format!("{name}: cannot start the Tokio runtime: {e}"))
 }
+
+/// The `main` of a bench binary run against the project's test server: reads its
+/// [`TestServerArgs`] (exit 2 with the message on a bad command line or a missing server),
+/// then runs `run(server, repeat)` on [`runtime`] (exit 1 with `<name>: <message>` when it
+/// fails).
+pub fn main_against_test_server<F, Fut>(
+    name: &str,
+    default_repeat: usize,
+    run: F,
+) -> std::process::ExitCode
+where
+    F: FnOnce(std::path::PathBuf, usize) -> Fut,
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
+    let (args, runtime) = match TestServerArgs::from_env(name, default_repeat)
+        .and_then(|args| Ok((args, runtime(name)?)))
+    {
+        Ok(ready) => ready,
+        Err(message) => {
+            eprintln!("{message}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(run(args.server, args.repeat)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{name}: {message}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -378,8 +378,8 @@ impl McpClient {
     }
 
     /// Sends one `method` request with `params` (the client context of a 2026-07-28
-    /// session added, as every request gets it) and returns the raw result: what
-    /// `prompts/get`, `resources/read` and `completion/complete` send.
+    /// session added, as every request gets it) and returns the raw result: what the list
+    /// pages, `prompts/get`, `resources/read` and `completion/complete` send.
     ///
     /// # Errors
     /// [`RequestError::Timeout`], [`RequestError::Rpc`], [`DisconnectedError::ServerExited`]
@@ -578,15 +578,7 @@ impl McpClient {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_TOOLS_LIST_PAGES {
             let params = PaginatedRequestParams::default().with_cursor(cursor.take());
-            let page = match self
-                .link
-                .session
-                .request(method, self.params(&params)?)
-                .await
-            {
-                Ok(page) => page,
-                Err(e) => return Err(self.link.explain(method, e).await),
-            };
+            let page = self.request_raw(method, &params).await?;
             let Value::Object(mut page) = page else {
                 return Err(self.invalid(
                     method,

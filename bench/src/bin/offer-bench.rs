@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use oma_mcp_bench::{TestServerArgs, load_average, median, ms, runtime};
+use oma_mcp_bench::{load_average, median, ms};
 use oma_mcp_runtime::completion::{Complete, CompletionRef};
 use oma_mcp_runtime::{ConnectConfig, Lifecycle, McpClient, connect_mcp_tools};
 use rmcp::model::{
@@ -146,20 +146,7 @@ async fn run(server: &Path, repeat: usize) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let (args, runtime) = match TestServerArgs::from_env("offer-bench", 200)
-        .and_then(|args| Ok((args, runtime("offer-bench")?)))
-    {
-        Ok(ready) => ready,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    match runtime.block_on(run(&args.server, args.repeat)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("offer-bench: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    oma_mcp_bench::main_against_test_server("offer-bench", 200, |server, repeat| async move {
+        run(&server, repeat).await
+    })
 }

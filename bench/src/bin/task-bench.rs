@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use oma_mcp_bench::{TestServerArgs, load_average, median, ms, runtime};
+use oma_mcp_bench::{load_average, median, ms};
 use oma_mcp_runtime::{ConnectConfig, McpClient, connect_mcp_tools};
 use serde_json::{Map, Value, json};
 
@@ -130,20 +130,7 @@ async fn run(server: &Path, repeat: usize) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let (args, runtime) = match TestServerArgs::from_env("task-bench", 20)
-        .and_then(|args| Ok((args, runtime("task-bench")?)))
-    {
-        Ok(ready) => ready,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    match runtime.block_on(run(&args.server, args.repeat)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("task-bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    oma_mcp_bench::main_against_test_server("task-bench", 20, |server, repeat| async move {
+        run(&server, repeat).await
+    })
 }

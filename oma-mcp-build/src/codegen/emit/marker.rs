@@ -8,8 +8,8 @@ use super::super::docs;
 use super::super::schema::RustType;
 use super::super::writer::{Json, Lit, Text, Writer};
 use super::{
-    GENERATED, RootSchema, Type, UNUSED, checked, exact_schema_roots, lint_list, open_json_schema,
-    type_name,
+    GENERATED, RootSchema, Type, checked, exact_schema_roots, open_json_schema, type_name,
+    unit_marker,
 };
 use crate::codegen::ToolModel;
 use crate::error::Error;
@@ -40,12 +40,7 @@ fn doc(tool: &ToolModel) -> Vec<String> {
 pub(super) fn items(w: &mut Writer, tool: &ToolModel) -> Result<(), Error> {
     let marker = checked(tool, "/name", &tool.marker)?;
     let args = checked(tool, "/name", &tool.args)?;
-    w.item();
-    w.docs(&doc(tool));
-    w.allow(UNUSED);
-    w.allow(&lint_list(marker, &[]));
-    w.attr("derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)");
-    w.line(format_args!("pub struct {marker};"));
+    unit_marker(w, &doc(tool), marker);
 
     w.item();
     w.allow(GENERATED);

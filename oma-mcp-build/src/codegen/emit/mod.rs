@@ -141,6 +141,17 @@ fn tool_items(w: &mut Writer, tool: &ToolModel) -> Result<(), Error> {
     marker::exact_schemas(w, tool)
 }
 
+/// A unit marker type `marker` (a tool's, a prompt's) with its doc: the item every marker
+/// starts with, before its trait impls.
+fn unit_marker<S: AsRef<str>>(w: &mut Writer, doc: &[S], marker: &str) {
+    w.item();
+    w.docs(doc);
+    w.allow(UNUSED);
+    w.allow(&lint_list(marker, &[]));
+    w.attr("derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)");
+    w.line(format_args!("pub struct {marker};"));
+}
+
 /// A type as Rust text: `Type(&RustType::Vec(..))` displays as `::std::vec::Vec<..>`.
 pub(super) struct Type<'a>(pub(super) &'a RustType);
 

@@ -9,7 +9,7 @@ use super::super::offers::{
     FieldKind, Offers, PromptModel, ResourceModel, StringField, TemplateModel,
 };
 use super::super::writer::{Lit, Text, Writer};
-use super::{GENERATED, PRIVATE_FIELD, STRUCTS, UNUSED, lint_list};
+use super::{GENERATED, PRIVATE_FIELD, STRUCTS, UNUSED, lint_list, unit_marker};
 use crate::error::Error;
 
 const OPTION_STR: &str = "::core::option::Option<&'static str>";
@@ -108,12 +108,7 @@ fn prompt_items(w: &mut Writer, prompt: &PromptModel) -> Result<(), Error> {
     );
     doc.push(String::new());
     doc.push(format!(" Arguments: [`{args}`]."));
-    w.item();
-    w.docs(&doc);
-    w.allow(UNUSED);
-    w.allow(&lint_list(marker, &[]));
-    w.attr("derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)");
-    w.line(format_args!("pub struct {marker};"));
+    unit_marker(w, &doc, marker);
 
     w.item();
     w.allow(GENERATED);
