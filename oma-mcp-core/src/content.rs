@@ -54,11 +54,6 @@ fn shape(pointer: impl Into<String>, reason: impl Into<String>) -> ShapeError {
     }
 }
 
-/// A JSON value named by its kind and an excerpt, for messages.
-fn quoted(value: &Value) -> String {
-    excerpt(&value.to_string())
-}
-
 /// Who speaks a prompt message (MCP `Role`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -111,14 +106,14 @@ pub struct PromptResult {
 /// not an object, its `role` is not `"user"` or `"assistant"`, or it has no `content`.
 pub fn map_prompt_result(result: &Value) -> Result<PromptResult, ShapeError> {
     let Value::Object(result) = result else {
-        return Err(shape("", format!("not an object: {}", quoted(result))));
+        return Err(shape("", format!("not an object: {}", excerpt(result))));
     };
     let messages = match result.get("messages") {
         Some(Value::Array(messages)) => messages,
         other => {
             return Err(shape(
                 "/messages",
-                format!("not an array: {}", quoted(other.unwrap_or(&Value::Null))),
+                format!("not an array: {}", excerpt(other.unwrap_or(&Value::Null))),
             ));
         }
     };
@@ -134,7 +129,7 @@ pub fn map_prompt_result(result: &Value) -> Result<PromptResult, ShapeError> {
                         format!("/messages/{i}/role"),
                         format!(
                             "not \"user\" or \"assistant\": {}",
-                            quoted(message.get("role").unwrap_or(&Value::Null))
+                            excerpt(message.get("role").unwrap_or(&Value::Null))
                         ),
                     ));
                 }
@@ -204,12 +199,12 @@ pub fn map_read_result(result: &Value) -> Result<Vec<ResourceContent>, ShapeErro
     let contents = match result.get("contents") {
         Some(Value::Array(contents)) => contents,
         _ if !result.is_object() => {
-            return Err(shape("", format!("not an object: {}", quoted(result))));
+            return Err(shape("", format!("not an object: {}", excerpt(result))));
         }
         other => {
             return Err(shape(
                 "/contents",
-                format!("not an array: {}", quoted(other.unwrap_or(&Value::Null))),
+                format!("not an array: {}", excerpt(other.unwrap_or(&Value::Null))),
             ));
         }
     };
@@ -219,7 +214,7 @@ pub fn map_read_result(result: &Value) -> Result<Vec<ResourceContent>, ShapeErro
         .map(|(i, entry)| {
             let at = |member: &str| format!("/contents/{i}{member}");
             if !entry.is_object() {
-                return Err(shape(at(""), format!("not an object: {}", quoted(entry))));
+                return Err(shape(at(""), format!("not an object: {}", excerpt(entry))));
             }
             let Some(uri) = entry.get("uri").and_then(Value::as_str) else {
                 return Err(shape(at("/uri"), "missing, or not a string"));
@@ -266,7 +261,7 @@ pub fn map_complete_result(result: &Value) -> Result<Completions, ShapeError> {
     let Some(completion) = result.get("completion").filter(|c| c.is_object()) else {
         return Err(shape(
             "/completion",
-            format!("not an object: {}", quoted(result)),
+            format!("not an object: {}", excerpt(result)),
         ));
     };
     let values = match completion.get("values") {
@@ -277,14 +272,14 @@ pub fn map_complete_result(result: &Value) -> Result<Completions, ShapeError> {
                 Value::String(value) => Ok(value.clone()),
                 other => Err(shape(
                     format!("/completion/values/{i}"),
-                    format!("not a string: {}", quoted(other)),
+                    format!("not a string: {}", excerpt(other)),
                 )),
             })
             .collect::<Result<_, _>>()?,
         other => {
             return Err(shape(
                 "/completion/values",
-                format!("not an array: {}", quoted(other.unwrap_or(&Value::Null))),
+                format!("not an array: {}", excerpt(other.unwrap_or(&Value::Null))),
             ));
         }
     };
