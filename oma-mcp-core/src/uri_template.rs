@@ -181,6 +181,19 @@ impl UriTemplate {
     /// `|`), a malformed modifier.
     pub fn parse(text: &str) -> Result<Self, UriTemplateError> {
         let encoded = encode_literals(text);
+        // Variable names are ASCII (section 2.3); what is left outside ASCII is inside an
+        // expression. Refused here, so `iri-string` only ever reads ASCII (it slices
+        // percent-encoded triplets by bytes).
+        if let Some(position) = encoded.find(|c: char| !c.is_ascii()) {
+            return Err(UriTemplateError {
+                template: text.to_owned(),
+                reason: format!(
+                    "a character outside ASCII inside an expression (at byte {position} of \
+                     the template with its literals percent-encoded); variable names are \
+                     ASCII letters, digits, `_`, `.` and percent-encoded triplets"
+                ),
+            });
+        }
         let parsed = UriTemplateStr::new(&encoded).map_err(|e| UriTemplateError {
             template: text.to_owned(),
             reason: e.to_string(),

@@ -191,6 +191,15 @@ fn errors_name_the_template() {
         format!("URI template \"memo://{{id\": {}", error.reason)
     );
     assert!(UriTemplate::parse("a{=b}").is_err());
+    // Outside ASCII inside an expression, even after a lone `%` (a fuzz case that made the
+    // parser slice inside a character).
+    let error = UriTemplate::parse("%{¡").unwrap_err();
+    assert!(
+        error
+            .reason
+            .starts_with("a character outside ASCII inside an expression")
+    );
+    assert!(UriTemplate::parse("x://{é}").is_err());
     assert!(UriTemplate::parse("a{b c}").is_err());
     let prefixed = UriTemplate::parse("{list:2}").unwrap();
     let error = prefixed
